@@ -1,0 +1,33 @@
+// swift-tools-version:6.0
+// SPDX-License-Identifier: MIT
+import PackageDescription
+
+let package = Package(
+  name: "watcher",
+  products: [
+    .executable(name: "watcher", targets: ["watcher"]),
+    .library(name: "WatcherCore", targets: ["WatcherCore"]),
+  ],
+  targets: [
+    .systemLibrary(name: "CYaml", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
+    .systemLibrary(name: "CNotify", pkgConfig: "libnotify", providers: [.apt(["libnotify-dev"])]),
+    .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+    .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    .target(name: "WatcherCore", dependencies: ["CLibXML2"]),
+    .target(name: "WatcherCLI", dependencies: ["WatcherCore"]),
+    .executableTarget(name: "watcher", dependencies: ["WatcherCLI"]),
+    .target(name: "WatcherTestSupport", dependencies: ["WatcherCore"]),
+    .testTarget(
+      name: "WatcherCoreTests", dependencies: ["WatcherCore", "WatcherTestSupport"], exclude: ["Fixtures"]),
+    .testTarget(name: "WatcherCLITests", dependencies: ["WatcherCLI", "WatcherTestSupport"]),
+  ]
+)
+
+// Strict, uniform settings for every Swift target (as swift-log does in one loop).
+for target in package.targets where target.type != .system {
+  target.swiftSettings =
+    (target.swiftSettings ?? []) + [
+      .enableUpcomingFeature("ExistentialAny"),
+      .enableUpcomingFeature("MemberImportVisibility"),
+    ]
+}

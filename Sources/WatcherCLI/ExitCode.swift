@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+/// The process exit statuses watcher uses (SPEC §2).
+public enum ExitCode: Int32, Sendable {
+  /// Everything worked.
+  case success = 0
+  /// Some feed or action failed; the rest still ran.
+  case failure = 1
+  /// Bad command-line usage (`EX_USAGE`).
+  case usage = 64
+  /// An invalid configuration (`EX_CONFIG`).
+  case config = 78
+}

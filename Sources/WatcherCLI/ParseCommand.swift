@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherCore
+
+/// `watcher parse FILE|URL [--json]`: parse one feed and print the normalized items.
+struct ParseCommand: Command {
+  let name = "parse"
+  let summary = "parse one feed and print its normalized items"
+  let usage = "FILE|file://URL|- [--json] [--charset NAME] [--max-size BYTES]"
+  let options = [
+    OptionSpec(name: "json", value: nil, help: "print the stable JSON schema (docs/parse-json.md) instead of text"),
+    OptionSpec(name: "charset", value: "NAME", help: "the encoding to assume when the feed declares none"),
+    OptionSpec(name: "max-size", value: "BYTES", help: "refuse documents larger than this (default 20000000)"),
+    OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
+  ]
+
+  func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
+    guard arguments.positionals.count == 1, let source = arguments.positionals.first else {
+      terminal.error("error: 'watcher parse' needs exactly one FILE, file:// URL, or - for standard input")
+      return .usage
+    }
+    var options = FeedParser.Options(charset: arguments.value("charset"))
+    if let size = arguments.value("max-size") {
+      guard let bytes = Int(size), bytes > 0 else {
+        terminal.error("error: --max-size needs a positive number of bytes, not '\(size)'")
+        return .usage
+      }
+      options.maxBytes = bytes
+    }
+    let lower = source.lowercased()
+    if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+      terminal.error("error: \(source): fetching URLs is not built yet (it comes with polling)")
+      terminal.error("note: save the feed first and parse the file: curl -sLo feed.xml '\(source)' && watcher parse feed.xml")
+      return .usage
+    }
+    let parsed: ParsedFeed
+    do {
+      if source == "-" {
+        parsed = try FeedParser.parse(terminal.readInput(), options: options)
+      } else {
+        let path = lower.hasPrefix("file://") ? (URL(string: source)?.path ?? String(source.dropFirst(7))) : source
+        parsed = try FeedParser.parse(contentsOf: path, options: options)
+      }
+    } catch let error as FeedParseError {
+      terminal.error("error: \(source): \(error)")
+      return .failure
+    } catch {
+      terminal.error("error: \(source): cannot read: \(Self.describe(error))")
+      return .failure
+    }
+    if arguments.flags.contains("json") {
+      var writer = FeedJSONWriter(sink: terminal.output)
+      writer.write(parsed)
+    } else {
+      printText(parsed, terminal: terminal)
+      for warning in parsed.warnings {
+        let place = warning.line > 0 ? "\(source):\(warning.line):\(warning.column)" : source
+        terminal.error("\(place): warning: \(warning.message)")
+      }
+    }
+    return .success
+  }
+
+  private func printText(_ parsed: ParsedFeed, terminal: Terminal) {
+    let feed = parsed.feed
+    var out = "\(feed.title ?? "(untitled feed)") [\(feed.format.rawValue)]"
+    if let link = feed.link { out += " \(link)" }
+    out += "\n\(feed.items.count) item\(feed.items.count == 1 ? "" : "s")\n"
+    for item in feed.items {
+      let date = item.published.map { String(ISODate.format($0).prefix(16)).replacingOccurrences(of: "T", with: " ") }
+      out += "\n\(date ?? "(no date)       ")  \(item.title ?? "(untitled)")\n"
+      if let link = item.link { out += "    \(link)\n" }
+      if let author = item.author { out += "    by \(author)\n" }
+      if !item.categories.isEmpty { out += "    categories: \(item.categories.joined(separator: ", "))\n" }
+      if let text = item.text {
+        let line = text.split(separator: "\n").first.map(String.init) ?? text
+        out += "    \(line.count > 120 ? String(line.prefix(119)) + "…" : line)\n"
+      }
+    }
+    terminal.output(Array(out.utf8))
+  }
+
+  static func describe(_ error: any Error) -> String {
+    let nsError = error as NSError
+    if nsError.domain == NSCocoaErrorDomain, nsError.code == CocoaError.fileReadNoSuchFile.rawValue {
+      return "no such file"
+    }
+    if let posix = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
+      return String(cString: strerror(Int32(posix.code)))
+    }
+    return nsError.localizedDescription
+  }
+}

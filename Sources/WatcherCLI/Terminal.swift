@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Where a command writes: data to `output`, diagnostics to `errors`. Tests pass recording closures.
+public struct Terminal: Sendable {
+  /// Writes bytes to standard output.
+  public var output: @Sendable ([UInt8]) -> Void
+  /// Writes bytes to standard error.
+  public var errors: @Sendable ([UInt8]) -> Void
+  /// Reads all of standard input (for `watcher parse -`).
+  public var readInput: @Sendable () -> Data
+
+  /// Creates a terminal from its parts.
+  public init(
+    output: @escaping @Sendable ([UInt8]) -> Void, errors: @escaping @Sendable ([UInt8]) -> Void,
+    readInput: @escaping @Sendable () -> Data = { Data() }
+  ) {
+    self.output = output
+    self.errors = errors
+    self.readInput = readInput
+  }
+
+  /// The process's own standard streams.
+  public static let standard = Terminal(
+    output: { writeAll(1, $0) }, errors: { writeAll(2, $0) },
+    readInput: { FileHandle.standardInput.readDataToEndOfFile() })
+
+  /// Writes a line of data.
+  public func print(_ line: String) {
+    output(Array((line + "\n").utf8))
+  }
+
+  /// Writes a line of diagnostics.
+  public func error(_ line: String) {
+    errors(Array((line + "\n").utf8))
+  }
+
+  /// Writes all of `bytes` to a file descriptor, retrying on EINTR and short writes. The corresponding C
+  /// function is `write`.
+  static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+    bytes.withUnsafeBytes { raw in
+      guard var p = raw.baseAddress else { return }
+      var left = raw.count
+      while left > 0 {
+        let n = write(fd, p, left)
+        if n < 0 {
+          if errno == EINTR { continue }
+          return
+        }
+        p += n
+        left -= n
+      }
+    }
+  }
+}

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherCore
+
+/// The `watcher` command line: picks the command, parses its arguments, runs it, returns the exit status.
+/// Never calls `exit`, so tests run it in-process.
+public enum WatcherCLI {
+  /// The version `--version` prints and the User-Agent carries.
+  public static let version = "0.1.0"
+
+  static let commands: [any Command] = [ParseCommand()]
+
+  /// Runs `watcher` with `arguments` (without the program name).
+  public static func run(_ arguments: [String], terminal: Terminal = .standard) -> Int32 {
+    guard let first = arguments.first else {
+      terminal.error(overview())
+      return ExitCode.usage.rawValue
+    }
+    switch first {
+    case "--version", "-V", "version":
+      terminal.print("watcher \(version)")
+      return ExitCode.success.rawValue
+    case "--help", "-h":
+      terminal.print(overview())
+      return ExitCode.success.rawValue
+    case "help":
+      guard arguments.count > 1 else {
+        terminal.print(overview())
+        return ExitCode.success.rawValue
+      }
+      guard let command = commands.first(where: { $0.name == arguments[1] }) else {
+        return unknownCommand(arguments[1], terminal: terminal)
+      }
+      terminal.print(help(for: command))
+      return ExitCode.success.rawValue
+    default: break
+    }
+    guard let command = commands.first(where: { $0.name == first }) else {
+      if first.hasPrefix("-") {
+        terminal.error("error: unknown option '\(first)'; a command comes first (see 'watcher --help')")
+        return ExitCode.usage.rawValue
+      }
+      return unknownCommand(first, terminal: terminal)
+    }
+    do {
+      let parsed = try ArgumentParser.parse(Array(arguments.dropFirst()), options: command.options, command: command.name)
+      if parsed.flags.contains("help") {
+        terminal.print(help(for: command))
+        return ExitCode.success.rawValue
+      }
+      return command.run(parsed, terminal: terminal).rawValue
+    } catch {
+      terminal.error("error: \(error.message)")
+      if let note = error.note { terminal.error("note: \(note)") }
+      return ExitCode.usage.rawValue
+    }
+  }
+
+  private static func unknownCommand(_ name: String, terminal: Terminal) -> Int32 {
+    terminal.error("error: unknown command '\(name)'")
+    if let suggestion = Suggestion.closest(to: name, in: commands.map(\.name)) {
+      terminal.error("note: did you mean '\(suggestion)'?")
+    } else {
+      terminal.error("note: see 'watcher --help' for the commands")
+    }
+    return ExitCode.usage.rawValue
+  }
+
+  static func overview() -> String {
+    var lines = [
+      "watcher \(version): watch RSS, Atom and JSON feeds; notify or run a hook for the items that match your rules",
+      "",
+      "usage: watcher COMMAND [OPTIONS]",
+      "",
+      "commands:",
+    ]
+    let width = (commands.map(\.name.count).max() ?? 0) + 2
+    for command in commands {
+      lines.append("  \(command.name.padding(toLength: width, withPad: " ", startingAt: 0))\(command.summary)")
+    }
+    lines += [
+      "  help COMMAND".padding(toLength: width + 2, withPad: " ", startingAt: 0) + "show a command's options",
+      "",
+      "  --version     print the version",
+      "  -h, --help    show this help",
+    ]
+    return lines.joined(separator: "\n")
+  }
+
+  static func help(for command: any Command) -> String {
+    var lines = ["usage: watcher \(command.name) \(command.usage)", "", command.summary, "", "options:"]
+    for option in command.options {
+      var left = "--\(option.name)"
+      if let short = option.short { left = "-\(short), " + left }
+      if let value = option.value { left += " \(value)" }
+      lines.append("  \(left.padding(toLength: 26, withPad: " ", startingAt: 0))\(option.help)")
+    }
+    return lines.joined(separator: "\n")
+  }
+}

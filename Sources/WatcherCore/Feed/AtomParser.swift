@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+
+/// An Atom `link` element.
+struct AtomLink {
+  var href: String
+  var rel: String
+  var type: String?
+  var length: Int?
+}
+
+/// An Atom `feed` as read, before normalization.
+struct AtomFeed {
+  var title: TextConstruct?
+  var links: [AtomLink] = []
+  var entries: [AtomEntry] = []
+}
+
+/// An Atom `entry` (1.0 or 0.3) as read, with the media elements YouTube and others add.
+struct AtomEntry {
+  var title: TextConstruct?
+  var links: [AtomLink] = []
+  var id: String?
+  var published: Date?
+  var updated: Date?
+  var authorName: String?
+  var categories: [String] = []
+  var summary: TextConstruct?
+  var content: TextConstruct?
+  var mediaDescription: TextConstruct?
+  var thumbnail: String?
+  var mediaImage: String?
+}
+
+/// Reads Atom 1.0 (RFC 4287) and 0.3. In a document whose root `feed` has no namespace, elements without a
+/// namespace are read as Atom too.
+final class AtomParser: FeedElementParser {
+  let format: FeedFormat
+  private var feed = AtomFeed()
+  private var entry: AtomEntry?
+  private var stack: [FeedTag] = []
+  private var entryDepth = 0
+  /// Inside an `author` of the current entry (not of its `source`): depth of that author element.
+  private var authorDepth = 0
+  private var sourceDepth = 0
+  private var pendingHTML = false
+  private let acceptsCore: Bool
+  private unowned let reader: XMLStreamParser
+
+  init(format: FeedFormat, acceptsCore: Bool, reader: XMLStreamParser) {
+    self.format = format
+    self.acceptsCore = acceptsCore
+    self.reader = reader
+  }
+
+  /// The Atom name of `tag`, or `.other` when it is not an Atom element here.
+  private func atom(_ tag: FeedTag) -> FeedTag.Name {
+    tag.vocabulary == .atom || (acceptsCore && tag.vocabulary == .core) ? tag.name : .other
+  }
+
+  func start(_ tag: FeedTag, attributes: XMLAttributes) -> XMLCapture {
+    stack.append(tag)
+    let depth = stack.count
+    let name = atom(tag)
+    if sourceDepth > 0 { return .none }
+    if name == .entry, entry == nil {
+      entry = AtomEntry()
+      entryDepth = depth
+      return .none
+    }
+    if entry != nil {
+      if depth == entryDepth + 1 || (depth == entryDepth + 2 && stack[depth - 2] == FeedTag(.media, .group)) {
+        return startEntryChild(tag, name: name, attributes: attributes)
+      }
+      if authorDepth > 0, depth == authorDepth + 1, name == .name { return .text }
+      return .none
+    }
+    // The root `feed` itself is not passed in, so its children are at depth 1.
+    if depth == 1 {
+      switch name {
+      case .title:
+        pendingHTML = TextConstruct.isHTML(atomType: attributes.value("type"), mode: attributes.value("mode"))
+        return TextConstruct.isXHTML(atomType: attributes.value("type")) ? .xhtml : .text
+      case .link:
+        if let link = link(attributes) { feed.links.append(link) }
+      default: break
+      }
+    }
+    return .none
+  }
+
+  private func startEntryChild(_ tag: FeedTag, name: FeedTag.Name, attributes: XMLAttributes) -> XMLCapture {
+    switch name {
+    case .title, .summary, .content:
+      pendingHTML = TextConstruct.isHTML(atomType: attributes.value("type"), mode: attributes.value("mode"))
+      if name == .content, attributes.value("src") != nil, entry?.links.isEmpty ?? false,
+        let src = attributes.value("src").flatMap(HTMLText.collapsed)
+      {
+        entry?.links.append(AtomLink(href: FeedNormalizer.link(src, base: attributes.xmlBase), rel: "alternate"))
+      }
+      return TextConstruct.isXHTML(atomType: attributes.value("type")) ? .xhtml : .text
+    case .id, .published, .updated, .issued, .modified, .created: return .text
+    case .category:
+      if let term = (attributes.value("term") ?? attributes.value("label")).flatMap(HTMLText.collapsed) {
+        entry?.categories.append(term)
+        return .none
+      }
+      return .text
+    case .link:
+      if let link = link(attributes) { entry?.links.append(link) }
+    case .author:
+      if entry?.authorName == nil { authorDepth = stack.count }
+    case .source:
+      sourceDepth = stack.count
+    default:
+      switch (tag.vocabulary, tag.name) {
+      case (.media, .description):
+        pendingHTML = attributes.value("type")?.lowercased() == "html"
+        return .text
+      case (.media, .thumbnail):
+        if entry?.thumbnail == nil, let url = attributes.value("url").flatMap(HTMLText.collapsed) {
+          entry?.thumbnail = FeedNormalizer.link(url, base: attributes.xmlBase)
+        }
+      case (.media, .content):
+        let type = attributes.value("type")?.lowercased() ?? ""
+        if entry?.mediaImage == nil, attributes.value("medium") == "image" || type.hasPrefix("image/"),
+          let url = attributes.value("url").flatMap(HTMLText.collapsed)
+        {
+          entry?.mediaImage = FeedNormalizer.link(url, base: attributes.xmlBase)
+        }
+      case (.dc, .subject): return .text
+      case (.dc, .creator): return .text
+      default: break
+      }
+    }
+    return .none
+  }
+
+  private func link(_ attributes: XMLAttributes) -> AtomLink? {
+    guard let href = (attributes.value("href") ?? attributes.value("url")).flatMap(HTMLText.collapsed) else {
+      return nil
+    }
+    return AtomLink(
+      href: FeedNormalizer.link(href, base: attributes.xmlBase),
+      rel: attributes.value("rel").flatMap(HTMLText.collapsed)?.lowercased() ?? "alternate",
+      type: attributes.value("type").flatMap(HTMLText.collapsed)?.lowercased(),
+      length: attributes.value("length").flatMap(FeedNormalizer.length))
+  }
+
+  func end(_ tag: FeedTag, text: String?) {
+    let depth = stack.count
+    defer { stack.removeLast() }
+    let name = atom(tag)
+    if sourceDepth > 0 {
+      if depth == sourceDepth { sourceDepth = 0 }
+      return
+    }
+    if authorDepth > 0, depth == authorDepth {
+      authorDepth = 0
+      return
+    }
+    if entry != nil, depth == entryDepth {
+      if let entry { feed.entries.append(entry) }
+      entry = nil
+      return
+    }
+    guard let text else { return }
+    if entry == nil {
+      if name == .title, feed.title == nil { feed.title = TextConstruct(value: text, isHTML: pendingHTML) }
+      return
+    }
+    guard var current = entry else { return }
+    if authorDepth > 0 {
+      if current.authorName == nil { current.authorName = HTMLText.collapsed(text) }
+      entry = current
+      return
+    }
+    switch name {
+    case .title: if current.title == nil { current.title = TextConstruct(value: text, isHTML: pendingHTML) }
+    case .summary: if current.summary == nil { current.summary = TextConstruct(value: text, isHTML: pendingHTML) }
+    case .content: if current.content == nil { current.content = TextConstruct(value: text, isHTML: pendingHTML) }
+    case .id: if current.id == nil { current.id = HTMLText.collapsed(text) }
+    case .published, .issued, .created:
+      if current.published == nil { current.published = FeedNormalizer.date(text, reader: reader) }
+    case .updated, .modified:
+      if current.updated == nil { current.updated = FeedNormalizer.date(text, reader: reader) }
+    case .category:
+      if let category = HTMLText.collapsed(text) { current.categories.append(category) }
+    default:
+      switch (tag.vocabulary, tag.name) {
+      case (.media, .description):
+        if current.mediaDescription == nil { current.mediaDescription = TextConstruct(value: text, isHTML: pendingHTML) }
+      case (.dc, .subject):
+        if let category = HTMLText.collapsed(text) { current.categories.append(category) }
+      case (.dc, .creator):
+        if current.authorName == nil { current.authorName = FeedNormalizer.author(text) }
+      default: break
+      }
+    }
+    entry = current
+  }
+
+  func finish() -> Feed {
+    var result = Feed(
+      title: feed.title?.plainText(singleLine: true), link: Self.alternate(feed.links), format: format)
+    result.items = feed.entries.map(Self.normalize)
+    return result
+  }
+
+  /// The `alternate` link, preferring an HTML one; a link without `rel` is an alternate.
+  static func alternate(_ links: [AtomLink]) -> String? {
+    let alternates = links.filter { $0.rel == "alternate" }
+    return (alternates.first { $0.type == nil || $0.type?.contains("html") == true } ?? alternates.first)?.href
+  }
+
+  /// The adapter from `AtomEntry` to `FeedItem` (see `FeedItem` for which element fills which field).
+  static func normalize(_ raw: AtomEntry) -> FeedItem {
+    let enclosures = raw.links.filter { $0.rel == "enclosure" }.map {
+      Enclosure(url: $0.href, type: $0.type, length: $0.length)
+    }
+    let imageEnclosure = enclosures.first { $0.type?.hasPrefix("image/") ?? false }?.url
+    return FeedNormalizer.item(
+      id: raw.id, title: raw.title, link: alternate(raw.links), author: raw.authorName, categories: raw.categories,
+      published: raw.published ?? raw.updated, updated: raw.updated,
+      summary: raw.summary ?? raw.mediaDescription, content: raw.content,
+      enclosures: enclosures, image: raw.thumbnail ?? raw.mediaImage ?? imageEnclosure)
+  }
+}

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+/// Item identity (SPEC §5): the key that decides whether an item is new.
+public enum FeedIdentity {
+  /// Sets every item's `key`: its id, else its link, else `hash:` and a stable hash of title, date and text.
+  /// When two items of one feed end up with the same key, the second gets `#2`, the third `#3`, and so on,
+  /// in document order. Deterministic: the same document always gives the same keys.
+  public static func assignKeys(_ items: inout [FeedItem]) {
+    var seen: [String: Int] = [:]
+    seen.reserveCapacity(items.count)
+    for index in items.indices {
+      let base = baseKey(items[index])
+      if let count = seen[base] {
+        var n = count + 1
+        while seen["\(base)#\(n)"] != nil { n += 1 }
+        seen[base] = n
+        items[index].key = "\(base)#\(n)"
+        seen[items[index].key] = 1
+      } else {
+        seen[base] = 1
+        items[index].key = base
+      }
+    }
+  }
+
+  /// The key before duplicates are told apart.
+  static func baseKey(_ item: FeedItem) -> String {
+    if let id = item.id { return id }
+    if let link = item.link { return link }
+    let date = item.published.map(ISODate.format) ?? ""
+    return "hash:" + StableHash.hex(of: [item.title ?? "", date, item.text ?? ""].joined(separator: "\u{1F}"))
+  }
+}
+
+/// A 64-bit FNV-1a hash: stable across runs, machines and Swift versions (unlike `Hasher`), for keys and
+/// file names. Not for security.
+public enum StableHash {
+  /// The hash of `text`'s UTF-8 bytes as 16 lowercase hex digits.
+  public static func hex(of text: String) -> String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in text.utf8 {
+      hash ^= UInt64(byte)
+      hash &*= 0x0000_0100_0000_01b3
+    }
+    let digits = String(hash, radix: 16)
+    return String(repeating: "0", count: 16 - digits.count) + digits
+  }
+}

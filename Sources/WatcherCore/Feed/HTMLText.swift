@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+/// Plain text from the HTML that feeds put in titles, summaries and content.
+///
+/// Tags are removed; block elements (`p`, `div`, `li`, `br`, headings, …) become line breaks, or spaces in
+/// single-line mode; `script`, `style`, `head` and comments are dropped with their content; character
+/// references and HTML named entities are decoded; whitespace (NBSP included) is collapsed and each line
+/// trimmed. HTML that was escaped twice (`&lt;p&gt;` arriving as text) is converted once more.
+public enum HTMLText {
+  /// The plain text of `html`, or `nil` when nothing but markup and whitespace remains.
+  public static func plainText(fromHTML html: String, singleLine: Bool = false) -> String? {
+    guard let text = convert(html, singleLine: singleLine) else { return nil }
+    if mayContainMarkup(text), looksLikeHTML(text) {
+      return convert(text, singleLine: singleLine)
+    }
+    return text
+  }
+
+  /// `text` with runs of whitespace (NBSP included) collapsed to one space and trimmed; `nil` if empty.
+  public static func collapsed(_ text: String) -> String? {
+    var out = [UInt8]()
+    out.reserveCapacity(text.utf8.count)
+    var pendingSpace = false
+    var utf8 = text.utf8.makeIterator()
+    var previous: UInt8 = 0
+    while let c = utf8.next() {
+      if c == 32 || (c >= 9 && c <= 13) {
+        pendingSpace = true
+      } else if c == 0xC2 {
+        previous = c
+        continue
+      } else if previous == 0xC2 && c == 0xA0 {
+        pendingSpace = true
+      } else {
+        if previous == 0xC2 {
+          if pendingSpace && !out.isEmpty { out.append(32) }
+          pendingSpace = false
+          out.append(0xC2)
+        }
+        if pendingSpace && !out.isEmpty { out.append(32) }
+        pendingSpace = false
+        out.append(c)
+      }
+      previous = 0
+    }
+    if previous == 0xC2 {
+      if pendingSpace && !out.isEmpty { out.append(32) }
+      out.append(0xC2)
+    }
+    return out.isEmpty ? nil : String(decoding: out, as: UTF8.self)
+  }
+
+  /// `text` with each line's whitespace collapsed, blank lines dropped, lines joined by `\n`; `nil` if empty.
+  public static func collapsedLines(_ text: String) -> String? {
+    var lines: [String] = []
+    for line in text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) {
+      if let clean = collapsed(String(line)) { lines.append(clean) }
+    }
+    return lines.isEmpty ? nil : lines.joined(separator: "\n")
+  }
+
+  /// Whether `text` looks like HTML rather than plain text: it has an end tag or a start tag of a known HTML
+  /// element (`</b>`, `<p>`, `<br/>`, `<a href=…>`), or a character reference (`&amp;`, `&#8217;`). Used for
+  /// fields whose type the format does not say (RSS titles, descriptions), as feedparser does.
+  public static func looksLikeHTML(_ text: String) -> Bool {
+    var found = false
+    var copy = text
+    copy.withUTF8 { b in
+      var i = 0
+      let n = b.count
+      while i < n, !found {
+        let c = b[i]
+        if c == UInt8(ascii: "<"), i + 1 < n {
+          var j = i + 1
+          if b[j] == UInt8(ascii: "/") { j += 1 }
+          let nameStart = j
+          while j < n, isAlnum(b[j]) { j += 1 }
+          if j > nameStart, j < n, b[j] == UInt8(ascii: ">") || b[j] == 32 || b[j] == UInt8(ascii: "/")
+            || b[j] == 9 || b[j] == 10
+          {
+            let name = lowercasedName(b, nameStart, j)
+            if knownTags.contains(name) { found = true }
+          }
+        } else if c == UInt8(ascii: "&"), entityLength(b, at: i) != nil {
+          found = true
+        }
+        i += 1
+      }
+    }
+    return found
+  }
+
+  // MARK: - Conversion
+
+  private static func mayContainMarkup(_ s: String) -> Bool {
+    s.utf8.contains(UInt8(ascii: "<")) || s.utf8.contains(UInt8(ascii: "&"))
+  }
+
+  private static func convert(_ html: String, singleLine: Bool) -> String? {
+    var copy = html
+    return copy.withUTF8 { b -> String? in
+      var out = [UInt8]()
+      out.reserveCapacity(b.count)
+      var pendingSpace = false
+      var pendingBreak = false
+      let n = b.count
+      var i = 0
+
+      @inline(__always) func emitPending() {
+        if out.isEmpty {
+          pendingSpace = false
+          pendingBreak = false
+          return
+        }
+        if pendingBreak {
+          if let last = out.last, last != 10 { out.append(singleLine ? 32 : 10) }
+        } else if pendingSpace, let last = out.last, last != 10 {
+          out.append(32)
+        }
+        pendingSpace = false
+        pendingBreak = false
+      }
+
+      while i < n {
+        let c = b[i]
+        if c == UInt8(ascii: "<") {
+          if let (end, name, closing) = scanTag(b, at: i) {
+            if !closing, skipContentTags.contains(name) {
+              i = skipElement(b, from: end, name: name)
+              pendingSpace = true
+              continue
+            }
+            if blockTags.contains(name) { pendingBreak = true } else if name == "img" { pendingSpace = true }
+            i = end
+            continue
+          }
+          emitPending()
+          out.append(c)
+          i += 1
+        } else if c == UInt8(ascii: "&") {
+          if let (length, scalar) = entityLength(b, at: i) {
+            if scalar == 0xA0 || scalar == 32 || scalar == 9 || scalar == 10 || scalar == 13 {
+              pendingSpace = true
+            } else {
+              emitPending()
+              InputDecoder.appendUTF8(of: scalar, to: &out)
+            }
+            i += length
+          } else {
+            emitPending()
+            out.append(c)
+            i += 1
+          }
+        } else if c == 32 || (c >= 9 && c <= 13) {
+          pendingSpace = true
+          i += 1
+        } else if c == 0xC2, i + 1 < n, b[i + 1] == 0xA0 {
+          pendingSpace = true
+          i += 2
+        } else {
+          emitPending()
+          out.append(c)
+          i += 1
+        }
+      }
+      while let last = out.last, last == 32 || last == 10 { out.removeLast() }
+      return out.isEmpty ? nil : String(decoding: out, as: UTF8.self)
+    }
+  }
+
+  /// If a tag, comment or declaration starts at `i`: the offset after it, its lowercased name (`""` for
+  /// comments and declarations) and whether it is an end tag. `nil` when `<` is just a character.
+  private static func scanTag(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> (Int, String, Bool)? {
+    let n = b.count
+    guard i + 1 < n else { return nil }
+    var j = i + 1
+    let next = b[j]
+    if next == UInt8(ascii: "!") {
+      if j + 2 < n, b[j + 1] == UInt8(ascii: "-"), b[j + 2] == UInt8(ascii: "-") {
+        var k = j + 3
+        while k + 2 < n, !(b[k] == UInt8(ascii: "-") && b[k + 1] == UInt8(ascii: "-") && b[k + 2] == UInt8(ascii: ">")) {
+          k += 1
+        }
+        return (min(n, k + 3), "", false)
+      }
+      return (endOfTag(b, from: j), "", false)
+    }
+    if next == UInt8(ascii: "?") { return (endOfTag(b, from: j), "", false) }
+    var closing = false
+    if next == UInt8(ascii: "/") {
+      closing = true
+      j += 1
+    }
+    guard j < n, isLetter(b[j]) else { return nil }
+    let nameStart = j
+    while j < n, isAlnum(b[j]) || b[j] == UInt8(ascii: ":") || b[j] == UInt8(ascii: "-") { j += 1 }
+    let name = lowercasedName(b, nameStart, j)
+    return (endOfTag(b, from: j), name, closing)
+  }
+
+  /// The offset after the `>` that closes a tag, skipping quoted attribute values.
+  private static func endOfTag(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    var j = start
+    var quote: UInt8 = 0
+    while j < b.count {
+      let c = b[j]
+      if quote != 0 {
+        if c == quote { quote = 0 }
+      } else if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
+        // Only a quote that starts an attribute value opens a quoted run.
+        if j > 0, b[j - 1] == UInt8(ascii: "=") || b[j - 1] == 32 { quote = c }
+      } else if c == UInt8(ascii: ">") {
+        return j + 1
+      }
+      j += 1
+    }
+    return b.count
+  }
+
+  /// The offset after `</name>` (or the end), for elements whose content is not text.
+  private static func skipElement(_ b: UnsafeBufferPointer<UInt8>, from start: Int, name: String) -> Int {
+    let target = Array(name.utf8)
+    var j = start
+    while j + 1 < b.count {
+      if b[j] == UInt8(ascii: "<"), b[j + 1] == UInt8(ascii: "/"), j + 2 + target.count <= b.count {
+        var match = true
+        for k in 0..<target.count where b[j + 2 + k] | 0x20 != target[k] {
+          match = false
+          break
+        }
+        if match { return endOfTag(b, from: j + 2 + target.count) }
+      }
+      j += 1
+    }
+    return b.count
+  }
+
+  /// If a character reference or named entity starts at `i`: its length and the scalar it stands for.
+  /// Named entities need their `;`, except the few that HTML reads without one (`&amp`, `&lt`, `&gt`,
+  /// `&quot`, `&nbsp`) when no letter or digit follows.
+  static func entityLength(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> (Int, UInt32)? {
+    let n = b.count
+    var j = i + 1
+    guard j < n else { return nil }
+    if b[j] == UInt8(ascii: "#") {
+      j += 1
+      var value: UInt32 = 0
+      var digits = 0
+      if j < n, b[j] | 0x20 == UInt8(ascii: "x") {
+        j += 1
+        while j < n, let d = hexValue(b[j]), digits < 8 {
+          value = value * 16 + d
+          digits += 1
+          j += 1
+        }
+      } else {
+        while j < n, b[j] >= 48, b[j] <= 57, digits < 8 {
+          value = value * 10 + UInt32(b[j] - 48)
+          digits += 1
+          j += 1
+        }
+      }
+      guard digits > 0 else { return nil }
+      if j < n, b[j] == UInt8(ascii: ";") { j += 1 }
+      if (0x80...0x9F).contains(value) { value = InputDecoder.windows1252(UInt8(value)) }
+      if value == 0 || value > 0x10FFFF || (0xD800...0xDFFF).contains(value) { value = 0xFFFD }
+      return (j - i, value)
+    }
+    let nameStart = j
+    while j < n, isAlnum(b[j]), j - nameStart < 32 { j += 1 }
+    guard j > nameStart else { return nil }
+    let name = String(decoding: UnsafeBufferPointer(rebasing: b[nameStart..<j]), as: UTF8.self)
+    if j < n, b[j] == UInt8(ascii: ";") {
+      guard let scalar = HTMLEntities.scalar(named: name) else { return nil }
+      return (j + 1 - i, scalar)
+    }
+    switch name {
+    case "amp": return (j - i, 0x26)
+    case "lt": return (j - i, 0x3C)
+    case "gt": return (j - i, 0x3E)
+    case "quot": return (j - i, 0x22)
+    case "nbsp": return (j - i, 0xA0)
+    default: return nil
+    }
+  }
+
+  private static func hexValue(_ c: UInt8) -> UInt32? {
+    switch c {
+    case 48...57: return UInt32(c - 48)
+    case 97...102: return UInt32(c - 87)
+    case 65...70: return UInt32(c - 55)
+    default: return nil
+    }
+  }
+
+  private static func lowercasedName(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> String {
+    var bytes = [UInt8]()
+    bytes.reserveCapacity(end - start)
+    for k in start..<end { bytes.append(b[k] >= 65 && b[k] <= 90 ? b[k] | 0x20 : b[k]) }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  @inline(__always) private static func isLetter(_ c: UInt8) -> Bool { (c | 0x20) >= 97 && (c | 0x20) <= 122 }
+  @inline(__always) private static func isAlnum(_ c: UInt8) -> Bool { isLetter(c) || (c >= 48 && c <= 57) }
+
+  /// Elements that end a line of text.
+  private static let blockTags: Set<String> = [
+    "p", "br", "div", "li", "ul", "ol", "tr", "td", "th", "table", "h1", "h2", "h3", "h4", "h5", "h6",
+    "blockquote", "pre", "hr", "section", "article", "header", "footer", "dd", "dt", "dl", "figure",
+    "figcaption", "aside", "nav", "main", "address", "caption", "tbody", "thead", "tfoot", "details",
+    "summary", "form", "fieldset", "iframe", "video", "audio",
+  ]
+  /// Elements whose content is not text to show.
+  private static let skipContentTags: Set<String> = ["script", "style", "head", "title", "template", "noscript"]
+  /// Elements whose presence marks a string as HTML.
+  private static let knownTags: Set<String> = blockTags.union([
+    "a", "b", "i", "u", "s", "em", "strong", "span", "img", "code", "small", "big", "sub", "sup", "font",
+    "abbr", "cite", "q", "del", "ins", "mark", "tt", "kbd", "var", "html", "body", "center", "strike",
+  ]).union(skipContentTags)
+}

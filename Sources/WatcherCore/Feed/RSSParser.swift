@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+
+/// An RSS `channel` as read, before normalization.
+struct RSSChannel {
+  var title: TextConstruct?
+  var link: String?
+  var atomAlternate: String?
+  var items: [RSSItem] = []
+}
+
+/// An RSS `item` (0.9x, 1.0/RDF, 2.0) as read, with the namespaced elements feeds add to it.
+struct RSSItem {
+  var title: TextConstruct?
+  /// `dc:title` or `media:title`, used when there is no `title`.
+  var fallbackTitle: TextConstruct?
+  var link: String?
+  var atomAlternate: String?
+  var guid: String?
+  var guidIsPermaLink = true
+  /// RSS 1.0 `rdf:about`.
+  var about: String?
+  /// The first of `description`, `dc:description`, `itunes:summary`, `media:description`, as feedparser does.
+  var summary: TextConstruct?
+  /// `content:encoded` or `xhtml:body`.
+  var content: TextConstruct?
+  var pubDate: Date?
+  var dcDate: Date?
+  var issued: Date?
+  var updated: Date?
+  var author: String?
+  var creator: String?
+  var itunesAuthor: String?
+  var categories: [String] = []
+  var enclosures: [Enclosure] = []
+  var thumbnail: String?
+  var mediaImage: String?
+  var itunesImage: String?
+}
+
+/// Reads RSS 0.90–0.94, 1.0 (RDF) and 2.0, with the dc, dcterms, content, media, itunes and atom elements
+/// found inside them. Elements are matched by local name whatever their case; unknown ones are skipped.
+final class RSSParser: FeedElementParser {
+  private(set) var format: FeedFormat
+  private var channel = RSSChannel()
+  private var item: RSSItem?
+  private var stack: [FeedTag] = []
+  private var itemDepth = 0
+  private var pending: (link: String?, base: String?, permaLink: Bool) = (nil, nil, true)
+  private unowned let reader: XMLStreamParser
+
+  init(format: FeedFormat, reader: XMLStreamParser) {
+    self.format = format
+    self.reader = reader
+  }
+
+  /// Whether `tag` is a direct child of the current item (or of a `media:group` in it).
+  private func inItem(parentIndex: Int) -> Bool {
+    guard item != nil, parentIndex >= 0 else { return false }
+    if parentIndex + 1 == itemDepth { return true }
+    return parentIndex + 2 == itemDepth && stack[parentIndex] == FeedTag(.media, .group)
+  }
+
+  func start(_ tag: FeedTag, attributes: XMLAttributes) -> XMLCapture {
+    stack.append(tag)
+    let parent = stack.count - 2
+    if tag.name == .item, tag.vocabulary == .core, item == nil {
+      item = RSSItem()
+      itemDepth = stack.count
+      item?.about = attributes.value("about", namespace: .rdf).flatMap(HTMLText.collapsed)
+      return .none
+    }
+    if tag.name == .channel, tag.vocabulary == .core, format == .rss10 || format == .rss090 {
+      return .none
+    }
+    if inItem(parentIndex: parent) {
+      return startItemChild(tag, attributes: attributes)
+    }
+    if item == nil, parent >= 0, stack[parent] == FeedTag(.core, .channel) {
+      switch (tag.vocabulary, tag.name) {
+      case (.core, .title), (.core, .link):
+        pending.base = attributes.xmlBase
+        return .text
+      case (.atom, .link):
+        let rel = attributes.value("rel") ?? "alternate"
+        if rel == "alternate", channel.atomAlternate == nil, let href = attributes.value("href") {
+          channel.atomAlternate = FeedNormalizer.link(href, base: attributes.xmlBase)
+        }
+      default: break
+      }
+    }
+    return .none
+  }
+
+  private func startItemChild(_ tag: FeedTag, attributes: XMLAttributes) -> XMLCapture {
+    pending.base = attributes.xmlBase
+    switch (tag.vocabulary, tag.name) {
+    case (.core, .title), (.core, .link), (.core, .description), (.core, .pubDate), (.core, .author),
+      (.core, .category), (.dc, .creator), (.dc, .date), (.dc, .subject), (.dc, .title), (.dc, .description),
+      (.dcterms, .issued), (.dcterms, .created), (.dcterms, .modified), (.content, .encoded),
+      (.atom, .updated), (.atom, .published), (.media, .description), (.media, .title), (.itunes, .author),
+      (.itunes, .summary), (.itunes, .keywords), (.media, .keywords):
+      return .text
+    case (.media, .category):
+      return .text
+    case (.core, .guid):
+      pending.permaLink = attributes.value("isPermaLink")?.lowercased() != "false"
+      return .text
+    case (.xhtml, .body):
+      return .xhtml
+    case (.core, .enclosure):
+      if let url = attributes.value("url").flatMap(HTMLText.collapsed) {
+        item?.enclosures.append(
+          Enclosure(
+            url: FeedNormalizer.link(url, base: attributes.xmlBase),
+            type: attributes.value("type").flatMap(HTMLText.collapsed),
+            length: attributes.value("length").flatMap(FeedNormalizer.length)))
+      }
+    case (.atom, .link):
+      let rel = attributes.value("rel") ?? "alternate"
+      guard let href = attributes.value("href").flatMap(HTMLText.collapsed) else { break }
+      if rel == "alternate", item?.atomAlternate == nil {
+        item?.atomAlternate = FeedNormalizer.link(href, base: attributes.xmlBase)
+      } else if rel == "enclosure" {
+        item?.enclosures.append(
+          Enclosure(
+            url: FeedNormalizer.link(href, base: attributes.xmlBase), type: attributes.value("type"),
+            length: attributes.value("length").flatMap(FeedNormalizer.length)))
+      }
+    case (.media, .thumbnail):
+      if item?.thumbnail == nil, let url = attributes.value("url").flatMap(HTMLText.collapsed) {
+        item?.thumbnail = FeedNormalizer.link(url, base: attributes.xmlBase)
+      }
+    case (.media, .content):
+      let type = attributes.value("type")?.lowercased() ?? ""
+      if item?.mediaImage == nil, attributes.value("medium") == "image" || type.hasPrefix("image/"),
+        let url = attributes.value("url").flatMap(HTMLText.collapsed)
+      {
+        item?.mediaImage = FeedNormalizer.link(url, base: attributes.xmlBase)
+      }
+    case (.itunes, .image):
+      if item?.itunesImage == nil, let url = (attributes.value("href") ?? attributes.value("url")).flatMap(HTMLText.collapsed) {
+        item?.itunesImage = FeedNormalizer.link(url, base: attributes.xmlBase)
+      }
+    default: break
+    }
+    return .none
+  }
+
+  func end(_ tag: FeedTag, text: String?) {
+    defer { stack.removeLast() }
+    let parent = stack.count - 2
+    if stack.count == itemDepth, item != nil, tag.name == .item {
+      if let item { channel.items.append(item) }
+      item = nil
+      itemDepth = 0
+      return
+    }
+    guard let text else { return }
+    if inItem(parentIndex: parent) {
+      endItemChild(tag, text: text)
+    } else if item == nil {
+      switch tag.name {
+      case .title where channel.title == nil: channel.title = TextConstruct(guessing: text)
+      case .link where channel.link == nil:
+        channel.link = HTMLText.collapsed(text).map { FeedNormalizer.link($0, base: pending.base) }
+      default: break
+      }
+    }
+  }
+
+  private func endItemChild(_ tag: FeedTag, text: String) {
+    guard var current = item else { return }
+    switch (tag.vocabulary, tag.name) {
+    case (.core, .title): if current.title == nil { current.title = TextConstruct(guessing: text) }
+    case (.dc, .title), (.media, .title):
+      if current.fallbackTitle == nil { current.fallbackTitle = TextConstruct(guessing: text) }
+    case (.core, .link):
+      if current.link == nil, let link = HTMLText.collapsed(text) {
+        current.link = FeedNormalizer.link(link, base: pending.base)
+      }
+    case (.core, .guid):
+      if current.guid == nil, let guid = HTMLText.collapsed(text) {
+        current.guid = guid
+        current.guidIsPermaLink = pending.permaLink
+      }
+    case (.core, .description), (.dc, .description):
+      if current.summary == nil { current.summary = TextConstruct(value: text, isHTML: true) }
+    case (.itunes, .summary), (.media, .description):
+      if current.summary == nil { current.summary = TextConstruct(guessing: text) }
+    case (.content, .encoded):
+      if current.content == nil { current.content = TextConstruct(value: text, isHTML: true) }
+    case (.xhtml, .body):
+      if current.content == nil { current.content = TextConstruct(value: text, isHTML: true) }
+    case (.core, .pubDate): current.pubDate = date(text)
+    case (.dc, .date): current.dcDate = date(text)
+    case (.dcterms, .issued), (.dcterms, .created), (.atom, .published):
+      if current.issued == nil { current.issued = date(text) }
+    case (.dcterms, .modified), (.atom, .updated):
+      if current.updated == nil { current.updated = date(text) }
+    case (.core, .author): if current.author == nil { current.author = FeedNormalizer.author(text) }
+    case (.dc, .creator): if current.creator == nil { current.creator = FeedNormalizer.author(text) }
+    case (.itunes, .author): if current.itunesAuthor == nil { current.itunesAuthor = FeedNormalizer.author(text) }
+    case (.core, .category), (.dc, .subject), (.media, .category):
+      if let category = HTMLText.collapsed(text) { current.categories.append(category) }
+    case (.itunes, .keywords), (.media, .keywords):
+      for keyword in text.split(separator: ",") {
+        if let category = HTMLText.collapsed(String(keyword)) { current.categories.append(category) }
+      }
+    default: break
+    }
+    item = current
+  }
+
+  private func date(_ text: String) -> Date? {
+    FeedNormalizer.date(text, reader: reader)
+  }
+
+  func finish() -> Feed {
+    var feed = Feed(
+      title: channel.title?.plainText(singleLine: true), link: channel.link ?? channel.atomAlternate,
+      format: format)
+    feed.items = channel.items.map(Self.normalize)
+    return feed
+  }
+
+  /// The adapter from `RSSItem` to `FeedItem` (see `FeedItem` for which element fills which field).
+  static func normalize(_ raw: RSSItem) -> FeedItem {
+    var link = raw.link ?? raw.atomAlternate
+    if link == nil, raw.guidIsPermaLink, let guid = raw.guid, FeedNormalizer.isWebURL(guid) { link = guid }
+    let images = [raw.thumbnail, raw.mediaImage, raw.itunesImage] + raw.enclosures.map { e in
+      (e.type?.lowercased().hasPrefix("image/") ?? false) ? e.url : nil
+    }
+    return FeedNormalizer.item(
+      id: raw.guid ?? raw.about, title: raw.title ?? raw.fallbackTitle, link: link,
+      author: raw.author ?? raw.creator ?? raw.itunesAuthor, categories: raw.categories,
+      published: raw.pubDate ?? raw.dcDate ?? raw.issued, updated: raw.updated ?? raw.dcDate,
+      summary: raw.summary, content: raw.content, enclosures: raw.enclosures,
+      image: images.lazy.compactMap { $0 }.first)
+  }
+}

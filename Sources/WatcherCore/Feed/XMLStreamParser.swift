@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+internal import CLibXML2
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+import Synchronization
+
+/// The XML namespaces feeds use, recognised once per distinct (name, namespace) pair.
+enum XMLNamespace: Sendable, Equatable {
+  /// No namespace.
+  case none
+  /// RSS 1.0 (`http://purl.org/rss/1.0/`) or UserLand's RSS 2.0 namespace.
+  case rss
+  /// RSS 0.90 (Netscape's `http://my.netscape.com/rdf/simple/0.9/`).
+  case rss090
+  /// RDF syntax.
+  case rdf
+  /// Atom 1.0 or 0.3.
+  case atom
+  /// Dublin Core elements.
+  case dc
+  /// Dublin Core terms.
+  case dcterms
+  /// `content:encoded`.
+  case content
+  /// Media RSS.
+  case media
+  /// Apple podcasts.
+  case itunes
+  /// XHTML.
+  case xhtml
+  /// The `xml:` namespace.
+  case xml
+  /// Anything else.
+  case other
+
+  /// Classifies a namespace URI, or a prefix whose declaration is missing (a common feed bug).
+  init(uri: String?, prefix: String?) {
+    guard let uri else {
+      switch prefix {
+      case nil: self = .none
+      case "dc": self = .dc
+      case "dcterms": self = .dcterms
+      case "content": self = .content
+      case "media": self = .media
+      case "itunes": self = .itunes
+      case "atom", "atom10", "atom03": self = .atom
+      case "rdf": self = .rdf
+      case "xhtml": self = .xhtml
+      default: self = .other
+      }
+      return
+    }
+    var u = uri.lowercased()
+    if u.hasSuffix("/") || u.hasSuffix("#") { u.removeLast() }
+    switch u {
+    case "http://my.netscape.com/rdf/simple/0.9": self = .rss090
+    case "http://purl.org/rss/1.0", "http://backend.userland.com/rss2",
+      "http://blogs.law.harvard.edu/tech/rss", "http://purl.org/net/rss1.1":
+      self = .rss
+    case "http://www.w3.org/1999/02/22-rdf-syntax-ns": self = .rdf
+    case "http://www.w3.org/2005/atom", "http://purl.org/atom/ns", "http://www.w3.org/2005/atom/": self = .atom
+    case "http://purl.org/dc/elements/1.1", "http://purl.org/dc/elements/1.0": self = .dc
+    case "http://purl.org/dc/terms": self = .dcterms
+    case "http://purl.org/rss/1.0/modules/content": self = .content
+    case "http://search.yahoo.com/mrss", "http://tools.search.yahoo.com/mrss": self = .media
+    case "http://www.itunes.com/dtds/podcast-1.0.dtd", "http://www.itunes.com/dtds/podcast-1.0.dtd/": self = .itunes
+    case "http://www.w3.org/1999/xhtml": self = .xhtml
+    case "http://www.w3.org/xml/1998/namespace": self = .xml
+    default: self = .other
+    }
+  }
+}
+
+/// How the parser should collect an element's content for the handler.
+enum XMLCapture {
+  /// Not at all: child elements are reported one by one.
+  case none
+  /// As text; child elements (HTML that was not escaped) are kept as markup in the text.
+  case text
+  /// As XHTML turned into HTML source: child elements kept as markup, character data escaped.
+  case xhtml
+}
+
+/// Receives the elements of one feed document from `XMLStreamParser`.
+///
+/// Element names are classified once per distinct (local name, namespace) by `tag(for:namespace:)` into the
+/// raw value of the handler's own tag enum, so the callbacks switch over small integers, not strings.
+protocol XMLFeedHandler: AnyObject {
+  /// Classifies an element name.
+  func tag(for localName: String, namespace: XMLNamespace) -> Int
+  /// An element starts; say whether to capture its content.
+  func start(_ tag: Int, attributes: XMLAttributes) -> XMLCapture
+  /// An element ends; `text` is its captured content (`nil` when not captured).
+  func end(_ tag: Int, text: String?)
+}
+
+/// The attributes of the element being started, read on demand (no strings are made for the others).
+struct XMLAttributes {
+  fileprivate let base: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+  fileprivate let count: Int
+  /// The `xml:base` in effect for this element, already resolved.
+  let xmlBase: String?
+
+  /// The value of the attribute `name` (any namespace unless `namespace` is given), or `nil`.
+  func value(_ name: String, namespace: XMLNamespace? = nil) -> String? {
+    guard let base, count > 0 else { return nil }
+    return name.withCString { wanted -> String? in
+      for index in 0..<count {
+        let entry = base + index * 5
+        guard let local = entry[0], strcmp(UnsafeRawPointer(local).assumingMemoryBound(to: CChar.self), wanted) == 0
+        else { continue }
+        if let namespace {
+          let uri = entry[2].map { String(cString: $0) }
+          let prefix = entry[1].map { String(cString: $0) }
+          guard XMLNamespace(uri: uri, prefix: prefix) == namespace else { continue }
+        }
+        guard let start = entry[3], let end = entry[4] else { return "" }
+        let length = end - start
+        return String(decoding: UnsafeBufferPointer(start: start, count: length), as: UTF8.self)
+      }
+      return nil
+    }
+  }
+}
+
+/// A streaming XML reader on libxml2's SAX2 push parser, configured to be safe on hostile input.
+///
+/// Configuration (LINUX-NOTES §3): `XML_PARSE_RECOVER | XML_PARSE_NONET | XML_PARSE_IGNORE_ENC`, never
+/// `NOENT` or `DTDLOAD`; the DTD handlers are removed so no entity a document declares is ever recorded or
+/// expanded (billion laughs, quadratic blowup and external entities all come to nothing); HTML named
+/// entities (`&nbsp;`, `&eacute;`) are resolved through `getEntity`; input is fed in 64 KiB chunks; each
+/// captured field is capped. The input must already be UTF-8 (`InputDecoder`).
+/// The corresponding C functions are `xmlCreatePushParserCtxt`, `xmlParseChunk` and `xmlFreeParserCtxt`.
+final class XMLStreamParser {
+  private unowned let handler: any XMLFeedHandler
+  private let maxFieldBytes: Int
+  private var ctxt: xmlParserCtxtPtr?
+  private var tags: [NameKey: Int] = [:]
+  private var depth = 0
+  private var captureDepth = 0
+  private var captureMode = XMLCapture.none
+  private var buffer: [UInt8] = []
+  private var truncated = false
+  private var bases: [(depth: Int, base: String?)] = []
+  private var errorCount = 0
+  private var stopped = false
+  /// Problems met so far, in document order.
+  private(set) var warnings: [FeedWarning] = []
+  /// The most warnings kept; the rest are counted.
+  private let maxWarnings = 50
+
+  /// Creates a parser that reports to `handler`; `documentURL` is the base for relative links.
+  init(handler: any XMLFeedHandler, documentURL: String?, maxFieldBytes: Int) {
+    self.handler = handler
+    self.maxFieldBytes = maxFieldBytes
+    bases = [(0, documentURL)]
+    buffer.reserveCapacity(4_096)
+  }
+
+  /// The current position in the document (1-based line and column).
+  var position: (line: Int, column: Int) {
+    guard let ctxt else { return (0, 0) }
+    return (Int(xmlSAX2GetLineNumber(ctxt)), Int(xmlSAX2GetColumnNumber(ctxt)))
+  }
+
+  /// Adds a warning at the current position.
+  func warn(_ message: String) {
+    let (line, column) = position
+    appendWarning(FeedWarning(line: line, column: column, message: message))
+  }
+
+  /// Stops parsing after the current callback (the document's feed element has ended, say).
+  func stop() {
+    stopped = true
+    if let ctxt { xmlStopParser(ctxt) }
+  }
+
+  /// Parses the whole UTF-8 document.
+  func parse(_ input: UnsafeBufferPointer<UInt8>) {
+    var sax = xmlSAXHandler()
+    xmlSAXVersion(&sax, 2)
+    sax.startElementNs = xmlStartElement
+    sax.endElementNs = xmlEndElement
+    sax.characters = xmlCharacters
+    sax.ignorableWhitespace = xmlCharacters
+    sax.cdataBlock = xmlCharacters
+    sax.serror = xmlStructuredError
+    sax.getEntity = xmlGetEntity
+    // No DTD handling at all: entities a document declares are never recorded, so never expanded.
+    sax.internalSubset = nil
+    sax.externalSubset = nil
+    sax.entityDecl = nil
+    sax.reference = nil
+    sax.startDocument = nil
+    sax.endDocument = nil
+    sax.comment = nil
+    sax.processingInstruction = nil
+    sax.warning = nil
+    sax.error = nil
+    sax.fatalError = nil
+
+    guard let context = xmlCreatePushParserCtxt(&sax, nil, nil, 0, nil) else {
+      warnings.append(FeedWarning(message: "internal error: libxml2 could not create a parser, please report"))
+      return
+    }
+    ctxt = context
+    defer {
+      if let doc = context.pointee.myDoc { xmlFreeDoc(doc) }
+      xmlFreeParserCtxt(context)
+      ctxt = nil
+    }
+    let options = XML_PARSE_RECOVER.rawValue | XML_PARSE_NONET.rawValue | XML_PARSE_IGNORE_ENC.rawValue
+    xmlCtxtUseOptions(context, Int32(options))
+    context.pointee._private = Unmanaged.passUnretained(self).toOpaque()
+
+    let chunk = 64 * 1_024
+    var offset = 0
+    guard let baseAddress = input.baseAddress else {
+      xmlParseChunk(context, nil, 0, 1)
+      return
+    }
+    while offset < input.count, !stopped {
+      let length = min(chunk, input.count - offset)
+      let raw = UnsafeRawPointer(baseAddress + offset).assumingMemoryBound(to: CChar.self)
+      xmlParseChunk(context, raw, Int32(length), 0)
+      offset += length
+    }
+    if !stopped { xmlParseChunk(context, nil, 0, 1) }
+    if errorCount > maxWarnings {
+      warnings.append(FeedWarning(message: "\(errorCount - maxWarnings) more warnings not shown"))
+    }
+  }
+
+  private func appendWarning(_ warning: FeedWarning) {
+    errorCount += 1
+    if errorCount <= maxWarnings { warnings.append(warning) }
+  }
+
+  // MARK: - Callbacks (called by the C trampolines below)
+
+  fileprivate func startElement(
+    localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?, uri: UnsafePointer<xmlChar>?,
+    attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+  ) {
+    depth += 1
+    if captureDepth > 0 {
+      appendStartTag(localName: localName, prefix: prefix, attributeCount: attributeCount, attributes: attributes)
+      return
+    }
+    var xmlBase = bases[bases.count - 1].base
+    if attributeCount > 0, let attributes {
+      for index in 0..<attributeCount {
+        let entry = attributes + index * 5
+        guard let name = entry[0], let p = entry[1], strcmp(cString(name), "base") == 0,
+          strcmp(cString(p), "xml") == 0, let start = entry[3], let end = entry[4]
+        else { continue }
+        let value = String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
+        xmlBase = URLResolver.resolve(value.trimmingCharacters(in: .whitespacesAndNewlines), against: xmlBase)
+        bases.append((depth, xmlBase))
+      }
+    }
+    let key = NameKey(name: Int(bitPattern: localName), uri: Int(bitPattern: uri), prefix: Int(bitPattern: prefix))
+    let tag: Int
+    if let known = tags[key] {
+      tag = known
+    } else {
+      let name = String(cString: cString(localName))
+      let namespace = XMLNamespace(
+        uri: uri.map { String(cString: cString($0)) }, prefix: prefix.map { String(cString: cString($0)) })
+      tag = handler.tag(for: name, namespace: namespace)
+      tags[key] = tag
+    }
+    let capture = handler.start(
+      tag, attributes: XMLAttributes(base: attributes, count: attributeCount, xmlBase: xmlBase))
+    if case .none = capture { return }
+    captureDepth = depth
+    captureMode = capture
+    buffer.removeAll(keepingCapacity: true)
+    truncated = false
+  }
+
+  fileprivate func endElement(localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?, uri: UnsafePointer<xmlChar>?) {
+    defer {
+      if let last = bases.last, last.depth == depth, bases.count > 1 { bases.removeLast() }
+      depth -= 1
+    }
+    if captureDepth > 0, depth > captureDepth {
+      appendEndTag(localName: localName, prefix: prefix)
+      return
+    }
+    let key = NameKey(name: Int(bitPattern: localName), uri: Int(bitPattern: uri), prefix: Int(bitPattern: prefix))
+    guard let tag = tags[key] else { return }
+    if captureDepth > 0 {
+      captureDepth = 0
+      if truncated { warn("content longer than \(ByteCount.format(maxFieldBytes)) was cut") }
+      let text = String(decoding: buffer, as: UTF8.self)
+      if buffer.count > 65_536 { buffer = [] }
+      handler.end(tag, text: text)
+    } else {
+      handler.end(tag, text: nil)
+    }
+  }
+
+  fileprivate func characters(_ bytes: UnsafePointer<xmlChar>, count: Int) {
+    guard captureDepth > 0, count > 0 else { return }
+    if buffer.count + count > maxFieldBytes {
+      truncated = true
+      return
+    }
+    let chunk = UnsafeBufferPointer(start: bytes, count: count)
+    if case .xhtml = captureMode {
+      for c in chunk {
+        switch c {
+        case UInt8(ascii: "<"): buffer.append(contentsOf: "&lt;".utf8)
+        case UInt8(ascii: "&"): buffer.append(contentsOf: "&amp;".utf8)
+        case UInt8(ascii: ">"): buffer.append(contentsOf: "&gt;".utf8)
+        default: buffer.append(c)
+        }
+      }
+    } else {
+      buffer.append(contentsOf: chunk)
+    }
+  }
+
+  fileprivate func structuredError(_ error: xmlErrorPtr) {
+    let e = error.pointee
+    guard e.level != XML_ERR_NONE else { return }
+    var message = e.message.map { String(cString: $0) } ?? "XML error \(e.code)"
+    while message.last?.isWhitespace == true { message.removeLast() }
+    appendWarning(FeedWarning(line: Int(e.line), column: Int(e.int2), message: message))
+  }
+
+  // MARK: - Markup inside captured elements
+
+  private func appendStartTag(
+    localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?, attributeCount: Int,
+    attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+  ) {
+    guard buffer.count < maxFieldBytes else { return }
+    buffer.append(UInt8(ascii: "<"))
+    appendName(localName, prefix: prefix)
+    if let attributes {
+      for index in 0..<attributeCount {
+        let entry = attributes + index * 5
+        guard let name = entry[0], let start = entry[3], let end = entry[4] else { continue }
+        buffer.append(32)
+        appendName(name, prefix: entry[1])
+        buffer.append(contentsOf: "=\"".utf8)
+        for c in UnsafeBufferPointer(start: start, count: end - start) {
+          if c == UInt8(ascii: "\"") {
+            buffer.append(contentsOf: "&quot;".utf8)
+          } else if c == UInt8(ascii: "&") {
+            buffer.append(contentsOf: "&amp;".utf8)
+          } else {
+            buffer.append(c)
+          }
+        }
+        buffer.append(UInt8(ascii: "\""))
+      }
+    }
+    buffer.append(UInt8(ascii: ">"))
+  }
+
+  private func appendEndTag(localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?) {
+    guard buffer.count < maxFieldBytes else { return }
+    buffer.append(contentsOf: "</".utf8)
+    appendName(localName, prefix: prefix)
+    buffer.append(UInt8(ascii: ">"))
+  }
+
+  private func appendName(_ name: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?) {
+    // XHTML is written without its prefix, which is what HTML readers expect.
+    if let prefix, strcmp(cString(prefix), "xhtml") != 0, strcmp(cString(prefix), "html") != 0 {
+      buffer.append(contentsOf: UnsafeBufferPointer(start: prefix, count: strlen(cString(prefix))))
+      buffer.append(UInt8(ascii: ":"))
+    }
+    buffer.append(contentsOf: UnsafeBufferPointer(start: name, count: strlen(cString(name))))
+  }
+}
+
+/// A libxml2 dictionary-interned name: the same pointers stand for the same name within one parse.
+private struct NameKey: Hashable {
+  var name: Int
+  var uri: Int
+  var prefix: Int
+}
+
+@inline(__always)
+private func cString(_ p: UnsafePointer<xmlChar>) -> UnsafePointer<CChar> {
+  UnsafeRawPointer(p).assumingMemoryBound(to: CChar.self)
+}
+
+/// The parser object stored in the libxml2 context's `_private` (the SAX `ctx` is the parser context).
+@inline(__always)
+private func callbacks(_ ctx: UnsafeMutableRawPointer?) -> XMLStreamParser? {
+  guard let ctx else { return nil }
+  let context = ctx.assumingMemoryBound(to: xmlParserCtxt.self)
+  guard let privateData = context.pointee._private else { return nil }
+  return Unmanaged<XMLStreamParser>.fromOpaque(privateData).takeUnretainedValue()
+}
+
+private let xmlStartElement: startElementNsSAX2Func = {
+  ctx, localName, prefix, uri, _, _, attributeCount, _, attributes in
+  guard let localName else { return }
+  callbacks(ctx)?.startElement(
+    localName: localName, prefix: prefix, uri: uri, attributeCount: Int(attributeCount), attributes: attributes)
+}
+
+private let xmlEndElement: endElementNsSAX2Func = { ctx, localName, prefix, uri in
+  guard let localName else { return }
+  callbacks(ctx)?.endElement(localName: localName, prefix: prefix, uri: uri)
+}
+
+private let xmlCharacters: charactersSAXFunc = { ctx, bytes, count in
+  guard let bytes else { return }
+  callbacks(ctx)?.characters(bytes, count: Int(count))
+}
+
+private let xmlStructuredError: xmlStructuredErrorFunc = { ctx, error in
+  guard let error else { return }
+  callbacks(ctx)?.structuredError(error)
+}
+
+/// Predefined XML entities as usual; otherwise an HTML named entity, made once per process and kept (libxml2
+/// 2.9 offers no public way to free one, and there are only 253).
+private let xmlGetEntity: getEntitySAXFunc = { ctx, name in
+  guard let name else { return nil }
+  if let predefined = xmlGetPredefinedEntity(name) { return predefined }
+  return HTMLEntities.xmlEntity(named: name)
+}
+
+/// HTML 4 named entities, from libxml2's table (`htmlEntityLookup`).
+enum HTMLEntities {
+  private static let cache = Mutex<[String: Int]>([:])
+
+  /// The scalar an HTML entity name (without `&` and `;`) stands for.
+  static func scalar(named name: String) -> UInt32? {
+    name.withCString { p in
+      htmlEntityLookup(UnsafeRawPointer(p).assumingMemoryBound(to: xmlChar.self)).map { $0.pointee.value }
+    }
+  }
+
+  /// An `xmlEntity` libxml2 can substitute for `&name;`, or `nil` when it is not an HTML entity.
+  fileprivate static func xmlEntity(named name: UnsafePointer<xmlChar>) -> xmlEntityPtr? {
+    let key = String(cString: cString(name))
+    // The cache holds addresses (Sendable); the pointer is made outside the lock.
+    let address = cache.withLock { entities -> Int in
+      if let address = entities[key] { return address }
+      guard let descriptor = htmlEntityLookup(name) else { return 0 }
+      var utf8: [UInt8] = []
+      InputDecoder.appendUTF8(of: descriptor.pointee.value, to: &utf8)
+      utf8.append(0)
+      let entity = utf8.withUnsafeBufferPointer { content in
+        xmlNewEntity(nil, name, Int32(XML_INTERNAL_PREDEFINED_ENTITY.rawValue), nil, nil, content.baseAddress)
+      }
+      guard let entity else { return 0 }
+      entities[key] = Int(bitPattern: entity)
+      return Int(bitPattern: entity)
+    }
+    return xmlEntityPtr(bitPattern: address)
+  }
+}
