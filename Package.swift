@@ -13,7 +13,9 @@ let package = Package(
     .systemLibrary(name: "CNotify", pkgConfig: "libnotify", providers: [.apt(["libnotify-dev"])]),
     .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
     .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
-    .target(name: "WatcherCore", dependencies: ["CLibXML2"]),
+    // zlib comes with libxml2-dev; it reads gzip-compressed feed files (HTTP bodies are decoded by libcurl).
+    .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+    .target(name: "WatcherCore", dependencies: ["CLibXML2", "CZlib"]),
     .target(name: "WatcherCLI", dependencies: ["WatcherCore"]),
     .executableTarget(name: "watcher", dependencies: ["WatcherCLI"]),
     .target(name: "WatcherTestSupport", dependencies: ["WatcherCore"]),

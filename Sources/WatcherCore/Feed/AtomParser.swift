@@ -46,6 +46,7 @@ final class AtomParser: FeedElementParser {
   private var authorDepth = 0
   private var sourceDepth = 0
   private var pendingHTML = false
+  private var pendingGuess = false
   private let acceptsCore: Bool
   private unowned let reader: XMLStreamParser
 
@@ -71,7 +72,9 @@ final class AtomParser: FeedElementParser {
       return .none
     }
     if entry != nil {
-      if depth == entryDepth + 1 || (depth == entryDepth + 2 && stack[depth - 2] == FeedTag(.media, .group)) {
+      // Atom elements count as the entry's when they are its children; media and Dublin Core elements at
+      // any depth (media:group, media:content wrap them), but not inside an author.
+      if depth == entryDepth + 1 || (authorDepth == 0 && tag.vocabulary != .atom && tag.vocabulary != .core) {
         return startEntryChild(tag, name: name, attributes: attributes)
       }
       if authorDepth > 0, depth == authorDepth + 1, name == .name { return .text }
@@ -95,6 +98,8 @@ final class AtomParser: FeedElementParser {
     switch name {
     case .title, .summary, .content:
       pendingHTML = TextConstruct.isHTML(atomType: attributes.value("type"), mode: attributes.value("mode"))
+      // With no type at all, trust the content rather than the default: publishers forget `type="html"`.
+      pendingGuess = attributes.value("type") == nil && attributes.value("mode") == nil
       if name == .content, attributes.value("src") != nil, entry?.links.isEmpty ?? false,
         let src = attributes.value("src").flatMap(HTMLText.collapsed)
       {
@@ -130,8 +135,8 @@ final class AtomParser: FeedElementParser {
         {
           entry?.mediaImage = FeedNormalizer.link(url, base: attributes.xmlBase)
         }
-      case (.dc, .subject): return .text
-      case (.dc, .creator): return .text
+      case (.dc, .subject), (.dc, .creator), (.media, .category): return .text
+      case (.media, .keywords): return .text
       default: break
       }
     }
@@ -177,10 +182,11 @@ final class AtomParser: FeedElementParser {
       entry = current
       return
     }
+    let construct = pendingGuess ? TextConstruct(guessing: text) : TextConstruct(value: text, isHTML: pendingHTML)
     switch name {
-    case .title: if current.title == nil { current.title = TextConstruct(value: text, isHTML: pendingHTML) }
-    case .summary: if current.summary == nil { current.summary = TextConstruct(value: text, isHTML: pendingHTML) }
-    case .content: if current.content == nil { current.content = TextConstruct(value: text, isHTML: pendingHTML) }
+    case .title: if current.title == nil { current.title = construct }
+    case .summary: if current.summary == nil { current.summary = construct }
+    case .content: if current.content == nil { current.content = construct }
     case .id: if current.id == nil { current.id = HTMLText.collapsed(text) }
     case .published, .issued, .created:
       if current.published == nil { current.published = FeedNormalizer.date(text, reader: reader) }
@@ -192,8 +198,12 @@ final class AtomParser: FeedElementParser {
       switch (tag.vocabulary, tag.name) {
       case (.media, .description):
         if current.mediaDescription == nil { current.mediaDescription = TextConstruct(value: text, isHTML: pendingHTML) }
-      case (.dc, .subject):
+      case (.dc, .subject), (.media, .category):
         if let category = HTMLText.collapsed(text) { current.categories.append(category) }
+      case (.media, .keywords):
+        for keyword in text.split(separator: ",") {
+          if let category = HTMLText.collapsed(String(keyword)) { current.categories.append(category) }
+        }
       case (.dc, .creator):
         if current.authorName == nil { current.authorName = FeedNormalizer.author(text) }
       default: break

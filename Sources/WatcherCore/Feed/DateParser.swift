@@ -107,7 +107,8 @@ public enum DateParser {
           var om = 0
           if i < s.count {
             _ = accept(UInt8(ascii: ":"))
-            guard let m = digits(2) else { return nil }
+            // "+00:0" happens; read one or two digits.
+            guard let m = digits(2) ?? digits(1) else { return nil }
             om = m
           }
           offset = sign * (oh * 3_600 + om * 60)

@@ -65,8 +65,14 @@ public enum FeedParser {
       let (feed, warnings) = try JSONFeedParser.parse(i == 0 ? data : Data(bytes[i...]))
       return finished(feed, warnings: warnings)
     }
-    if bytes.starts(with: [0x1F, 0x8B]) {
-      throw FeedParseError.notAFeed(found: "gzip-compressed data (decompress it first: zcat FILE | watcher parse -)")
+    if Gzip.isGzip(bytes) {
+      // A saved .gz feed, or a server that compressed twice.
+      guard let inflated = try Gzip.decompress(bytes, limit: options.maxBytes) else {
+        throw FeedParseError.notAFeed(found: "corrupt gzip-compressed data")
+      }
+      var parsed = try parse(inflated, options: options)
+      parsed.warnings.insert(FeedWarning(message: "the document was gzip-compressed"), at: 0)
+      return parsed
     }
     let decoder = InputDecoder(bytes, charsetHint: options.charset)
     let reader = XMLFeedReader(documentURL: options.documentURL, maxFieldBytes: options.maxFieldBytes)

@@ -36,12 +36,14 @@ struct InputDecoder {
     if input.starts(with: [0xEF, 0xBB, 0xBF]) {
       offset = 3
       declared = "utf-8"
-    } else if input.starts(with: [0xFF, 0xFE]) || input.starts(with: [0x3C, 0x00, 0x3F, 0x00]) {
+    } else if input.starts(with: [0xFF, 0xFE]) {
       declared = "utf-16le"
-      offset = input.starts(with: [0xFF, 0xFE]) ? 2 : 0
-    } else if input.starts(with: [0xFE, 0xFF]) || input.starts(with: [0x00, 0x3C, 0x00, 0x3F]) {
+      offset = 2
+    } else if input.starts(with: [0xFE, 0xFF]) {
       declared = "utf-16be"
-      offset = input.starts(with: [0xFE, 0xFF]) ? 2 : 0
+      offset = 2
+    } else if let utf16 = Self.sniffUTF16(input) {
+      declared = utf16
     }
     if declared == nil {
       declared = Self.declaredEncoding(in: input)
@@ -97,6 +99,49 @@ struct InputDecoder {
   }
 
   // MARK: - Detection
+
+  /// UTF-16 without a byte-order mark, told by the zero bytes around ASCII `<` (XML 1.0 appendix F).
+  static func sniffUTF16(_ input: UnsafeBufferPointer<UInt8>) -> String? {
+    guard input.count >= 4 else { return nil }
+    var i = 0
+    // Skip UTF-16 whitespace before the first `<`.
+    while i + 1 < input.count, i < 64, (input[i] == 0 && (input[i + 1] == 32 || input[i + 1] == 10 || input[i + 1] == 13))
+      || (input[i + 1] == 0 && (input[i] == 32 || input[i] == 10 || input[i] == 13))
+    {
+      i += 2
+    }
+    guard i + 3 < input.count else { return nil }
+    if input[i] == 0, input[i + 1] == UInt8(ascii: "<"), input[i + 2] == 0, input[i + 3] != 0 { return "utf-16be" }
+    if input[i] == UInt8(ascii: "<"), input[i + 1] == 0, input[i + 2] != 0, input[i + 3] == 0 { return "utf-16le" }
+    return nil
+  }
+
+  /// Undoes the commonest mojibake: UTF-8 that was read as Latin-1 and written out again as UTF-8 ("CafÃ©").
+  /// When every non-ASCII character of `bytes` is in U+0080–U+00FF and their Latin-1 bytes are valid UTF-8,
+  /// returns those bytes; otherwise `nil`. (feedparser applies the same repair.)
+  static func undoDoubleEncoding(_ bytes: [UInt8]) -> [UInt8]? {
+    guard bytes.contains(where: { $0 >= 0x80 }) else { return nil }
+    var latin1: [UInt8] = []
+    latin1.reserveCapacity(bytes.count)
+    var i = 0
+    while i < bytes.count {
+      let c = bytes[i]
+      if c < 0x80 {
+        latin1.append(c)
+        i += 1
+      } else if (c == 0xC2 || c == 0xC3), i + 1 < bytes.count, bytes[i + 1] & 0xC0 == 0x80 {
+        latin1.append((c & 0x03) << 6 | (bytes[i + 1] & 0x3F))
+        i += 2
+      } else {
+        return nil
+      }
+    }
+    let result = latin1.withUnsafeBufferPointer { buffer -> [UInt8]? in
+      // Must decode as UTF-8 with at least one multi-byte sequence, else it was real Latin-1 text.
+      firstUnclean(buffer) == nil && buffer.contains { $0 >= 0x80 } ? latin1 : nil
+    }
+    return result
+  }
 
   /// The `encoding` pseudo-attribute of the XML declaration in the first 1 KB, lowercased.
   static func declaredEncoding(in input: UnsafeBufferPointer<UInt8>) -> String? {

@@ -30,9 +30,8 @@ struct RSSItem {
   var dcDate: Date?
   var issued: Date?
   var updated: Date?
+  /// The first of `author`, `dc:creator`, `itunes:author` in document order (feedparser keeps the first).
   var author: String?
-  var creator: String?
-  var itunesAuthor: String?
   var categories: [String] = []
   var enclosures: [Enclosure] = []
   var thumbnail: String?
@@ -56,11 +55,10 @@ final class RSSParser: FeedElementParser {
     self.reader = reader
   }
 
-  /// Whether `tag` is a direct child of the current item (or of a `media:group` in it).
+  /// Whether an element whose parent is at `parentIndex` is inside the current item. Any depth counts, as in
+  /// feedparser: feeds wrap categories in `<categories>` and media elements in `media:group`/`media:content`.
   private func inItem(parentIndex: Int) -> Bool {
-    guard item != nil, parentIndex >= 0 else { return false }
-    if parentIndex + 1 == itemDepth { return true }
-    return parentIndex + 2 == itemDepth && stack[parentIndex] == FeedTag(.media, .group)
+    item != nil && parentIndex + 1 >= itemDepth
   }
 
   func start(_ tag: FeedTag, attributes: XMLAttributes) -> XMLCapture {
@@ -200,9 +198,8 @@ final class RSSParser: FeedElementParser {
       if current.issued == nil { current.issued = date(text) }
     case (.dcterms, .modified), (.atom, .updated):
       if current.updated == nil { current.updated = date(text) }
-    case (.core, .author): if current.author == nil { current.author = FeedNormalizer.author(text) }
-    case (.dc, .creator): if current.creator == nil { current.creator = FeedNormalizer.author(text) }
-    case (.itunes, .author): if current.itunesAuthor == nil { current.itunesAuthor = FeedNormalizer.author(text) }
+    case (.core, .author), (.dc, .creator), (.itunes, .author):
+      if current.author == nil { current.author = FeedNormalizer.author(text) }
     case (.core, .category), (.dc, .subject), (.media, .category):
       if let category = HTMLText.collapsed(text) { current.categories.append(category) }
     case (.itunes, .keywords), (.media, .keywords):
@@ -235,7 +232,7 @@ final class RSSParser: FeedElementParser {
     }
     return FeedNormalizer.item(
       id: raw.guid ?? raw.about, title: raw.title ?? raw.fallbackTitle, link: link,
-      author: raw.author ?? raw.creator ?? raw.itunesAuthor, categories: raw.categories,
+      author: raw.author, categories: raw.categories,
       published: raw.pubDate ?? raw.dcDate ?? raw.issued, updated: raw.updated ?? raw.dcDate,
       summary: raw.summary, content: raw.content, enclosures: raw.enclosures,
       image: images.lazy.compactMap { $0 }.first)

@@ -120,8 +120,7 @@ struct XMLAttributes {
           guard XMLNamespace(uri: uri, prefix: prefix) == namespace else { continue }
         }
         guard let start = entry[3], let end = entry[4] else { return "" }
-        let length = end - start
-        return String(decoding: UnsafeBufferPointer(start: start, count: length), as: UTF8.self)
+        return attributeString(UnsafeBufferPointer(start: start, count: end - start))
       }
       return nil
     }
@@ -259,7 +258,7 @@ final class XMLStreamParser {
         guard let name = entry[0], let p = entry[1], strcmp(cString(name), "base") == 0,
           strcmp(cString(p), "xml") == 0, let start = entry[3], let end = entry[4]
         else { continue }
-        let value = String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
+        let value = attributeString(UnsafeBufferPointer(start: start, count: end - start))
         xmlBase = URLResolver.resolve(value.trimmingCharacters(in: .whitespacesAndNewlines), against: xmlBase)
         bases.append((depth, xmlBase))
       }
@@ -298,7 +297,7 @@ final class XMLStreamParser {
     if captureDepth > 0 {
       captureDepth = 0
       if truncated { warn("content longer than \(ByteCount.format(maxFieldBytes)) was cut") }
-      let text = String(decoding: buffer, as: UTF8.self)
+      let text = String(decoding: InputDecoder.undoDoubleEncoding(buffer) ?? buffer, as: UTF8.self)
       if buffer.count > 65_536 { buffer = [] }
       handler.end(tag, text: text)
     } else {
@@ -388,6 +387,25 @@ private struct NameKey: Hashable {
   var name: Int
   var uri: Int
   var prefix: Int
+}
+
+/// An attribute value as text. Without entity substitution (never `XML_PARSE_NOENT`), libxml2 hands over
+/// `&amp;` as `&#38;` and leaves HTML entities as written, so references are decoded here.
+private func attributeString(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+  guard bytes.contains(UInt8(ascii: "&")) else { return String(decoding: bytes, as: UTF8.self) }
+  var out: [UInt8] = []
+  out.reserveCapacity(bytes.count)
+  var i = 0
+  while i < bytes.count {
+    if bytes[i] == UInt8(ascii: "&"), let (length, scalar) = HTMLText.entityLength(bytes, at: i) {
+      InputDecoder.appendUTF8(of: scalar, to: &out)
+      i += length
+    } else {
+      out.append(bytes[i])
+      i += 1
+    }
+  }
+  return String(decoding: out, as: UTF8.self)
 }
 
 @inline(__always)
