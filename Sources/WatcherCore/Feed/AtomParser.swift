@@ -39,7 +39,9 @@ struct AtomEntry {
 final class AtomParser: FeedElementParser {
   let format: FeedFormat
   private var feed = AtomFeed()
-  private var entry: AtomEntry?
+  /// The entry being read; meaningful while `hasEntry`. Mutated in place.
+  private var entry = AtomEntry()
+  private var hasEntry = false
   private var stack: [FeedTag] = []
   private var entryDepth = 0
   /// Inside an `author` of the current entry (not of its `source`): depth of that author element.
@@ -66,12 +68,13 @@ final class AtomParser: FeedElementParser {
     let depth = stack.count
     let name = atom(tag)
     if sourceDepth > 0 { return .none }
-    if name == .entry, entry == nil {
+    if name == .entry, !hasEntry {
       entry = AtomEntry()
+      hasEntry = true
       entryDepth = depth
       return .none
     }
-    if entry != nil {
+    if hasEntry {
       // Atom elements count as the entry's when they are its children; media and Dublin Core elements at
       // any depth (media:group, media:content wrap them), but not inside an author.
       if depth == entryDepth + 1 || (authorDepth == 0 && tag.vocabulary != .atom && tag.vocabulary != .core) {
@@ -100,23 +103,23 @@ final class AtomParser: FeedElementParser {
       pendingHTML = TextConstruct.isHTML(atomType: attributes.value("type"), mode: attributes.value("mode"))
       // With no type at all, trust the content rather than the default: publishers forget `type="html"`.
       pendingGuess = attributes.value("type") == nil && attributes.value("mode") == nil
-      if name == .content, attributes.value("src") != nil, entry?.links.isEmpty ?? false,
+      if name == .content, attributes.value("src") != nil, entry.links.isEmpty ?? false,
         let src = attributes.value("src").flatMap(HTMLText.collapsed)
       {
-        entry?.links.append(AtomLink(href: FeedNormalizer.link(src, base: attributes.xmlBase), rel: "alternate"))
+        entry.links.append(AtomLink(href: FeedNormalizer.link(src, base: attributes.xmlBase), rel: "alternate"))
       }
       return TextConstruct.isXHTML(atomType: attributes.value("type")) ? .xhtml : .text
     case .id, .published, .updated, .issued, .modified, .created: return .text
     case .category:
       if let term = (attributes.value("term") ?? attributes.value("label")).flatMap(HTMLText.collapsed) {
-        entry?.categories.append(term)
+        entry.categories.append(term)
         return .none
       }
       return .text
     case .link:
-      if let link = link(attributes) { entry?.links.append(link) }
+      if let link = link(attributes) { entry.links.append(link) }
     case .author:
-      if entry?.authorName == nil { authorDepth = stack.count }
+      if entry.authorName == nil { authorDepth = stack.count }
     case .source:
       sourceDepth = stack.count
     default:
@@ -125,15 +128,15 @@ final class AtomParser: FeedElementParser {
         pendingHTML = attributes.value("type")?.lowercased() == "html"
         return .text
       case (.media, .thumbnail):
-        if entry?.thumbnail == nil, let url = attributes.value("url").flatMap(HTMLText.collapsed) {
-          entry?.thumbnail = FeedNormalizer.link(url, base: attributes.xmlBase)
+        if entry.thumbnail == nil, let url = attributes.value("url").flatMap(HTMLText.collapsed) {
+          entry.thumbnail = FeedNormalizer.link(url, base: attributes.xmlBase)
         }
       case (.media, .content):
         let type = attributes.value("type")?.lowercased() ?? ""
-        if entry?.mediaImage == nil, attributes.value("medium") == "image" || type.hasPrefix("image/"),
+        if entry.mediaImage == nil, attributes.value("medium") == "image" || type.hasPrefix("image/"),
           let url = attributes.value("url").flatMap(HTMLText.collapsed)
         {
-          entry?.mediaImage = FeedNormalizer.link(url, base: attributes.xmlBase)
+          entry.mediaImage = FeedNormalizer.link(url, base: attributes.xmlBase)
         }
       case (.dc, .subject), (.dc, .creator), (.media, .category): return .text
       case (.media, .keywords): return .text
@@ -166,50 +169,47 @@ final class AtomParser: FeedElementParser {
       authorDepth = 0
       return
     }
-    if entry != nil, depth == entryDepth {
-      if let entry { feed.entries.append(entry) }
-      entry = nil
+    if hasEntry, depth == entryDepth {
+      feed.entries.append(entry)
+      hasEntry = false
       return
     }
     guard let text else { return }
-    if entry == nil {
+    if !hasEntry {
       if name == .title, feed.title == nil { feed.title = TextConstruct(value: text, isHTML: pendingHTML) }
       return
     }
-    guard var current = entry else { return }
     if authorDepth > 0 {
-      if current.authorName == nil { current.authorName = HTMLText.collapsed(text) }
-      entry = current
+      if entry.authorName == nil { entry.authorName = HTMLText.collapsed(text) }
       return
     }
     let construct = pendingGuess ? TextConstruct(guessing: text) : TextConstruct(value: text, isHTML: pendingHTML)
     switch name {
-    case .title: if current.title == nil { current.title = construct }
-    case .summary: if current.summary == nil { current.summary = construct }
-    case .content: if current.content == nil { current.content = construct }
-    case .id: if current.id == nil { current.id = HTMLText.collapsed(text) }
+    case .title: if entry.title == nil { entry.title = construct }
+    case .summary: if entry.summary == nil { entry.summary = construct }
+    case .content: if entry.content == nil { entry.content = construct }
+    case .id: if entry.id == nil { entry.id = HTMLText.collapsed(text) }
     case .published, .issued, .created:
-      if current.published == nil { current.published = FeedNormalizer.date(text, reader: reader) }
+      if entry.published == nil { entry.published = FeedNormalizer.date(text, reader: reader) }
     case .updated, .modified:
-      if current.updated == nil { current.updated = FeedNormalizer.date(text, reader: reader) }
+      if entry.updated == nil { entry.updated = FeedNormalizer.date(text, reader: reader) }
     case .category:
-      if let category = HTMLText.collapsed(text) { current.categories.append(category) }
+      if let category = HTMLText.collapsed(text) { entry.categories.append(category) }
     default:
       switch (tag.vocabulary, tag.name) {
       case (.media, .description):
-        if current.mediaDescription == nil { current.mediaDescription = TextConstruct(value: text, isHTML: pendingHTML) }
+        if entry.mediaDescription == nil { entry.mediaDescription = TextConstruct(value: text, isHTML: pendingHTML) }
       case (.dc, .subject), (.media, .category):
-        if let category = HTMLText.collapsed(text) { current.categories.append(category) }
+        if let category = HTMLText.collapsed(text) { entry.categories.append(category) }
       case (.media, .keywords):
         for keyword in text.split(separator: ",") {
-          if let category = HTMLText.collapsed(String(keyword)) { current.categories.append(category) }
+          if let category = HTMLText.collapsed(String(keyword)) { entry.categories.append(category) }
         }
       case (.dc, .creator):
-        if current.authorName == nil { current.authorName = FeedNormalizer.author(text) }
+        if entry.authorName == nil { entry.authorName = FeedNormalizer.author(text) }
       default: break
       }
     }
-    entry = current
   }
 
   func finish() -> Feed {

@@ -61,7 +61,7 @@ public enum FeedParser {
     while i < bytes.count, bytes[i] == 32 || (bytes[i] >= 9 && bytes[i] <= 13) { i += 1 }
     guard i < bytes.count else { throw FeedParseError.empty }
     let first = bytes[i]
-    if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
+    if (first == UInt8(ascii: "{") || first == UInt8(ascii: "[")) && i + 1 < bytes.count && bytes[i + 1] != 0 {
       let (feed, warnings) = try JSONFeedParser.parse(i == 0 ? data : Data(bytes[i...]))
       return finished(feed, warnings: warnings)
     }

@@ -10,9 +10,10 @@
 public enum HTMLText {
   /// The plain text of `html`, or `nil` when nothing but markup and whitespace remains.
   public static func plainText(fromHTML html: String, singleLine: Bool = false) -> String? {
-    guard let text = convert(html, singleLine: singleLine) else { return nil }
-    if mayContainMarkup(text), looksLikeHTML(text) {
-      return convert(text, singleLine: singleLine)
+    let (text, decodedMarkup) = convert(html, singleLine: singleLine)
+    // Escaped twice: entities decoded to `<`/`&` and the result is HTML again.
+    if decodedMarkup, let text, looksLikeHTML(text) {
+      return convert(text, singleLine: singleLine).0
     }
     return text
   }
@@ -93,77 +94,111 @@ public enum HTMLText {
 
   // MARK: - Conversion
 
-  private static func mayContainMarkup(_ s: String) -> Bool {
-    s.utf8.contains(UInt8(ascii: "<")) || s.utf8.contains(UInt8(ascii: "&"))
-  }
-
-  private static func convert(_ html: String, singleLine: Bool) -> String? {
+  /// Plain text of `html`, and whether decoding produced a `<` or `&` (so it may be HTML escaped twice).
+  private static func convert(_ html: String, singleLine: Bool) -> (String?, Bool) {
     var copy = html
-    return copy.withUTF8 { b -> String? in
-      var out = [UInt8]()
-      out.reserveCapacity(b.count)
-      var pendingSpace = false
-      var pendingBreak = false
+    return copy.withUTF8 { b -> (String?, Bool) in
+      var sink = TextSink(capacity: b.count, singleLine: singleLine)
       let n = b.count
       var i = 0
-
-      @inline(__always) func emitPending() {
-        if out.isEmpty {
-          pendingSpace = false
-          pendingBreak = false
-          return
-        }
-        if pendingBreak {
-          if let last = out.last, last != 10 { out.append(singleLine ? 32 : 10) }
-        } else if pendingSpace, let last = out.last, last != 10 {
-          out.append(32)
-        }
-        pendingSpace = false
-        pendingBreak = false
-      }
-
       while i < n {
         let c = b[i]
         if c == UInt8(ascii: "<") {
           if let (end, name, closing) = scanTag(b, at: i) {
             if !closing, skipContentTags.contains(name) {
               i = skipElement(b, from: end, name: name)
-              pendingSpace = true
+              sink.pendingSpace = true
               continue
             }
-            if blockTags.contains(name) { pendingBreak = true } else if name == "img" { pendingSpace = true }
+            if blockTags.contains(name) {
+              sink.pendingBreak = true
+            } else if name == "img" {
+              sink.pendingSpace = true
+            }
             i = end
             continue
           }
-          emitPending()
-          out.append(c)
+          sink.append(c)
           i += 1
         } else if c == UInt8(ascii: "&") {
           if let (length, scalar) = entityLength(b, at: i) {
-            if scalar == 0xA0 || scalar == 32 || scalar == 9 || scalar == 10 || scalar == 13 {
-              pendingSpace = true
-            } else {
-              emitPending()
-              InputDecoder.appendUTF8(of: scalar, to: &out)
-            }
+            sink.append(scalar: scalar)
             i += length
           } else {
-            emitPending()
-            out.append(c)
+            sink.append(c)
             i += 1
           }
         } else if c == 32 || (c >= 9 && c <= 13) {
-          pendingSpace = true
+          sink.pendingSpace = true
           i += 1
         } else if c == 0xC2, i + 1 < n, b[i + 1] == 0xA0 {
-          pendingSpace = true
+          sink.pendingSpace = true
           i += 2
         } else {
-          emitPending()
-          out.append(c)
-          i += 1
+          // Copy a run of ordinary bytes at once.
+          var j = i + 1
+          while j < n {
+            let d = b[j]
+            if d == UInt8(ascii: "<") || d == UInt8(ascii: "&") || d <= 32 || d == 0xC2 { break }
+            j += 1
+          }
+          sink.append(run: UnsafeBufferPointer(rebasing: b[i..<j]))
+          i = j
         }
       }
+      return (sink.finish(), sink.decodedMarkup)
+    }
+  }
+
+  /// The text being built: pending separators are written only before the next visible character.
+  private struct TextSink {
+    var out: [UInt8]
+    var pendingSpace = false
+    var pendingBreak = false
+    var decodedMarkup = false
+    let singleLine: Bool
+
+    init(capacity: Int, singleLine: Bool) {
+      out = []
+      out.reserveCapacity(capacity)
+      self.singleLine = singleLine
+    }
+
+    @inline(__always)
+    mutating func flushSeparator() {
+      if !out.isEmpty, out[out.count - 1] != 10 {
+        if pendingBreak {
+          out.append(singleLine ? 32 : 10)
+        } else if pendingSpace {
+          out.append(32)
+        }
+      }
+      pendingSpace = false
+      pendingBreak = false
+    }
+
+    @inline(__always)
+    mutating func append(_ c: UInt8) {
+      if pendingSpace || pendingBreak { flushSeparator() }
+      out.append(c)
+    }
+
+    mutating func append(run: UnsafeBufferPointer<UInt8>) {
+      if pendingSpace || pendingBreak { flushSeparator() }
+      out.append(contentsOf: run)
+    }
+
+    mutating func append(scalar: UInt32) {
+      if scalar == 0xA0 || scalar == 32 || scalar == 9 || scalar == 10 || scalar == 13 {
+        pendingSpace = true
+        return
+      }
+      if scalar == 0x3C || scalar == 0x26 { decodedMarkup = true }
+      if pendingSpace || pendingBreak { flushSeparator() }
+      InputDecoder.appendUTF8(of: scalar, to: &out)
+    }
+
+    mutating func finish() -> String? {
       while let last = out.last, last == 32 || last == 10 { out.removeLast() }
       return out.isEmpty ? nil : String(decoding: out, as: UTF8.self)
     }

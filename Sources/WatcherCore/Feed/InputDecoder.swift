@@ -36,6 +36,12 @@ struct InputDecoder {
     if input.starts(with: [0xEF, 0xBB, 0xBF]) {
       offset = 3
       declared = "utf-8"
+    } else if input.starts(with: [0x00, 0x00, 0xFE, 0xFF]) || input.starts(with: [0x00, 0x00, 0x00, 0x3C]) {
+      declared = "utf-32be"
+      offset = input.starts(with: [0x00, 0x00, 0xFE, 0xFF]) ? 4 : 0
+    } else if input.starts(with: [0xFF, 0xFE, 0x00, 0x00]) || input.starts(with: [0x3C, 0x00, 0x00, 0x00]) {
+      declared = "utf-32le"
+      offset = input.starts(with: [0xFF, 0xFE, 0x00, 0x00]) ? 4 : 0
     } else if input.starts(with: [0xFF, 0xFE]) {
       declared = "utf-16le"
       offset = 2
@@ -48,7 +54,11 @@ struct InputDecoder {
     if declared == nil {
       declared = Self.declaredEncoding(in: input)
       // An ASCII-readable prolog cannot really be UTF-16.
-      if let d = declared, d.hasPrefix("utf-16") || d.hasPrefix("utf16") { declared = "utf-8" }
+      if let d = declared, d.hasPrefix("utf-16") || d.hasPrefix("utf16") || d.hasPrefix("utf-32") || d.hasPrefix("ucs-4")
+        || d.hasPrefix("iso-10646-ucs-4") || d == "csucs4"
+      {
+        declared = "utf-8"
+      }
     }
     let name = Self.canonicalName(declared ?? charsetHint.map { $0.lowercased() } ?? "utf-8")
     encoding = name

@@ -44,7 +44,9 @@ struct RSSItem {
 final class RSSParser: FeedElementParser {
   private(set) var format: FeedFormat
   private var channel = RSSChannel()
-  private var item: RSSItem?
+  /// The item being read; meaningful while `hasItem`. Mutated in place (no copy per element).
+  private var item = RSSItem()
+  private var hasItem = false
   private var stack: [FeedTag] = []
   private var itemDepth = 0
   private var pending: (link: String?, base: String?, permaLink: Bool) = (nil, nil, true)
@@ -58,16 +60,17 @@ final class RSSParser: FeedElementParser {
   /// Whether an element whose parent is at `parentIndex` is inside the current item. Any depth counts, as in
   /// feedparser: feeds wrap categories in `<categories>` and media elements in `media:group`/`media:content`.
   private func inItem(parentIndex: Int) -> Bool {
-    item != nil && parentIndex + 1 >= itemDepth
+    hasItem && parentIndex + 1 >= itemDepth
   }
 
   func start(_ tag: FeedTag, attributes: XMLAttributes) -> XMLCapture {
     stack.append(tag)
     let parent = stack.count - 2
-    if tag.name == .item, tag.vocabulary == .core, item == nil {
+    if tag.name == .item, tag.vocabulary == .core, !hasItem {
       item = RSSItem()
+      hasItem = true
       itemDepth = stack.count
-      item?.about = attributes.value("about", namespace: .rdf).flatMap(HTMLText.collapsed)
+      item.about = attributes.value("about", namespace: .rdf).flatMap(HTMLText.collapsed)
       return .none
     }
     if tag.name == .channel, tag.vocabulary == .core, format == .rss10 || format == .rss090 {
@@ -76,7 +79,7 @@ final class RSSParser: FeedElementParser {
     if inItem(parentIndex: parent) {
       return startItemChild(tag, attributes: attributes)
     }
-    if item == nil, parent >= 0, stack[parent] == FeedTag(.core, .channel) {
+    if !hasItem, parent >= 0, stack[parent] == FeedTag(.core, .channel) {
       switch (tag.vocabulary, tag.name) {
       case (.core, .title), (.core, .link):
         pending.base = attributes.xmlBase
@@ -110,7 +113,7 @@ final class RSSParser: FeedElementParser {
       return .xhtml
     case (.core, .enclosure):
       if let url = attributes.value("url").flatMap(HTMLText.collapsed) {
-        item?.enclosures.append(
+        item.enclosures.append(
           Enclosure(
             url: FeedNormalizer.link(url, base: attributes.xmlBase),
             type: attributes.value("type").flatMap(HTMLText.collapsed),
@@ -119,28 +122,28 @@ final class RSSParser: FeedElementParser {
     case (.atom, .link):
       let rel = attributes.value("rel") ?? "alternate"
       guard let href = attributes.value("href").flatMap(HTMLText.collapsed) else { break }
-      if rel == "alternate", item?.atomAlternate == nil {
-        item?.atomAlternate = FeedNormalizer.link(href, base: attributes.xmlBase)
+      if rel == "alternate", item.atomAlternate == nil {
+        item.atomAlternate = FeedNormalizer.link(href, base: attributes.xmlBase)
       } else if rel == "enclosure" {
-        item?.enclosures.append(
+        item.enclosures.append(
           Enclosure(
             url: FeedNormalizer.link(href, base: attributes.xmlBase), type: attributes.value("type"),
             length: attributes.value("length").flatMap(FeedNormalizer.length)))
       }
     case (.media, .thumbnail):
-      if item?.thumbnail == nil, let url = attributes.value("url").flatMap(HTMLText.collapsed) {
-        item?.thumbnail = FeedNormalizer.link(url, base: attributes.xmlBase)
+      if item.thumbnail == nil, let url = attributes.value("url").flatMap(HTMLText.collapsed) {
+        item.thumbnail = FeedNormalizer.link(url, base: attributes.xmlBase)
       }
     case (.media, .content):
       let type = attributes.value("type")?.lowercased() ?? ""
-      if item?.mediaImage == nil, attributes.value("medium") == "image" || type.hasPrefix("image/"),
+      if item.mediaImage == nil, attributes.value("medium") == "image" || type.hasPrefix("image/"),
         let url = attributes.value("url").flatMap(HTMLText.collapsed)
       {
-        item?.mediaImage = FeedNormalizer.link(url, base: attributes.xmlBase)
+        item.mediaImage = FeedNormalizer.link(url, base: attributes.xmlBase)
       }
     case (.itunes, .image):
-      if item?.itunesImage == nil, let url = (attributes.value("href") ?? attributes.value("url")).flatMap(HTMLText.collapsed) {
-        item?.itunesImage = FeedNormalizer.link(url, base: attributes.xmlBase)
+      if item.itunesImage == nil, let url = (attributes.value("href") ?? attributes.value("url")).flatMap(HTMLText.collapsed) {
+        item.itunesImage = FeedNormalizer.link(url, base: attributes.xmlBase)
       }
     default: break
     }
@@ -150,16 +153,16 @@ final class RSSParser: FeedElementParser {
   func end(_ tag: FeedTag, text: String?) {
     defer { stack.removeLast() }
     let parent = stack.count - 2
-    if stack.count == itemDepth, item != nil, tag.name == .item {
-      if let item { channel.items.append(item) }
-      item = nil
+    if stack.count == itemDepth, hasItem, tag.name == .item {
+      channel.items.append(item)
+      hasItem = false
       itemDepth = 0
       return
     }
     guard let text else { return }
     if inItem(parentIndex: parent) {
       endItemChild(tag, text: text)
-    } else if item == nil {
+    } else if !hasItem {
       switch tag.name {
       case .title where channel.title == nil: channel.title = TextConstruct(guessing: text)
       case .link where channel.link == nil:
@@ -170,45 +173,43 @@ final class RSSParser: FeedElementParser {
   }
 
   private func endItemChild(_ tag: FeedTag, text: String) {
-    guard var current = item else { return }
     switch (tag.vocabulary, tag.name) {
-    case (.core, .title): if current.title == nil { current.title = TextConstruct(guessing: text) }
+    case (.core, .title): if item.title == nil { item.title = TextConstruct(guessing: text) }
     case (.dc, .title), (.media, .title):
-      if current.fallbackTitle == nil { current.fallbackTitle = TextConstruct(guessing: text) }
+      if item.fallbackTitle == nil { item.fallbackTitle = TextConstruct(guessing: text) }
     case (.core, .link):
-      if current.link == nil, let link = HTMLText.collapsed(text) {
-        current.link = FeedNormalizer.link(link, base: pending.base)
+      if item.link == nil, let link = HTMLText.collapsed(text) {
+        item.link = FeedNormalizer.link(link, base: pending.base)
       }
     case (.core, .guid):
-      if current.guid == nil, let guid = HTMLText.collapsed(text) {
-        current.guid = guid
-        current.guidIsPermaLink = pending.permaLink
+      if item.guid == nil, let guid = HTMLText.collapsed(text) {
+        item.guid = guid
+        item.guidIsPermaLink = pending.permaLink
       }
     case (.core, .description), (.dc, .description):
-      if current.summary == nil { current.summary = TextConstruct(value: text, isHTML: true) }
+      if item.summary == nil { item.summary = TextConstruct(value: text, isHTML: true) }
     case (.itunes, .summary), (.media, .description):
-      if current.summary == nil { current.summary = TextConstruct(guessing: text) }
+      if item.summary == nil { item.summary = TextConstruct(guessing: text) }
     case (.content, .encoded):
-      if current.content == nil { current.content = TextConstruct(value: text, isHTML: true) }
+      if item.content == nil { item.content = TextConstruct(value: text, isHTML: true) }
     case (.xhtml, .body):
-      if current.content == nil { current.content = TextConstruct(value: text, isHTML: true) }
-    case (.core, .pubDate): current.pubDate = date(text)
-    case (.dc, .date): current.dcDate = date(text)
+      if item.content == nil { item.content = TextConstruct(value: text, isHTML: true) }
+    case (.core, .pubDate): item.pubDate = date(text)
+    case (.dc, .date): item.dcDate = date(text)
     case (.dcterms, .issued), (.dcterms, .created), (.atom, .published):
-      if current.issued == nil { current.issued = date(text) }
+      if item.issued == nil { item.issued = date(text) }
     case (.dcterms, .modified), (.atom, .updated):
-      if current.updated == nil { current.updated = date(text) }
+      if item.updated == nil { item.updated = date(text) }
     case (.core, .author), (.dc, .creator), (.itunes, .author):
-      if current.author == nil { current.author = FeedNormalizer.author(text) }
+      if item.author == nil { item.author = FeedNormalizer.author(text) }
     case (.core, .category), (.dc, .subject), (.media, .category):
-      if let category = HTMLText.collapsed(text) { current.categories.append(category) }
+      if let category = HTMLText.collapsed(text) { item.categories.append(category) }
     case (.itunes, .keywords), (.media, .keywords):
       for keyword in text.split(separator: ",") {
-        if let category = HTMLText.collapsed(String(keyword)) { current.categories.append(category) }
+        if let category = HTMLText.collapsed(String(keyword)) { item.categories.append(category) }
       }
     default: break
     }
-    item = current
   }
 
   private func date(_ text: String) -> Date? {

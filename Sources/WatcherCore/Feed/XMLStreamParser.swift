@@ -57,9 +57,13 @@ enum XMLNamespace: Sendable, Equatable {
     }
     var u = uri.lowercased()
     if u.hasSuffix("/") || u.hasSuffix("#") { u.removeLast() }
+    if u.hasPrefix("http://backend.userland.com/rss") {
+      self = .rss
+      return
+    }
     switch u {
     case "http://my.netscape.com/rdf/simple/0.9": self = .rss090
-    case "http://purl.org/rss/1.0", "http://backend.userland.com/rss2",
+    case "http://purl.org/rss/1.0",
       "http://blogs.law.harvard.edu/tech/rss", "http://purl.org/net/rss1.1":
       self = .rss
     case "http://www.w3.org/1999/02/22-rdf-syntax-ns": self = .rdf
@@ -414,34 +418,37 @@ private func cString(_ p: UnsafePointer<xmlChar>) -> UnsafePointer<CChar> {
 }
 
 /// The parser object stored in the libxml2 context's `_private` (the SAX `ctx` is the parser context).
+/// The parser is kept alive by `parse` for the whole parse, so no reference counting is needed per callback.
 @inline(__always)
-private func callbacks(_ ctx: UnsafeMutableRawPointer?) -> XMLStreamParser? {
-  guard let ctx else { return nil }
+private func withParser(_ ctx: UnsafeMutableRawPointer?, _ body: (XMLStreamParser) -> Void) {
+  guard let ctx else { return }
   let context = ctx.assumingMemoryBound(to: xmlParserCtxt.self)
-  guard let privateData = context.pointee._private else { return nil }
-  return Unmanaged<XMLStreamParser>.fromOpaque(privateData).takeUnretainedValue()
+  guard let privateData = context.pointee._private else { return }
+  Unmanaged<XMLStreamParser>.fromOpaque(privateData)._withUnsafeGuaranteedRef(body)
 }
 
 private let xmlStartElement: startElementNsSAX2Func = {
   ctx, localName, prefix, uri, _, _, attributeCount, _, attributes in
   guard let localName else { return }
-  callbacks(ctx)?.startElement(
-    localName: localName, prefix: prefix, uri: uri, attributeCount: Int(attributeCount), attributes: attributes)
+  withParser(ctx) {
+    $0.startElement(
+      localName: localName, prefix: prefix, uri: uri, attributeCount: Int(attributeCount), attributes: attributes)
+  }
 }
 
 private let xmlEndElement: endElementNsSAX2Func = { ctx, localName, prefix, uri in
   guard let localName else { return }
-  callbacks(ctx)?.endElement(localName: localName, prefix: prefix, uri: uri)
+  withParser(ctx) { $0.endElement(localName: localName, prefix: prefix, uri: uri) }
 }
 
 private let xmlCharacters: charactersSAXFunc = { ctx, bytes, count in
   guard let bytes else { return }
-  callbacks(ctx)?.characters(bytes, count: Int(count))
+  withParser(ctx) { $0.characters(bytes, count: Int(count)) }
 }
 
 private let xmlStructuredError: xmlStructuredErrorFunc = { ctx, error in
   guard let error else { return }
-  callbacks(ctx)?.structuredError(error)
+  withParser(ctx) { $0.structuredError(error) }
 }
 
 /// Predefined XML entities as usual; otherwise an HTML named entity, made once per process and kept (libxml2

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Writes a deterministic RSS 2.0 feed for the parse benchmark.
+
+Usage: gen-big-feed.py OUT [--items 50000] [--target-mb 60]
+Items have realistic titles, 1-3 categories, dc:creator, pubDate, a guid, and an escaped HTML description
+sized so the file reaches about --target-mb megabytes. Same arguments, same bytes (seeded RNG).
+"""
+import argparse
+import random
+
+WORDS = ("swift linux kernel release security patch feed parser rust python notify daemon update "
+         "server cloud desktop wayland gnome kde compiler performance memory network storage database "
+         "vulnerability CVE bug fix feature preview beta stable community conference talk").split()
+CATS = ["release", "security", "linux", "swift", "rust", "python", "desktop", "cloud", "news", "events"]
+MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+DAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+
+
+def sentence(rng, n):
+    return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + "."
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("--items", type=int, default=50000)
+    ap.add_argument("--target-mb", type=float, default=60)
+    a = ap.parse_args()
+    rng = random.Random(42)
+    per_item = int(a.target_mb * 1_000_000 / a.items)
+    with open(a.out, "w", encoding="utf-8") as f:
+        f.write('<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0" '
+                'xmlns:dc="http://purl.org/dc/elements/1.1/">\n<channel>\n<title>Benchmark feed</title>\n'
+                '<link>https://example.com/</link>\n<description>generated</description>\n')
+        for i in range(a.items):
+            title = sentence(rng, rng.randint(5, 11))
+            cats = "".join("<category>%s</category>" % c for c in rng.sample(CATS, rng.randint(1, 3)))
+            date = "%s, %02d %s %d %02d:%02d:%02d +0000" % (
+                DAYS[i % 7], 1 + i % 28, MONTHS[i % 12], 2020 + i % 6, i % 24, i % 60, (i * 7) % 60)
+            head = ('<item>\n<title>%s</title>\n<link>https://example.com/posts/%d</link>\n'
+                    '<guid isPermaLink="false">post-%d</guid>\n<pubDate>%s</pubDate>\n'
+                    '<dc:creator>Author %d</dc:creator>\n%s\n<description>' % (title, i, i, date, i % 97, cats))
+            body = []
+            size = len(head) + 30
+            while size + 150 < per_item:
+                p = "&lt;p&gt;%s &lt;a href=&quot;https://example.com/%d&quot;&gt;link&lt;/a&gt; &amp; more.&lt;/p&gt;" % (
+                    sentence(rng, rng.randint(8, 20)), i)
+                body.append(p)
+                size += len(p)
+            f.write(head + "".join(body) + "</description>\n</item>\n")
+        f.write("</channel>\n</rss>\n")
+
+
+if __name__ == "__main__":
+    main()
