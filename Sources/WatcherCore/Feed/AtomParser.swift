@@ -15,7 +15,6 @@ struct AtomLink {
 struct AtomFeed {
   var title: TextConstruct?
   var links: [AtomLink] = []
-  var entries: [AtomEntry] = []
 }
 
 /// An Atom `entry` (1.0 or 0.3) as read, with the media elements YouTube and others add.
@@ -39,6 +38,7 @@ struct AtomEntry {
 final class AtomParser: FeedElementParser {
   let format: FeedFormat
   private var feed = AtomFeed()
+  private let entries = ItemPipeline<AtomEntry>(normalize: AtomParser.normalize)
   /// The entry being read; meaningful while `hasEntry`. Mutated in place.
   private var entry = AtomEntry()
   private var hasEntry = false
@@ -50,7 +50,7 @@ final class AtomParser: FeedElementParser {
   private var pendingHTML = false
   private var pendingGuess = false
   private let acceptsCore: Bool
-  private unowned let reader: XMLStreamParser
+  private unowned(unsafe) let reader: XMLStreamParser
 
   init(format: FeedFormat, acceptsCore: Bool, reader: XMLStreamParser) {
     self.format = format
@@ -170,7 +170,7 @@ final class AtomParser: FeedElementParser {
       return
     }
     if hasEntry, depth == entryDepth {
-      feed.entries.append(entry)
+      entries.add(entry)
       hasEntry = false
       return
     }
@@ -215,7 +215,7 @@ final class AtomParser: FeedElementParser {
   func finish() -> Feed {
     var result = Feed(
       title: feed.title?.plainText(singleLine: true), link: Self.alternate(feed.links), format: format)
-    result.items = feed.entries.map(Self.normalize)
+    result.items = entries.finish()
     return result
   }
 

@@ -251,10 +251,10 @@ public enum DateParser {
     return (parts[0], parts[1], parts.count > 2 ? parts[2] : 0)
   }
 
-  private static let months = [
+  private static let months: [StaticString] = [
     "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
   ]
-  private static let longMonths = [
+  private static let longMonths: [StaticString] = [
     "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
     "november", "december",
   ]
@@ -271,8 +271,8 @@ public enum DateParser {
   }
 
   private static func isWeekday(_ word: UnsafeBufferPointer<UInt8>) -> Bool {
-    let names = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
-    let long = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+    let names: [StaticString] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+    let long: [StaticString] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
     for (index, name) in names.enumerated() where hasPrefixIgnoringCase(word, name) {
       return word.count == 3 || equalsIgnoringCase(word, long[index]) || word.count == 4
     }
@@ -316,15 +316,16 @@ public enum DateParser {
     }
   }
 
-  private static func hasPrefixIgnoringCase(_ word: UnsafeBufferPointer<UInt8>, _ prefix: String) -> Bool {
-    let p = Array(prefix.utf8)
-    guard word.count >= p.count else { return false }
-    for k in 0..<p.count where word[k] | 0x20 != p[k] { return false }
+  private static func hasPrefixIgnoringCase(_ word: UnsafeBufferPointer<UInt8>, _ prefix: StaticString) -> Bool {
+    let count = prefix.utf8CodeUnitCount
+    guard word.count >= count else { return false }
+    let p = prefix.utf8Start
+    for k in 0..<count where word[k] | 0x20 != p[k] { return false }
     return true
   }
 
-  private static func equalsIgnoringCase(_ word: UnsafeBufferPointer<UInt8>, _ other: String) -> Bool {
-    word.count == other.utf8.count && hasPrefixIgnoringCase(word, other)
+  private static func equalsIgnoringCase(_ word: UnsafeBufferPointer<UInt8>, _ other: StaticString) -> Bool {
+    word.count == other.utf8CodeUnitCount && hasPrefixIgnoringCase(word, other)
   }
 
   @inline(__always) private static func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }

@@ -97,6 +97,16 @@ public struct FeedJSONWriter {
     buffer.append(contentsOf: s.utf8)
   }
 
+  /// Whether any byte of `word` is a C0 control character (exact even when some bytes are ≥ 0x80).
+  @inline(__always)
+  private func hasControl(_ word: UInt64) -> Bool {
+    // Clear the high bit of every byte so the subtraction test is exact, then test < 0x20 on the bytes
+    // that had no high bit.
+    let low = word & 0x7F7F_7F7F_7F7F_7F7F
+    let below = ((low &+ 0x6060_6060_6060_6060) & 0x8080_8080_8080_8080) ^ 0x8080_8080_8080_8080
+    return below & ~word & 0x8080_8080_8080_8080 != 0
+  }
+
   /// A JSON string (or `null`), escaping only what JSON requires; `/` is left alone.
   private mutating func string(_ value: String?) {
     guard var value else {
@@ -106,10 +116,24 @@ public struct FeedJSONWriter {
     buffer.append(UInt8(ascii: "\""))
     value.withUTF8 { bytes in
       var start = 0
-      for i in 0..<bytes.count {
+      var i = 0
+      let n = bytes.count
+      while i < n {
+        // Skip eight plain bytes at a time.
+        if i + 8 <= n, let base = bytes.baseAddress {
+          let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+          if !hasControl(word), !ByteScanning.hasByte(word, UInt8(ascii: "\"")),
+            !ByteScanning.hasByte(word, UInt8(ascii: "\\"))
+          {
+            i += 8
+            continue
+          }
+        }
         let c = bytes[i]
+        i += 1
         guard c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") else { continue }
-        buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i]))
+        let at = i - 1
+        buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<at]))
         switch c {
         case UInt8(ascii: "\""): buffer.append(contentsOf: [92, 34])
         case UInt8(ascii: "\\"): buffer.append(contentsOf: [92, 92])
@@ -120,9 +144,9 @@ public struct FeedJSONWriter {
           let hex = Array("0123456789abcdef".utf8)
           buffer.append(contentsOf: [92, 117, 48, 48, hex[Int(c >> 4)], hex[Int(c & 15)]])
         }
-        start = i + 1
+        start = i
       }
-      buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<bytes.count]))
+      buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<n]))
     }
     buffer.append(UInt8(ascii: "\""))
   }

@@ -22,7 +22,7 @@ enum FeedNormalizer {
 
   /// A link with whitespace trimmed, resolved against `base`.
   static func link(_ value: String, base: String?) -> String {
-    URLResolver.resolve(value.trimmingCharacters(in: .whitespacesAndNewlines), against: base)
+    URLResolver.resolve(value.trimmingASCIIWhitespace, against: base)
   }
 
   /// Whether `value` is an http(s) URL (a permalink guid).
@@ -47,14 +47,14 @@ enum FeedNormalizer {
 
   /// A byte count from an enclosure's `length`, or `nil` if it is not a non-negative number.
   static func length(_ raw: String) -> Int? {
-    guard let value = Int(raw.trimmingCharacters(in: .whitespacesAndNewlines)), value >= 0 else { return nil }
+    guard let value = Int(raw.trimmingASCIIWhitespace), value >= 0 else { return nil }
     return value
   }
 
   /// A date read by `DateParser`, or `nil` with a warning at the reader's position.
   static func date(_ raw: String, reader: XMLStreamParser) -> Date? {
+    if let date = DateParser.parse(raw) { return date }
     guard let value = HTMLText.collapsed(raw) else { return nil }
-    if let date = DateParser.parse(value) { return date }
     reader.warn("unparseable date '\(value.prefix(80))'; left empty")
     return nil
   }

@@ -35,7 +35,10 @@ public enum FeedParser {
     guard data.count <= options.maxBytes else { throw .tooLarge(limit: options.maxBytes) }
     let result: Result<ParsedFeed, FeedParseError> = data.withUnsafeBytes { raw in
       do {
-        return .success(try parse(bytes: raw.bindMemory(to: UInt8.self), data: data, options: options))
+        let bytes = raw.bindMemory(to: UInt8.self)
+        if let parsed = try parseWhole(bytes, data: data, options: options) { return .success(parsed) }
+        let (encoding, bom) = InputDecoder.sniff(bytes, charsetHint: options.charset)
+        return .success(try parseXML(UnsafeBufferPointer(rebasing: bytes[bom...]), encoding: encoding, options: options))
       } catch let error as FeedParseError {
         return .failure(error)
       } catch {
@@ -45,17 +48,45 @@ public enum FeedParser {
     return try result.get()
   }
 
-  /// Reads and parses a file, reading no more than `maxBytes + 1` bytes of it.
+  /// Reads and parses a file. UTF-8 XML is parsed as it is read, in 64 KiB chunks, so a large feed never
+  /// sits in memory whole; at most `maxBytes` are read.
   public static func parse(contentsOf path: String, options: Options = Options()) throws -> ParsedFeed {
-    guard let handle = FileHandle(forReadingAtPath: path) else {
-      throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
+    let file = try ChunkedFile(path: path)
+    var head = try file.read(upTo: 64 * 1_024)
+    let (encoding, bom) = head.withUnsafeBufferPointer { InputDecoder.sniff($0, charsetHint: options.charset) }
+    let streamable = encoding == "utf-8" && head.withUnsafeBufferPointer { first in
+      let rest = UnsafeBufferPointer(rebasing: first[bom...])
+      guard let lead = rest.first(where: { $0 != 32 && !(9...13).contains($0) }) else { return false }
+      return lead == UInt8(ascii: "<")
     }
-    defer { try? handle.close() }
-    let data = try handle.read(upToCount: options.maxBytes + 1) ?? Data()
-    return try parse(data, options: options)
+    guard streamable else {
+      // JSON, gzip, other encodings, or not a feed: these are small; read the rest and parse in memory.
+      head.append(contentsOf: try file.read(upTo: options.maxBytes + 1 - head.count))
+      return try parse(Data(head), options: options)
+    }
+    var total = head.count
+    var repairer = UTF8ChunkRepairer()
+    let reader = XMLFeedReader(documentURL: options.documentURL, maxFieldBytes: options.maxFieldBytes)
+    let (feed, xmlWarnings) = try reader.read { consume in
+      try head.withUnsafeBufferPointer { first in
+        try repairer.process(UnsafeBufferPointer(rebasing: first[bom...]), isLast: false, emit: consume)
+      }
+      head = []
+      while true {
+        let chunk = try file.read(upTo: 64 * 1_024)
+        total += chunk.count
+        if total > options.maxBytes { throw FeedParseError.tooLarge(limit: options.maxBytes) }
+        try chunk.withUnsafeBufferPointer { try repairer.process($0, isLast: chunk.isEmpty, emit: consume) }
+        if chunk.isEmpty { break }
+      }
+    }
+    return try finishedXML(feed, warnings: xmlWarnings, repairer: repairer, reader: reader)
   }
 
-  private static func parse(bytes: UnsafeBufferPointer<UInt8>, data: Data, options: Options) throws -> ParsedFeed {
+  /// JSON Feed and gzip, which are parsed whole; `nil` for XML.
+  private static func parseWhole(_ bytes: UnsafeBufferPointer<UInt8>, data: Data, options: Options) throws
+    -> ParsedFeed?
+  {
     var i = 0
     if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
     while i < bytes.count, bytes[i] == 32 || (bytes[i] >= 9 && bytes[i] <= 13) { i += 1 }
@@ -74,18 +105,51 @@ public enum FeedParser {
       parsed.warnings.insert(FeedWarning(message: "the document was gzip-compressed"), at: 0)
       return parsed
     }
-    let decoder = InputDecoder(bytes, charsetHint: options.charset)
+    return nil
+  }
+
+  /// Parses XML bytes in `encoding` (after any byte-order mark).
+  private static func parseXML(_ bytes: UnsafeBufferPointer<UInt8>, encoding: String, options: Options) throws
+    -> ParsedFeed
+  {
+    var converted: [UInt8]?
+    var warnings: [FeedWarning] = []
+    if encoding != "utf-8" {
+      let (utf8, warning) = InputDecoder.convert(bytes, from: encoding)
+      converted = utf8
+      if let warning { warnings.append(warning) }
+    }
+    var repairer = UTF8ChunkRepairer()
     let reader = XMLFeedReader(documentURL: options.documentURL, maxFieldBytes: options.maxFieldBytes)
-    var firstByte: UInt8 = 0
-    let (feed, xmlWarnings) = decoder.withUTF8(of: bytes) { utf8 -> (Feed?, [FeedWarning]) in
-      firstByte = utf8.first ?? 0
-      guard firstByte == UInt8(ascii: "<") else { return (nil, []) }
-      return reader.read(utf8)
+    let (feed, xmlWarnings) = reader.read { consume in
+      func run(_ all: UnsafeBufferPointer<UInt8>) {
+        var offset = 0
+        repeat {
+          let end = min(all.count, offset + 64 * 1_024)
+          repairer.process(UnsafeBufferPointer(rebasing: all[offset..<end]), isLast: end == all.count, emit: consume)
+          offset = end
+        } while offset < all.count
+      }
+      if let converted { converted.withUnsafeBufferPointer(run) } else { run(bytes) }
     }
+    var parsed = try finishedXML(feed, warnings: xmlWarnings, repairer: repairer, reader: reader)
+    parsed.warnings.insert(contentsOf: warnings, at: 0)
+    return parsed
+  }
+
+  private static func finishedXML(
+    _ feed: Feed?, warnings: [FeedWarning], repairer: UTF8ChunkRepairer, reader: XMLFeedReader
+  ) throws(FeedParseError) -> ParsedFeed {
     guard let feed else {
-      throw FeedParseError.notAFeed(found: describe(firstElement: reader.firstElement, firstByte: firstByte, bytes))
+      throw .notAFeed(found: describe(firstElement: reader.firstElement, sawMarkup: repairer.sawMarkup))
     }
-    return finished(feed, warnings: decoder.warnings + xmlWarnings)
+    var all = warnings
+    if repairer.invalidBytes > 0 {
+      all.insert(
+        FeedWarning(message: "\(repairer.invalidBytes) byte(s) were not valid UTF-8 and were read as windows-1252"),
+        at: 0)
+    }
+    return finished(feed, warnings: all)
   }
 
   private static func finished(_ feed: Feed, warnings: [FeedWarning]) -> ParsedFeed {
@@ -95,15 +159,11 @@ public enum FeedParser {
   }
 
   /// What a document that is not a feed holds, in words.
-  private static func describe(firstElement: String?, firstByte: UInt8, _ bytes: UnsafeBufferPointer<UInt8>) -> String {
+  private static func describe(firstElement: String?, sawMarkup: Bool) -> String {
     if let name = firstElement {
       if name.lowercased() == "html" || name.lowercased().hasPrefix("html ") { return "an HTML page" }
       return "XML whose root element is <\(name)>, not rss, RDF or feed"
     }
-    let sample = bytes.prefix(512)
-    let binary = sample.contains { $0 == 0 || ($0 < 9) }
-    if binary { return "binary data" }
-    if firstByte != UInt8(ascii: "<") { return "text that is not XML or JSON" }
-    return "a document with no elements"
+    return sawMarkup ? "a document with no elements" : "text or binary data that is not XML or JSON"
   }
 }

@@ -20,6 +20,7 @@ public enum HTMLText {
 
   /// `text` with runs of whitespace (NBSP included) collapsed to one space and trimmed; `nil` if empty.
   public static func collapsed(_ text: String) -> String? {
+    if isCollapsed(text) { return text.isEmpty ? nil : text }
     var out = [UInt8]()
     out.reserveCapacity(text.utf8.count)
     var pendingSpace = false
@@ -49,7 +50,23 @@ public enum HTMLText {
       if pendingSpace && !out.isEmpty { out.append(32) }
       out.append(0xC2)
     }
-    return out.isEmpty ? nil : String(decoding: out, as: UTF8.self)
+    return out.isEmpty ? nil : String(utf8Bytes: out)
+  }
+
+  /// Whether `text` needs no collapsing: no control characters, NBSP, leading, trailing or double spaces.
+  private static func isCollapsed(_ text: String) -> Bool {
+    var previousSpace = true
+    for c in text.utf8 {
+      if c == 32 {
+        if previousSpace { return false }
+        previousSpace = true
+      } else if c < 32 || c == 0xC2 {
+        return false
+      } else {
+        previousSpace = false
+      }
+    }
+    return !previousSpace || text.isEmpty
   }
 
   /// `text` with each line's whitespace collapsed, blank lines dropped, lines joined by `\n`; `nil` if empty.
@@ -80,8 +97,9 @@ public enum HTMLText {
           if j > nameStart, j < n, b[j] == UInt8(ascii: ">") || b[j] == 32 || b[j] == UInt8(ascii: "/")
             || b[j] == 9 || b[j] == 10
           {
-            let name = lowercasedName(b, nameStart, j)
-            if knownTags.contains(name) { found = true }
+            if knownTags.contains(ByteScanning.lowercaseHash(UnsafeBufferPointer(rebasing: b[nameStart..<j]))) {
+              found = true
+            }
           }
         } else if c == UInt8(ascii: "&"), entityLength(b, at: i) != nil {
           found = true
@@ -104,15 +122,16 @@ public enum HTMLText {
       while i < n {
         let c = b[i]
         if c == UInt8(ascii: "<") {
-          if let (end, name, closing) = scanTag(b, at: i) {
-            if !closing, skipContentTags.contains(name) {
-              i = skipElement(b, from: end, name: name)
+          if let tag = scanTag(b, at: i) {
+            let end = tag.end
+            if !tag.closing, skipContentTags.contains(tag.name) {
+              i = skipElement(b, from: end, name: UnsafeBufferPointer(rebasing: b[tag.nameRange]))
               sink.pendingSpace = true
               continue
             }
-            if blockTags.contains(name) {
+            if blockTags.contains(tag.name) {
               sink.pendingBreak = true
-            } else if name == "img" {
+            } else if tag.name == imgTag {
               sink.pendingSpace = true
             }
             i = end
@@ -200,13 +219,24 @@ public enum HTMLText {
 
     mutating func finish() -> String? {
       while let last = out.last, last == 32 || last == 10 { out.removeLast() }
-      return out.isEmpty ? nil : String(decoding: out, as: UTF8.self)
+      return out.isEmpty ? nil : String(utf8Bytes: out)
     }
   }
 
-  /// If a tag, comment or declaration starts at `i`: the offset after it, its lowercased name (`""` for
-  /// comments and declarations) and whether it is an end tag. `nil` when `<` is just a character.
-  private static func scanTag(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> (Int, String, Bool)? {
+  /// A tag found by `scanTag`.
+  private struct Tag {
+    /// The offset after the tag.
+    var end: Int
+    /// `ByteScanning.lowercaseHash` of the name (0 for comments and declarations).
+    var name: UInt64
+    /// Where the name is.
+    var nameRange: Range<Int>
+    /// Whether it is an end tag.
+    var closing: Bool
+  }
+
+  /// The tag, comment or declaration that starts at `i`, or `nil` when `<` is just a character.
+  private static func scanTag(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> Tag? {
     let n = b.count
     guard i + 1 < n else { return nil }
     var j = i + 1
@@ -217,11 +247,11 @@ public enum HTMLText {
         while k + 2 < n, !(b[k] == UInt8(ascii: "-") && b[k + 1] == UInt8(ascii: "-") && b[k + 2] == UInt8(ascii: ">")) {
           k += 1
         }
-        return (min(n, k + 3), "", false)
+        return Tag(end: min(n, k + 3), name: 0, nameRange: 0..<0, closing: false)
       }
-      return (endOfTag(b, from: j), "", false)
+      return Tag(end: endOfTag(b, from: j), name: 0, nameRange: 0..<0, closing: false)
     }
-    if next == UInt8(ascii: "?") { return (endOfTag(b, from: j), "", false) }
+    if next == UInt8(ascii: "?") { return Tag(end: endOfTag(b, from: j), name: 0, nameRange: 0..<0, closing: false) }
     var closing = false
     if next == UInt8(ascii: "/") {
       closing = true
@@ -230,8 +260,8 @@ public enum HTMLText {
     guard j < n, isLetter(b[j]) else { return nil }
     let nameStart = j
     while j < n, isAlnum(b[j]) || b[j] == UInt8(ascii: ":") || b[j] == UInt8(ascii: "-") { j += 1 }
-    let name = lowercasedName(b, nameStart, j)
-    return (endOfTag(b, from: j), name, closing)
+    let name = ByteScanning.lowercaseHash(UnsafeBufferPointer(rebasing: b[nameStart..<j]))
+    return Tag(end: endOfTag(b, from: j), name: name, nameRange: nameStart..<j, closing: closing)
   }
 
   /// The offset after the `>` that closes a tag, skipping quoted attribute values.
@@ -254,13 +284,12 @@ public enum HTMLText {
   }
 
   /// The offset after `</name>` (or the end), for elements whose content is not text.
-  private static func skipElement(_ b: UnsafeBufferPointer<UInt8>, from start: Int, name: String) -> Int {
-    let target = Array(name.utf8)
+  private static func skipElement(_ b: UnsafeBufferPointer<UInt8>, from start: Int, name target: UnsafeBufferPointer<UInt8>) -> Int {
     var j = start
     while j + 1 < b.count {
       if b[j] == UInt8(ascii: "<"), b[j + 1] == UInt8(ascii: "/"), j + 2 + target.count <= b.count {
         var match = true
-        for k in 0..<target.count where b[j + 2 + k] | 0x20 != target[k] {
+        for k in 0..<target.count where b[j + 2 + k] | 0x20 != target[k] | 0x20 {
           match = false
           break
         }
@@ -329,28 +358,25 @@ public enum HTMLText {
     }
   }
 
-  private static func lowercasedName(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> String {
-    var bytes = [UInt8]()
-    bytes.reserveCapacity(end - start)
-    for k in start..<end { bytes.append(b[k] >= 65 && b[k] <= 90 ? b[k] | 0x20 : b[k]) }
-    return String(decoding: bytes, as: UTF8.self)
-  }
-
   @inline(__always) private static func isLetter(_ c: UInt8) -> Bool { (c | 0x20) >= 97 && (c | 0x20) <= 122 }
   @inline(__always) private static func isAlnum(_ c: UInt8) -> Bool { isLetter(c) || (c >= 48 && c <= 57) }
 
-  /// Elements that end a line of text.
-  private static let blockTags: Set<String> = [
+  private static let imgTag = ByteScanning.lowercaseHash("img")
+
+  /// Elements that end a line of text (as name hashes, so no String is made per tag).
+  private static let blockTags = Set(blockTagNames.map(ByteScanning.lowercaseHash))
+  private static let blockTagNames = [
     "p", "br", "div", "li", "ul", "ol", "tr", "td", "th", "table", "h1", "h2", "h3", "h4", "h5", "h6",
     "blockquote", "pre", "hr", "section", "article", "header", "footer", "dd", "dt", "dl", "figure",
     "figcaption", "aside", "nav", "main", "address", "caption", "tbody", "thead", "tfoot", "details",
     "summary", "form", "fieldset", "iframe", "video", "audio",
   ]
   /// Elements whose content is not text to show.
-  private static let skipContentTags: Set<String> = ["script", "style", "head", "title", "template", "noscript"]
+  private static let skipContentTagNames = ["script", "style", "head", "title", "template", "noscript"]
+  private static let skipContentTags = Set(skipContentTagNames.map(ByteScanning.lowercaseHash))
   /// Elements whose presence marks a string as HTML.
-  private static let knownTags: Set<String> = blockTags.union([
+  private static let knownTags = Set((blockTagNames + skipContentTagNames + [
     "a", "b", "i", "u", "s", "em", "strong", "span", "img", "code", "small", "big", "sub", "sup", "font",
     "abbr", "cite", "q", "del", "ins", "mark", "tt", "kbd", "var", "html", "body", "center", "strike",
-  ]).union(skipContentTags)
+  ]).map(ByteScanning.lowercaseHash))
 }

@@ -19,96 +19,52 @@ import Foundation
 /// Latin-1 text pasted into a UTF-8 feed), elsewhere it becomes U+FFFD, and one warning says so. Control
 /// characters that XML forbids become spaces. The XML parser then reads the result as UTF-8 and ignores the
 /// declaration (`XML_PARSE_IGNORE_ENC`).
-struct InputDecoder {
-  /// The decoded UTF-8, or `nil` when the input already was clean UTF-8 (no copy needed).
-  var converted: [UInt8]?
-  /// Where the document starts in the input (after a BOM, or junk before the first `<`), when unconverted.
-  var start: Int
-  /// The encoding the bytes were read as, for messages.
-  var encoding: String
-  /// What was repaired, if anything.
-  var warnings: [FeedWarning] = []
-
-  /// Decodes `input` (see the type's documentation).
-  init(_ input: UnsafeBufferPointer<UInt8>, charsetHint: String?) {
-    var offset = 0
+enum InputDecoder {
+  /// The encoding of a document, decided from its first bytes (see the type's documentation), and the length
+  /// of its byte-order mark.
+  static func sniff(_ input: UnsafeBufferPointer<UInt8>, charsetHint: String?) -> (encoding: String, bomLength: Int) {
     var declared: String?
+    var bom = 0
     if input.starts(with: [0xEF, 0xBB, 0xBF]) {
-      offset = 3
+      bom = 3
       declared = "utf-8"
     } else if input.starts(with: [0x00, 0x00, 0xFE, 0xFF]) || input.starts(with: [0x00, 0x00, 0x00, 0x3C]) {
       declared = "utf-32be"
-      offset = input.starts(with: [0x00, 0x00, 0xFE, 0xFF]) ? 4 : 0
+      bom = input.starts(with: [0x00, 0x00, 0xFE, 0xFF]) ? 4 : 0
     } else if input.starts(with: [0xFF, 0xFE, 0x00, 0x00]) || input.starts(with: [0x3C, 0x00, 0x00, 0x00]) {
       declared = "utf-32le"
-      offset = input.starts(with: [0xFF, 0xFE, 0x00, 0x00]) ? 4 : 0
+      bom = input.starts(with: [0xFF, 0xFE, 0x00, 0x00]) ? 4 : 0
     } else if input.starts(with: [0xFF, 0xFE]) {
       declared = "utf-16le"
-      offset = 2
+      bom = 2
     } else if input.starts(with: [0xFE, 0xFF]) {
       declared = "utf-16be"
-      offset = 2
-    } else if let utf16 = Self.sniffUTF16(input) {
+      bom = 2
+    } else if let utf16 = sniffUTF16(input) {
       declared = utf16
     }
     if declared == nil {
-      declared = Self.declaredEncoding(in: input)
-      // An ASCII-readable prolog cannot really be UTF-16.
-      if let d = declared, d.hasPrefix("utf-16") || d.hasPrefix("utf16") || d.hasPrefix("utf-32") || d.hasPrefix("ucs-4")
-        || d.hasPrefix("iso-10646-ucs-4") || d == "csucs4"
+      declared = declaredEncoding(in: input)
+      // An ASCII-readable prolog cannot really be UTF-16 or UTF-32.
+      if let d = declared, d.hasPrefix("utf-16") || d.hasPrefix("utf16") || d.hasPrefix("utf-32")
+        || d.hasPrefix("ucs-4") || d.hasPrefix("iso-10646-ucs-4") || d == "csucs4"
       {
         declared = "utf-8"
       }
     }
-    let name = Self.canonicalName(declared ?? charsetHint.map { $0.lowercased() } ?? "utf-8")
-    encoding = name
-    start = offset
-    if name == "utf-8" {
-      let body = UnsafeBufferPointer(rebasing: input[offset...])
-      if let repaired = Self.repairUTF8(body) {
-        converted = repaired.bytes
-        if repaired.invalid > 0 {
-          warnings.append(
-            FeedWarning(
-              message: "\(repaired.invalid) byte(s) were not valid UTF-8 and were read as windows-1252"))
-        }
-      }
-    } else {
-      let body = UnsafeBufferPointer(rebasing: input[offset...])
-      if let (bytes, bad) = Self.iconvToUTF8(body, from: name) {
-        var clean = bytes
-        if let again = Self.repairUTF8(UnsafeBufferPointer(start: bytes, count: bytes.count)) {
-          clean = again.bytes
-        }
-        converted = clean
-        if bad > 0 {
-          warnings.append(FeedWarning(message: "\(bad) byte(s) could not be read as \(name) and were replaced"))
-        }
-      } else {
-        warnings.append(FeedWarning(message: "unknown encoding '\(declared ?? name)'; reading the document as UTF-8"))
-        encoding = "utf-8"
-        let repaired = Self.repairUTF8(body)
-        converted = repaired?.bytes
-      }
-    }
+    return (canonicalName(declared ?? charsetHint ?? "utf-8"), bom)
   }
 
-  /// Calls `body` with the decoded UTF-8, starting at the first `<` (text before it is dropped).
-  func withUTF8<R>(of input: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows
-    -> R
-  {
-    func trimmed(_ b: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
-      var i = 0
-      while i < b.count, b[i] != UInt8(ascii: "<"), b[i] != UInt8(ascii: "{"), b[i] != UInt8(ascii: "[") { i += 1 }
-      return i == b.count ? b : UnsafeBufferPointer(rebasing: b[i...])
+  /// Converts a whole document from `encoding` to UTF-8 with iconv, or says why it could not.
+  static func convert(_ input: UnsafeBufferPointer<UInt8>, from encoding: String) -> (bytes: [UInt8], warning: FeedWarning?) {
+    if let (bytes, bad) = iconvToUTF8(input, from: encoding) {
+      let warning = bad > 0 ? FeedWarning(message: "\(bad) byte(s) could not be read as \(encoding) and were replaced") : nil
+      return (bytes, warning)
     }
-    if let converted {
-      return try converted.withUnsafeBufferPointer { try body(trimmed($0)) }
-    }
-    return try body(trimmed(UnsafeBufferPointer(rebasing: input[start...])))
+    return (
+      Array(input), FeedWarning(message: "unknown encoding '\(encoding)'; reading the document as UTF-8")
+    )
   }
-
-  // MARK: - Detection
 
   /// UTF-16 without a byte-order mark, told by the zero bytes around ASCII `<` (XML 1.0 appendix F).
   static func sniffUTF16(_ input: UnsafeBufferPointer<UInt8>) -> String? {
@@ -229,7 +185,7 @@ struct InputDecoder {
   }
 
   /// The offset of the first byte that needs repair, or `nil`. Eight bytes at a time while they are ASCII.
-  private static func firstUnclean(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+  static func firstUnclean(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
     let n = bytes.count
     guard let base = bytes.baseAddress else { return nil }
     var i = 0
@@ -259,7 +215,7 @@ struct InputDecoder {
   /// The length of the valid UTF-8 sequence at `i` (2–4), or 0 if it is invalid (overlong, surrogate,
   /// out of range, truncated).
   @inline(__always)
-  private static func sequenceLength(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> Int {
+  static func sequenceLength(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> Int {
     let c = b[i]
     let n = b.count
     @inline(__always) func cont(_ k: Int) -> Bool { k < n && b[k] & 0xC0 == 0x80 }

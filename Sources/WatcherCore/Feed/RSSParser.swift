@@ -8,7 +8,6 @@ struct RSSChannel {
   var title: TextConstruct?
   var link: String?
   var atomAlternate: String?
-  var items: [RSSItem] = []
 }
 
 /// An RSS `item` (0.9x, 1.0/RDF, 2.0) as read, with the namespaced elements feeds add to it.
@@ -44,13 +43,14 @@ struct RSSItem {
 final class RSSParser: FeedElementParser {
   private(set) var format: FeedFormat
   private var channel = RSSChannel()
+  private let items = ItemPipeline<RSSItem>(normalize: RSSParser.normalize)
   /// The item being read; meaningful while `hasItem`. Mutated in place (no copy per element).
   private var item = RSSItem()
   private var hasItem = false
   private var stack: [FeedTag] = []
   private var itemDepth = 0
   private var pending: (link: String?, base: String?, permaLink: Bool) = (nil, nil, true)
-  private unowned let reader: XMLStreamParser
+  private unowned(unsafe) let reader: XMLStreamParser
 
   init(format: FeedFormat, reader: XMLStreamParser) {
     self.format = format
@@ -154,7 +154,7 @@ final class RSSParser: FeedElementParser {
     defer { stack.removeLast() }
     let parent = stack.count - 2
     if stack.count == itemDepth, hasItem, tag.name == .item {
-      channel.items.append(item)
+      items.add(item)
       hasItem = false
       itemDepth = 0
       return
@@ -220,7 +220,7 @@ final class RSSParser: FeedElementParser {
     var feed = Feed(
       title: channel.title?.plainText(singleLine: true), link: channel.link ?? channel.atomAlternate,
       format: format)
-    feed.items = channel.items.map(Self.normalize)
+    feed.items = items.finish()
     return feed
   }
 

@@ -36,12 +36,13 @@ final class XMLFeedReader: XMLFeedHandler {
     self.maxFieldBytes = maxFieldBytes
   }
 
-  /// Parses the UTF-8 document; `nil` feed when it has no feed root.
-  func read(_ utf8: UnsafeBufferPointer<UInt8>) -> (Feed?, [FeedWarning]) {
+  /// Parses the UTF-8 document `produce` delivers in chunks (see `XMLStreamParser.parse`); `nil` feed when
+  /// it has no feed root.
+  func read(_ produce: ((UnsafeBufferPointer<UInt8>) -> Void) throws -> Void) rethrows -> (Feed?, [FeedWarning]) {
+    // The format parsers keep an unowned reference to the stream; the reader keeps it alive.
     let stream = XMLStreamParser(handler: self, documentURL: documentURL, maxFieldBytes: maxFieldBytes)
     self.stream = stream
-    defer { self.stream = nil }
-    stream.parse(utf8)
+    try stream.parse(produce)
     var feed = parser?.finish()
     if feed?.format == .rss10, sawRSS090 { feed?.format = .rss090 }
     return (feed, stream.warnings)

@@ -140,7 +140,7 @@ struct XMLAttributes {
 /// captured field is capped. The input must already be UTF-8 (`InputDecoder`).
 /// The corresponding C functions are `xmlCreatePushParserCtxt`, `xmlParseChunk` and `xmlFreeParserCtxt`.
 final class XMLStreamParser {
-  private unowned let handler: any XMLFeedHandler
+  private unowned(unsafe) let handler: any XMLFeedHandler
   private let maxFieldBytes: Int
   private var ctxt: xmlParserCtxtPtr?
   private var tags: [NameKey: Int] = [:]
@@ -183,8 +183,9 @@ final class XMLStreamParser {
     if let ctxt { xmlStopParser(ctxt) }
   }
 
-  /// Parses the whole UTF-8 document.
-  func parse(_ input: UnsafeBufferPointer<UInt8>) {
+  /// Parses a UTF-8 document that `produce` delivers in chunks of any size, by calling the function it is
+  /// given once per chunk. An error `produce` throws (input too large, say) ends parsing and is rethrown.
+  func parse(_ produce: ((UnsafeBufferPointer<UInt8>) -> Void) throws -> Void) rethrows {
     var sax = xmlSAXHandler()
     xmlSAXVersion(&sax, 2)
     sax.startElementNs = xmlStartElement
@@ -222,16 +223,15 @@ final class XMLStreamParser {
     context.pointee._private = Unmanaged.passUnretained(self).toOpaque()
 
     let chunk = 64 * 1_024
-    var offset = 0
-    guard let baseAddress = input.baseAddress else {
-      xmlParseChunk(context, nil, 0, 1)
-      return
-    }
-    while offset < input.count, !stopped {
-      let length = min(chunk, input.count - offset)
-      let raw = UnsafeRawPointer(baseAddress + offset).assumingMemoryBound(to: CChar.self)
-      xmlParseChunk(context, raw, Int32(length), 0)
-      offset += length
+    try produce { input in
+      guard let baseAddress = input.baseAddress else { return }
+      var offset = 0
+      while offset < input.count, !stopped {
+        let length = min(chunk, input.count - offset)
+        let raw = UnsafeRawPointer(baseAddress + offset).assumingMemoryBound(to: CChar.self)
+        xmlParseChunk(context, raw, Int32(length), 0)
+        offset += length
+      }
     }
     if !stopped { xmlParseChunk(context, nil, 0, 1) }
     if errorCount > maxWarnings {
@@ -263,7 +263,7 @@ final class XMLStreamParser {
           strcmp(cString(p), "xml") == 0, let start = entry[3], let end = entry[4]
         else { continue }
         let value = attributeString(UnsafeBufferPointer(start: start, count: end - start))
-        xmlBase = URLResolver.resolve(value.trimmingCharacters(in: .whitespacesAndNewlines), against: xmlBase)
+        xmlBase = URLResolver.resolve(value.trimmingASCIIWhitespace, against: xmlBase)
         bases.append((depth, xmlBase))
       }
     }
@@ -301,7 +301,7 @@ final class XMLStreamParser {
     if captureDepth > 0 {
       captureDepth = 0
       if truncated { warn("content longer than \(ByteCount.format(maxFieldBytes)) was cut") }
-      let text = String(decoding: InputDecoder.undoDoubleEncoding(buffer) ?? buffer, as: UTF8.self)
+      let text = String(utf8Bytes: InputDecoder.undoDoubleEncoding(buffer) ?? buffer)
       if buffer.count > 65_536 { buffer = [] }
       handler.end(tag, text: text)
     } else {
@@ -409,7 +409,7 @@ private func attributeString(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
       i += 1
     }
   }
-  return String(decoding: out, as: UTF8.self)
+  return String(utf8Bytes: out)
 }
 
 @inline(__always)
