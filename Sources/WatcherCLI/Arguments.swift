@@ -34,8 +34,9 @@ struct UsageError: Error {
   var note: String?
 }
 
-/// Our small argument parser: long options (`--json`, `--config F`, `--config=F`), a few short ones, `--`
-/// to end options, and `-` as a positional (standard input). Unknown options get a did-you-mean.
+/// Our small argument parser: long options (`--json`, `--config F`, `--config=F`), a few short ones, `--` to end options, and `-` as a positional (standard input).
+///
+/// Unknown options get a did-you-mean.
 enum ArgumentParser {
   static func parse(_ argv: [String], options: [OptionSpec], command: String) throws(UsageError) -> Arguments {
     var result = Arguments()

@@ -32,7 +32,8 @@ struct ParseCommand: Command {
     let lower = source.lowercased()
     if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
       terminal.error("error: \(source): fetching URLs is not built yet (it comes with polling)")
-      terminal.error("note: save the feed first and parse the file: curl -sLo feed.xml '\(source)' && watcher parse feed.xml")
+      terminal.error(
+        "note: save the feed first and parse the file: curl -sLo feed.xml '\(source)' && watcher parse feed.xml")
       return .usage
     }
     let parsed: ParsedFeed

@@ -7,7 +7,9 @@ import Foundation
   import Glibc
 #endif
 
-/// Where a command writes: data to `output`, diagnostics to `errors`. Tests pass recording closures.
+/// Where a command writes: data to `output`, diagnostics to `errors`.
+///
+/// Tests pass recording closures.
 public struct Terminal: Sendable {
   /// Writes bytes to standard output.
   public var output: @Sendable ([UInt8]) -> Void
@@ -41,8 +43,9 @@ public struct Terminal: Sendable {
     errors(Array((line + "\n").utf8))
   }
 
-  /// Writes all of `bytes` to a file descriptor, retrying on EINTR and short writes. The corresponding C
-  /// function is `write`.
+  /// Writes all of `bytes` to a file descriptor, retrying on EINTR and short writes.
+  ///
+  /// The corresponding C function is `write`.
   static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
     bytes.withUnsafeBytes { raw in
       guard var p = raw.baseAddress else { return }

@@ -5,6 +5,7 @@ import Foundation
 import WatcherCore
 
 /// The `watcher` command line: picks the command, parses its arguments, runs it, returns the exit status.
+///
 /// Never calls `exit`, so tests run it in-process.
 public enum WatcherCLI {
   /// The version `--version` prints and the User-Agent carries.
@@ -45,7 +46,8 @@ public enum WatcherCLI {
       return unknownCommand(first, terminal: terminal)
     }
     do {
-      let parsed = try ArgumentParser.parse(Array(arguments.dropFirst()), options: command.options, command: command.name)
+      let parsed = try ArgumentParser.parse(
+        Array(arguments.dropFirst()), options: command.options, command: command.name)
       if parsed.flags.contains("help") {
         terminal.print(help(for: command))
         return ExitCode.success.rawValue

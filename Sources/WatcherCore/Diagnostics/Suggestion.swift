@@ -9,7 +9,7 @@ public enum Suggestion {
     var best: (String, Int)?
     for candidate in candidates {
       let d = distance(word.lowercased(), candidate.lowercased())
-      if d <= limit, best == nil || d < best!.1 { best = (candidate, d) }
+      if d <= limit, d < best?.1 ?? Int.max { best = (candidate, d) }
     }
     return best?.0
   }

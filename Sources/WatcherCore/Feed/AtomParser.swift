@@ -33,13 +33,16 @@ struct AtomEntry {
   var mediaImage: String?
 }
 
-/// Reads Atom 1.0 (RFC 4287) and 0.3. In a document whose root `feed` has no namespace, elements without a
-/// namespace are read as Atom too.
+/// Reads Atom 1.0 (RFC 4287) and 0.3.
+///
+/// In a document whose root `feed` has no namespace, elements without a namespace are read as Atom too.
 final class AtomParser: FeedElementParser {
   let format: FeedFormat
   private var feed = AtomFeed()
   private let entries = ItemPipeline<AtomEntry>(normalize: AtomParser.normalize)
-  /// The entry being read; meaningful while `hasEntry`. Mutated in place.
+  /// The entry being read.
+  ///
+  /// meaningful while `hasEntry`. Mutated in place.
   private var entry = AtomEntry()
   private var hasEntry = false
   private var stack: [FeedTag] = []

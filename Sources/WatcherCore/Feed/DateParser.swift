@@ -50,6 +50,7 @@ public enum DateParser {
   // MARK: - ISO 8601 / RFC 3339
 
   /// `YYYY-MM-DD`, optionally followed by `T` or a space, `hh:mm[:ss[.fff]]`, and `Z` or `±hh[:mm]`.
+  ///
   /// Also the compact `YYYYMMDDThhmmss`.
   private static func parseISO(_ s: UnsafeBufferPointer<UInt8>) -> Date? {
     var i = 0
@@ -127,8 +128,9 @@ public enum DateParser {
 
   // MARK: - RFC 822 and friends, by tokens
 
-  /// Reads the date as tokens: words (weekday, month, zone), numbers (day, year), a `hh:mm[:ss]` time, and
-  /// a numeric zone. Their order may vary, as it does in the wild.
+  /// Reads the date as tokens: words (weekday, month, zone), numbers (day, year), a `hh:mm[:ss]` time, and a numeric zone.
+  ///
+  /// Their order may vary, as it does in the wild.
   private static func parseTokens(_ s: UnsafeBufferPointer<UInt8>) -> Date? {
     var day: Int?
     var month: Int?
@@ -354,6 +356,7 @@ public enum ISODate {
       let s = String(v)
       return s.count >= n ? s : String(repeating: "0", count: n - s.count) + s
     }
-    return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secs / 3_600, 2)):\(pad(secs / 60 % 60, 2)):\(pad(secs % 60, 2))Z"
+    return
+      "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secs / 3_600, 2)):\(pad(secs / 60 % 60, 2)):\(pad(secs % 60, 2))Z"
   }
 }

@@ -4,8 +4,9 @@
 /// Item identity (SPEC §5): the key that decides whether an item is new.
 public enum FeedIdentity {
   /// Sets every item's `key`: its id, else its link, else `hash:` and a stable hash of title, date and text.
-  /// When two items of one feed end up with the same key, the second gets `#2`, the third `#3`, and so on,
-  /// in document order. Deterministic: the same document always gives the same keys.
+  ///
+  /// When two items of one feed end up with the same key, the second gets `#2`, the third `#3`, and so on, in
+  /// document order. Deterministic: the same document always gives the same keys.
   public static func assignKeys(_ items: inout [FeedItem]) {
     var seen: [String: Int] = [:]
     seen.reserveCapacity(items.count)
@@ -33,8 +34,9 @@ public enum FeedIdentity {
   }
 }
 
-/// A 64-bit FNV-1a hash: stable across runs, machines and Swift versions (unlike `Hasher`), for keys and
-/// file names. Not for security.
+/// A 64-bit FNV-1a hash: stable across runs, machines and Swift versions (unlike `Hasher`), for keys and file names.
+///
+/// Not for security.
 public enum StableHash {
   /// The hash of `text`'s UTF-8 bytes as 16 lowercase hex digits.
   public static func hex(of text: String) -> String {

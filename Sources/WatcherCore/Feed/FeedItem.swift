@@ -16,9 +16,10 @@ public struct FeedItem: Sendable, Equatable {
   public var id: String?
   /// Title as plain text: RSS/Atom `title` (HTML stripped when it is HTML), JSON Feed `title`.
   public var title: String?
-  /// The item's web page: RSS `link`, else `atom:link rel=alternate`, else a permalink `guid` that is an
-  /// http(s) URL; Atom `link rel=alternate` (text/html preferred); JSON Feed `url`, else `external_url`.
-  /// Resolved against `xml:base` and the document URL when known.
+  /// The item's web page: RSS `link`, else `atom:link rel=alternate`, else a permalink `guid` that is an http(s) URL.
+  ///
+  /// Atom `link rel=alternate` (text/html preferred); JSON Feed `url`, else `external_url`. Resolved against
+  /// `xml:base` and the document URL when known.
   public var link: String?
   /// The first author's name: RSS `author` ("mail (Name)" gives Name), `dc:creator`, `itunes:author`;
   /// Atom `author/name`; JSON Feed `authors[0].name` or `author.name`.
@@ -26,15 +27,16 @@ public struct FeedItem: Sendable, Equatable {
   /// Categories in document order without duplicates: RSS `category`, `dc:subject`; Atom `category`
   /// `term` (else `label`); JSON Feed `tags`.
   public var categories: [String]
-  /// When the item was published: RSS `pubDate`, else `dc:date`/`dcterms:issued`/`dcterms:created`; Atom
-  /// `published` (0.3: `issued`); JSON Feed `date_published`. When none is given, `updated` stands in.
+  /// When the item was published: RSS `pubDate`, else `dc:date`/`dcterms:issued`/`dcterms:created`.
+  ///
+  /// Atom `published` (0.3: `issued`); JSON Feed `date_published`. When none is given, `updated` stands in.
   public var published: Date?
   /// When the item was last updated: Atom `updated` (0.3: `modified`), `dc:date`, `dcterms:modified`;
   /// JSON Feed `date_modified`.
   public var updated: Date?
-  /// Plain text of the summary (RSS `description`, Atom `summary`, JSON Feed `summary`), falling back to
-  /// the content (`content:encoded`, Atom `content`, JSON `content_html`/`content_text`) and then to
-  /// `media:description`. Paragraphs are separated by a line break.
+  /// Plain text of the summary (RSS `description`, Atom `summary`, JSON Feed `summary`), falling back to the content (`content:encoded`, Atom `content`, JSON `content_html`/`content_text`) and then to `media:description`.
+  ///
+  /// Paragraphs are separated by a line break.
   public var text: String?
   /// The richest HTML the item carries: the content if any, else the summary.
   public var html: String?

@@ -3,8 +3,10 @@
 
 import Foundation
 
-/// Writes a `ParsedFeed` in the stable `watcher parse --json` schema, streaming through `sink` in chunks so a
-/// 60 MB feed never needs its whole JSON in memory:
+/// Writes a `ParsedFeed` in the stable `watcher parse --json` schema.
+///
+/// It streams through `sink` in chunks, so a 60 MB feed never needs its whole JSON in memory. The schema
+/// (docs/parse-json.md):
 ///
 /// ```
 /// {"feed":{"title","link","format"},

@@ -38,7 +38,8 @@ public enum FeedParser {
         let bytes = raw.bindMemory(to: UInt8.self)
         if let parsed = try parseWhole(bytes, data: data, options: options) { return .success(parsed) }
         let (encoding, bom) = InputDecoder.sniff(bytes, charsetHint: options.charset)
-        return .success(try parseXML(UnsafeBufferPointer(rebasing: bytes[bom...]), encoding: encoding, options: options))
+        return .success(
+          try parseXML(UnsafeBufferPointer(rebasing: bytes[bom...]), encoding: encoding, options: options))
       } catch let error as FeedParseError {
         return .failure(error)
       } catch {
@@ -48,17 +49,21 @@ public enum FeedParser {
     return try result.get()
   }
 
-  /// Reads and parses a file. UTF-8 XML is parsed as it is read, in 64 KiB chunks, so a large feed never
-  /// sits in memory whole; at most `maxBytes` are read.
+  /// Reads and parses a file.
+  ///
+  /// UTF-8 XML is parsed as it is read, in 64 KiB chunks, so a large feed never sits in memory whole; at most
+  /// `maxBytes` are read.
   public static func parse(contentsOf path: String, options: Options = Options()) throws -> ParsedFeed {
     let file = try ChunkedFile(path: path)
     var head = try file.read(upTo: 64 * 1_024)
     let (encoding, bom) = head.withUnsafeBufferPointer { InputDecoder.sniff($0, charsetHint: options.charset) }
-    let streamable = encoding == "utf-8" && head.withUnsafeBufferPointer { first in
-      let rest = UnsafeBufferPointer(rebasing: first[bom...])
-      guard let lead = rest.first(where: { $0 != 32 && !(9...13).contains($0) }) else { return false }
-      return lead == UInt8(ascii: "<")
-    }
+    let streamable =
+      encoding == "utf-8"
+      && head.withUnsafeBufferPointer { first in
+        let rest = UnsafeBufferPointer(rebasing: first[bom...])
+        guard let lead = rest.first(where: { $0 != 32 && !(9...13).contains($0) }) else { return false }
+        return lead == UInt8(ascii: "<")
+      }
     guard streamable else {
       // JSON, gzip, other encodings, or not a feed: these are small; read the rest and parse in memory.
       head.append(contentsOf: try file.read(upTo: options.maxBytes + 1 - head.count))

@@ -72,15 +72,17 @@ public enum HTMLText {
   /// `text` with each line's whitespace collapsed, blank lines dropped, lines joined by `\n`; `nil` if empty.
   public static func collapsedLines(_ text: String) -> String? {
     var lines: [String] = []
-    for line in text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }) {
+    for line in text.split(
+      omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+    {
       if let clean = collapsed(String(line)) { lines.append(clean) }
     }
     return lines.isEmpty ? nil : lines.joined(separator: "\n")
   }
 
-  /// Whether `text` looks like HTML rather than plain text: it has an end tag or a start tag of a known HTML
-  /// element (`</b>`, `<p>`, `<br/>`, `<a href=…>`), or a character reference (`&amp;`, `&#8217;`). Used for
-  /// fields whose type the format does not say (RSS titles, descriptions), as feedparser does.
+  /// Whether `text` looks like HTML rather than plain text: it has an end tag or a start tag of a known HTML element (`</b>`, `<p>`, `<br/>`, `<a href=…>`), or a character reference (`&amp;`, `&#8217;`).
+  ///
+  /// Used for fields whose type the format does not say (RSS titles, descriptions), as feedparser does.
   public static func looksLikeHTML(_ text: String) -> Bool {
     var found = false
     var copy = text
@@ -94,8 +96,9 @@ public enum HTMLText {
           if b[j] == UInt8(ascii: "/") { j += 1 }
           let nameStart = j
           while j < n, isAlnum(b[j]) { j += 1 }
-          if j > nameStart, j < n, b[j] == UInt8(ascii: ">") || b[j] == 32 || b[j] == UInt8(ascii: "/")
-            || b[j] == 9 || b[j] == 10
+          if j > nameStart, j < n,
+            b[j] == UInt8(ascii: ">") || b[j] == 32 || b[j] == UInt8(ascii: "/")
+              || b[j] == 9 || b[j] == 10
           {
             if knownTags.contains(ByteScanning.lowercaseHash(UnsafeBufferPointer(rebasing: b[nameStart..<j]))) {
               found = true
@@ -244,7 +247,8 @@ public enum HTMLText {
     if next == UInt8(ascii: "!") {
       if j + 2 < n, b[j + 1] == UInt8(ascii: "-"), b[j + 2] == UInt8(ascii: "-") {
         var k = j + 3
-        while k + 2 < n, !(b[k] == UInt8(ascii: "-") && b[k + 1] == UInt8(ascii: "-") && b[k + 2] == UInt8(ascii: ">")) {
+        while k + 2 < n, !(b[k] == UInt8(ascii: "-") && b[k + 1] == UInt8(ascii: "-") && b[k + 2] == UInt8(ascii: ">"))
+        {
           k += 1
         }
         return Tag(end: min(n, k + 3), name: 0, nameRange: 0..<0, closing: false)
@@ -284,7 +288,9 @@ public enum HTMLText {
   }
 
   /// The offset after `</name>` (or the end), for elements whose content is not text.
-  private static func skipElement(_ b: UnsafeBufferPointer<UInt8>, from start: Int, name target: UnsafeBufferPointer<UInt8>) -> Int {
+  private static func skipElement(
+    _ b: UnsafeBufferPointer<UInt8>, from start: Int, name target: UnsafeBufferPointer<UInt8>
+  ) -> Int {
     var j = start
     while j + 1 < b.count {
       if b[j] == UInt8(ascii: "<"), b[j + 1] == UInt8(ascii: "/"), j + 2 + target.count <= b.count {
@@ -301,8 +307,9 @@ public enum HTMLText {
   }
 
   /// If a character reference or named entity starts at `i`: its length and the scalar it stands for.
-  /// Named entities need their `;`, except the few that HTML reads without one (`&amp`, `&lt`, `&gt`,
-  /// `&quot`, `&nbsp`) when no letter or digit follows.
+  ///
+  /// Named entities need their `;`, except the few that HTML reads without one (`&amp`, `&lt`, `&gt`, `&quot`,
+  /// `&nbsp`) when no letter or digit follows.
   static func entityLength(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> (Int, UInt32)? {
     let n = b.count
     var j = i + 1
@@ -375,8 +382,9 @@ public enum HTMLText {
   private static let skipContentTagNames = ["script", "style", "head", "title", "template", "noscript"]
   private static let skipContentTags = Set(skipContentTagNames.map(ByteScanning.lowercaseHash))
   /// Elements whose presence marks a string as HTML.
-  private static let knownTags = Set((blockTagNames + skipContentTagNames + [
-    "a", "b", "i", "u", "s", "em", "strong", "span", "img", "code", "small", "big", "sub", "sup", "font",
-    "abbr", "cite", "q", "del", "ins", "mark", "tt", "kbd", "var", "html", "body", "center", "strike",
-  ]).map(ByteScanning.lowercaseHash))
+  private static let knownTags = Set(
+    (blockTagNames + skipContentTagNames + [
+      "a", "b", "i", "u", "s", "em", "strong", "span", "img", "code", "small", "big", "sub", "sup", "font",
+      "abbr", "cite", "q", "del", "ins", "mark", "tt", "kbd", "var", "html", "body", "center", "strike",
+    ]).map(ByteScanning.lowercaseHash))
 }

@@ -46,8 +46,9 @@ enum InputDecoder {
     if declared == nil {
       declared = declaredEncoding(in: input)
       // An ASCII-readable prolog cannot really be UTF-16 or UTF-32.
-      if let d = declared, d.hasPrefix("utf-16") || d.hasPrefix("utf16") || d.hasPrefix("utf-32")
-        || d.hasPrefix("ucs-4") || d.hasPrefix("iso-10646-ucs-4") || d == "csucs4"
+      if let d = declared,
+        d.hasPrefix("utf-16") || d.hasPrefix("utf16") || d.hasPrefix("utf-32")
+          || d.hasPrefix("ucs-4") || d.hasPrefix("iso-10646-ucs-4") || d == "csucs4"
       {
         declared = "utf-8"
       }
@@ -56,9 +57,12 @@ enum InputDecoder {
   }
 
   /// Converts a whole document from `encoding` to UTF-8 with iconv, or says why it could not.
-  static func convert(_ input: UnsafeBufferPointer<UInt8>, from encoding: String) -> (bytes: [UInt8], warning: FeedWarning?) {
+  static func convert(_ input: UnsafeBufferPointer<UInt8>, from encoding: String) -> (
+    bytes: [UInt8], warning: FeedWarning?
+  ) {
     if let (bytes, bad) = iconvToUTF8(input, from: encoding) {
-      let warning = bad > 0 ? FeedWarning(message: "\(bad) byte(s) could not be read as \(encoding) and were replaced") : nil
+      let warning =
+        bad > 0 ? FeedWarning(message: "\(bad) byte(s) could not be read as \(encoding) and were replaced") : nil
       return (bytes, warning)
     }
     return (
@@ -71,8 +75,9 @@ enum InputDecoder {
     guard input.count >= 4 else { return nil }
     var i = 0
     // Skip UTF-16 whitespace before the first `<`.
-    while i + 1 < input.count, i < 64, (input[i] == 0 && (input[i + 1] == 32 || input[i + 1] == 10 || input[i + 1] == 13))
-      || (input[i + 1] == 0 && (input[i] == 32 || input[i] == 10 || input[i] == 13))
+    while i + 1 < input.count, i < 64,
+      (input[i] == 0 && (input[i + 1] == 32 || input[i + 1] == 10 || input[i + 1] == 13))
+        || (input[i + 1] == 0 && (input[i] == 32 || input[i] == 10 || input[i] == 13))
     {
       i += 2
     }
@@ -83,8 +88,9 @@ enum InputDecoder {
   }
 
   /// Undoes the commonest mojibake: UTF-8 that was read as Latin-1 and written out again as UTF-8 ("CafÃ©").
-  /// When every non-ASCII character of `bytes` is in U+0080–U+00FF and their Latin-1 bytes are valid UTF-8,
-  /// returns those bytes; otherwise `nil`. (feedparser applies the same repair.)
+  ///
+  /// When every non-ASCII character of `bytes` is in U+0080–U+00FF and their Latin-1 bytes are valid UTF-8, returns
+  /// those bytes; otherwise `nil`. feedparser applies the same repair.
   static func undoDoubleEncoding(_ bytes: [UInt8]) -> [UInt8]? {
     guard bytes.contains(where: { $0 >= 0x80 }) else { return nil }
     var latin1: [UInt8] = []
@@ -184,7 +190,9 @@ enum InputDecoder {
     return (out, invalid)
   }
 
-  /// The offset of the first byte that needs repair, or `nil`. Eight bytes at a time while they are ASCII.
+  /// The offset of the first byte that needs repair, or `nil`.
+  ///
+  /// Eight bytes at a time while they are ASCII.
   static func firstUnclean(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
     let n = bytes.count
     guard let base = bytes.baseAddress else { return nil }
@@ -262,8 +270,10 @@ enum InputDecoder {
 
   // MARK: - iconv
 
-  /// Converts with glibc's iconv; each byte it cannot read becomes U+FFFD. `nil` if iconv does not know
-  /// the encoding. The corresponding C functions are `iconv_open`, `iconv` and `iconv_close`.
+  /// Converts with glibc's iconv.
+  ///
+  /// each byte it cannot read becomes U+FFFD. `nil` if iconv does not know the encoding. The corresponding C
+  /// functions are `iconv_open`, `iconv` and `iconv_close`.
   static func iconvToUTF8(_ input: UnsafeBufferPointer<UInt8>, from name: String) -> ([UInt8], Int)? {
     let cd = iconv_open("UTF-8", name.uppercased())
     guard let cd, Int(bitPattern: cd) != -1 else { return nil }
@@ -277,13 +287,13 @@ enum InputDecoder {
     while inLeft > 0 {
       if out.count - produced < 16 { out.append(contentsOf: [UInt8](repeating: 0, count: out.count)) }
       let result: Int = out.withUnsafeMutableBytes { raw in
-        var outPtr: UnsafeMutablePointer<CChar>? = raw.baseAddress!.advanced(by: produced)
-          .assumingMemoryBound(to: CChar.self)
+        guard let outBase = raw.baseAddress else { return Int(EINVAL) }
+        var outPtr: UnsafeMutablePointer<CChar>? = outBase.advanced(by: produced).assumingMemoryBound(to: CChar.self)
         var outLeft = raw.count - produced
         var inOpt: UnsafeMutablePointer<CChar>? = inPtr
         let r = iconv(cd, &inOpt, &inLeft, &outPtr, &outLeft)
         produced = raw.count - outLeft
-        inPtr = inOpt!
+        if let advanced = inOpt { inPtr = advanced }
         return r == -1 ? Int(errno) : 0
       }
       if result == E2BIG {

@@ -16,8 +16,10 @@ struct JSONFeedItem {
   }
 }
 
-/// Reads JSON Feed 1.0 and 1.1 with Foundation's JSON support. Wrong types are skipped with a warning,
-/// never fatal; a document without a jsonfeed.org `version` is still read if it has an `items` array.
+/// Reads JSON Feed 1.0 and 1.1 with Foundation's JSON support.
+///
+/// Wrong types are skipped with a warning, never fatal; a document without a jsonfeed.org `version` is still read if
+/// it has an `items` array.
 enum JSONFeedParser {
   /// Parses a JSON Feed document.
   static func parse(_ data: Data) throws -> (Feed, [FeedWarning]) {
@@ -59,7 +61,8 @@ enum JSONFeedParser {
     func date(_ key: String) -> Date? {
       guard let value = raw.string(key).flatMap(HTMLText.collapsed) else { return nil }
       if let date = DateParser.parse(value) { return date }
-      warnings.append(FeedWarning(message: "items[\(index)].\(key): unparseable date '\(value.prefix(80))'; left empty"))
+      warnings.append(
+        FeedWarning(message: "items[\(index)].\(key): unparseable date '\(value.prefix(80))'; left empty"))
       return nil
     }
     var author: String?

@@ -38,13 +38,16 @@ struct RSSItem {
   var itunesImage: String?
 }
 
-/// Reads RSS 0.90–0.94, 1.0 (RDF) and 2.0, with the dc, dcterms, content, media, itunes and atom elements
-/// found inside them. Elements are matched by local name whatever their case; unknown ones are skipped.
+/// Reads RSS 0.90–0.94, 1.0 (RDF) and 2.0, with the dc, dcterms, content, media, itunes and atom elements found inside them.
+///
+/// Elements are matched by local name whatever their case; unknown ones are skipped.
 final class RSSParser: FeedElementParser {
   private(set) var format: FeedFormat
   private var channel = RSSChannel()
   private let items = ItemPipeline<RSSItem>(normalize: RSSParser.normalize)
-  /// The item being read; meaningful while `hasItem`. Mutated in place (no copy per element).
+  /// The item being read.
+  ///
+  /// meaningful while `hasItem`. Mutated in place (no copy per element).
   private var item = RSSItem()
   private var hasItem = false
   private var stack: [FeedTag] = []
@@ -57,8 +60,10 @@ final class RSSParser: FeedElementParser {
     self.reader = reader
   }
 
-  /// Whether an element whose parent is at `parentIndex` is inside the current item. Any depth counts, as in
-  /// feedparser: feeds wrap categories in `<categories>` and media elements in `media:group`/`media:content`.
+  /// Whether an element whose parent is at `parentIndex` is inside the current item.
+  ///
+  /// Any depth counts, as in feedparser: feeds wrap categories in `<categories>` and media elements in
+  /// `media:group`/`media:content`.
   private func inItem(parentIndex: Int) -> Bool {
     hasItem && parentIndex + 1 >= itemDepth
   }
@@ -142,7 +147,9 @@ final class RSSParser: FeedElementParser {
         item.mediaImage = FeedNormalizer.link(url, base: attributes.xmlBase)
       }
     case (.itunes, .image):
-      if item.itunesImage == nil, let url = (attributes.value("href") ?? attributes.value("url")).flatMap(HTMLText.collapsed) {
+      if item.itunesImage == nil,
+        let url = (attributes.value("href") ?? attributes.value("url")).flatMap(HTMLText.collapsed)
+      {
         item.itunesImage = FeedNormalizer.link(url, base: attributes.xmlBase)
       }
     default: break
@@ -228,9 +235,11 @@ final class RSSParser: FeedElementParser {
   static func normalize(_ raw: RSSItem) -> FeedItem {
     var link = raw.link ?? raw.atomAlternate
     if link == nil, raw.guidIsPermaLink, let guid = raw.guid, FeedNormalizer.isWebURL(guid) { link = guid }
-    let images = [raw.thumbnail, raw.mediaImage, raw.itunesImage] + raw.enclosures.map { e in
-      (e.type?.lowercased().hasPrefix("image/") ?? false) ? e.url : nil
-    }
+    let images =
+      [raw.thumbnail, raw.mediaImage, raw.itunesImage]
+      + raw.enclosures.map { e in
+        (e.type?.lowercased().hasPrefix("image/") ?? false) ? e.url : nil
+      }
     return FeedNormalizer.item(
       id: raw.guid ?? raw.about, title: raw.title ?? raw.fallbackTitle, link: link,
       author: raw.author, categories: raw.categories,

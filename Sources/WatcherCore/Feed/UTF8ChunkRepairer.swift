@@ -14,8 +14,9 @@ struct UTF8ChunkRepairer {
   /// Whether the document had a `<` at all.
   var sawMarkup: Bool { started }
 
-  /// Cleans `chunk` and hands the result to `emit` (possibly in two pieces, possibly not at all). Call with
-  /// `isLast` for the final chunk (which may be empty) so that a truncated character at the very end is
+  /// Cleans `chunk` and hands the result to `emit` (possibly in two pieces, possibly not at all).
+  ///
+  /// Call with `isLast` for the final chunk (which may be empty) so that a truncated character at the very end is
   /// repaired rather than carried.
   mutating func process(
     _ chunk: UnsafeBufferPointer<UInt8>, isLast: Bool, emit: (UnsafeBufferPointer<UInt8>) throws -> Void

@@ -3,11 +3,11 @@
 
 internal import CLibXML2
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
 #endif
-import Synchronization
 
 /// The XML namespaces feeds use, recognised once per distinct (name, namespace) pair.
 enum XMLNamespace: Sendable, Equatable {
@@ -183,8 +183,9 @@ final class XMLStreamParser {
     if let ctxt { xmlStopParser(ctxt) }
   }
 
-  /// Parses a UTF-8 document that `produce` delivers in chunks of any size, by calling the function it is
-  /// given once per chunk. An error `produce` throws (input too large, say) ends parsing and is rethrown.
+  /// Parses a UTF-8 document that `produce` delivers in chunks of any size, by calling the function it is given once per chunk.
+  ///
+  /// An error `produce` throws (input too large, say) ends parsing and is rethrown.
   func parse(_ produce: ((UnsafeBufferPointer<UInt8>) -> Void) throws -> Void) rethrows {
     var sax = xmlSAXHandler()
     xmlSAXVersion(&sax, 2)
@@ -287,7 +288,9 @@ final class XMLStreamParser {
     truncated = false
   }
 
-  fileprivate func endElement(localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?, uri: UnsafePointer<xmlChar>?) {
+  fileprivate func endElement(
+    localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?, uri: UnsafePointer<xmlChar>?
+  ) {
     defer {
       if let last = bases.last, last.depth == depth, bases.count > 1 { bases.removeLast() }
       depth -= 1
@@ -393,8 +396,10 @@ private struct NameKey: Hashable {
   var prefix: Int
 }
 
-/// An attribute value as text. Without entity substitution (never `XML_PARSE_NOENT`), libxml2 hands over
-/// `&amp;` as `&#38;` and leaves HTML entities as written, so references are decoded here.
+/// An attribute value as text.
+///
+/// Without entity substitution (never `XML_PARSE_NOENT`), libxml2 hands over `&amp;` as `&#38;` and leaves HTML
+/// entities as written, so references are decoded here.
 private func attributeString(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
   guard bytes.contains(UInt8(ascii: "&")) else { return String(decoding: bytes, as: UTF8.self) }
   var out: [UInt8] = []
@@ -418,6 +423,7 @@ private func cString(_ p: UnsafePointer<xmlChar>) -> UnsafePointer<CChar> {
 }
 
 /// The parser object stored in the libxml2 context's `_private` (the SAX `ctx` is the parser context).
+///
 /// The parser is kept alive by `parse` for the whole parse, so no reference counting is needed per callback.
 @inline(__always)
 private func withParser(_ ctx: UnsafeMutableRawPointer?, _ body: (XMLStreamParser) -> Void) {

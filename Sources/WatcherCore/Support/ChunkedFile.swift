@@ -21,15 +21,17 @@ final class ChunkedFile {
 
   deinit { close(fd) }
 
-  /// Up to `count` bytes (fewer only at the end of the file; empty at the end). The corresponding C function
-  /// is `read`.
+  /// Up to `count` bytes (fewer only at the end of the file.
+  ///
+  /// empty at the end). The corresponding C function is `read`.
   func read(upTo count: Int) throws -> [UInt8] {
     guard count > 0 else { return [] }
     var bytes = [UInt8](repeating: 0, count: count)
     var filled = 0
     while filled < count {
-      let n = bytes.withUnsafeMutableBytes { raw in
-        Glibc.read(fd, raw.baseAddress! + filled, count - filled)
+      let n = bytes.withUnsafeMutableBytes { raw -> Int in
+        guard let base = raw.baseAddress else { return 0 }
+        return Glibc.read(fd, base + filled, count - filled)
       }
       if n < 0 {
         if errno == EINTR { continue }

@@ -11,8 +11,10 @@ enum Gzip {
     bytes.count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B
   }
 
-  /// The decompressed bytes, or `nil` when the data is corrupt; throws `FeedParseError.tooLarge` past
-  /// `limit` bytes of output. The corresponding C functions are `inflateInit2_`, `inflate` and `inflateEnd`.
+  /// The decompressed bytes, or `nil` when the data is corrupt.
+  ///
+  /// throws `FeedParseError.tooLarge` past `limit` bytes of output. The corresponding C functions are
+  /// `inflateInit2_`, `inflate` and `inflateEnd`.
   static func decompress(_ input: UnsafeBufferPointer<UInt8>, limit: Int) throws(FeedParseError) -> Data? {
     var stream = z_stream()
     // 15 + 32: any window size, gzip or zlib header detected automatically.
