@@ -106,7 +106,7 @@ final class AtomParser: FeedElementParser {
       pendingHTML = TextConstruct.isHTML(atomType: attributes.value("type"), mode: attributes.value("mode"))
       // With no type at all, trust the content rather than the default: publishers forget `type="html"`.
       pendingGuess = attributes.value("type") == nil && attributes.value("mode") == nil
-      if name == .content, attributes.value("src") != nil, entry.links.isEmpty ?? false,
+      if name == .content, attributes.value("src") != nil, entry.links.isEmpty,
         let src = attributes.value("src").flatMap(HTMLText.collapsed)
       {
         entry.links.append(AtomLink(href: FeedNormalizer.link(src, base: attributes.xmlBase), rel: "alternate"))

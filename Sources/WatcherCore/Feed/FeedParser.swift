@@ -73,15 +73,15 @@ public enum FeedParser {
     var repairer = UTF8ChunkRepairer()
     let reader = XMLFeedReader(documentURL: options.documentURL, maxFieldBytes: options.maxFieldBytes)
     let (feed, xmlWarnings) = try reader.read { consume in
-      try head.withUnsafeBufferPointer { first in
-        try repairer.process(UnsafeBufferPointer(rebasing: first[bom...]), isLast: false, emit: consume)
+      head.withUnsafeBufferPointer { first in
+        repairer.process(UnsafeBufferPointer(rebasing: first[bom...]), isLast: false, emit: consume)
       }
       head = []
       while true {
         let chunk = try file.read(upTo: 64 * 1_024)
         total += chunk.count
         if total > options.maxBytes { throw FeedParseError.tooLarge(limit: options.maxBytes) }
-        try chunk.withUnsafeBufferPointer { try repairer.process($0, isLast: chunk.isEmpty, emit: consume) }
+        chunk.withUnsafeBufferPointer { repairer.process($0, isLast: chunk.isEmpty, emit: consume) }
         if chunk.isEmpty { break }
       }
     }
