@@ -149,6 +149,11 @@ public enum FeedParser {
       throw .notAFeed(found: describe(firstElement: reader.firstElement, sawMarkup: repairer.sawMarkup))
     }
     var all = warnings
+    if repairer.escapedAmpersands > 0 {
+      all.insert(
+        FeedWarning(
+          message: "\(repairer.escapedAmpersands) '&' did not start a known entity and were kept as text"), at: 0)
+    }
     if repairer.invalidBytes > 0 {
       all.insert(
         FeedWarning(message: "\(repairer.invalidBytes) byte(s) were not valid UTF-8 and were read as windows-1252"),

@@ -339,6 +339,11 @@ final class XMLStreamParser {
     var message = e.message.map { String(cString: $0) } ?? "XML error \(e.code)"
     while message.last?.isWhitespace == true { message.removeLast() }
     appendWarning(FeedWarning(line: Int(e.line), column: Int(e.int2), message: message))
+    // After any error libxml2 stops substituting entity references (`xmlParseReference` returns early when
+    // the document is not well-formed), which would silently drop every later `&lt;` and `&amp;`. Every
+    // entity it can reach here is predefined or an HTML character (document entities are never recorded), so
+    // substituting them stays safe; recovery goes on as before.
+    ctxt?.pointee.wellFormed = 1
   }
 
   // MARK: - Markup inside captured elements
