@@ -72,9 +72,12 @@ public enum DateParser {
       return false
     }
     guard let year = digits(4) else { return nil }
+    // W3C-DTF allows just the year ("2002") or year and month ("2002-10").
+    if i == s.count { return timestamp(year: year, month: 1, day: 1) }
     let compact = !(i < s.count && s[i] == UInt8(ascii: "-"))
     if !compact { i += 1 }
     guard let month = digits(2) else { return nil }
+    if i == s.count, !compact { return timestamp(year: year, month: month, day: 1) }
     if !compact, !accept(UInt8(ascii: "-")) { return nil }
     guard let day = digits(2) else { return nil }
     var hour = 0
@@ -91,7 +94,8 @@ public enum DateParser {
       guard let m = digits(2) else { return nil }
       minute = m
       if accept(UInt8(ascii: ":")) || (i < s.count && isDigit(s[i])) {
-        guard let sec = digits(2) else { return nil }
+        // "12:35:9" happens; read one or two digits.
+        guard let sec = digits(2) ?? digits(1) else { return nil }
         second = sec
         if accept(UInt8(ascii: ".")) || accept(UInt8(ascii: ",")) {
           while i < s.count, isDigit(s[i]) { i += 1 }
@@ -138,6 +142,9 @@ public enum DateParser {
     var yearDigits = 0
     var time: (Int, Int, Int)?
     var offset: Int?
+    // Numbers with no month name ("22.11.2022", "2020/1/10"), in order, and the separator after the first.
+    var numbers: [(value: Int, digits: Int)] = []
+    var numericSeparator: UInt8 = 0
     var i = 0
     while i < s.count {
       let c = s[i]
@@ -156,6 +163,15 @@ public enum DateParser {
         if j < s.count, s[j] == UInt8(ascii: ":") {
           guard time == nil, count <= 2, let parsed = parseTime(s, from: i, end: &j) else { return nil }
           time = parsed
+        } else if month == nil, time == nil, numbers.count < 3,
+          !numbers.isEmpty
+            || (j < s.count && (s[j] == UInt8(ascii: ".") || s[j] == UInt8(ascii: "/") || s[j] == UInt8(ascii: "-")))
+        {
+          if numbers.isEmpty { numericSeparator = s[j] }
+          numbers.append((value, count))
+        } else if count == 4, year != nil, time == nil, value / 100 < 24, value % 100 < 60 {
+          // "03 Apr 02 1500 GMT": a time without its colon.
+          time = (value / 100, value % 100, 0)
         } else if count == 4 || count == 3 || (count == 2 && day != nil && year == nil) || (count == 2 && value > 31) {
           guard year == nil else { return nil }
           year = value
@@ -169,6 +185,11 @@ public enum DateParser {
           return nil
         }
         i = j
+        continue
+      }
+      if c == UInt8(ascii: "-"), year == nil, time == nil {
+        // A separator ("24-Jan-2012"), not a zone offset: no year or time has been read yet.
+        i += 1
         continue
       }
       if c == UInt8(ascii: "+") || c == UInt8(ascii: "-") {
@@ -209,6 +230,30 @@ public enum DateParser {
         continue
       }
       return nil
+    }
+    if month == nil, numbers.count == 3, day == nil, year == nil {
+      let (a, b, c) = (numbers[0], numbers[1], numbers[2])
+      if a.digits == 4 {
+        (year, month, day, yearDigits) = (a.value, b.value, c.value, 4)
+      } else if numericSeparator != UInt8(ascii: "/") || a.value > 12 {
+        // Day first ("22.11.2022"), as everywhere but the US.
+        (day, month, year, yearDigits) = (a.value, b.value, c.value, c.digits)
+      } else {
+        (month, day, year, yearDigits) = (a.value, b.value, c.value, c.digits)
+      }
+    } else if !numbers.isEmpty {
+      // Numbers that were not a numeric date: read them as the general rules would have.
+      guard numbers.count <= 2, month != nil else { return nil }
+      for number in numbers {
+        if number.digits == 4 || (day != nil && year == nil) {
+          guard year == nil else { return nil }
+          (year, yearDigits) = (number.value, number.digits)
+        } else if day == nil {
+          day = number.value
+        } else {
+          return nil
+        }
+      }
     }
     guard let d = day, let m = month, var y = year else { return nil }
     if yearDigits <= 2 { y += y < 90 ? 2000 : 1900 }
