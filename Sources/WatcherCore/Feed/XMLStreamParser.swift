@@ -142,7 +142,7 @@ struct XMLAttributes {
 final class XMLStreamParser {
   private unowned(unsafe) let handler: any XMLFeedHandler
   private let maxFieldBytes: Int
-  private var ctxt: xmlParserCtxtPtr?
+  fileprivate var ctxt: xmlParserCtxtPtr?
   private var tags: [NameKey: Int] = [:]
   private var depth = 0
   private var captureDepth = 0
@@ -187,8 +187,11 @@ final class XMLStreamParser {
   ///
   /// An error `produce` throws (input too large, say) ends parsing and is rethrown.
   func parse(_ produce: ((UnsafeBufferPointer<UInt8>) -> Void) throws -> Void) rethrows {
+    // Only our own handlers: every default SAX2 handler expects the parser context as its user data and
+    // would record or resolve DTD entities. With none of them, no entity a document declares is stored,
+    // resolved (no `resolveEntity`, no `getParameterEntity`) or expanded.
     var sax = xmlSAXHandler()
-    xmlSAXVersion(&sax, 2)
+    sax.initialized = UInt32(XML_SAX2_MAGIC)
     sax.startElementNs = xmlStartElement
     sax.endElementNs = xmlEndElement
     sax.characters = xmlCharacters
@@ -196,20 +199,12 @@ final class XMLStreamParser {
     sax.cdataBlock = xmlCharacters
     sax.serror = xmlStructuredError
     sax.getEntity = xmlGetEntity
-    // No DTD handling at all: entities a document declares are never recorded, so never expanded.
-    sax.internalSubset = nil
-    sax.externalSubset = nil
-    sax.entityDecl = nil
-    sax.reference = nil
-    sax.startDocument = nil
-    sax.endDocument = nil
-    sax.comment = nil
-    sax.processingInstruction = nil
-    sax.warning = nil
-    sax.error = nil
-    sax.fatalError = nil
 
-    guard let context = xmlCreatePushParserCtxt(&sax, nil, nil, 0, nil) else {
+    // The SAX user data is this object, not the parser context: libxml2 then never falls back to its own
+    // entity table (`xmlSAX2GetEntity` is only consulted when the user data is the context), so an entity a
+    // document declares can never be expanded, whatever libxml2 recorded for "SAX compatibility".
+    let userData = Unmanaged.passUnretained(self).toOpaque()
+    guard let context = xmlCreatePushParserCtxt(&sax, userData, nil, 0, nil) else {
       warnings.append(FeedWarning(message: "internal error: libxml2 could not create a parser, please report"))
       return
     }
@@ -221,7 +216,6 @@ final class XMLStreamParser {
     }
     let options = XML_PARSE_RECOVER.rawValue | XML_PARSE_NONET.rawValue | XML_PARSE_IGNORE_ENC.rawValue
     xmlCtxtUseOptions(context, Int32(options))
-    context.pointee._private = Unmanaged.passUnretained(self).toOpaque()
 
     let chunk = 64 * 1_024
     try produce { input in
@@ -339,11 +333,6 @@ final class XMLStreamParser {
     var message = e.message.map { String(cString: $0) } ?? "XML error \(e.code)"
     while message.last?.isWhitespace == true { message.removeLast() }
     appendWarning(FeedWarning(line: Int(e.line), column: Int(e.int2), message: message))
-    // After any error libxml2 stops substituting entity references (`xmlParseReference` returns early when
-    // the document is not well-formed), which would silently drop every later `&lt;` and `&amp;`. Every
-    // entity it can reach here is predefined or an HTML character (document entities are never recorded), so
-    // substituting them stays safe; recovery goes on as before.
-    ctxt?.pointee.wellFormed = 1
   }
 
   // MARK: - Markup inside captured elements
@@ -429,13 +418,19 @@ private func cString(_ p: UnsafePointer<xmlChar>) -> UnsafePointer<CChar> {
 
 /// The parser object stored in the libxml2 context's `_private` (the SAX `ctx` is the parser context).
 ///
-/// The parser is kept alive by `parse` for the whole parse, so no reference counting is needed per callback.
+/// The SAX user data is the parser object, kept alive by `parse` for the whole parse, so no reference
+/// counting is needed per callback.
 @inline(__always)
 private func withParser(_ ctx: UnsafeMutableRawPointer?, _ body: (XMLStreamParser) -> Void) {
   guard let ctx else { return }
-  let context = ctx.assumingMemoryBound(to: xmlParserCtxt.self)
-  guard let privateData = context.pointee._private else { return }
-  Unmanaged<XMLStreamParser>.fromOpaque(privateData)._withUnsafeGuaranteedRef(body)
+  Unmanaged<XMLStreamParser>.fromOpaque(ctx)._withUnsafeGuaranteedRef { parser in
+    // After any error libxml2 stops substituting entity references (`xmlParseReference` returns early when
+    // the document is not well-formed, a flag it sets after reporting the error), which would silently drop
+    // every later `&lt;` and `&amp;`. The only entities it can reach are the predefined ones and HTML
+    // characters (`getEntity` below), so substituting them stays safe; recovery goes on as before.
+    parser.ctxt?.pointee.wellFormed = 1
+    body(parser)
+  }
 }
 
 private let xmlStartElement: startElementNsSAX2Func = {

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Testing
+import WatcherCore
+
+@Suite("HTML to text")
+struct HTMLTextTests {
+  static let multiLine: [(String, String?)] = [
+    ("<p>One</p><p>Two</p>", "One\nTwo"),
+    ("Hello <b>bold</b> <i>world</i>", "Hello bold world"),
+    ("a<br>b<br/>c", "a\nb\nc"),
+    ("<ul><li>x</li><li>y</li></ul>", "x\ny"),
+    ("A&nbsp;B &eacute;t&eacute; &amp; &lt;tag&gt;", "A B été & <tag>"),
+    ("&#8220;q&#8221; &#x2014; &#150;", "\u{201C}q\u{201D} \u{2014} \u{2013}"),
+    ("&amp without semicolon &notanentity;", "& without semicolon &notanentity;"),
+    ("<script>var a = '<p>no</p>';</script>after", "after"),
+    ("<style>p { color: red }</style><p>text</p>", "text"),
+    ("before<!-- <p>comment</p> -->after", "beforeafter"),
+    ("  lots   of\n\n  space \t here  ", "lots of space here"),
+    ("<div><div><p>nested</p></div></div>", "nested"),
+    ("1 < 2 and 3 > 2", "1 < 2 and 3 > 2"),
+    ("<a href=\"x?a=1&b=2\" title='>'>link</a> text", "link text"),
+    ("&lt;p&gt;double &lt;b&gt;escaped&lt;/b&gt;&lt;/p&gt;", "double escaped"),
+    ("&lt;3 is not markup", "<3 is not markup"),
+    ("<p> </p><br><br>", nil),
+    ("", nil),
+    ("<img src=x>caption", "caption"),
+    ("word<img src=x>word", "word word"),
+  ]
+
+  @Test("converts", arguments: multiLine)
+  func converts(_ html: String, _ expected: String?) {
+    #expect(HTMLText.plainText(fromHTML: html) == expected)
+  }
+
+  @Test("single-line mode joins blocks with spaces")
+  func singleLine() {
+    #expect(HTMLText.plainText(fromHTML: "<p>One</p><p>Two</p>", singleLine: true) == "One Two")
+  }
+
+  @Test("collapsing keeps text and drops empty")
+  func collapsing() {
+    #expect(HTMLText.collapsed("  a \n b\u{A0}c  ") == "a b c")
+    #expect(HTMLText.collapsed("already clean") == "already clean")
+    #expect(HTMLText.collapsed(" \n\t ") == nil)
+    #expect(HTMLText.collapsed("¿qué?") == "¿qué?")
+  }
+
+  @Test("recognises HTML only by real markup")
+  func looksLikeHTML() {
+    #expect(HTMLText.looksLikeHTML("<b>bold</b>"))
+    #expect(HTMLText.looksLikeHTML("Tom &amp; Jerry"))
+    #expect(HTMLText.looksLikeHTML("line<br/>break"))
+    #expect(!HTMLText.looksLikeHTML("AT&T"))
+    #expect(!HTMLText.looksLikeHTML("a < b > c"))
+    #expect(!HTMLText.looksLikeHTML("<notatag>"))
+  }
+}
