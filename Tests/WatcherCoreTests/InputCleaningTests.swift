@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Testing
+
+@testable import WatcherCore
+
+/// The streaming input cleaner must give the same bytes however the input is cut into chunks.
+@Suite("Input cleaning")
+struct InputCleaningTests {
+  static let samples: [[UInt8]] = [
+    Array("<rss>caf\u{E9} \u{1F600} Fish & Chips &amp; &eacute; &#233; &#x2014; &unknown; &amp</rss>".utf8),
+    Array("  junk <a>\u{4E16}\u{754C} a=1&b=2 &lt;p&gt;</a>".utf8),
+    [0x3C, 0x61, 0x3E, 0xE9, 0x20, 0xC3, 0xA9, 0xFF, 0x01, 0x26, 0x20, 0xF0, 0x9F, 0x98, 0x80, 0x3C, 0x2F, 0x61, 0x3E],
+  ]
+
+  static func clean(_ input: [UInt8], chunkSize: Int) -> [UInt8] {
+    var repairer = UTF8ChunkRepairer()
+    var out: [UInt8] = []
+    var offset = 0
+    repeat {
+      let end = min(input.count, offset + chunkSize)
+      input[offset..<end].withUnsafeBufferPointer { chunk in
+        repairer.process(chunk, isLast: end == input.count) { out.append(contentsOf: $0) }
+      }
+      offset = end
+    } while offset < input.count
+    return out
+  }
+
+  @Test("chunk boundaries do not change the result", arguments: samples.indices)
+  func chunking(_ index: Int) {
+    let input = Self.samples[index]
+    let whole = Self.clean(input, chunkSize: input.count)
+    for size in 1..<input.count {
+      #expect(Self.clean(input, chunkSize: size) == whole, "chunk size \(size)")
+    }
+  }
+
+  @Test("bare ampersands and unknown entities are escaped, known references kept")
+  func ampersands() {
+    let out = String(decoding: Self.clean(Self.samples[0], chunkSize: 1_000), as: UTF8.self)
+    #expect(
+      out
+        == "<rss>caf\u{E9} \u{1F600} Fish &amp; Chips &amp; &eacute; &#233; &#x2014; &amp;unknown; &amp;amp</rss>")
+  }
+
+  @Test("invalid bytes become windows-1252 characters and controls become spaces; junk before '<' is dropped")
+  func repairs() {
+    let out = String(decoding: Self.clean(Self.samples[2], chunkSize: 1_000), as: UTF8.self)
+    #expect(out == "<a>\u{E9} \u{E9}\u{FF} &amp; \u{1F600}</a>")
+    let junk = String(decoding: Self.clean(Self.samples[1], chunkSize: 3), as: UTF8.self)
+    #expect(junk.hasPrefix("<a>"))
+  }
+
+  @Test("the encoding comes from the BOM, then the declaration, then the caller's hint")
+  func sniffing() {
+    func sniff(_ bytes: [UInt8], hint: String? = nil) -> String {
+      bytes.withUnsafeBufferPointer { InputDecoder.sniff($0, charsetHint: hint).encoding }
+    }
+    #expect(sniff(Array("<?xml version='1.0' encoding='KOI8-R'?><rss/>".utf8), hint: "utf-8") == "koi8-r")
+    #expect(sniff(Array("<?xml version='1.0'?><rss/>".utf8), hint: "ISO-8859-1") == "windows-1252")
+    #expect(sniff(Array("<rss/>".utf8), hint: "gb2312") == "gb18030")
+    #expect(sniff(Array("<rss/>".utf8)) == "utf-8")
+    #expect(sniff([0xEF, 0xBB, 0xBF] + Array("<?xml encoding='latin1'?>".utf8)) == "utf-8")
+    #expect(sniff([0xFF, 0xFE, 0x3C, 0x00]) == "utf-16le")
+    #expect(sniff([0x00, 0x3C, 0x00, 0x72]) == "utf-16be")
+    #expect(sniff(Array("<?xml version='1.0' encoding='UTF-16'?><rss/>".utf8)) == "utf-8")
+  }
+
+  @Test("the HTTP charset is used when the document declares none")
+  func charsetHint() throws {
+    let latin1 = Array("<rss version=\"2.0\"><channel><title>Caf".utf8) + [0xE9] + Array("</title></channel></rss>".utf8)
+    let parsed = try FeedParser.parse(Data(latin1), options: .init(charset: "iso-8859-1"))
+    #expect(parsed.feed.title == "Caf\u{E9}")
+    #expect(parsed.warnings.isEmpty)
+  }
+}
