@@ -14,21 +14,25 @@ public enum Suggestion {
     return best?.0
   }
 
-  /// Levenshtein distance between two strings, by characters.
+  /// Edit distance between two strings, by characters: insertions, deletions, substitutions, and swaps of
+  /// two neighbours ("pares" → "parse" is 1), the optimal-string-alignment form of Damerau–Levenshtein.
   public static func distance(_ a: String, _ b: String) -> Int {
     let a = Array(a)
     let b = Array(b)
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }
-    var previous = Array(0...b.count)
-    var current = [Int](repeating: 0, count: b.count + 1)
+    var rows = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+    for i in 0...a.count { rows[i][0] = i }
+    for j in 0...b.count { rows[0][j] = j }
     for i in 1...a.count {
-      current[0] = i
       for j in 1...b.count {
-        current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        let cost = a[i - 1] == b[j - 1] ? 0 : 1
+        rows[i][j] = min(rows[i - 1][j] + 1, rows[i][j - 1] + 1, rows[i - 1][j - 1] + cost)
+        if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+          rows[i][j] = min(rows[i][j], rows[i - 2][j - 2] + 1)
+        }
       }
-      swap(&previous, &current)
     }
-    return previous[b.count]
+    return rows[a.count][b.count]
   }
 }

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Testing
+import WatcherCLI
+import WatcherTestSupport
+
+/// Runs the CLI in-process and returns (exit status, stdout, stderr).
+func run(_ arguments: [String], stdin: Data = Data()) -> (Int32, String, String) {
+  let recording = TerminalRecording()
+  let terminal = Terminal(
+    output: { recording.writeOutput($0) }, errors: { recording.writeErrors($0) }, readInput: { stdin })
+  let status = WatcherCLI.run(arguments, terminal: terminal)
+  return (status, recording.output, recording.errors)
+}
+
+let fixture = Fixtures.url("Feeds/rss/rss20-namespaces.xml").path
+
+@Suite("Command line")
+struct CLITests {
+  /// argv → exit status and a fragment of stderr.
+  static let usageErrors: [([String], Int32, String)] = [
+    ([], 64, "usage: watcher COMMAND"),
+    (["pares", "x"], 64, "did you mean 'parse'?"),
+    (["frobnicate"], 64, "see 'watcher --help'"),
+    (["parse"], 64, "needs exactly one FILE"),
+    (["parse", "a", "b"], 64, "needs exactly one FILE"),
+    (["parse", "--jsn", "x"], 64, "did you mean '--json'?"),
+    (["parse", "--max-size"], 64, "needs a value"),
+    (["parse", "--max-size", "ten", "x"], 64, "positive number of bytes"),
+    (["parse", "--json=yes", "x"], 64, "takes no value"),
+    (["parse", "https://example.com/feed"], 64, "not built yet"),
+    (["help", "nosuch"], 64, "unknown command 'nosuch'"),
+    (["--bogus"], 64, "a command comes first"),
+    (["parse", "/nonexistent/feed.xml"], 1, "/nonexistent/feed.xml: cannot read: No such file or directory"),
+    (["parse", "/"], 1, "cannot read: Is a directory"),
+  ]
+
+  @Test("usage errors exit 64 with a hint; unreadable files exit 1", arguments: usageErrors)
+  func errors(_ arguments: [String], _ status: Int32, _ message: String) {
+    let (code, out, err) = run(arguments)
+    #expect(code == status)
+    #expect(err.contains(message), "stderr was: \(err)")
+    #expect(out.isEmpty)
+  }
+
+  @Test("--version, --help and help COMMAND")
+  func help() {
+    #expect(run(["--version"]).1 == "watcher \(WatcherCLI.version)\n")
+    let (code, out, _) = run(["--help"])
+    #expect(code == 0)
+    #expect(out.contains("parse") && out.contains("--version"))
+    let (helpCode, parseHelp, _) = run(["help", "parse"])
+    #expect(helpCode == 0)
+    #expect(parseHelp.contains("--json") && parseHelp.contains("--charset") && parseHelp.contains("--max-size"))
+    #expect(run(["parse", "--help"]).1 == parseHelp)
+  }
+
+  @Test("parse prints a readable summary, warnings on stderr as FILE:LINE:COL")
+  func parseText() throws {
+    let (code, out, err) = run(["parse", fixture])
+    #expect(code == 0)
+    #expect(out.hasPrefix("Swift & Linux [rss-2.0] https://example.com/\n3 items\n"))
+    #expect(out.contains("2012-01-24 14:00  Swift 6.1 released"))
+    #expect(out.contains("    categories: release, swift, linux"))
+    #expect(err.isEmpty)
+    let dates = Fixtures.url("Feeds/quirks/dates.xml").path
+    let (_, _, warnings) = run(["parse", dates])
+    #expect(warnings.contains("\(dates):11:61: warning: unparseable date 'not a date at all'; left empty"))
+  }
+
+  @Test("parse --json prints the documented schema")
+  func parseJSON() throws {
+    let (code, out, err) = run(["parse", "--json", fixture])
+    #expect(code == 0)
+    #expect(err.isEmpty)
+    let doc = try #require(try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any])
+    #expect(Set(doc.keys) == ["feed", "items", "warnings"])
+    let feed = try #require(doc["feed"] as? [String: Any])
+    #expect(Set(feed.keys) == ["title", "link", "format"])
+    let items = try #require(doc["items"] as? [[String: Any]])
+    #expect(items.count == 3)
+    #expect(
+      Set(items[0].keys) == [
+        "key", "id", "title", "link", "author", "categories", "published", "updated", "text", "html", "enclosures",
+        "image",
+      ])
+    #expect(items[0]["published"] as? String == "2012-01-24T14:00:54Z")
+    let enclosure = try #require((items[0]["enclosures"] as? [[String: Any]])?.first)
+    #expect(Set(enclosure.keys) == ["url", "type", "length"])
+    #expect(enclosure["length"] as? Int == 12_345)
+  }
+
+  @Test("parse reads standard input and file:// URLs")
+  func otherSources() throws {
+    let data = try Data(contentsOf: URL(fileURLWithPath: fixture))
+    let (code, out, _) = run(["parse", "--json", "-"], stdin: data)
+    #expect(code == 0)
+    #expect(out == run(["parse", "--json", fixture]).1)
+    #expect(run(["parse", "--json", "file://" + fixture]).1 == out)
+  }
+
+  @Test("a document that is not a feed is an error naming the file and what it is")
+  func notAFeed() throws {
+    let dir = try TemporaryDirectory()
+    let page = dir.url.appendingPathComponent("page.html")
+    try "<!DOCTYPE html><html><head><title>Hi</title></head><body></body></html>".write(
+      to: page, atomically: true, encoding: .utf8)
+    let (code, out, err) = run(["parse", page.path])
+    #expect(code == 1)
+    #expect(out.isEmpty)
+    #expect(err == "error: \(page.path): not a feed: found an HTML page\n")
+    let empty = dir.url.appendingPathComponent("empty.xml")
+    try Data().write(to: empty)
+    #expect(run(["parse", empty.path]).2 == "error: \(empty.path): not a feed: the document is empty\n")
+  }
+}
+
+/// The built binary, run as users run it.
+@Suite("watcher binary")
+struct BinaryTests {
+  static let binary: URL? = {
+    let candidates = [
+      Bundle.main.bundleURL.appendingPathComponent("watcher"),
+      Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("watcher"),
+      Fixtures.repositoryRoot.appendingPathComponent(".build/debug/watcher"),
+    ]
+    return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+  }()
+
+  @Test("watcher parse --json matches the in-process output and exits 0")
+  func endToEnd() throws {
+    let binary = try #require(Self.binary, "the watcher binary is built by 'swift build' before 'swift test'")
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = ["parse", "--json", fixture]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    #expect(String(decoding: data, as: UTF8.self) == run(["parse", "--json", fixture]).1)
+  }
+
+  @Test("a missing file exits 1 with the message on stderr")
+  func missingFile() throws {
+    let binary = try #require(Self.binary)
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = ["parse", "/nonexistent.xml"]
+    let err = Pipe()
+    process.standardError = err
+    process.standardOutput = Pipe()
+    try process.run()
+    let message = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 1)
+    #expect(String(decoding: message, as: UTF8.self) == "error: /nonexistent.xml: cannot read: No such file or directory\n")
+  }
+}
