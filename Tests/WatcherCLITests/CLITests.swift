@@ -157,6 +157,7 @@ struct BinaryTests {
     let message = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     #expect(process.terminationStatus == 1)
-    #expect(String(decoding: message, as: UTF8.self) == "error: /nonexistent.xml: cannot read: No such file or directory\n")
+    #expect(
+      String(decoding: message, as: UTF8.self) == "error: /nonexistent.xml: cannot read: No such file or directory\n")
   }
 }

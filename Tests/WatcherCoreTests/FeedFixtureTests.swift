@@ -6,8 +6,9 @@ import Testing
 import WatcherCore
 import WatcherTestSupport
 
-/// Every feed under `Fixtures/Feeds/<kind>/` is parsed and its `watcher parse --json` output compared with
-/// `<name>.golden.json` beside it. A new pair is a new test.
+/// Every feed under `Fixtures/Feeds/<kind>/` is parsed and its `watcher parse --json` output compared with `<name>.golden.json` beside it.
+///
+/// A new pair is a new test.
 @Suite("Feed fixtures")
 struct FeedFixtureTests {
   static let directory = Fixtures.url("Feeds")
@@ -38,7 +39,8 @@ struct FeedFixtureTests {
     #expect((try? JSONSerialization.jsonObject(with: Data(bytes))) != nil)
     let golden = url.deletingPathExtension().appendingPathExtension("golden.json")
     let goldenURL =
-      path.hasSuffix(".gz") ? url.deletingPathExtension().deletingPathExtension().appendingPathExtension("golden.json")
+      path.hasSuffix(".gz")
+      ? url.deletingPathExtension().deletingPathExtension().appendingPathExtension("golden.json")
       : golden
     if let failure = Golden.check(json, against: goldenURL) { Issue.record(Comment(rawValue: failure)) }
   }

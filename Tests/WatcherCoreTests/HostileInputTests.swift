@@ -7,8 +7,9 @@ import WatcherTestSupport
 
 @testable import WatcherCore
 
-/// Hostile documents cost bounded time and memory and read no file (SPEC §4). Time and memory figures are
-/// measured by `Scripts/bench/hostile.sh`, not asserted here.
+/// Hostile documents cost bounded time and memory and read no file (SPEC §4).
+///
+/// Time and memory figures are measured by `Scripts/bench/hostile.sh`, not asserted here.
 @Suite("Hostile input")
 struct HostileInputTests {
   static let billionLaughs: String = {
@@ -103,7 +104,8 @@ struct HostileInputTests {
 
   @Test("deep nesting, binary and HTML are handled without a crash")
   func oddDocuments() throws {
-    let deep = "<rss><channel><item><title>deep</title>" + String(repeating: "<x>", count: 100_000)
+    let deep =
+      "<rss><channel><item><title>deep</title>" + String(repeating: "<x>", count: 100_000)
       + String(repeating: "</x>", count: 100_000) + "<guid>1</guid></item></channel></rss>"
     #expect(try FeedParser.parse(Data(deep.utf8)).feed.items.count == 1)
     #expect(throws: FeedParseError.notAFeed(found: "an HTML page")) {

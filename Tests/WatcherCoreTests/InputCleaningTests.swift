@@ -71,7 +71,8 @@ struct InputCleaningTests {
 
   @Test("the HTTP charset is used when the document declares none")
   func charsetHint() throws {
-    let latin1 = Array("<rss version=\"2.0\"><channel><title>Caf".utf8) + [0xE9] + Array("</title></channel></rss>".utf8)
+    let latin1 =
+      Array("<rss version=\"2.0\"><channel><title>Caf".utf8) + [0xE9] + Array("</title></channel></rss>".utf8)
     let parsed = try FeedParser.parse(Data(latin1), options: .init(charset: "iso-8859-1"))
     #expect(parsed.feed.title == "Caf\u{E9}")
     #expect(parsed.warnings.isEmpty)

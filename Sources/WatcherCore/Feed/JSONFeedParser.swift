@@ -61,7 +61,8 @@ enum JSONFeedParser {
     func date(_ key: String) -> Date? {
       guard let value = raw.string(key).flatMap(HTMLText.collapsed) else { return nil }
       if let date = DateParser.parse(value) { return date }
-      warnings.append(FeedWarning(message: "items[\(index)].\(key): unparseable date '\(value.prefix(80))'; left empty"))
+      warnings.append(
+        FeedWarning(message: "items[\(index)].\(key): unparseable date '\(value.prefix(80))'; left empty"))
       return nil
     }
     let author =

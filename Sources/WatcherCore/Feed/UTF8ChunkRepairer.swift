@@ -147,7 +147,9 @@ struct UTF8ChunkRepairer {
       || c == UInt8(ascii: ".") || c >= 0x80
   }
 
-  /// The offset of the first `byte` at or after `from`. The corresponding C function is `memchr`.
+  /// The offset of the first `byte` at or after `from`.
+  ///
+  /// The corresponding C function is `memchr`.
   private static func index(of byte: UInt8, in b: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
     guard from < b.count, let base = b.baseAddress else { return nil }
     guard let found = memchr(base + from, Int32(byte), b.count - from) else { return nil }

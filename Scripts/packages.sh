@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The Debian packages watcher needs to build and test, and a function that installs the missing ones
+# (through sudo when not root). Sourced by Scripts/quickstart.sh and .ci/run.
+WATCHER_PACKAGES=(
+  pkg-config
+  libxml2-dev zlib1g-dev   # the feed parser (libxml2 SAX2), gzip-compressed feed files
+  libyaml-dev              # the config file
+  libnotify-dev            # desktop notifications
+  libcurl4-openssl-dev     # fetching
+  libxml2-utils sfeed      # the parse-speed benchmark's peers (xmllint, sfeed)
+)
+
+install_watcher_packages() {
+  local missing=() pkg
+  for pkg in "${WATCHER_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  if [ ${#missing[@]} -eq 0 ] && [ "${1:-}" != "--always" ]; then return 0; fi
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  echo "installing: ${missing[*]:-${WATCHER_PACKAGES[*]}}" >&2
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${WATCHER_PACKAGES[@]}" >/dev/null
+}
