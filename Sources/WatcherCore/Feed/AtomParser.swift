@@ -14,6 +14,8 @@ struct AtomLink {
 /// An Atom `feed` as read, before normalization.
 struct AtomFeed {
   var title: TextConstruct?
+  /// `dc:title`, used when there is no `title`.
+  var fallbackTitle: TextConstruct?
   var links: [AtomLink] = []
 }
 
@@ -94,7 +96,11 @@ final class AtomParser: FeedElementParser {
         return TextConstruct.isXHTML(atomType: attributes.value("type")) ? .xhtml : .text
       case .link:
         if let link = link(attributes) { feed.links.append(link) }
-      default: break
+      default:
+        if tag == FeedTag(.dc, .title) {
+          pendingHTML = false
+          return .text
+        }
       }
     }
     return .none
@@ -180,6 +186,7 @@ final class AtomParser: FeedElementParser {
     guard let text else { return }
     if !hasEntry {
       if name == .title, feed.title == nil { feed.title = TextConstruct(value: text, isHTML: pendingHTML) }
+      if tag == FeedTag(.dc, .title), feed.fallbackTitle == nil { feed.fallbackTitle = TextConstruct(guessing: text) }
       return
     }
     if authorDepth > 0 {
@@ -217,7 +224,8 @@ final class AtomParser: FeedElementParser {
 
   func finish() -> Feed {
     var result = Feed(
-      title: feed.title?.plainText(singleLine: true), link: Self.alternate(feed.links), format: format)
+      title: (feed.title ?? feed.fallbackTitle)?.plainText(singleLine: true), link: Self.alternate(feed.links),
+      format: format)
     result.items = entries.finish()
     return result
   }

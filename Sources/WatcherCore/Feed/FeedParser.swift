@@ -119,6 +119,13 @@ public enum FeedParser {
   {
     var converted: [UInt8]?
     var warnings: [FeedWarning] = []
+    var encoding = encoding
+    if encoding == "windows-1252", InputDecoder.isMultibyteUTF8(bytes) {
+      // Declared Latin-1 but valid UTF-8 with multi-byte characters: the declaration is wrong (valid UTF-8
+      // by accident is vanishingly rare in Latin text).
+      warnings.append(FeedWarning(message: "the document declares a Latin-1 encoding but is UTF-8; read as UTF-8"))
+      encoding = "utf-8"
+    }
     if encoding != "utf-8" {
       let (utf8, warning) = InputDecoder.convert(bytes, from: encoding)
       converted = utf8

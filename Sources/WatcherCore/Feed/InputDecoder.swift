@@ -70,6 +70,23 @@ enum InputDecoder {
     )
   }
 
+  /// Whether `bytes` is valid UTF-8 with at least one multi-byte character.
+  static func isMultibyteUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    var sawMultibyte = false
+    var i = 0
+    while i < bytes.count {
+      if bytes[i] < 0x80 {
+        i += 1
+        continue
+      }
+      let length = sequenceLength(bytes, at: i)
+      guard length > 0 else { return false }
+      sawMultibyte = true
+      i += length
+    }
+    return sawMultibyte
+  }
+
   /// UTF-16 without a byte-order mark, told by the zero bytes around ASCII `<` (XML 1.0 appendix F).
   static func sniffUTF16(_ input: UnsafeBufferPointer<UInt8>) -> String? {
     guard input.count >= 4 else { return nil }

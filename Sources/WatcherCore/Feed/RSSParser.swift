@@ -6,6 +6,8 @@ import Foundation
 /// An RSS `channel` as read, before normalization.
 struct RSSChannel {
   var title: TextConstruct?
+  /// `dc:title`, used when there is no `title`.
+  var fallbackTitle: TextConstruct?
   var link: String?
   var atomAlternate: String?
 }
@@ -86,7 +88,7 @@ final class RSSParser: FeedElementParser {
     }
     if !hasItem, parent >= 0, stack[parent] == FeedTag(.core, .channel) {
       switch (tag.vocabulary, tag.name) {
-      case (.core, .title), (.core, .link):
+      case (.core, .title), (.core, .link), (.dc, .title):
         pending.base = attributes.xmlBase
         return .text
       case (.atom, .link):
@@ -170,9 +172,10 @@ final class RSSParser: FeedElementParser {
     if inItem(parentIndex: parent) {
       endItemChild(tag, text: text)
     } else if !hasItem {
-      switch tag.name {
-      case .title where channel.title == nil: channel.title = TextConstruct(guessing: text)
-      case .link where channel.link == nil:
+      switch (tag.vocabulary, tag.name) {
+      case (.core, .title): channel.title = channel.title ?? TextConstruct(guessing: text)
+      case (.dc, .title): channel.fallbackTitle = channel.fallbackTitle ?? TextConstruct(guessing: text)
+      case (.core, .link) where channel.link == nil:
         channel.link = HTMLText.collapsed(text).map { FeedNormalizer.link($0, base: pending.base) }
       default: break
       }
@@ -225,7 +228,8 @@ final class RSSParser: FeedElementParser {
 
   func finish() -> Feed {
     var feed = Feed(
-      title: channel.title?.plainText(singleLine: true), link: channel.link ?? channel.atomAlternate,
+      title: (channel.title ?? channel.fallbackTitle)?.plainText(singleLine: true),
+      link: channel.link ?? channel.atomAlternate,
       format: format)
     feed.items = items.finish()
     return feed

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Build the libFuzzer targets (ASan + coverage) and run each for a given time, seeded from the corpus and
+# the test fixtures. Usage: Fuzz/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]   (targets: feed date)
+# Findings land in Fuzz/artifacts/; copy each crashing input into
+# Tests/WatcherCoreTests/Fixtures/Feeds/illformed/ as a regression fixture.
+set -euo pipefail
+cd "$(dirname "$0")"
+seconds=${1:-600}; shift || true
+targets=("${@:-feed}")
+toolchain=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
+fuzzer_lib=$(ls "$toolchain"/lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a | head -1)
+swift build -c release -Xswiftc -sanitize=address \
+  -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp \
+  -Xlinker "$fuzzer_lib" -Xlinker -lstdc++ 2>&1 | grep -E "error|Compiling WatcherFuzz|Build complete" || true
+bin=.build/release/WatcherFuzz
+test -x "$bin"
+mkdir -p artifacts work
+export SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1
+for target in "${targets[@]}"; do
+  mkdir -p "work/$target"
+  seeds=()
+  case $target in
+    feed) seeds=(../Tests/WatcherCoreTests/Fixtures/Feeds ../../shared/corpus/real ../../shared/corpus/synthetic
+                 ../../shared/corpus/feedparser-tests) ;;
+    date) seeds=(seeds/date) ;;
+  esac
+  existing=()
+  for s in "${seeds[@]}"; do [ -d "$s" ] && existing+=("$s"); done
+  echo "== fuzzing '$target' for ${seconds}s" >&2
+  WATCHER_FUZZ_TARGET=$target "$bin" -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 -artifact_prefix="artifacts/$target-" "work/$target" "${existing[@]}" 2>&1 |
+    grep -E "^#[0-9]+.*(INITED|DONE)|stat::|ERROR|SUMMARY|artifact|Test unit written" | tail -20
+done
