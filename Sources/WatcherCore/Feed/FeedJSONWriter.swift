@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
+import Dispatch
 import Foundation
+import Synchronization
 
 /// Writes a `ParsedFeed` in the stable `watcher parse --json` schema.
 ///
@@ -16,26 +18,73 @@ import Foundation
 /// ```
 /// Keys always appear in this order; a missing value is `null`; dates are ISO 8601 UTC to the second.
 public struct FeedJSONWriter {
-  private var buffer: [UInt8] = []
   private let sink: ([UInt8]) -> Void
-  private let chunkSize = 1 << 16
+  /// Items encoded per batch; two batches are encoded at once on large feeds.
+  private let batchSize = 512
 
-  /// Creates a writer that hands each filled chunk to `sink`.
+  /// Creates a writer that hands each encoded chunk to `sink`, in order.
   public init(sink: @escaping ([UInt8]) -> Void) {
     self.sink = sink
-    buffer.reserveCapacity(chunkSize + 4_096)
   }
 
-  /// Writes the whole document, then flushes.
+  /// Writes the whole document.
   public mutating func write(_ parsed: ParsedFeed) {
-    raw("{\"feed\":{\"title\":")
-    string(parsed.feed.title)
-    raw(",\"link\":")
-    string(parsed.feed.link)
-    raw(",\"format\":")
-    string(parsed.feed.format.rawValue)
-    raw("},\"items\":[")
-    for (index, item) in parsed.feed.items.enumerated() {
+    var head = JSONBytes()
+    head.raw("{\"feed\":{\"title\":")
+    head.string(parsed.feed.title)
+    head.raw(",\"link\":")
+    head.string(parsed.feed.link)
+    head.raw(",\"format\":")
+    head.string(parsed.feed.format.rawValue)
+    head.raw("},\"items\":[")
+    let items = parsed.feed.items
+    if items.count <= batchSize {
+      head.items(items, 0..<items.count)
+      sink(head.bytes)
+    } else {
+      sink(head.bytes)
+      var start = 0
+      while start < items.count {
+        let first = start..<min(start + batchSize, items.count)
+        let second = first.upperBound..<min(first.upperBound + batchSize, items.count)
+        for chunk in Self.encodeInParallel(items, [first, second]) { sink(chunk) }
+        start = second.upperBound
+      }
+    }
+    var tail = JSONBytes()
+    tail.raw("\n],\"warnings\":[")
+    for (index, warning) in parsed.warnings.enumerated() {
+      if index > 0 { tail.raw(",") }
+      tail.string(warning.description)
+    }
+    tail.raw("]}\n")
+    sink(tail.bytes)
+  }
+
+  /// Encodes the item ranges at the same time, one per thread; results in range order.
+  private static func encodeInParallel(_ items: [FeedItem], _ ranges: [Range<Int>]) -> [[UInt8]] {
+    let results = Mutex<[Int: [UInt8]]>([:])
+    DispatchQueue.concurrentPerform(iterations: ranges.count) { index in
+      var bytes = JSONBytes()
+      bytes.items(items, ranges[index])
+      let encoded = bytes.bytes
+      results.withLock { $0[index] = encoded }
+    }
+    return results.withLock { all in ranges.indices.map { all[$0] ?? [] } }
+  }
+}
+
+/// JSON text being built: the item encoding and string escaping behind `FeedJSONWriter`.
+private struct JSONBytes {
+  var bytes: [UInt8] = []
+
+  init() { bytes.reserveCapacity(1 << 16) }
+
+  /// The items in `range`, each on its own line, comma-separated (a comma precedes every item but the
+  /// document's first).
+  mutating func items(_ items: [FeedItem], _ range: Range<Int>) {
+    for index in range {
+      let item = items[index]
       if index > 0 { raw(",") }
       raw("\n{\"key\":")
       string(item.key)
@@ -74,29 +123,15 @@ public struct FeedJSONWriter {
       raw("],\"image\":")
       string(item.image)
       raw("}")
-      if buffer.count >= chunkSize { flush() }
     }
-    raw("\n],\"warnings\":[")
-    for (index, warning) in parsed.warnings.enumerated() {
-      if index > 0 { raw(",") }
-      string(warning.description)
-    }
-    raw("]}\n")
-    flush()
   }
 
-  private mutating func flush() {
-    guard !buffer.isEmpty else { return }
-    sink(buffer)
-    buffer.removeAll(keepingCapacity: true)
+  mutating func raw(_ s: StaticString) {
+    s.withUTF8Buffer { bytes.append(contentsOf: $0) }
   }
 
-  private mutating func raw(_ s: StaticString) {
-    s.withUTF8Buffer { buffer.append(contentsOf: $0) }
-  }
-
-  private mutating func raw(_ s: String) {
-    buffer.append(contentsOf: s.utf8)
+  mutating func raw(_ s: String) {
+    bytes.append(contentsOf: s.utf8)
   }
 
   /// Whether any byte of `word` is a C0 control character (exact even when some bytes are ≥ 0x80).
@@ -110,19 +145,19 @@ public struct FeedJSONWriter {
   }
 
   /// A JSON string (or `null`), escaping only what JSON requires; `/` is left alone.
-  private mutating func string(_ value: String?) {
+  mutating func string(_ value: String?) {
     guard var value else {
       raw("null")
       return
     }
-    buffer.append(UInt8(ascii: "\""))
-    value.withUTF8 { bytes in
+    bytes.append(UInt8(ascii: "\""))
+    value.withUTF8 { utf8 in
       var start = 0
       var i = 0
-      let n = bytes.count
+      let n = utf8.count
       while i < n {
         // Skip eight plain bytes at a time.
-        if i + 8 <= n, let base = bytes.baseAddress {
+        if i + 8 <= n, let base = utf8.baseAddress {
           let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
           if !hasControl(word), !ByteScanning.hasByte(word, UInt8(ascii: "\"")),
             !ByteScanning.hasByte(word, UInt8(ascii: "\\"))
@@ -131,25 +166,25 @@ public struct FeedJSONWriter {
             continue
           }
         }
-        let c = bytes[i]
+        let c = utf8[i]
         i += 1
         guard c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") else { continue }
         let at = i - 1
-        buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<at]))
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<at]))
         switch c {
-        case UInt8(ascii: "\""): buffer.append(contentsOf: [92, 34])
-        case UInt8(ascii: "\\"): buffer.append(contentsOf: [92, 92])
-        case 10: buffer.append(contentsOf: [92, 110])
-        case 13: buffer.append(contentsOf: [92, 114])
-        case 9: buffer.append(contentsOf: [92, 116])
+        case UInt8(ascii: "\""): bytes.append(contentsOf: [92, 34])
+        case UInt8(ascii: "\\"): bytes.append(contentsOf: [92, 92])
+        case 10: bytes.append(contentsOf: [92, 110])
+        case 13: bytes.append(contentsOf: [92, 114])
+        case 9: bytes.append(contentsOf: [92, 116])
         default:
           let hex = Array("0123456789abcdef".utf8)
-          buffer.append(contentsOf: [92, 117, 48, 48, hex[Int(c >> 4)], hex[Int(c & 15)]])
+          bytes.append(contentsOf: [92, 117, 48, 48, hex[Int(c >> 4)], hex[Int(c & 15)]])
         }
         start = i
       }
-      buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<n]))
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<n]))
     }
-    buffer.append(UInt8(ascii: "\""))
+    bytes.append(UInt8(ascii: "\""))
   }
 }

@@ -109,7 +109,12 @@ enum InputDecoder {
   /// When every non-ASCII character of `bytes` is in U+0080–U+00FF and their Latin-1 bytes are valid UTF-8, returns
   /// those bytes; otherwise `nil`. feedparser applies the same repair.
   static func undoDoubleEncoding(_ bytes: [UInt8]) -> [UInt8]? {
-    guard bytes.contains(where: { $0 >= 0x80 }) else { return nil }
+    // Mojibake of this kind always contains the lead bytes 0xC2 or 0xC3; memchr finds them fast.
+    let candidate = bytes.withUnsafeBufferPointer { b -> Bool in
+      guard let base = b.baseAddress else { return false }
+      return memchr(base, 0xC3, b.count) != nil || memchr(base, 0xC2, b.count) != nil
+    }
+    guard candidate else { return nil }
     var latin1: [UInt8] = []
     latin1.reserveCapacity(bytes.count)
     var i = 0
