@@ -31,11 +31,14 @@ def main():
     ap.add_argument("watcher")
     ap.add_argument("feed")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--floor", help="the sax-floor binary (libxml2 SAX2 push with no-op callbacks)")
     a = ap.parse_args()
     size = os.path.getsize(a.feed)
     tools = [("watcher parse --json", [a.watcher, "parse", "--json", "--max-size", "200000000", a.feed])]
     if shutil.which("xmllint"):
         tools.append(("xmllint --stream --noout", ["xmllint", "--stream", "--noout", a.feed]))
+    if a.floor:
+        tools.append(("libxml2 SAX floor", [a.floor, a.feed]))
     if shutil.which("sfeed"):
         tools.append(("sfeed < file", ["sfeed"]))
     print("file: %s, %.1f MB" % (a.feed, size / 1e6))
