@@ -39,7 +39,8 @@ struct ParseCommand: Command {
     let parsed: ParsedFeed
     do {
       if source == "-" {
-        parsed = try FeedParser.parse(terminal.readInput(), options: options)
+        // One byte past the cap is enough to tell that the input is too large.
+        parsed = try FeedParser.parse(terminal.readInput(options.maxBytes + 1), options: options)
       } else {
         let path = lower.hasPrefix("file://") ? (URL(string: source)?.path ?? String(source.dropFirst(7))) : source
         parsed = try FeedParser.parse(contentsOf: path, options: options)
@@ -70,14 +71,19 @@ struct ParseCommand: Command {
     if let link = feed.link { out += " \(link)" }
     out += "\n\(feed.items.count) item\(feed.items.count == 1 ? "" : "s")\n"
     for item in feed.items {
-      let date = item.published.map { String(ISODate.format($0).prefix(16)).replacingOccurrences(of: "T", with: " ") }
+      let date = item.published.map { ISODate.format($0).prefix(16).replacingOccurrences(of: "T", with: " ") }
       out += "\n\(date ?? "(no date)       ")  \(item.title ?? "(untitled)")\n"
       if let link = item.link { out += "    \(link)\n" }
       if let author = item.author { out += "    by \(author)\n" }
       if !item.categories.isEmpty { out += "    categories: \(item.categories.joined(separator: ", "))\n" }
       if let text = item.text {
-        let line = text.split(separator: "\n").first.map(String.init) ?? text
-        out += "    \(line.count > 120 ? String(line.prefix(119)) + "…" : line)\n"
+        let line = text.prefix { $0 != "\n" }
+        out += "    \(line.count > 120 ? line.prefix(119) + "…" : line)\n"
+      }
+      // Written in pieces, so a feed of 50,000 items never becomes one giant string.
+      if out.utf8.count >= 1 << 16 {
+        terminal.output(Array(out.utf8))
+        out = ""
       }
     }
     terminal.output(Array(out.utf8))

@@ -15,13 +15,13 @@ public struct Terminal: Sendable {
   public var output: @Sendable ([UInt8]) -> Void
   /// Writes bytes to standard error.
   public var errors: @Sendable ([UInt8]) -> Void
-  /// Reads all of standard input (for `watcher parse -`).
-  public var readInput: @Sendable () -> Data
+  /// Reads standard input up to the given number of bytes (for `watcher parse -`).
+  public var readInput: @Sendable (Int) -> Data
 
   /// Creates a terminal from its parts.
   public init(
     output: @escaping @Sendable ([UInt8]) -> Void, errors: @escaping @Sendable ([UInt8]) -> Void,
-    readInput: @escaping @Sendable () -> Data = { Data() }
+    readInput: @escaping @Sendable (Int) -> Data = { _ in Data() }
   ) {
     self.output = output
     self.errors = errors
@@ -31,7 +31,7 @@ public struct Terminal: Sendable {
   /// The process's own standard streams.
   public static let standard = Terminal(
     output: { writeAll(1, $0) }, errors: { writeAll(2, $0) },
-    readInput: { FileHandle.standardInput.readDataToEndOfFile() })
+    readInput: { limit in (try? FileHandle.standardInput.read(upToCount: limit)) ?? Data() })
 
   /// Writes a line of data.
   public func print(_ line: String) {

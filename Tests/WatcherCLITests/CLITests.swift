@@ -10,7 +10,7 @@ import WatcherTestSupport
 func run(_ arguments: [String], stdin: Data = Data()) -> (Int32, String, String) {
   let recording = TerminalRecording()
   let terminal = Terminal(
-    output: { recording.writeOutput($0) }, errors: { recording.writeErrors($0) }, readInput: { stdin })
+    output: { recording.writeOutput($0) }, errors: { recording.writeErrors($0) }, readInput: { stdin.prefix($0) })
   let status = WatcherCLI.run(arguments, terminal: terminal)
   return (status, recording.output, recording.errors)
 }
@@ -99,6 +99,9 @@ struct CLITests {
     #expect(code == 0)
     #expect(out == run(["parse", "--json", fixture]).1)
     #expect(run(["parse", "--json", "file://" + fixture]).1 == out)
+    let (tooLarge, _, err) = run(["parse", "--max-size", "100", "-"], stdin: data)
+    #expect(tooLarge == 1)
+    #expect(err == "error: -: the document is larger than the 100 bytes limit\n")
   }
 
   @Test("a document that is not a feed is an error naming the file and what it is")
