@@ -179,7 +179,9 @@ final class AtomParser: FeedElementParser {
       return
     }
     if hasEntry, depth == entryDepth {
-      entries.add(entry)
+      var finished = AtomEntry()
+      swap(&finished, &entry)
+      entries.add(finished)
       hasEntry = false
       return
     }

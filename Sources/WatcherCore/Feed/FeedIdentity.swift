@@ -11,7 +11,7 @@ public enum FeedIdentity {
     var seen: [String: Int] = [:]
     seen.reserveCapacity(items.count)
     for index in items.indices {
-      let base = baseKey(items[index])
+      let base = items[index].id ?? items[index].link ?? baseKey(items[index])
       if let count = seen[base] {
         var n = count + 1
         while seen["\(base)#\(n)"] != nil { n += 1 }

@@ -163,7 +163,10 @@ final class RSSParser: FeedElementParser {
     defer { stack.removeLast() }
     let parent = stack.count - 2
     if stack.count == itemDepth, hasItem, tag.name == .item {
-      items.add(item)
+      // Swap the finished item out rather than copy it (a copy retains every field).
+      var finished = RSSItem()
+      swap(&finished, &item)
+      items.add(finished)
       hasItem = false
       itemDepth = 0
       return
