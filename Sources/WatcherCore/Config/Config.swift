@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+/// The whole configuration: settings, feeds and rules (SPEC §3).
+public struct Config: Sendable {
+  /// Global settings, all optional in the file.
+  public var settings: Settings
+  /// The feeds to watch, in file order.
+  public var feeds: [FeedConfig]
+  /// The rules, in file order.
+  public var rules: [Rule]
+
+  /// Creates a config.
+  public init(settings: Settings = Settings(), feeds: [FeedConfig] = [], rules: [Rule] = []) {
+    self.settings = settings
+    self.feeds = feeds
+    self.rules = rules
+  }
+}
+
+/// Global settings (`settings:` in the file).
+public struct Settings: Sendable, Equatable {
+  /// What a never-polled feed does with the items it already has.
+  public enum FirstPoll: Sendable, Equatable {
+    /// Record everything, act on nothing (the default).
+    case silent
+    /// Act on the newest N items.
+    case latest(Int)
+    /// Act on every item.
+    case all
+  }
+
+  /// Default poll interval, seconds (`15m`).
+  public var interval: Int = 15 * 60
+  /// Feeds fetched at once.
+  public var concurrency: Int = 8
+  /// Fetch timeout, seconds.
+  public var timeout: Int = 30
+  /// First-poll behaviour.
+  public var firstPoll: FirstPoll = .silent
+  /// Items published longer ago than this (seconds) are recorded, never acted on; `nil` for no limit.
+  public var maxAge: Int? = 7 * 86_400
+  /// How long an item that left the feed is remembered, seconds.
+  public var retention: Int = 90 * 86_400
+  /// Largest response accepted, bytes.
+  public var maxBytes: Int = 20_000_000
+  /// Where state files live; `nil` for the XDG default.
+  public var stateDir: String?
+  /// Hooks run at once.
+  public var hookConcurrency: Int = 2
+  /// Attempts for a failing hook before it is dropped.
+  public var hookRetries: Int = 5
+  /// Notification defaults.
+  public var notify = NotifySettings()
+
+  /// Creates default settings.
+  public init() {}
+}
+
+/// Notification defaults (`settings.notify`).
+public struct NotifySettings: Sendable, Equatable {
+  /// Default urgency.
+  public var urgency: Urgency = .normal
+  /// How long a notification stays, seconds (`nil`: the server's default).
+  public var expire: Int? = 10
+  /// More notifiable items than this from one feed in one poll become one summary notification.
+  public var maxPerPoll: Int = 5
+  /// Icon name or path.
+  public var icon: String?
+
+  /// Creates defaults.
+  public init() {}
+}
+
+/// Notification urgency (Desktop Notifications spec).
+public enum Urgency: String, Sendable, Equatable, CaseIterable {
+  case low, normal, critical
+}
+
+/// One feed to watch (`feeds:` entries).
+public struct FeedConfig: Sendable, Equatable {
+  /// How items of this feed are identified.
+  public enum Identity: String, Sendable, Equatable, CaseIterable {
+    /// guid/id, then link, then content hash (the parser's `key`).
+    case guid
+    /// The link.
+    case link
+    /// The title.
+    case title
+    /// A hash of title, date and text.
+    case hash
+  }
+
+  /// Where to fetch it: an http(s) or file URL, or a path.
+  public var url: String
+  /// Its name in rules and messages (default: a slug of host and path).
+  public var name: String
+  /// Poll interval, seconds (`nil`: the global one).
+  public var interval: Int?
+  /// Tags applied to every item.
+  public var tags: [String]
+  /// Notify every new unmuted item, rule or not.
+  public var notify: Bool
+  /// Identity scheme.
+  public var identity: Identity
+  /// Where the entry starts in the file.
+  public var mark: Mark?
+
+  /// Creates a feed entry.
+  public init(
+    url: String, name: String, interval: Int? = nil, tags: [String] = [], notify: Bool = false,
+    identity: Identity = .guid, mark: Mark? = nil
+  ) {
+    self.url = url
+    self.name = name
+    self.interval = interval
+    self.tags = tags
+    self.notify = notify
+    self.identity = identity
+    self.mark = mark
+  }
+
+  /// A name for a URL: host and path, lowercased, non-alphanumerics as `-` ("www-swift-org-atom-xml").
+  public static func slug(for url: String) -> String {
+    var text = url.lowercased()
+    for prefix in ["https://", "http://", "file://"] where text.hasPrefix(prefix) { text.removeFirst(prefix.count) }
+    var slug = ""
+    for scalar in text.unicodeScalars {
+      if scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
+        slug.unicodeScalars.append(scalar)
+      } else if !slug.isEmpty, slug.last != "-" {
+        slug.append("-")
+      }
+    }
+    while slug.hasSuffix("-") { slug.removeLast() }
+    return slug.isEmpty ? "feed" : slug
+  }
+}

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A compiled regular expression on glibc's POSIX engine, with the common Perl escapes translated.
+///
+/// Why this engine: it does not backtrack (it runs in time linear-ish in the text for patterns without
+/// back-references), so no pattern a user writes can hang watcher on a hostile 1 MB item, and it is about
+/// a hundred times faster than Swift's `Regex` on a miss (0.8 µs vs 100 µs on 1.2 KB, measured here).
+/// Syntax: POSIX extended (`a|b`, `(x)`, `x{2,3}`, `[[:alpha:]]`) plus `\d \D \s \S \w \W \b \B \< \>`.
+/// Not supported: look-around and lazy quantifiers; they are refused when the config loads, with a message.
+/// Matching is UTF-8 aware (the process uses a UTF-8 `LC_CTYPE`).
+/// The corresponding C functions are `regcomp`, `regexec`, `regerror` and `regfree`.
+public final class POSIXRegex: Sendable {
+  /// The compiled `regex_t`, kept as an address so the class is `Sendable`: it is written once in `init`
+  /// and only read after (glibc's `regexec` is thread-safe on a shared `regex_t`).
+  private let address: Int
+  private var compiled: UnsafeMutablePointer<regex_t> {
+    // The address was made from a valid allocation in init and lives until deinit.
+    UnsafeMutablePointer(bitPattern: address).unsafelyUnwrapped
+  }
+  /// The pattern as the user wrote it.
+  public let pattern: String
+
+  /// Compiles `pattern`; throws a message (and, when known, the 0-based offset in the pattern) if it is
+  /// invalid or uses an unsupported construct.
+  public init(_ pattern: String, caseSensitive: Bool) throws(RegexError) {
+    Self.ensureUTF8Locale()
+    self.pattern = pattern
+    let translated = try Self.translate(pattern)
+    let regex = UnsafeMutablePointer<regex_t>.allocate(capacity: 1)
+    var flags = REG_EXTENDED
+    if !caseSensitive { flags |= REG_ICASE }
+    let status = regcomp(regex, translated, flags)
+    if status != 0 {
+      var buffer = [CChar](repeating: 0, count: 256)
+      regerror(status, regex, &buffer, buffer.count)
+      regex.deallocate()
+      throw RegexError(message: String(cString: buffer), offset: nil)
+    }
+    address = Int(bitPattern: regex)
+  }
+
+  deinit {
+    regfree(compiled)
+    compiled.deallocate()
+  }
+
+  /// The first match in `text`, as a range of UTF-8 offsets, or `nil`.
+  public func firstMatch(in text: String) -> Range<Int>? {
+    var match = regmatch_t()
+    let status = text.withCString { regexec(compiled, $0, 1, &match, 0) }
+    guard status == 0 else { return nil }
+    return Int(match.rm_so)..<Int(match.rm_eo)
+  }
+
+  /// Why a pattern was refused.
+  public struct RegexError: Error, Sendable, Equatable {
+    /// The engine's (or our) message.
+    public var message: String
+    /// Where in the pattern, 0-based, when known.
+    public var offset: Int?
+  }
+
+  /// Perl escapes to POSIX classes; look-around and lazy quantifiers refused with their offset.
+  static func translate(_ pattern: String) throws(RegexError) -> String {
+    let scalars = Array(pattern.unicodeScalars)
+    var out = ""
+    var i = 0
+    var inBracket = false
+    func classes(_ c: Unicode.Scalar, bracket: Bool) -> String? {
+      switch c {
+      case "d": return bracket ? "0-9" : "[0-9]"
+      case "D": return bracket ? nil : "[^0-9]"
+      case "s": return bracket ? "[:space:]" : "[[:space:]]"
+      case "S": return bracket ? nil : "[^[:space:]]"
+      case "w": return bracket ? "[:alnum:]_" : "[[:alnum:]_]"
+      case "W": return bracket ? nil : "[^[:alnum:]_]"
+      default: return nil
+      }
+    }
+    while i < scalars.count {
+      let c = scalars[i]
+      if c == "\\", i + 1 < scalars.count {
+        let next = scalars[i + 1]
+        if let replacement = classes(next, bracket: inBracket) {
+          out += replacement
+        } else if inBracket, "DSW".unicodeScalars.contains(next) {
+          throw RegexError(message: "'\\\(next)' is not supported inside [...]", offset: i)
+        } else if next == "t" {
+          out += "\t"
+        } else if next == "n" {
+          out += "\n"
+        } else {
+          out.unicodeScalars.append(c)
+          out.unicodeScalars.append(next)
+        }
+        i += 2
+        continue
+      }
+      if inBracket {
+        if c == "]" { inBracket = false }
+        out.unicodeScalars.append(c)
+        i += 1
+        continue
+      }
+      if c == "[" {
+        inBracket = true
+        out.unicodeScalars.append(c)
+        // A ']' right after '[' or '[^' is a literal member.
+        var j = i + 1
+        if j < scalars.count, scalars[j] == "^" {
+          out.unicodeScalars.append("^")
+          j += 1
+        }
+        if j < scalars.count, scalars[j] == "]" {
+          out.unicodeScalars.append("]")
+          j += 1
+        }
+        i = j
+        continue
+      }
+      if c == "(", i + 1 < scalars.count, scalars[i + 1] == "?" {
+        if i + 2 < scalars.count, scalars[i + 2] == ":" {
+          out += "("
+          i += 3
+          continue
+        }
+        throw RegexError(
+          message: "look-around and other '(?' groups are not supported (POSIX extended syntax)", offset: i)
+      }
+      if c == "?", i > 0, "*+?}".unicodeScalars.contains(scalars[i - 1]) {
+        throw RegexError(message: "lazy quantifiers ('*?', '+?') are not supported (POSIX extended syntax)", offset: i)
+      }
+      out.unicodeScalars.append(c)
+      i += 1
+    }
+    if inBracket { throw RegexError(message: "unmatched '['", offset: pattern.unicodeScalars.count) }
+    return out
+  }
+
+  private static let localeReady: Bool = {
+    // Only the character type: UTF-8 aware matching and case-insensitivity for non-ASCII letters.
+    if setlocale(LC_CTYPE, "C.UTF-8") == nil { _ = setlocale(LC_CTYPE, "C.utf8") }
+    return true
+  }()
+
+  private static func ensureUTF8Locale() { _ = localeReady }
+}
