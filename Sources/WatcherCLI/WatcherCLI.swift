@@ -11,7 +11,7 @@ public enum WatcherCLI {
   /// The version `--version` prints and the User-Agent carries.
   public static let version = "0.1.0"
 
-  static let commands: [any Command] = [ParseCommand()]
+  static let commands: [any Command] = [CheckCommand(), TestRulesCommand(), ParseCommand()]
 
   /// Runs `watcher` with `arguments` (without the program name).
   public static func run(_ arguments: [String], terminal: Terminal = .standard) -> Int32 {

@@ -20,10 +20,21 @@ public enum ConfigLoader {
       if nsError.domain == NSCocoaErrorDomain, nsError.code == CocoaError.fileReadNoSuchFile.rawValue {
         throw .notFound(tried: [path])
       }
-      throw .unreadable(path: path, reason: (nsError.userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription
-        ?? nsError.localizedDescription)
+      throw .unreadable(
+        path: path,
+        reason: (nsError.userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription
+          ?? nsError.localizedDescription)
     }
-    return try parse(String(decoding: data, as: UTF8.self), path: path)
+    var config = try parse(String(decoding: data, as: UTF8.self), path: path)
+    // A relative feed path means relative to the config file, wherever watcher is started from.
+    let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+    for index in config.feeds.indices {
+      let url = config.feeds[index].url
+      if !URLResolver.hasScheme(url), !url.hasPrefix("/"), !url.hasPrefix("~") {
+        config.feeds[index].url = directory.appendingPathComponent(url).standardizedFileURL.path
+      }
+    }
+    return config
   }
 
   /// Validates config text; `path` is only used in messages.
@@ -38,7 +49,11 @@ public enum ConfigLoader {
     let config = mapper.config(root)
     let errors = mapper.diagnostics.filter { $0.severity == .error }
     if !errors.isEmpty {
-      throw .invalid(path: path, diagnostics: mapper.diagnostics.sorted { ($0.mark ?? Mark(line: 0, column: 0)) < ($1.mark ?? Mark(line: 0, column: 0)) }, source: text)
+      throw .invalid(
+        path: path,
+        diagnostics: mapper.diagnostics.sorted {
+          ($0.mark ?? Mark(line: 0, column: 0)) < ($1.mark ?? Mark(line: 0, column: 0))
+        }, source: text)
     }
     return config
   }
@@ -91,11 +106,16 @@ struct ConfigMapper {
       case "timeout": settings.timeout = duration(v, "'timeout'") ?? settings.timeout
       case "first_poll": settings.firstPoll = firstPoll(v) ?? settings.firstPoll
       case "max_age":
-        if v.scalar == "none" { settings.maxAge = nil } else { settings.maxAge = duration(v, "'max_age'") ?? settings.maxAge }
+        if v.scalar == "none" {
+          settings.maxAge = nil
+        } else {
+          settings.maxAge = duration(v, "'max_age'") ?? settings.maxAge
+        }
       case "retention": settings.retention = duration(v, "'retention'") ?? settings.retention
       case "max_size": settings.maxBytes = size(v, "'max_size'") ?? settings.maxBytes
       case "state_dir": settings.stateDir = string(v, "'state_dir'")
-      case "hook_concurrency": settings.hookConcurrency = integer(v, "'hook_concurrency'", 1...64) ?? settings.hookConcurrency
+      case "hook_concurrency":
+        settings.hookConcurrency = integer(v, "'hook_concurrency'", 1...64) ?? settings.hookConcurrency
       case "hook_retries": settings.hookRetries = integer(v, "'hook_retries'", 0...100) ?? settings.hookRetries
       case "notify": settings.notify = notifySettings(v)
       default: break
@@ -147,7 +167,8 @@ struct ConfigMapper {
       guard let entries = mapping(element, context) else { continue }
       checkKeys(entries, allowed: Self.feedKeys, in: context)
       guard let urlNode = value("url", in: entries) else {
-        error("\(context) has no 'url'", at: element.mark, notes: ["every feed needs 'url: https://…' (or a file path)"])
+        error(
+          "\(context) has no 'url'", at: element.mark, notes: ["every feed needs 'url: https://…' (or a file path)"])
         continue
       }
       guard let url = string(urlNode, "'url'") else { continue }
@@ -180,7 +201,9 @@ struct ConfigMapper {
         names[feed.name] = nameMark
       }
       if let first = urls[url] {
-        error("duplicate feed URL '\(url)'", at: urlNode.mark, notes: ["the same URL is already watched at line \(first.line)"])
+        error(
+          "duplicate feed URL '\(url)'", at: urlNode.mark,
+          notes: ["the same URL is already watched at line \(first.line)"])
       } else {
         urls[url] = urlNode.mark
       }
@@ -205,7 +228,9 @@ struct ConfigMapper {
         name = given
         context = "rule '\(given)'"
         if let first = names[given] {
-          error("duplicate rule name '\(given)'", at: nameNode.mark, notes: ["the first rule with this name is at line \(first.line)"])
+          error(
+            "duplicate rule name '\(given)'", at: nameNode.mark,
+            notes: ["the first rule with this name is at line \(first.line)"])
         }
         names[given] = nameNode.mark
       }
@@ -230,8 +255,10 @@ struct ConfigMapper {
       var condition: Condition?
       if let matchNode = value("match", in: entries) {
         condition = self.condition(matchNode, in: context)
-      } else {
-        error("\(context) has no 'match'", at: element.mark, notes: ["say which items it is for, e.g. match: { title: release }"])
+      } else if !misspells("match", in: entries) {
+        error(
+          "\(context) has no 'match'", at: element.mark,
+          notes: ["say which items it is for, e.g. match: { title: release }"])
       }
       var actions = RuleActions()
       for entry in entries {
@@ -289,7 +316,9 @@ struct ConfigMapper {
     checkKeys(entries, allowed: Self.hookKeys, in: "'hook' in \(context)")
     guard let commandNode = value("command", in: entries), let command = string(commandNode, "'command'") else {
       if value("command", in: entries) == nil {
-        error("'hook' in \(context) has no 'command'", at: node.mark, notes: ["hook: { command: ~/bin/archive, timeout: 30s }"])
+        error(
+          "'hook' in \(context) has no 'command'", at: node.mark,
+          notes: ["hook: { command: ~/bin/archive, timeout: 30s }"])
       }
       return nil
     }
@@ -328,7 +357,11 @@ struct ConfigMapper {
       error("empty 'match' in \(context)", at: node.mark, notes: ["give at least one field, e.g. { title: release }"])
       return nil
     }
-    checkKeys(entries, allowed: Self.conditionKeys, in: "'match'", hint: "fields: title, text, category, author, link, feed, tag, any; combinators: all, any, not; older_than, newer_than")
+    checkKeys(
+      entries, allowed: Self.conditionKeys, in: "'match'",
+      hint:
+        "fields: title, text, category, author, link, feed, tag, any; combinators: all, any, not; older_than, newer_than"
+    )
     var parts: [Condition] = []
     for entry in entries {
       let v = entry.value
@@ -367,7 +400,9 @@ struct ConfigMapper {
 
   mutating func conditionList(_ node: YAMLNode, _ name: String, in context: String) -> [Condition]? {
     guard case .sequence(let nodes) = node.kind, !nodes.isEmpty else {
-      error("'\(name)' needs a list of conditions, not \(node.kindName)", at: node.mark, notes: ["\(name): [ { title: x }, { category: y } ]"])
+      error(
+        "'\(name)' needs a list of conditions, not \(node.kindName)", at: node.mark,
+        notes: ["\(name): [ { title: x }, { category: y } ]"])
       return nil
     }
     var result: [Condition] = []
@@ -398,7 +433,9 @@ struct ConfigMapper {
         default: unknownChoice("case", text, ["sensitive", "insensitive"], at: caseNode.mark)
         }
       }
-      let kinds = entries.filter { ["contains", "words", "regex", "equals"].contains($0.key) }
+      let tests = ["contains", "words", "regex", "equals"]
+      let kinds = entries.filter { tests.contains($0.key) }
+      if kinds.isEmpty, tests.contains(where: { misspells($0, in: entries) }) { return nil }
       guard kinds.count == 1, let kind = kinds.first else {
         error(
           kinds.isEmpty ? "the '\(field)' matcher has no test" : "the '\(field)' matcher has more than one test",
@@ -406,9 +443,11 @@ struct ConfigMapper {
         return nil
       }
       switch kind.key {
-      case "contains": return stringList(kind.value, "'contains'").map { Pattern(.contains($0), caseSensitive: caseSensitive) }
+      case "contains":
+        return stringList(kind.value, "'contains'").map { Pattern(.contains($0), caseSensitive: caseSensitive) }
       case "words": return stringList(kind.value, "'words'").map { Pattern(.words($0), caseSensitive: caseSensitive) }
-      case "equals": return stringList(kind.value, "'equals'").map { Pattern(.equals($0), caseSensitive: caseSensitive) }
+      case "equals":
+        return stringList(kind.value, "'equals'").map { Pattern(.equals($0), caseSensitive: caseSensitive) }
       default:
         guard let text = string(kind.value, "'regex'") else { return nil }
         do {
@@ -463,6 +502,10 @@ struct ConfigMapper {
     }
     if plain, text == "true" { return true }
     if plain, text == "false" { return false }
+    if !plain, text == "true" || text == "false" {
+      error("\(what) must be true or false, not the string \"\(text)\"", at: node.mark, notes: ["remove the quotes"])
+      return nil
+    }
     let lowered = text.lowercased()
     var notes = ["only true and false are booleans here"]
     if ["yes", "on", "y", "true", "1"].contains(lowered) { notes.insert("did you mean 'true'?", at: 0) }
@@ -530,7 +573,9 @@ struct ConfigMapper {
       return nil
     }
     if let bytes = Self.parseSize(text) { return bytes }
-    error("invalid size '\(text)' for \(what)", at: node.mark, notes: ["a size is a number and a unit: B, KB, MB, GB, KiB, MiB or GiB (for example 20MB)"])
+    error(
+      "invalid size '\(text)' for \(what)", at: node.mark,
+      notes: ["a size is a number and a unit: B, KB, MB, GB, KiB, MiB or GiB (for example 20MB)"])
     return nil
   }
 
@@ -539,8 +584,10 @@ struct ConfigMapper {
     let digits = trimmed.prefix { $0.isASCII && $0.isNumber }
     guard let value = Int(digits), value >= 0 else { return nil }
     let unit = trimmed.dropFirst(digits.count).trimmingCharacters(in: .whitespaces).lowercased()
-    let multipliers = ["": 1, "b": 1, "kb": 1_000, "mb": 1_000_000, "gb": 1_000_000_000, "kib": 1_024,
-      "mib": 1_048_576, "gib": 1_073_741_824]
+    let multipliers = [
+      "": 1, "b": 1, "kb": 1_000, "mb": 1_000_000, "gb": 1_000_000_000, "kib": 1_024,
+      "mib": 1_048_576, "gib": 1_073_741_824,
+    ]
     guard let multiplier = multipliers[unit] else { return nil }
     let (result, overflow) = value.multipliedReportingOverflow(by: multiplier)
     return overflow ? nil : result
@@ -569,7 +616,9 @@ struct ConfigMapper {
         continue
       }
       if let first = seen[key] {
-        error("duplicate key '\(key)' in \(what)", at: entry.key.mark, notes: ["'\(key)' is already set at line \(first.line); a key may appear once"])
+        error(
+          "duplicate key '\(key)' in \(what)", at: entry.key.mark,
+          notes: ["'\(key)' is already set at line \(first.line); a key may appear once"])
         continue
       }
       seen[key] = entry.key.mark
@@ -592,14 +641,22 @@ struct ConfigMapper {
   }
 
   mutating func checkKeys(
-    _ entries: [(key: String, keyMark: Mark, value: YAMLNode)], allowed: [String], in context: String, hint: String? = nil
+    _ entries: [(key: String, keyMark: Mark, value: YAMLNode)], allowed: [String], in context: String,
+    hint: String? = nil
   ) {
     for entry in entries where !allowed.contains(entry.key) {
       var notes: [String] = []
-      if let suggestion = Suggestion.closest(to: entry.key, in: allowed) { notes.append("did you mean '\(suggestion)'?") }
+      if let suggestion = Suggestion.closest(to: entry.key, in: allowed) {
+        notes.append("did you mean '\(suggestion)'?")
+      }
       notes.append(hint ?? "valid keys: " + allowed.joined(separator: ", "))
       error("unknown key '\(entry.key)' in \(context)", at: entry.keyMark, notes: notes)
     }
+  }
+
+  /// Whether an unknown key in `entries` is a misspelling of `key` (already reported with a did-you-mean).
+  func misspells(_ key: String, in entries: [(key: String, keyMark: Mark, value: YAMLNode)]) -> Bool {
+    entries.contains { $0.key != key && Suggestion.closest(to: $0.key, in: [key]) == key }
   }
 
   mutating func unknownChoice(_ what: String, _ value: String, _ choices: [String], at mark: Mark) {

@@ -45,17 +45,30 @@ enum YAMLReader {
     return Diagnostic(message: "YAML syntax: \(problem)", mark: mark, notes: notes)
   }
 
+  /// A collection being read; a class so that appending to it is done in place (an enum payload would be
+  /// copied on every append, which made a 10 MB config quadratic).
+  private final class Frame {
+    enum Kind { case mapping, sequence }
+    let kind: Kind
+    let mark: Mark
+    let anchor: String?
+    var entries: [YAMLNode.Entry] = []
+    var elements: [YAMLNode] = []
+    var pendingKey: YAMLNode?
+    var size = 1
+
+    init(_ kind: Kind, mark: Mark, anchor: String?) {
+      self.kind = kind
+      self.mark = mark
+      self.anchor = anchor
+    }
+  }
+
   /// Builds the tree from events.
   private struct TreeBuilder {
-    private enum Open {
-      case mapping([YAMLNode.Entry], pendingKey: YAMLNode?, mark: Mark, anchor: String?)
-      case sequence([YAMLNode], mark: Mark, anchor: String?)
-    }
-
     var root: YAMLNode?
-    private var stack: [Open] = []
+    private var stack: [Frame] = []
     private var anchors: [String: (node: YAMLNode, size: Int)] = [:]
-    private var sizes: [Int] = []  // node counts of open collections
     private var documents = 0
     private var totalNodes = 0
 
@@ -76,7 +89,7 @@ enum YAMLReader {
         let scalar = event.data.scalar
         let text = String(decoding: UnsafeBufferPointer(start: scalar.value, count: scalar.length), as: UTF8.self)
         let node = YAMLNode(kind: .scalar(text, plain: scalar.style == YAML_PLAIN_SCALAR_STYLE), mark: mark)
-        try add(node, size: 1, anchor: scalar.anchor.map { String(cString: $0) })
+        try add(node, size: 1, anchor: scalar.anchor.map { String(cString: $0) }, counted: false)
       case YAML_ALIAS_EVENT:
         let name = event.data.alias.anchor.map { String(cString: $0) } ?? ""
         guard let anchored = anchors[name] else {
@@ -84,21 +97,15 @@ enum YAMLReader {
         }
         var node = anchored.node
         node.mark = mark
-        try add(node, size: anchored.size, anchor: nil)
+        try add(node, size: anchored.size, anchor: nil, counted: false)
       case YAML_MAPPING_START_EVENT:
-        stack.append(.mapping([], pendingKey: nil, mark: mark, anchor: event.data.mapping_start.anchor.map { String(cString: $0) }))
-        sizes.append(1)
+        stack.append(Frame(.mapping, mark: mark, anchor: event.data.mapping_start.anchor.map { String(cString: $0) }))
       case YAML_SEQUENCE_START_EVENT:
-        stack.append(.sequence([], mark: mark, anchor: event.data.sequence_start.anchor.map { String(cString: $0) }))
-        sizes.append(1)
+        stack.append(Frame(.sequence, mark: mark, anchor: event.data.sequence_start.anchor.map { String(cString: $0) }))
       case YAML_MAPPING_END_EVENT, YAML_SEQUENCE_END_EVENT:
-        guard let open = stack.popLast(), let size = sizes.popLast() else { return false }
-        switch open {
-        case .mapping(let entries, _, let mark, let anchor):
-          try add(YAMLNode(kind: .mapping(entries), mark: mark), size: size, anchor: anchor, counted: true)
-        case .sequence(let elements, let mark, let anchor):
-          try add(YAMLNode(kind: .sequence(elements), mark: mark), size: size, anchor: anchor, counted: true)
-        }
+        guard let frame = stack.popLast() else { return false }
+        let kind: YAMLNode.Kind = frame.kind == .mapping ? .mapping(frame.entries) : .sequence(frame.elements)
+        try add(YAMLNode(kind: kind, mark: frame.mark), size: frame.size, anchor: frame.anchor, counted: true)
       default:
         break
       }
@@ -106,7 +113,7 @@ enum YAMLReader {
     }
 
     /// Adds a finished node to its parent (or makes it the root), counting nodes against the alias-bomb cap.
-    private mutating func add(_ node: YAMLNode, size: Int, anchor: String?, counted: Bool = false) throws(Diagnostic) {
+    private mutating func add(_ node: YAMLNode, size: Int, anchor: String?, counted: Bool) throws(Diagnostic) {
       if !counted {
         totalNodes += size
         if totalNodes > YAMLReader.maxNodes {
@@ -116,22 +123,21 @@ enum YAMLReader {
         }
       }
       if let anchor { anchors[anchor] = (node, size) }
-      if !sizes.isEmpty { sizes[sizes.count - 1] += size }
-      guard let open = stack.popLast() else {
+      guard let parent = stack.last else {
         root = node
         return
       }
-      switch open {
-      case .mapping(var entries, let pendingKey, let mark, let anchorName):
-        if let key = pendingKey {
-          entries.append(YAMLNode.Entry(key: key, value: node))
-          stack.append(.mapping(entries, pendingKey: nil, mark: mark, anchor: anchorName))
+      parent.size += size
+      switch parent.kind {
+      case .mapping:
+        if let key = parent.pendingKey {
+          parent.entries.append(YAMLNode.Entry(key: key, value: node))
+          parent.pendingKey = nil
         } else {
-          stack.append(.mapping(entries, pendingKey: node, mark: mark, anchor: anchorName))
+          parent.pendingKey = node
         }
-      case .sequence(var elements, let mark, let anchorName):
-        elements.append(node)
-        stack.append(.sequence(elements, mark: mark, anchor: anchorName))
+      case .sequence:
+        parent.elements.append(node)
       }
     }
   }

@@ -41,7 +41,8 @@ public struct RuleEngine: Sendable {
       facts.tags = decision.tags
       if actions.mute, decision.mutedBy == nil { decision.mutedBy = rule.name }
       if let notify = actions.notify {
-        decision.notifications.append(notification(notify, rule: rule.name, item: item, feed: feed.name, tags: decision.tags))
+        decision.notifications.append(
+          notification(notify, rule: rule.name, item: item, feed: feed.name, tags: decision.tags))
       }
       if let hook = actions.hook {
         decision.hooks.append(Decision.Hook(rule: rule.name, command: hook.command, timeout: hook.timeout))

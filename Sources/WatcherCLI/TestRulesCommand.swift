@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherCore
+
+/// `watcher test-rules`: a dry run of the rules over feeds, files or a synthetic item. It never notifies,
+/// never runs a hook and never writes state.
+struct TestRulesCommand: Command {
+  let name = "test-rules"
+  let summary = "dry run: show what the rules would do to each item, and why"
+  let usage = "[--config FILE] [--feed NAME | FILE]... [--all] [--json] [--title T --text T --category C --link L]"
+  let options = [
+    ConfigOption.spec,
+    OptionSpec(name: "feed", value: "NAME", help: "only this configured feed (repeatable)"),
+    OptionSpec(name: "all", value: nil, help: "also list the items no rule touched"),
+    OptionSpec(name: "json", value: nil, help: "print the stable JSON schema (docs/rules.md)"),
+    OptionSpec(name: "title", value: "TEXT", help: "test a synthetic item with this title"),
+    OptionSpec(name: "text", value: "TEXT", help: "… with this text"),
+    OptionSpec(name: "category", value: "NAME", help: "… with this category (repeatable)"),
+    OptionSpec(name: "link", value: "URL", help: "… with this link"),
+    OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
+  ]
+
+  func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
+    guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
+    let engine = RuleEngine(rules: config.rules, settings: config.settings.notify)
+    let now = Date()
+    var run = DryRun()
+    let synthetic = ["title", "text", "category", "link"].contains { arguments.values[$0] != nil }
+    if synthetic {
+      let names = arguments.values["feed"] ?? []
+      var feed = config.feeds.first { names.contains($0.name) } ?? FeedConfig(url: "test:", name: names.first ?? "test")
+      if !names.isEmpty, !config.feeds.contains(where: { names.contains($0.name) }) { feed.tags = [] }
+      var item = FeedItem(
+        key: "test", title: arguments.value("title"), link: arguments.value("link"),
+        categories: arguments.values["category"] ?? [], published: now, text: arguments.value("text"))
+      item.id = nil
+      run.add([item], feed: feed, engine: engine, now: now)
+    } else {
+      guard let sources = sources(arguments, config: config, terminal: terminal) else { return .usage }
+      for feed in sources {
+        do {
+          let parsed = try FeedParser.parse(
+            contentsOf: Self.path(of: feed.url), options: .init(maxBytes: config.settings.maxBytes))
+          run.add(parsed.feed.items, feed: feed, engine: engine, now: now)
+        } catch let error as FeedParseError {
+          run.failures.append((feed, "\(error)"))
+        } catch {
+          run.failures.append((feed, ParseCommand.describe(error)))
+        }
+      }
+    }
+    for failure in run.failures {
+      terminal.error("error: feed '\(failure.feed.name)' (\(failure.feed.url)): \(failure.reason)")
+    }
+    if arguments.flags.contains("json") {
+      terminal.print(run.json(includeUntouched: arguments.flags.contains("all")).text)
+    } else {
+      printText(run, all: arguments.flags.contains("all"), terminal: terminal)
+    }
+    return run.failures.isEmpty ? .success : .failure
+  }
+
+  /// The feeds to read: named ones, files (matched to a configured feed when it points at the same file), or
+  /// every configured feed. URLs that need fetching are reported and skipped until polling exists.
+  private func sources(_ arguments: Arguments, config: Config, terminal: Terminal) -> [FeedConfig]? {
+    var result: [FeedConfig] = []
+    for name in arguments.values["feed"] ?? [] {
+      guard let feed = config.feeds.first(where: { $0.name == name }) else {
+        terminal.error("error: no feed named '\(name)' in the config")
+        if let suggestion = Suggestion.closest(to: name, in: config.feeds.map(\.name)) {
+          terminal.error("note: did you mean '\(suggestion)'?")
+        }
+        return nil
+      }
+      result.append(feed)
+    }
+    for file in arguments.positionals {
+      let path = Self.path(of: file)
+      if let feed = config.feeds.first(where: { Self.path(of: $0.url) == path }) {
+        result.append(feed)
+      } else {
+        result.append(FeedConfig(url: file, name: FeedConfig.slug(for: (path as NSString).lastPathComponent)))
+      }
+    }
+    if result.isEmpty { result = config.feeds }
+    return result.filter { feed in
+      let lower = feed.url.lowercased()
+      if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+        terminal.error(
+          "note: feed '\(feed.name)' is skipped: fetching \(feed.url) comes with polling; save it and pass the file")
+        return false
+      }
+      return true
+    }
+  }
+
+  /// A local path for a `file://` URL or a plain path (`~` expanded).
+  static func path(of url: String) -> String {
+    if url.lowercased().hasPrefix("file://") { return URL(string: url)?.path ?? String(url.dropFirst(7)) }
+    return (url as NSString).expandingTildeInPath
+  }
+
+  private func printText(_ run: DryRun, all: Bool, terminal: Terminal) {
+    let color = terminal.outputIsTerminal && terminal.environment["NO_COLOR"] == nil
+    func bold(_ s: String) -> String { color ? "\u{1B}[1m\(s)\u{1B}[0m" : s }
+    func highlight(_ s: String) -> String { color ? "\u{1B}[33m\(s)\u{1B}[0m" : "\"\(s)\"" }
+    var out = ""
+    for outcome in run.outcomes where all || outcome.decision.isTouched {
+      let d = outcome.decision
+      out += "\(bold(outcome.item.title ?? "(untitled)"))  [\(outcome.feed.name)]\n"
+      if let link = outcome.item.link { out += "  link: \(link)\n" }
+      if !d.isTouched { out += "  no rule matched\n" }
+      if let mutedBy = d.mutedBy { out += "  MUTED by '\(mutedBy)': no notification, no hook\n" }
+      if !d.tags.isEmpty { out += "  tags: \(d.tags.joined(separator: ", "))\n" }
+      for n in d.notifications {
+        out +=
+          "  notify (\(n.rule.map { "rule '\($0)'" } ?? "feed notify: true"), \(n.urgency.rawValue)): \(n.summary)\n"
+        if !n.body.isEmpty { out += "    body: \(n.body)\n" }
+      }
+      for hook in d.hooks {
+        out += "  hook (rule '\(hook.rule)'): /bin/sh -c \(hook.command)\n"
+        for (name, value) in HookEnvironment.variables(
+          item: outcome.item, feed: outcome.feed, rule: hook.rule, tags: d.tags)
+        {
+          let shown = value.count > 60 ? String(value.prefix(59)) + "…" : value
+          out += "    \(name)=\(shown.replacingOccurrences(of: "\n", with: " "))\n"
+        }
+      }
+      for match in d.matches {
+        out += "  why: rule '\(match.rule)' matched \(match.field) \(highlight(match.text))\n"
+      }
+      if let stop = d.stoppedBy { out += "  rule '\(stop)' stopped evaluation\n" }
+      out += "\n"
+    }
+    out += run.summary.line + "\n"
+    terminal.output(Array(out.utf8))
+  }
+}
