@@ -4,8 +4,9 @@
 import Foundation
 import WatcherCore
 
-/// `watcher test-rules`: a dry run of the rules over feeds, files or a synthetic item. It never notifies,
-/// never runs a hook and never writes state.
+/// `watcher test-rules`: a dry run of the rules over feeds, files or a synthetic item.
+///
+/// It never notifies, never runs a hook and never writes state.
 struct TestRulesCommand: Command {
   let name = "test-rules"
   let summary = "dry run: show what the rules would do to each item, and why"
@@ -62,8 +63,9 @@ struct TestRulesCommand: Command {
     return run.failures.isEmpty ? .success : .failure
   }
 
-  /// The feeds to read: named ones, files (matched to a configured feed when it points at the same file), or
-  /// every configured feed. URLs that need fetching are reported and skipped until polling exists.
+  /// The feeds to read: named ones, files (matched to a configured feed when it points at the same file), or every configured feed.
+  ///
+  /// URLs that need fetching are reported and skipped until polling exists.
   private func sources(_ arguments: Arguments, config: Config, terminal: Terminal) -> [FeedConfig]? {
     var result: [FeedConfig] = []
     for name in arguments.values["feed"] ?? [] {

@@ -6,8 +6,9 @@ import Testing
 import WatcherCore
 import WatcherTestSupport
 
-/// Every `Fixtures/Config/errors/<name>.yaml` is refused, and its full rendering (every diagnostic with
-/// position, source line, caret and notes) equals `<name>.stderr`. A new pair is a new test.
+/// Every `Fixtures/Config/errors/<name>.yaml` is refused, and its full rendering (every diagnostic with position, source line, caret and notes) equals `<name>.stderr`.
+///
+/// A new pair is a new test.
 @Suite("Config diagnostics")
 struct ConfigDiagnosticTests {
   static let directory = Fixtures.url("Config/errors")

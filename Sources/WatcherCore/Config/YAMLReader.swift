@@ -12,7 +12,9 @@ enum YAMLReader {
   /// The most nodes a document may expand to, aliases included.
   static let maxNodes = 1_000_000
 
-  /// Parses `text`; `nil` for an empty document. Throws a `Diagnostic` at libyaml's mark on a syntax error.
+  /// Parses `text`.
+  ///
+  /// `nil` for an empty document. Throws a `Diagnostic` at libyaml's mark on a syntax error.
   static func read(_ text: String) throws(Diagnostic) -> YAMLNode? {
     var parser = yaml_parser_t()
     guard yaml_parser_initialize(&parser) == 1 else {

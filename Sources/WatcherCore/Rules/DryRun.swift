@@ -3,8 +3,9 @@
 
 import Foundation
 
-/// What `watcher test-rules` computes: the decision for every item of the chosen feeds, with no side effect
-/// (no notification, no hook, no state). Pure apart from reading the feed files.
+/// What `watcher test-rules` computes: the decision for every item of the chosen feeds, with no side effect (no notification, no hook, no state).
+///
+/// Pure apart from reading the feed files.
 public struct DryRun: Sendable {
   /// One item's outcome.
   public struct Outcome: Sendable {

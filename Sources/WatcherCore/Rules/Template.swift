@@ -3,8 +3,9 @@
 
 import Foundation
 
-/// A notification text with `{field}` placeholders, parsed when the config loads (SPEC §3). Templates are
-/// never used to build a shell command.
+/// A notification text with `{field}` placeholders, parsed when the config loads (SPEC §3).
+///
+/// Templates are never used to build a shell command.
 public struct Template: Sendable, Equatable {
   /// The fields a template can name.
   public enum Field: String, Sendable, CaseIterable {
@@ -24,8 +25,9 @@ public struct Template: Sendable, Equatable {
   /// The template as written.
   public var source: String
 
-  /// Parses `source`; `{{` and `}}` are literal braces. Throws the unknown or unclosed field name and its
-  /// 0-based offset in the text.
+  /// Parses `source`.
+  ///
+  /// `{{` and `}}` are literal braces. Throws the unknown or unclosed field name and its 0-based offset in the text.
   public init(_ source: String) throws(TemplateError) {
     self.source = source
     parts = []
