@@ -25,7 +25,8 @@ let package = Package(
     .target(name: "WatcherTestSupport", dependencies: ["WatcherCore"]),
     .testTarget(
       name: "WatcherCoreTests", dependencies: ["WatcherCore", "WatcherTestSupport"], exclude: ["Fixtures"]),
-    .testTarget(name: "WatcherCLITests", dependencies: ["WatcherCLI", "WatcherTestSupport"]),
+    .testTarget(
+      name: "WatcherCLITests", dependencies: ["WatcherCLI", "WatcherCore", "WatcherTestSupport"], exclude: ["Fixtures"]),
   ]
 )
 

@@ -20,13 +20,21 @@ struct TestRulesCommand: Command {
     OptionSpec(name: "text", value: "TEXT", help: "… with this text"),
     OptionSpec(name: "category", value: "NAME", help: "… with this category (repeatable)"),
     OptionSpec(name: "link", value: "URL", help: "… with this link"),
+    OptionSpec(name: "now", value: "DATE", help: "evaluate age conditions as of this date (ISO 8601)"),
     OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
   ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
     guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
     let engine = RuleEngine(rules: config.rules, settings: config.settings.notify)
-    let now = Date()
+    var now = Date()
+    if let given = arguments.value("now") {
+      guard let date = DateParser.parse(given) else {
+        terminal.error("error: --now needs a date such as 2026-11-29T12:00:00Z, not '\(given)'")
+        return .usage
+      }
+      now = date
+    }
     var run = DryRun()
     let synthetic = ["title", "text", "category", "link"].contains { arguments.values[$0] != nil }
     if synthetic {
@@ -126,7 +134,8 @@ struct TestRulesCommand: Command {
         for (name, value) in HookEnvironment.variables(
           item: outcome.item, feed: outcome.feed, rule: hook.rule, tags: d.tags)
         {
-          let shown = value.count > 60 ? String(value.prefix(59)) + "…" : value
+          // Only the text can be long; everything else is shown whole.
+          let shown = name == "WATCHER_TEXT" && value.count > 60 ? String(value.prefix(59)) + "…" : value
           out += "    \(name)=\(shown.replacingOccurrences(of: "\n", with: " "))\n"
         }
       }

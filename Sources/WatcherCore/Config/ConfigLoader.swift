@@ -179,7 +179,7 @@ struct ConfigMapper {
       for entry in entries {
         switch entry.key {
         case "interval": feed.interval = duration(entry.value, "'interval'")
-        case "tags": feed.tags = stringList(entry.value, "'tags'") ?? []
+        case "tags": feed.tags = stringList(entry.value, "'tags'", allowEmpty: true) ?? []
         case "notify": feed.notify = bool(entry.value, "'notify'") ?? false
         case "identity":
           if let text = string(entry.value, "'identity'") {
@@ -474,12 +474,13 @@ struct ConfigMapper {
     return text
   }
 
-  mutating func stringList(_ node: YAMLNode, _ what: String) -> [String]? {
+  mutating func stringList(_ node: YAMLNode, _ what: String, allowEmpty: Bool = false) -> [String]? {
     switch node.kind {
     case .scalar:
       return string(node, what).map { [$0] }
     case .sequence(let nodes):
       if nodes.isEmpty {
+        if allowEmpty { return [] }
         error("\(what) is an empty list", at: node.mark)
         return nil
       }

@@ -172,9 +172,13 @@ struct ItemFacts {
     for (index, text) in texts.enumerated() {
       switch pattern.kind {
       case .contains(let needles):
-        if let needle = needles.first(where: { Self.contains(text, $0) }) { return (raw[index].0, needle) }
+        if let needle = needles.first(where: { Self.contains(text, $0) }) {
+          return (raw[index].0, Self.original(of: needle, folded: text, raw: raw[index].1))
+        }
       case .words(let needles):
-        if let needle = needles.first(where: { Self.containsWord(text, $0) }) { return (raw[index].0, needle) }
+        if let needle = needles.first(where: { Self.containsWord(text, $0) }) {
+          return (raw[index].0, Self.original(of: needle, folded: text, raw: raw[index].1))
+        }
       case .equals(let needles):
         let value = HTMLText.collapsed(text) ?? ""
         if let needle = needles.first(where: { $0 == value }) { return (raw[index].0, needle) }
@@ -184,7 +188,18 @@ struct ItemFacts {
     return nil
   }
 
-  /// Substring search on UTF-8 with glibc's `memmem`.
+  /// The item's own text where `needle` was found in its folded form, when the positions are known to line
+  /// up (ASCII text, where folding keeps every offset); else the needle.
+  static func original(of needle: String, folded: String, raw: String) -> String {
+    guard raw.utf8.count == folded.utf8.count, raw.utf8.allSatisfy({ $0 < 0x80 }),
+      let range = folded.range(of: needle)
+    else { return needle }
+    let start = folded.utf8.distance(from: folded.startIndex, to: range.lowerBound)
+    let utf8 = Array(raw.utf8)
+    return String(decoding: utf8[start..<(start + needle.utf8.count)], as: UTF8.self)
+  }
+
+  /// Substring search on UTF-8.
   static func contains(_ haystack: String, _ needle: String) -> Bool {
     findAll(haystack, needle) { _, _ in true }
   }

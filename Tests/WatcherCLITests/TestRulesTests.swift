@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Testing
+import WatcherCLI
+import WatcherCore
+import WatcherTestSupport
+
+/// `watcher test-rules` on the fixture config: goldens of its text and JSON output, and proof that it has no
+/// side effect.
+@Suite("test-rules")
+struct TestRulesTests {
+  static let directory = Fixtures.url("test-rules", target: "WatcherCLITests")
+  static let config = directory.appendingPathComponent("rules.yaml").path
+
+  /// argument list → golden file name.
+  static let cases: [([String], String)] = [
+    ([], "test-rules.txt"),
+    (["--json"], "test-rules.json"),
+    (["--all", "--feed", "blog"], "test-rules-feed-all.txt"),
+    (["--json", "--all", "--feed", "news"], "test-rules-feed-all.json"),
+    (["--title", "Straße ÉCOLE news", "--category", "release", "--text", "for linux"], "test-rules-synthetic.txt"),
+  ]
+
+  @Test("output matches the golden", arguments: cases)
+  func golden(_ arguments: [String], _ golden: String) throws {
+    let (code, out, err) = run(
+      ["test-rules", "--config", Self.config, "--now", "2026-11-29T12:00:00Z"] + arguments)
+    #expect(code == 0, "stderr: \(err)")
+    // Paths differ between checkouts.
+    let portable = out.replacingOccurrences(of: Self.directory.path, with: "<fixtures>")
+    if let failure = Golden.check(portable, against: Self.directory.appendingPathComponent(golden)) {
+      Issue.record(Comment(rawValue: failure))
+    }
+  }
+
+  @Test("the JSON has the documented shape")
+  func jsonShape() throws {
+    let (_, out, _) = run(["test-rules", "--config", Self.config, "--now", "2026-11-29T12:00:00Z", "--json"])
+    let doc = try #require(try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any])
+    let items = try #require(doc["items"] as? [[String: Any]])
+    #expect(
+      Set(items[0].keys) == ["feed", "key", "title", "link", "muted", "muted_by", "tags", "notify", "hooks", "matches"])
+    let summary = try #require(doc["summary"] as? [String: Any])
+    #expect(summary["items"] as? Int == 6)
+    #expect(summary["muted"] as? Int == 1)
+  }
+
+  @Test("test-rules never runs a hook and never writes state")
+  func noSideEffects() throws {
+    let binary = try #require(BinaryTests.binary)
+    let dir = try TemporaryDirectory()
+    let marker = dir.url.appendingPathComponent("hook-ran")
+    let state = dir.url.appendingPathComponent("state")
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = ["test-rules", "--config", Self.config]
+    var environment = ProcessInfo.processInfo.environment
+    environment["WATCHER_TEST_MARKER"] = marker.path
+    environment["XDG_STATE_HOME"] = state.path
+    environment["HOME"] = dir.url.path
+    process.environment = environment
+    process.standardOutput = Pipe()
+    process.standardError = Pipe()
+    try process.run()
+    process.waitUntilExit()
+    #expect(process.terminationStatus == 0)
+    #expect(!FileManager.default.fileExists(atPath: marker.path), "a hook ran")
+    let created = try FileManager.default.contentsOfDirectory(atPath: dir.url.path)
+    #expect(created.isEmpty, "test-rules wrote \(created)")
+  }
+
+  @Test("check prints a summary, or every error and exit 78")
+  func check() throws {
+    let (code, out, _) = run(["check", "--config", Self.config])
+    #expect(code == 0)
+    #expect(out == "\(Self.config): 2 feeds, 8 rules: OK\n")
+    let broken = Fixtures.url("Config/errors/many-mistakes.yaml").path
+    let (badCode, badOut, err) = run(["check", "--config", broken])
+    #expect(badCode == 78)
+    #expect(badOut.isEmpty)
+    #expect(err.hasSuffix("7 errors in \(broken)\n"))
+    let (missing, _, missingErr) = run(["check", "--config", "/nonexistent/rules.yaml"])
+    #expect(missing == 78)
+    #expect(missingErr.contains("/nonexistent/rules.yaml") && missingErr.contains("cp rules.example.yaml"))
+  }
+
+  @Test("the example config and every YAML block of docs/rules.md are valid")
+  func documentation() throws {
+    let example = Fixtures.repositoryRoot.appendingPathComponent("rules.example.yaml").path
+    #expect(run(["check", "--config", example]).0 == 0)
+    let doc = try String(
+      contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/rules.md"), encoding: .utf8)
+    var blocks: [String] = []
+    var current: [String]?
+    for line in doc.split(separator: "\n", omittingEmptySubsequences: false) {
+      if line.hasPrefix("```yaml") {
+        current = []
+      } else if line.hasPrefix("```"), let block = current {
+        blocks.append(block.joined(separator: "\n"))
+        current = nil
+      } else if current != nil {
+        current?.append(String(line))
+      }
+    }
+    #expect(blocks.count >= 10)
+    for block in blocks {
+      do {
+        _ = try ConfigLoader.parse(block, path: "docs/rules.md")
+      } catch {
+        Issue.record("a docs/rules.md block is invalid:\n\(block)\n\(error.rendered)")
+      }
+    }
+  }
+}
