@@ -22,6 +22,8 @@ let package = Package(
       swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
     .target(name: "WatcherCLI", dependencies: ["WatcherCore"]),
     .executableTarget(name: "watcher", dependencies: ["WatcherCLI"]),
+    // Benchmarks that print figures: swift run -c release watcher-bench rules
+    .executableTarget(name: "watcher-bench", dependencies: ["WatcherCore"]),
     .target(name: "WatcherTestSupport", dependencies: ["WatcherCore"]),
     .testTarget(
       name: "WatcherCoreTests", dependencies: ["WatcherCore", "WatcherTestSupport"], exclude: ["Fixtures"]),

@@ -26,16 +26,28 @@ public final class POSIXRegex: Sendable {
   }
   /// The pattern as the user wrote it.
   public let pattern: String
+  /// Whether it runs on the text as written; otherwise it runs on the folded text.
+  public let caseSensitive: Bool
 
   /// Compiles `pattern`; throws a message (and, when known, the 0-based offset in the pattern) if it is
   /// invalid or uses an unsupported construct.
   public init(_ pattern: String, caseSensitive: Bool) throws(RegexError) {
     Self.ensureUTF8Locale()
     self.pattern = pattern
-    let translated = try Self.translate(pattern)
+    self.caseSensitive = caseSensitive
+    // Case-insensitive patterns are folded like the text they run on (`TextFolding`), which is much
+    // faster than REG_ICASE (glibc upper-cases the whole text on every call in a UTF-8 locale) and gives
+    // the same full Unicode folding as the other matchers.
+    let translated = try Self.translate(pattern, fold: !caseSensitive)
     let regex = UnsafeMutablePointer<regex_t>.allocate(capacity: 1)
-    var flags = REG_EXTENDED
-    if !caseSensitive { flags |= REG_ICASE }
+    let flags = REG_EXTENDED
+    // glibc fixes the character width when it compiles: an ASCII pattern compiled in the C locale runs on
+    // bytes, several times faster than in a UTF-8 locale (which converts every text to wide characters on
+    // each call). UTF-8 text still matches byte for byte; only '.' and bracket lists see bytes, not
+    // characters. Patterns with non-ASCII characters are compiled for UTF-8. uselocale is per thread.
+    let ascii = translated.utf8.allSatisfy { $0 < 0x80 }
+    let previous = uselocale(ascii ? Self.cLocale : Self.utf8Locale)
+    defer { uselocale(previous) }
     let status = regcomp(regex, translated, flags)
     if status != 0 {
       var buffer = [CChar](repeating: 0, count: 256)
@@ -68,7 +80,7 @@ public final class POSIXRegex: Sendable {
   }
 
   /// Perl escapes to POSIX classes; look-around and lazy quantifiers refused with their offset.
-  static func translate(_ pattern: String) throws(RegexError) -> String {
+  static func translate(_ pattern: String, fold: Bool) throws(RegexError) -> String {
     let scalars = Array(pattern.unicodeScalars)
     var out = ""
     var i = 0
@@ -104,8 +116,19 @@ public final class POSIXRegex: Sendable {
         continue
       }
       if inBracket {
-        if c == "]" { inBracket = false }
-        out.unicodeScalars.append(c)
+        if c == "]" {
+          inBracket = false
+        } else if c == "[", i + 1 < scalars.count,
+          scalars[i + 1] == ":" || scalars[i + 1] == "=" || scalars[i + 1] == "."
+        {
+          // A class name such as [:alpha:] is copied as is.
+          let close = scalars[(i + 2)...].firstIndex(of: scalars[i + 1]) ?? scalars.count - 1
+          let end = min(scalars.count - 1, close + 1)
+          out.unicodeScalars.append(contentsOf: scalars[i...end])
+          i = end + 1
+          continue
+        }
+        if fold { out += TextFolding.fold(String(c)) } else { out.unicodeScalars.append(c) }
         i += 1
         continue
       }
@@ -137,18 +160,21 @@ public final class POSIXRegex: Sendable {
       if c == "?", i > 0, "*+?}".unicodeScalars.contains(scalars[i - 1]) {
         throw RegexError(message: "lazy quantifiers ('*?', '+?') are not supported (POSIX extended syntax)", offset: i)
       }
-      out.unicodeScalars.append(c)
+      if fold { out += TextFolding.fold(String(c)) } else { out.unicodeScalars.append(c) }
       i += 1
     }
     if inBracket { throw RegexError(message: "unmatched '['", offset: pattern.unicodeScalars.count) }
     return out
   }
 
-  private static let localeReady: Bool = {
-    // Only the character type: UTF-8 aware matching and case-insensitivity for non-ASCII letters.
-    if setlocale(LC_CTYPE, "C.UTF-8") == nil { _ = setlocale(LC_CTYPE, "C.utf8") }
-    return true
+  /// The locales patterns are compiled in, as addresses (`locale_t` is not `Sendable`); made once, kept.
+  private static let locales: (c: Int, utf8: Int) = {
+    let c = newlocale(LC_CTYPE_MASK, "C", nil)
+    let utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", nil) ?? newlocale(LC_CTYPE_MASK, "C.utf8", nil) ?? c
+    return (Int(bitPattern: c), Int(bitPattern: utf8))
   }()
+  private static var cLocale: locale_t? { locale_t(bitPattern: locales.c) }
+  private static var utf8Locale: locale_t? { locale_t(bitPattern: locales.utf8) }
 
-  private static func ensureUTF8Locale() { _ = localeReady }
+  private static func ensureUTF8Locale() { _ = locales }
 }

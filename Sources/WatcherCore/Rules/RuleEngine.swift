@@ -121,142 +121,176 @@ public struct RuleEngine: Sendable {
   }
 }
 
-/// An item's fields as rules see them, folded lazily and once.
+/// An item's fields as rules see them: each field's values read and folded once per item, on first use.
 struct ItemFacts {
   let item: FeedItem
   let feed: String
-  var tags: [String] = []
-  private var folded: [MatchField: [String]] = [:]
+  /// Tags so far; changing them drops the cached `tag` field.
+  var tags: [String] = [] {
+    didSet { cache[MatchField.tag.index] = nil }
+  }
+  private var cache: [FieldValues?] = Array(repeating: nil, count: MatchField.allCases.count)
+
+  /// One field's values (several for categories and tags), as written and folded.
+  struct FieldValues {
+    var names: [String]
+    var raw: [String]
+    var folded: [String] = []
+    /// Whether each raw value is ASCII (folding then keeps every offset, so matches map back).
+    var ascii: [Bool] = []
+  }
 
   init(item: FeedItem, feed: String) {
     self.item = item
     self.feed = feed
   }
 
-  /// The raw values of a field (several for categories and tags).
-  func values(_ field: MatchField) -> [(String, String)] {
-    func one(_ name: String, _ value: String?) -> [(String, String)] { value.map { [(name, $0)] } ?? [] }
+  private func read(_ field: MatchField) -> FieldValues {
+    func one(_ name: String, _ value: String?) -> FieldValues {
+      value.map { FieldValues(names: [name], raw: [$0]) } ?? FieldValues(names: [], raw: [])
+    }
     switch field {
     case .title: return one("title", item.title)
     case .text: return one("text", item.text)
-    case .category: return item.categories.map { ("category", $0) }
+    case .category: return FieldValues(names: item.categories.map { _ in "category" }, raw: item.categories)
     case .author: return one("author", item.author)
     case .link: return one("link", item.link)
-    case .feed: return [("feed", feed)]
-    case .tag: return tags.map { ("tag", $0) }
-    case .any: return values(.title) + values(.text) + values(.category)
+    case .feed: return one("feed", feed)
+    case .tag: return FieldValues(names: tags.map { _ in "tag" }, raw: tags)
+    case .any:
+      var all = FieldValues(names: [], raw: [])
+      for part in [MatchField.title, .text, .category] {
+        let values = read(part)
+        all.names += values.names
+        all.raw += values.raw
+      }
+      return all
     }
+  }
+
+  private mutating func values(_ field: MatchField) -> FieldValues {
+    if let cached = cache[field.index] { return cached }
+    var values = read(field)
+    values.folded = values.raw.map(TextFolding.fold)
+    values.ascii = values.raw.map { $0.utf8.allSatisfy { $0 < 0x80 } }
+    cache[field.index] = values
+    return values
   }
 
   /// The field name and the matched text, or `nil`.
   mutating func match(_ field: MatchField, _ pattern: Pattern) -> (String, String)? {
-    let raw = values(field)
-    if case .regex(let regex) = pattern.kind {
-      for (name, value) in raw {
-        if let range = regex.firstMatch(in: value) {
-          let utf8 = Array(value.utf8)
-          return (name, String(decoding: utf8[range.clamped(to: 0..<utf8.count)], as: UTF8.self))
-        }
-      }
-      return nil
-    }
-    let texts: [String]
-    if pattern.caseSensitive {
-      texts = raw.map(\.1)
-    } else if field != .tag, let cached = folded[field] {
-      texts = cached
-    } else {
-      texts = raw.map { TextFolding.fold($0.1) }
-      if field != .tag { folded[field] = texts }
-    }
-    for (index, text) in texts.enumerated() {
+    let values = values(field)
+    for index in values.raw.indices {
+      let text = pattern.caseSensitive ? values.raw[index] : values.folded[index]
       switch pattern.kind {
+      case .regex(let regex):
+        if let range = regex.firstMatch(in: text) {
+          return (values.names[index], excerpt(values, index, range, fromRaw: pattern.caseSensitive))
+        }
       case .contains(let needles):
-        if let needle = needles.first(where: { Self.contains(text, $0) }) {
-          return (raw[index].0, Self.original(of: needle, folded: text, raw: raw[index].1))
+        for needle in needles {
+          if let start = Self.find(text, needle, wholeWord: false) {
+            return (
+              values.names[index],
+              excerpt(values, index, start..<(start + needle.utf8.count), fromRaw: pattern.caseSensitive)
+            )
+          }
         }
       case .words(let needles):
-        if let needle = needles.first(where: { Self.containsWord(text, $0) }) {
-          return (raw[index].0, Self.original(of: needle, folded: text, raw: raw[index].1))
+        for needle in needles {
+          if let start = Self.find(text, needle, wholeWord: true) {
+            return (
+              values.names[index],
+              excerpt(values, index, start..<(start + needle.utf8.count), fromRaw: pattern.caseSensitive)
+            )
+          }
         }
       case .equals(let needles):
         let value = HTMLText.collapsed(text) ?? ""
-        if let needle = needles.first(where: { $0 == value }) { return (raw[index].0, needle) }
-      case .regex: break
+        if let needle = needles.first(where: { $0 == value }) { return (values.names[index], needle) }
       }
     }
     return nil
   }
 
-  /// The item's own text where `needle` was found in its folded form, when the positions are known to line
-  /// up (ASCII text, where folding keeps every offset); else the needle.
-  static func original(of needle: String, folded: String, raw: String) -> String {
-    guard raw.utf8.count == folded.utf8.count, raw.utf8.allSatisfy({ $0 < 0x80 }),
-      let range = folded.range(of: needle)
-    else { return needle }
-    let start = folded.utf8.distance(from: folded.startIndex, to: range.lowerBound)
-    let utf8 = Array(raw.utf8)
-    return String(decoding: utf8[start..<(start + needle.utf8.count)], as: UTF8.self)
-  }
-
-  /// Substring search on UTF-8.
-  static func contains(_ haystack: String, _ needle: String) -> Bool {
-    findAll(haystack, needle) { _, _ in true }
-  }
-
-  /// Whether `needle` occurs with no letter or digit right before or after it.
-  static func containsWord(_ haystack: String, _ needle: String) -> Bool {
-    findAll(haystack, needle) { bytes, range in
-      !isWordScalar(before: range.lowerBound, in: bytes) && !isWordScalar(at: range.upperBound, in: bytes)
+  /// The matched text as the item has it: the raw bytes when offsets line up (case-sensitive, or ASCII),
+  /// else the folded text.
+  private func excerpt(_ values: FieldValues, _ index: Int, _ range: Range<Int>, fromRaw: Bool) -> String {
+    let source = fromRaw || values.ascii[index] ? values.raw[index] : values.folded[index]
+    var copy = source
+    return copy.withUTF8 { bytes in
+      let clamped = range.clamped(to: 0..<bytes.count)
+      return String(decoding: UnsafeBufferPointer(rebasing: bytes[clamped]), as: UTF8.self)
     }
   }
 
-  /// Calls `accept` for each occurrence until it returns true.
-  private static func findAll(
-    _ haystack: String, _ needle: String, accept: (UnsafeBufferPointer<UInt8>, Range<Int>) -> Bool
-  ) -> Bool {
+  /// Substring search on UTF-8 (memchr for the first byte, memcmp for the rest.
+  ///
+  /// glibc's memmem needs _GNU_SOURCE, which the Glibc module does not expose). With `wholeWord`, an occurrence
+  /// counts only when no letter or digit touches it. Returns the byte offset of the first accepted occurrence.
+  static func find(_ haystack: String, _ needle: String, wholeWord: Bool) -> Int? {
     var h = haystack
     var n = needle
-    return h.withUTF8 { hay in
-      n.withUTF8 { nee in
-        guard nee.count > 0 else { return true }
+    return h.withUTF8 { hay -> Int? in
+      n.withUTF8 { nee -> Int? in
+        guard nee.count > 0 else { return 0 }
         guard let hayBase = hay.baseAddress, let neeBase = nee.baseAddress, hay.count >= nee.count else {
-          return false
+          return nil
         }
-        // memchr for the first byte, memcmp for the rest (glibc's memmem needs _GNU_SOURCE, which the
-        // Glibc module does not expose).
         let first = Int32(nee[0])
         let last = hay.count - nee.count
         var offset = 0
         while offset <= last {
-          guard let found = memchr(hayBase + offset, first, last - offset + 1) else { return false }
+          guard let found = memchr(hayBase + offset, first, last - offset + 1) else { return nil }
           let start = hayBase.distance(to: found.assumingMemoryBound(to: UInt8.self))
-          if memcmp(hayBase + start, neeBase, nee.count) == 0, accept(hay, start..<(start + nee.count)) {
-            return true
+          if memcmp(hayBase + start, neeBase, nee.count) == 0,
+            !wholeWord
+              || (!isWordScalar(before: start, in: hay) && !isWordScalar(at: start + nee.count, in: hay))
+          {
+            return start
           }
           offset = start + 1
         }
-        return false
+        return nil
       }
     }
   }
 
   private static func isWordScalar(at offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     guard offset < bytes.count else { return false }
+    let c = bytes[offset]
+    if c < 0x80 { return isASCIIWord(c) }
     var iterator = bytes[offset...].makeIterator()
     var decoder = UTF8()
     guard case .scalarValue(let scalar) = decoder.decode(&iterator) else { return false }
-    return isWord(scalar)
+    return scalar.properties.isAlphabetic || scalar.properties.numericType != nil
   }
 
   private static func isWordScalar(before offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     guard offset > 0 else { return false }
+    if bytes[offset - 1] < 0x80 { return isASCIIWord(bytes[offset - 1]) }
     var start = offset - 1
     while start > 0, bytes[start] & 0xC0 == 0x80 { start -= 1 }
     return isWordScalar(at: start, in: bytes)
   }
 
-  private static func isWord(_ scalar: Unicode.Scalar) -> Bool {
-    scalar.properties.isAlphabetic || scalar.properties.numericType != nil || scalar == "_"
+  @inline(__always) private static func isASCIIWord(_ c: UInt8) -> Bool {
+    (c >= 48 && c <= 57) || ((c | 0x20) >= 97 && (c | 0x20) <= 122) || c == 95
+  }
+}
+
+extension MatchField {
+  /// A dense index for per-field caches.
+  var index: Int {
+    switch self {
+    case .title: 0
+    case .text: 1
+    case .category: 2
+    case .author: 3
+    case .link: 4
+    case .feed: 5
+    case .tag: 6
+    case .any: 7
+    }
   }
 }
