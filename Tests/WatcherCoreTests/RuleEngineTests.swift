@@ -203,3 +203,38 @@ struct RuleEngineTests {
     #expect(body.count == 200 && body.hasSuffix("…"))
   }
 }
+
+@Suite("Regex prefilter")
+struct RegexPrefilterTests {
+  static let cases: [(String, String?)] = [
+    ("^swift [0-9]+", "swift "),
+    ("cve-[0-9]+-[0-9]+", "cve-"),
+    ("release|launch", nil),
+    ("(foo)bar", "bar"),
+    ("colou?r", "colo"),
+    ("ab{0,2}c", nil),
+    ("x\\.yz", "x.yz"),
+    ("foo\\b", "foo"),
+    ("ab+c", "ab"),
+    ("[abc]def", "def"),
+    ("a.b", nil),
+  ]
+
+  @Test("the required literal is one every match contains", arguments: cases)
+  func literal(_ pattern: String, _ expected: String?) throws {
+    let translated = try POSIXRegex.translate(pattern, fold: false)
+    #expect(POSIXRegex.requiredLiteral(translated) == expected)
+  }
+
+  @Test("the prefilter never changes the answer")
+  func sameAnswer() throws {
+    let texts = ["swift 6", "about swift 6", "colour", "color", "colr", "foobar", "xbar", "ab{0,2}c", "abbbc", "x.yz"]
+    for (pattern, _) in Self.cases {
+      let regex = try POSIXRegex(pattern, caseSensitive: true)
+      for text in texts {
+        let expected = text.range(of: pattern, options: .regularExpression) != nil
+        #expect((regex.firstMatch(in: text) != nil) == expected, "\(pattern) on \(text)")
+      }
+    }
+  }
+}

@@ -28,6 +28,12 @@ public final class POSIXRegex: Sendable {
   public let pattern: String
   /// Whether it runs on the text as written; otherwise it runs on the folded text.
   public let caseSensitive: Bool
+  /// Whether it was compiled for UTF-8 characters (it has non-ASCII characters); then it must also run in a
+  /// UTF-8 locale.
+  private let utf8: Bool
+  /// A piece of text every match must contain, checked with a fast substring search before the regex
+  /// engine runs (most texts do not contain it, and then the engine never starts).
+  let requiredLiteral: String?
 
   /// Compiles `pattern`; throws a message (and, when known, the 0-based offset in the pattern) if it is
   /// invalid or uses an unsupported construct.
@@ -46,6 +52,7 @@ public final class POSIXRegex: Sendable {
     // each call). UTF-8 text still matches byte for byte; only '.' and bracket lists see bytes, not
     // characters. Patterns with non-ASCII characters are compiled for UTF-8. uselocale is per thread.
     let ascii = translated.utf8.allSatisfy { $0 < 0x80 }
+    utf8 = !ascii
     let previous = uselocale(ascii ? Self.cLocale : Self.utf8Locale)
     defer { uselocale(previous) }
     let status = regcomp(regex, translated, flags)
@@ -56,6 +63,7 @@ public final class POSIXRegex: Sendable {
       throw RegexError(message: String(cString: buffer), offset: nil)
     }
     address = Int(bitPattern: regex)
+    requiredLiteral = Self.requiredLiteral(translated)
   }
 
   deinit {
@@ -65,7 +73,10 @@ public final class POSIXRegex: Sendable {
 
   /// The first match in `text`, as a range of UTF-8 offsets, or `nil`.
   public func firstMatch(in text: String) -> Range<Int>? {
+    if let literal = requiredLiteral, ItemFacts.find(text, literal, wholeWord: false) == nil { return nil }
     var match = regmatch_t()
+    let previous = uselocale(utf8 ? Self.utf8Locale : Self.cLocale)
+    defer { uselocale(previous) }
     let status = text.withCString { regexec(compiled, $0, 1, &match, 0) }
     guard status == 0 else { return nil }
     return Int(match.rm_so)..<Int(match.rm_eo)
@@ -77,6 +88,82 @@ public final class POSIXRegex: Sendable {
     public var message: String
     /// Where in the pattern, 0-based, when known.
     public var offset: Int?
+  }
+
+  /// The longest run of literal characters that every match of the (translated) pattern contains, or `nil`.
+  ///
+  /// Conservative: only top-level literals outside any group, bracket or alternation count, and a
+  /// character followed by `?`, `*` or `{` is optional so it ends the run.
+  static func requiredLiteral(_ pattern: String) -> String? {
+    let s = Array(pattern.unicodeScalars)
+    var depth = 0
+    var bracket = false
+    for (index, c) in s.enumerated() {
+      if bracket {
+        if c == "]", index > 0, s[index - 1] != "[" { bracket = false }
+        continue
+      }
+      if c == "\\" { continue }
+      if c == "[" { bracket = true } else if c == "(" { depth += 1 } else if c == ")" { depth -= 1 }
+      // Any top-level alternation makes every literal optional.
+      if c == "|", depth == 0, index == 0 || s[index - 1] != "\\" { return nil }
+    }
+    var best = ""
+    var run = ""
+    var i = 0
+    depth = 0
+    func finish() {
+      if run.unicodeScalars.count > best.unicodeScalars.count { best = run }
+      run = ""
+    }
+    while i < s.count {
+      let c = s[i]
+      let next: Unicode.Scalar? = i + 1 < s.count ? s[i + 1] : nil
+      let optional = next == "?" || next == "*" || next == "{"
+      if c == "\\", let escaped = next {
+        // An escaped punctuation character is a literal; \b, \<, \w and friends are not.
+        let after: Unicode.Scalar? = i + 2 < s.count ? s[i + 2] : nil
+        if "\\.^$|?*+()[]{}/-".unicodeScalars.contains(escaped), after != "?", after != "*", after != "{" {
+          run.unicodeScalars.append(escaped)
+        } else {
+          finish()
+        }
+        i += 2
+        continue
+      }
+      if c == "(" || c == "[" {
+        finish()
+        // Skip the whole group or bracket expression.
+        let close: Unicode.Scalar = c == "(" ? ")" : "]"
+        var level = 0
+        var j = i
+        while j < s.count {
+          if s[j] == "\\" {
+            j += 2
+            continue
+          }
+          if s[j] == c { level += 1 } else if s[j] == close {
+            level -= 1
+            if level == 0 { break }
+          }
+          j += 1
+        }
+        i = j + 1
+        continue
+      }
+      if ".^$+?*{}|)".unicodeScalars.contains(c) || optional {
+        finish()
+        if c == "{" {
+          while i < s.count, s[i] != "}" { i += 1 }
+        }
+        i += 1
+        continue
+      }
+      run.unicodeScalars.append(c)
+      i += 1
+    }
+    finish()
+    return best.unicodeScalars.count >= 2 ? best : nil
   }
 
   /// Perl escapes to POSIX classes; look-around and lazy quantifiers refused with their offset.

@@ -18,10 +18,29 @@ public struct RuleEngine: Sendable {
   /// Notification defaults.
   public let settings: NotifySettings
 
+  /// The rules as evaluated: one reference each, so the per-item loop copies nothing.
+  private let compiled: [CompiledRule]
+
   /// Creates an engine.
   public init(rules: [Rule], settings: NotifySettings = NotifySettings()) {
     self.rules = rules
     self.settings = settings
+    compiled = rules.map(CompiledRule.init)
+  }
+
+  /// A rule ready to evaluate.
+  private final class CompiledRule: Sendable {
+    let name: String
+    let scope: Set<String>
+    let condition: Condition
+    let actions: RuleActions
+
+    init(_ rule: Rule) {
+      name = rule.name
+      scope = Set(rule.scope)
+      condition = rule.condition
+      actions = rule.actions
+    }
   }
 
   /// The decision for `item` of `feed` at time `now`.
@@ -30,8 +49,8 @@ public struct RuleEngine: Sendable {
     var facts = ItemFacts(item: item, feed: feed.name)
     for tag in feed.tags where !decision.tags.contains(tag) { decision.tags.append(tag) }
     facts.tags = decision.tags
-    for rule in rules {
-      guard rule.scope.isEmpty || rule.scope.contains(feed.name) || rule.scope.contains(where: feed.tags.contains)
+    for rule in compiled {
+      guard rule.scope.isEmpty || rule.scope.contains(feed.name) || feed.tags.contains(where: rule.scope.contains)
       else { continue }
       var reasons: [Decision.Match] = []
       guard evaluate(rule.condition, &facts, now: now, rule: rule.name, reasons: &reasons) else { continue }
@@ -131,13 +150,19 @@ struct ItemFacts {
   }
   private var cache: [FieldValues?] = Array(repeating: nil, count: MatchField.allCases.count)
 
-  /// One field's values (several for categories and tags), as written and folded.
-  struct FieldValues {
+  /// One field's values (several for categories and tags), as written and folded. A class, so that each
+  /// rule's look at it costs one reference, not a copy of four arrays.
+  final class FieldValues {
     var names: [String]
     var raw: [String]
     var folded: [String] = []
     /// Whether each raw value is ASCII (folding then keeps every offset, so matches map back).
     var ascii: [Bool] = []
+
+    init(names: [String], raw: [String]) {
+      self.names = names
+      self.raw = raw
+    }
   }
 
   init(item: FeedItem, feed: String) {
@@ -158,7 +183,7 @@ struct ItemFacts {
     case .feed: return one("feed", feed)
     case .tag: return FieldValues(names: tags.map { _ in "tag" }, raw: tags)
     case .any:
-      var all = FieldValues(names: [], raw: [])
+      let all = FieldValues(names: [], raw: [])
       for part in [MatchField.title, .text, .category] {
         let values = read(part)
         all.names += values.names
@@ -170,9 +195,12 @@ struct ItemFacts {
 
   private mutating func values(_ field: MatchField) -> FieldValues {
     if let cached = cache[field.index] { return cached }
-    var values = read(field)
-    values.folded = values.raw.map(TextFolding.fold)
-    values.ascii = values.raw.map { $0.utf8.allSatisfy { $0 < 0x80 } }
+    let values = read(field)
+    for raw in values.raw {
+      let (folded, ascii) = TextFolding.foldReportingASCII(raw)
+      values.folded.append(folded)
+      values.ascii.append(ascii)
+    }
     cache[field.index] = values
     return values
   }
@@ -243,7 +271,8 @@ struct ItemFacts {
         while offset <= last {
           guard let found = memchr(hayBase + offset, first, last - offset + 1) else { return nil }
           let start = hayBase.distance(to: found.assumingMemoryBound(to: UInt8.self))
-          if memcmp(hayBase + start, neeBase, nee.count) == 0,
+          // The last byte first: a cheap test that rejects most false starts before memcmp.
+          if hayBase[start + nee.count - 1] == neeBase[nee.count - 1], memcmp(hayBase + start, neeBase, nee.count) == 0,
             !wholeWord
               || (!isWordScalar(before: start, in: hay) && !isWordScalar(at: start + nee.count, in: hay))
           {

@@ -3,41 +3,88 @@
 
 /// Case folding for case-insensitive matching: "É" matches "é", "ß" matches "ss", "ﬁ" matches "fi".
 ///
-/// Swift's `lowercased()` (full Unicode lowercasing, fast) followed by the full case foldings that
-/// lowercasing does not do (CaseFolding.txt status F and the final sigma). Foundation's `folding(options:)`
-/// gives the same results but is about fifty times slower, and matching folds every item field.
+/// Unicode lowercasing per character followed by the full case foldings that lowercasing does not do
+/// (CaseFolding.txt status F and the final sigma). Foundation's `folding(options:)` gives the same results
+/// but is about fifty times slower, and matching folds every item field.
 public enum TextFolding {
   /// `text` folded for comparison.
-  public static func fold(_ text: String) -> String {
-    let lower = text.lowercased()
-    guard mayNeedSpecials(lower) else { return lower }
-    var out = ""
-    out.reserveCapacity(lower.utf8.count + 8)
-    var changed = false
-    for scalar in lower.unicodeScalars {
-      if let replacement = special(scalar) {
-        out += replacement
-        changed = true
-      } else {
-        out.unicodeScalars.append(scalar)
+  public static func fold(_ text: String) -> String { foldReportingASCII(text).folded }
+
+  /// `text` folded, and whether it was all ASCII (then every byte offset is the same in both).
+  ///
+  /// One pass over the UTF-8: ASCII through a table, two-byte characters (Latin, Greek, Cyrillic, …)
+  /// through a table built once, longer ones through Unicode's lowercase mapping when they have one.
+  static func foldReportingASCII(_ text: String) -> (folded: String, ascii: Bool) {
+    var copy = text
+    return copy.withUTF8 { bytes -> (String, Bool) in
+      var ascii = true
+      var changed = false
+      for byte in bytes {
+        if byte >= 0x80 {
+          ascii = false
+          break
+        }
+        if byte >= 65 && byte <= 90 { changed = true }
       }
+      if ascii && !changed { return (text, true) }
+      var out = [UInt8]()
+      out.reserveCapacity(bytes.count + 8)
+      var i = 0
+      let n = bytes.count
+      while i < n {
+        let c = bytes[i]
+        if c < 0x80 {
+          out.append(c >= 65 && c <= 90 ? c | 0x20 : c)
+          i += 1
+        } else if c >= 0xC2 && c <= 0xDF && i + 1 < n && bytes[i + 1] & 0xC0 == 0x80 {
+          let scalar = Int(c & 0x1F) << 6 | Int(bytes[i + 1] & 0x3F)
+          if let mapped = twoByteTable[scalar - 0x80] {
+            out.append(contentsOf: mapped)
+          } else {
+            out.append(c)
+            out.append(bytes[i + 1])
+          }
+          i += 2
+        } else {
+          // Three- and four-byte characters: decode, map if the character has a lowercase form.
+          var iterator = bytes[i...].makeIterator()
+          var decoder = UTF8()
+          guard case .scalarValue(let scalar) = decoder.decode(&iterator) else {
+            out.append(c)
+            i += 1
+            continue
+          }
+          let length = String(scalar).utf8.count
+          if let folded = foldScalar(scalar) {
+            out.append(contentsOf: folded)
+          } else {
+            out.append(contentsOf: bytes[i..<min(n, i + length)])
+          }
+          i += length
+        }
+      }
+      return (String(decoding: out, as: UTF8.self), ascii)
     }
-    return changed ? out : lower
   }
 
-  /// Whether the UTF-8 of `text` has a lead byte of any special scalar (C3 ß, C5 ŉ, C7 ǰ, CF ς, D6 և,
-  /// E1 ẖ–ẞ, EF ligatures): a cheap scan that lets most strings skip the scalar walk.
-  private static func mayNeedSpecials(_ text: String) -> Bool {
-    for byte in text.utf8 where byte >= 0xC3 {
-      switch byte {
-      case 0xC3, 0xC5, 0xC7, 0xCF, 0xD6, 0xE1, 0xEF: return true
-      default: continue
-      }
-    }
-    return false
+  /// The folded UTF-8 of U+0080–U+07FF, or `nil` where a character folds to itself.
+  private static let twoByteTable: [[UInt8]?] = (0x80..<0x800).map { value in
+    guard let scalar = Unicode.Scalar(value) else { return nil }
+    return foldScalar(scalar)
   }
 
-  /// The full folding of a lowercase scalar when lowercasing is not enough (CaseFolding.txt status F, and
+  /// The folded UTF-8 of one scalar, or `nil` when it folds to itself.
+  private static func foldScalar(_ scalar: Unicode.Scalar) -> [UInt8]? {
+    if let replacement = special(scalar) { return Array(replacement.utf8) }
+    guard scalar.properties.changesWhenLowercased else { return nil }
+    var lower = ""
+    for mapped in scalar.properties.lowercaseMapping.unicodeScalars {
+      if let replacement = special(mapped) { lower += replacement } else { lower.unicodeScalars.append(mapped) }
+    }
+    return Array(lower.utf8)
+  }
+
+  /// The full folding of a scalar when lowercasing is not enough (CaseFolding.txt status F, and
   /// the final sigma), else `nil`.
   @inline(__always)
   private static func special(_ scalar: Unicode.Scalar) -> String? {
