@@ -25,20 +25,25 @@ public struct RuleEngine: Sendable {
   public init(rules: [Rule], settings: NotifySettings = NotifySettings()) {
     self.rules = rules
     self.settings = settings
-    compiled = rules.map(CompiledRule.init)
+    var registry = NeedleRegistry()
+    compiled = rules.map { CompiledRule($0, registry: &registry) }
+    needleSet = registry.needles.isEmpty ? nil : NeedleSet(registry.needles)
   }
+
+  /// Every case-insensitive literal of every rule, searched in one pass per field (`NeedleSet`).
+  private let needleSet: NeedleSet?
 
   /// A rule ready to evaluate.
   private final class CompiledRule: Sendable {
     let name: String
     let scope: Set<String>
-    let condition: Condition
+    let condition: Compiled
     let actions: RuleActions
 
-    init(_ rule: Rule) {
+    init(_ rule: Rule, registry: inout NeedleRegistry) {
       name = rule.name
       scope = Set(rule.scope)
-      condition = rule.condition
+      condition = Compiled(rule.condition, registry: &registry)
       actions = rule.actions
     }
   }
@@ -46,7 +51,7 @@ public struct RuleEngine: Sendable {
   /// The decision for `item` of `feed` at time `now`.
   public func evaluate(_ item: FeedItem, feed: FeedConfig, now: Date = Date()) -> Decision {
     var decision = Decision()
-    var facts = ItemFacts(item: item, feed: feed.name)
+    var facts = ItemFacts(item: item, feed: feed.name, needles: needleSet)
     for tag in feed.tags where !decision.tags.contains(tag) { decision.tags.append(tag) }
     facts.tags = decision.tags
     for rule in compiled {
@@ -102,10 +107,18 @@ public struct RuleEngine: Sendable {
   // MARK: - Conditions
 
   private func evaluate(
-    _ condition: Condition, _ facts: inout ItemFacts, now: Date, rule: String, reasons: inout [Decision.Match]
+    _ condition: Compiled, _ facts: inout ItemFacts, now: Date, rule: String, reasons: inout [Decision.Match]
   ) -> Bool {
     switch condition {
-    case .field(let field, let pattern):
+    case .needles(let field, let ids, let wholeWord):
+      guard let (name, text) = facts.matchNeedles(field, ids, wholeWord: wholeWord) else { return false }
+      reasons.append(Decision.Match(rule: rule, field: name, text: text))
+      return true
+    case .regex(let field, let regex, let literal):
+      guard let (name, text) = facts.matchRegex(field, regex, literal: literal) else { return false }
+      reasons.append(Decision.Match(rule: rule, field: name, text: text))
+      return true
+    case .general(let field, let pattern):
       guard let (name, text) = facts.match(field, pattern) else { return false }
       reasons.append(Decision.Match(rule: rule, field: name, text: text))
       return true
@@ -140,6 +153,60 @@ public struct RuleEngine: Sendable {
   }
 }
 
+/// Assigns ids to the literals the automaton searches for.
+struct NeedleRegistry {
+  private(set) var needles: [[UInt8]] = []
+  private var ids: [String: Int] = [:]
+
+  mutating func id(_ needle: String) -> Int {
+    if let id = ids[needle] { return id }
+    ids[needle] = needles.count
+    needles.append(Array(needle.utf8))
+    return needles.count - 1
+  }
+}
+
+/// A condition ready to evaluate: case-insensitive literals by automaton id, regexes with their literal.
+indirect enum Compiled: Sendable {
+  /// Any of these needles (ids), as substrings or whole words, in the field's folded text.
+  case needles(MatchField, [Int], wholeWord: Bool)
+  /// A regex on the folded text, run only where its required literal (an id) occurs.
+  case regex(MatchField, POSIXRegex, literal: Int?)
+  /// Everything else (case-sensitive, equals, tags): matched directly.
+  case general(MatchField, Pattern)
+  case all([Compiled])
+  case any([Compiled])
+  case not(Compiled)
+  case olderThan(Int)
+  case newerThan(Int)
+
+  init(_ condition: Condition, registry: inout NeedleRegistry) {
+    switch condition {
+    case .field(let field, let pattern):
+      // Tags change during evaluation, so they are matched directly.
+      guard field != .tag, !pattern.caseSensitive else {
+        self = .general(field, pattern)
+        return
+      }
+      switch pattern.kind {
+      case .contains(let needles) where !needles.contains(""):
+        self = .needles(field, needles.map { registry.id($0) }, wholeWord: false)
+      case .words(let needles) where !needles.contains(""):
+        self = .needles(field, needles.map { registry.id($0) }, wholeWord: true)
+      case .regex(let regex):
+        self = .regex(field, regex, literal: regex.requiredLiteral.map { registry.id($0) })
+      default:
+        self = .general(field, pattern)
+      }
+    case .all(let list): self = .all(list.map { Compiled($0, registry: &registry) })
+    case .any(let list): self = .any(list.map { Compiled($0, registry: &registry) })
+    case .not(let inner): self = .not(Compiled(inner, registry: &registry))
+    case .olderThan(let seconds): self = .olderThan(seconds)
+    case .newerThan(let seconds): self = .newerThan(seconds)
+    }
+  }
+}
+
 /// An item's fields as rules see them: each field's values read and folded once per item, on first use.
 struct ItemFacts {
   let item: FeedItem
@@ -158,6 +225,10 @@ struct ItemFacts {
     var folded: [String] = []
     /// Whether each raw value is ASCII (folding then keeps every offset, so matches map back).
     var ascii: [Bool] = []
+    /// For value v and needle id, at (v·needles + id)·2: the first occurrence, and after it the first
+    /// whole-word occurrence, in the folded text, or -1; filled on first use.
+    var hits: [Int32] = []
+    var hitsReady = false
 
     init(names: [String], raw: [String]) {
       self.names = names
@@ -165,9 +236,12 @@ struct ItemFacts {
     }
   }
 
-  init(item: FeedItem, feed: String) {
+  private let needles: NeedleSet?
+
+  init(item: FeedItem, feed: String, needles: NeedleSet? = nil) {
     self.item = item
     self.feed = feed
+    self.needles = needles
   }
 
   private func read(_ field: MatchField) -> FieldValues {
@@ -203,6 +277,61 @@ struct ItemFacts {
     }
     cache[field.index] = values
     return values
+  }
+
+  /// The field's values with the automaton's findings, computed once per item and field.
+  private mutating func scanned(_ field: MatchField) -> FieldValues {
+    let values = values(field)
+    guard !values.hitsReady, let needles else { return values }
+    let count = needles.needles.count
+    var found = [Int32](repeating: -1, count: values.folded.count * count * 2)
+    for (index, folded) in values.folded.enumerated() {
+      let base = index * count * 2
+      var copy = folded
+      copy.withUTF8 { bytes in
+        needles.scan(bytes) { id, start in
+          let slot = base + id * 2
+          if found[slot] < 0 { found[slot] = Int32(start) }
+          if found[slot + 1] < 0, !Self.isWordScalar(before: start, in: bytes),
+            !Self.isWordScalar(at: start + needles.needles[id].count, in: bytes)
+          {
+            found[slot + 1] = Int32(start)
+          }
+        }
+      }
+    }
+    values.hits = found
+    values.hitsReady = true
+    return values
+  }
+
+  /// The first value of `field` containing any of the needles (as whole words when asked).
+  mutating func matchNeedles(_ field: MatchField, _ ids: [Int], wholeWord: Bool) -> (String, String)? {
+    guard let needles else { return nil }
+    let values = scanned(field)
+    let count = needles.needles.count
+    for index in values.folded.indices {
+      for id in ids {
+        let start = Int(values.hits[(index * count + id) * 2 + (wholeWord ? 1 : 0)])
+        if start >= 0 {
+          return (values.names[index], excerpt(values, index, start..<(start + needles.needles[id].count), fromRaw: false))
+        }
+      }
+    }
+    return nil
+  }
+
+  /// The first value of `field` the regex matches, looking only where its literal occurs.
+  mutating func matchRegex(_ field: MatchField, _ regex: POSIXRegex, literal: Int?) -> (String, String)? {
+    guard let literal, let needles else { return match(field, Pattern(.regex(regex))) }
+    let values = scanned(field)
+    let count = needles.needles.count
+    for index in values.folded.indices where values.hits[(index * count + literal) * 2] >= 0 {
+      if let range = regex.firstMatch(in: values.folded[index]) {
+        return (values.names[index], excerpt(values, index, range, fromRaw: false))
+      }
+    }
+    return nil
   }
 
   /// The field name and the matched text, or `nil`.
