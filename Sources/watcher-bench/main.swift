@@ -80,7 +80,8 @@ func rulesBenchmark() throws {
   let parallelSeconds = Double(DispatchTime.now().uptimeNanoseconds - parallelStart.uptimeNanoseconds) / 1e9
   let evaluations = Double(items.count * config.rules.count)
   print("rules: \(config.rules.count) (40 substring, 30 words, 30 regex) over \(items.count) items (~500-byte texts)")
-  print(String(format: "1 thread:  %.3f s, %.2f million rule evaluations per second", seconds, evaluations / seconds / 1e6))
+  print(
+    String(format: "1 thread:  %.3f s, %.2f million rule evaluations per second", seconds, evaluations / seconds / 1e6))
   print(
     String(
       format: "%d threads: %.3f s, %.2f million rule evaluations per second", threads, parallelSeconds,

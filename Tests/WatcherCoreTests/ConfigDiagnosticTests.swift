@@ -60,3 +60,54 @@ struct ConfigDiagnosticTests {
     #expect(config.feeds.count == index)
   }
 }
+
+@Suite("Config loading")
+struct ConfigLoadingTests {
+  @Test("anchors and aliases work, defaults apply, durations and sizes are read")
+  func anchorsAndValues() throws {
+    let yaml = """
+      settings:
+        interval: 1h30m
+        max_size: 5MiB
+        first_poll: latest 3
+        max_age: none
+        notify: { urgency: low, expire: 2m, max_per_poll: 9 }
+      feeds:
+        - &base { url: https://a.example/feed, tags: [shared] }
+        - { url: https://b.example/feed, name: b, identity: link, notify: true }
+      rules:
+        - name: first
+          match: &releases { any: [{ category: release }, { title: { regex: 'v[0-9]+' } }] }
+          tag: [release]
+        - name: second
+          match: *releases
+          hook: { command: 'echo "$WATCHER_TITLE"', timeout: 5s }
+      """
+    let config = try ConfigLoader.parse(yaml, path: "ok.yaml")
+    #expect(config.settings.interval == 5_400)
+    #expect(config.settings.maxBytes == 5 * 1_048_576)
+    #expect(config.settings.firstPoll == .latest(3))
+    #expect(config.settings.maxAge == nil)
+    #expect(config.settings.notify.urgency == .low && config.settings.notify.expire == 120)
+    #expect(config.feeds.map(\.name) == ["a-example-feed", "b"])
+    #expect(config.feeds[1].identity == .link && config.feeds[1].notify)
+    #expect(config.rules.count == 2)
+    #expect(config.rules[1].actions.hook == HookAction(command: "echo \"$WATCHER_TITLE\"", timeout: 5))
+    let engine = RuleEngine(rules: config.rules)
+    let decision = engine.evaluate(FeedItem(key: "k", title: "v12 is out"), feed: config.feeds[0])
+    #expect(decision.tags == ["shared", "release"])
+    #expect(decision.hooks.map(\.rule) == ["second"])
+  }
+
+  @Test("a relative feed path is relative to the config file")
+  func relativePaths() throws {
+    let dir = try TemporaryDirectory()
+    let path = dir.url.appendingPathComponent("rules.yaml").path
+    try "feeds:\n  - url: feeds/news.xml\n  - url: /abs/path.xml\n  - url: https://x.example/f\n".write(
+      toFile: path, atomically: true, encoding: .utf8)
+    let config = try ConfigLoader.load(path: path)
+    #expect(config.feeds[0].url == dir.url.appendingPathComponent("feeds/news.xml").path)
+    #expect(config.feeds[1].url == "/abs/path.xml")
+    #expect(config.feeds[2].url == "https://x.example/f")
+  }
+}

@@ -142,7 +142,9 @@ public final class POSIXRegex: Sendable {
             j += 2
             continue
           }
-          if s[j] == c { level += 1 } else if s[j] == close {
+          if s[j] == c {
+            level += 1
+          } else if s[j] == close {
             level -= 1
             if level == 0 { break }
           }

@@ -18,35 +18,28 @@ public struct RuleEngine: Sendable {
   /// Notification defaults.
   public let settings: NotifySettings
 
-  /// The rules as evaluated: one reference each, so the per-item loop copies nothing.
-  private let compiled: [CompiledRule]
+  /// Every rule's condition, compiled into one flat program of plain nodes: evaluating it touches no
+  /// reference counts, which matters when several threads evaluate items at once.
+  private let program: RuleProgram
+  /// Each rule's root node in `program`, in rule order.
+  private let roots: [Int32]
+  /// Each rule's scope, for quick tests.
+  private let scopes: [Set<String>]
 
   /// Creates an engine.
   public init(rules: [Rule], settings: NotifySettings = NotifySettings()) {
     self.rules = rules
     self.settings = settings
     var registry = NeedleRegistry()
-    compiled = rules.map { CompiledRule($0, registry: &registry) }
+    var program = RuleProgram()
+    roots = rules.map { program.add($0.condition, registry: &registry) }
+    self.program = program
+    scopes = rules.map { Set($0.scope) }
     needleSet = registry.needles.isEmpty ? nil : NeedleSet(registry.needles)
   }
 
   /// Every case-insensitive literal of every rule, searched in one pass per field (`NeedleSet`).
   private let needleSet: NeedleSet?
-
-  /// A rule ready to evaluate.
-  private final class CompiledRule: Sendable {
-    let name: String
-    let scope: Set<String>
-    let condition: Compiled
-    let actions: RuleActions
-
-    init(_ rule: Rule, registry: inout NeedleRegistry) {
-      name = rule.name
-      scope = Set(rule.scope)
-      condition = Compiled(rule.condition, registry: &registry)
-      actions = rule.actions
-    }
-  }
 
   /// The decision for `item` of `feed` at time `now`.
   public func evaluate(_ item: FeedItem, feed: FeedConfig, now: Date = Date()) -> Decision {
@@ -54,11 +47,12 @@ public struct RuleEngine: Sendable {
     var facts = ItemFacts(item: item, feed: feed.name, needles: needleSet)
     for tag in feed.tags where !decision.tags.contains(tag) { decision.tags.append(tag) }
     facts.tags = decision.tags
-    for rule in compiled {
-      guard rule.scope.isEmpty || rule.scope.contains(feed.name) || feed.tags.contains(where: rule.scope.contains)
-      else { continue }
+    for index in roots.indices {
+      let scope = scopes[index]
+      guard scope.isEmpty || scope.contains(feed.name) || feed.tags.contains(where: scope.contains) else { continue }
       var reasons: [Decision.Match] = []
-      guard evaluate(rule.condition, &facts, now: now, rule: rule.name, reasons: &reasons) else { continue }
+      guard evaluate(roots[index], &facts, now: now, rule: index, reasons: &reasons) else { continue }
+      let rule = rules[index]
       decision.matches += reasons
       let actions = rule.actions
       for tag in actions.tags where !decision.tags.contains(tag) { decision.tags.append(tag) }
@@ -106,50 +100,134 @@ public struct RuleEngine: Sendable {
 
   // MARK: - Conditions
 
+  /// Evaluates node `node`; reasons name rule number `rule`.
   private func evaluate(
-    _ condition: Compiled, _ facts: inout ItemFacts, now: Date, rule: String, reasons: inout [Decision.Match]
+    _ node: Int32, _ facts: inout ItemFacts, now: Date, rule: Int, reasons: inout [Decision.Match]
   ) -> Bool {
-    switch condition {
-    case .needles(let field, let ids, let wholeWord):
-      guard let (name, text) = facts.matchNeedles(field, ids, wholeWord: wholeWord) else { return false }
-      reasons.append(Decision.Match(rule: rule, field: name, text: text))
+    let n = program.nodes[Int(node)]
+    switch n.op {
+    case .needles:
+      let ids = program.lists[Int(n.a)..<Int(n.a + n.b)]
+      guard let (name, text) = facts.matchNeedles(n.field, ids, wholeWord: n.wholeWord) else { return false }
+      reasons.append(Decision.Match(rule: rules[rule].name, field: name, text: text))
       return true
-    case .regex(let field, let regex, let literal):
-      guard let (name, text) = facts.matchRegex(field, regex, literal: literal) else { return false }
-      reasons.append(Decision.Match(rule: rule, field: name, text: text))
+    case .regex:
+      let literal = n.b >= 0 ? Int(n.b) : nil
+      guard let (name, text) = facts.matchRegex(n.field, program.regexes[Int(n.a)], literal: literal) else {
+        return false
+      }
+      reasons.append(Decision.Match(rule: rules[rule].name, field: name, text: text))
       return true
-    case .general(let field, let pattern):
-      guard let (name, text) = facts.match(field, pattern) else { return false }
-      reasons.append(Decision.Match(rule: rule, field: name, text: text))
+    case .general:
+      guard let (name, text) = facts.match(n.field, program.patterns[Int(n.a)]) else { return false }
+      reasons.append(Decision.Match(rule: rules[rule].name, field: name, text: text))
       return true
-    case .all(let conditions):
+    case .all:
       var collected: [Decision.Match] = []
-      for condition in conditions where !evaluate(condition, &facts, now: now, rule: rule, reasons: &collected) {
+      for child in program.lists[Int(n.a)..<Int(n.a + n.b)]
+      where !evaluate(child, &facts, now: now, rule: rule, reasons: &collected) {
         return false
       }
       reasons += collected
       return true
-    case .any(let conditions):
-      for condition in conditions where evaluate(condition, &facts, now: now, rule: rule, reasons: &reasons) {
+    case .any:
+      for child in program.lists[Int(n.a)..<Int(n.a + n.b)]
+      where evaluate(child, &facts, now: now, rule: rule, reasons: &reasons) {
         return true
       }
       return false
-    case .not(let inner):
+    case .not:
       var ignored: [Decision.Match] = []
-      return !evaluate(inner, &facts, now: now, rule: rule, reasons: &ignored)
-    case .olderThan(let seconds):
-      guard let published = facts.item.published, now.timeIntervalSince(published) > Double(seconds) else {
-        return false
-      }
-      reasons.append(Decision.Match(rule: rule, field: "published", text: ISODate.format(published)))
-      return true
-    case .newerThan(let seconds):
-      guard let published = facts.item.published, now.timeIntervalSince(published) < Double(seconds) else {
-        return false
-      }
-      reasons.append(Decision.Match(rule: rule, field: "published", text: ISODate.format(published)))
+      return !evaluate(n.a, &facts, now: now, rule: rule, reasons: &ignored)
+    case .olderThan, .newerThan:
+      guard let published = facts.item.published else { return false }
+      let age = now.timeIntervalSince(published)
+      guard n.op == .olderThan ? age > Double(n.seconds) : age < Double(n.seconds) else { return false }
+      reasons.append(Decision.Match(rule: rules[rule].name, field: "published", text: ISODate.format(published)))
       return true
     }
+  }
+}
+
+/// Rule conditions compiled into plain nodes (no references), evaluated by index.
+struct RuleProgram: Sendable {
+  /// What a node does.
+  enum Op: UInt8, Sendable {
+    /// Any of the needle ids `lists[a..<a+b]` in the field (whole words when `wholeWord`).
+    case needles
+    /// `regexes[a]` on the field, where needle `b` (its required literal; -1 for none) occurs.
+    case regex
+    /// `patterns[a]` matched directly (case-sensitive, equals, tags).
+    case general
+    /// Every child in `lists[a..<a+b]`.
+    case all
+    /// Any child in `lists[a..<a+b]`.
+    case any
+    /// Not child `a`.
+    case not
+    /// Published more than `seconds` ago.
+    case olderThan
+    /// Published less than `seconds` ago.
+    case newerThan
+  }
+
+  /// One node.
+  struct Node: Sendable {
+    var op: Op
+    var field: MatchField = .title
+    var wholeWord = false
+    var a: Int32 = 0
+    var b: Int32 = 0
+    var seconds: Int = 0
+  }
+
+  var nodes: [Node] = []
+  var lists: [Int32] = []
+  var regexes: [POSIXRegex] = []
+  var patterns: [Pattern] = []
+
+  /// Compiles `condition`; returns its node index.
+  mutating func add(_ condition: Condition, registry: inout NeedleRegistry) -> Int32 {
+    var node: Node
+    switch condition {
+    case .field(let field, let pattern):
+      node = Node(op: .general, field: field)
+      // Tags change during evaluation, so they and case-sensitive patterns are matched directly.
+      if field != .tag, !pattern.caseSensitive {
+        switch pattern.kind {
+        case .contains(let needles) where !needles.contains(""):
+          node = list(.needles, needles.map { Int32(registry.id($0)) })
+          node.field = field
+        case .words(let needles) where !needles.contains(""):
+          node = list(.needles, needles.map { Int32(registry.id($0)) })
+          node.field = field
+          node.wholeWord = true
+        case .regex(let regex):
+          regexes.append(regex)
+          node = Node(
+            op: .regex, field: field, a: Int32(regexes.count - 1),
+            b: regex.requiredLiteral.map { Int32(registry.id($0)) } ?? -1)
+        default: break
+        }
+      }
+      if node.op == .general {
+        patterns.append(pattern)
+        node.a = Int32(patterns.count - 1)
+      }
+    case .all(let children): node = list(.all, children.map { add($0, registry: &registry) })
+    case .any(let children): node = list(.any, children.map { add($0, registry: &registry) })
+    case .not(let inner): node = Node(op: .not, a: add(inner, registry: &registry))
+    case .olderThan(let seconds): node = Node(op: .olderThan, seconds: seconds)
+    case .newerThan(let seconds): node = Node(op: .newerThan, seconds: seconds)
+    }
+    nodes.append(node)
+    return Int32(nodes.count - 1)
+  }
+
+  private mutating func list(_ op: Op, _ items: [Int32]) -> Node {
+    let start = Int32(lists.count)
+    lists += items
+    return Node(op: op, a: start, b: Int32(items.count))
   }
 }
 
@@ -166,47 +244,6 @@ struct NeedleRegistry {
   }
 }
 
-/// A condition ready to evaluate: case-insensitive literals by automaton id, regexes with their literal.
-indirect enum Compiled: Sendable {
-  /// Any of these needles (ids), as substrings or whole words, in the field's folded text.
-  case needles(MatchField, [Int], wholeWord: Bool)
-  /// A regex on the folded text, run only where its required literal (an id) occurs.
-  case regex(MatchField, POSIXRegex, literal: Int?)
-  /// Everything else (case-sensitive, equals, tags): matched directly.
-  case general(MatchField, Pattern)
-  case all([Compiled])
-  case any([Compiled])
-  case not(Compiled)
-  case olderThan(Int)
-  case newerThan(Int)
-
-  init(_ condition: Condition, registry: inout NeedleRegistry) {
-    switch condition {
-    case .field(let field, let pattern):
-      // Tags change during evaluation, so they are matched directly.
-      guard field != .tag, !pattern.caseSensitive else {
-        self = .general(field, pattern)
-        return
-      }
-      switch pattern.kind {
-      case .contains(let needles) where !needles.contains(""):
-        self = .needles(field, needles.map { registry.id($0) }, wholeWord: false)
-      case .words(let needles) where !needles.contains(""):
-        self = .needles(field, needles.map { registry.id($0) }, wholeWord: true)
-      case .regex(let regex):
-        self = .regex(field, regex, literal: regex.requiredLiteral.map { registry.id($0) })
-      default:
-        self = .general(field, pattern)
-      }
-    case .all(let list): self = .all(list.map { Compiled($0, registry: &registry) })
-    case .any(let list): self = .any(list.map { Compiled($0, registry: &registry) })
-    case .not(let inner): self = .not(Compiled(inner, registry: &registry))
-    case .olderThan(let seconds): self = .olderThan(seconds)
-    case .newerThan(let seconds): self = .newerThan(seconds)
-    }
-  }
-}
-
 /// An item's fields as rules see them: each field's values read and folded once per item, on first use.
 struct ItemFacts {
   let item: FeedItem
@@ -217,8 +254,9 @@ struct ItemFacts {
   }
   private var cache: [FieldValues?] = Array(repeating: nil, count: MatchField.allCases.count)
 
-  /// One field's values (several for categories and tags), as written and folded. A class, so that each
-  /// rule's look at it costs one reference, not a copy of four arrays.
+  /// One field's values (several for categories and tags), as written and folded.
+  ///
+  /// A class, so that each rule's look at it costs one reference, not a copy of four arrays.
   final class FieldValues {
     var names: [String]
     var raw: [String]
@@ -269,6 +307,19 @@ struct ItemFacts {
 
   private mutating func values(_ field: MatchField) -> FieldValues {
     if let cached = cache[field.index] { return cached }
+    if field == .any {
+      // Built from the parts, so each text is folded (and scanned) once even when rules use both.
+      let any = FieldValues(names: [], raw: [])
+      for part in [MatchField.title, .text, .category] {
+        let values = values(part)
+        any.names += values.names
+        any.raw += values.raw
+        any.folded += values.folded
+        any.ascii += values.ascii
+      }
+      cache[field.index] = any
+      return any
+    }
     let values = read(field)
     for raw in values.raw {
       let (folded, ascii) = TextFolding.foldReportingASCII(raw)
@@ -283,6 +334,11 @@ struct ItemFacts {
   private mutating func scanned(_ field: MatchField) -> FieldValues {
     let values = values(field)
     guard !values.hitsReady, let needles else { return values }
+    if field == .any {
+      values.hits = scanned(.title).hits + scanned(.text).hits + scanned(.category).hits
+      values.hitsReady = true
+      return values
+    }
     let count = needles.needles.count
     var found = [Int32](repeating: -1, count: values.folded.count * count * 2)
     for (index, folded) in values.folded.enumerated() {
@@ -306,15 +362,18 @@ struct ItemFacts {
   }
 
   /// The first value of `field` containing any of the needles (as whole words when asked).
-  mutating func matchNeedles(_ field: MatchField, _ ids: [Int], wholeWord: Bool) -> (String, String)? {
+  mutating func matchNeedles(_ field: MatchField, _ ids: ArraySlice<Int32>, wholeWord: Bool) -> (String, String)? {
     guard let needles else { return nil }
     let values = scanned(field)
     let count = needles.needles.count
     for index in values.folded.indices {
-      for id in ids {
+      for id32 in ids {
+        let id = Int(id32)
         let start = Int(values.hits[(index * count + id) * 2 + (wholeWord ? 1 : 0)])
         if start >= 0 {
-          return (values.names[index], excerpt(values, index, start..<(start + needles.needles[id].count), fromRaw: false))
+          return (
+            values.names[index], excerpt(values, index, start..<(start + needles.needles[id].count), fromRaw: false)
+          )
         }
       }
     }
