@@ -15,15 +15,12 @@ enum ConfigOption {
     let path = candidates[0]
     do {
       return (try ConfigLoader.load(path: path), path)
-    } catch let error as ConfigError {
+    } catch {
       if case .notFound = error {
         terminal.errors(Array(ConfigError.notFound(tried: candidates).rendered.utf8))
       } else {
         terminal.errors(Array(error.rendered.utf8))
       }
-      return nil
-    } catch {
-      terminal.error("error: \(path): \(error)")
       return nil
     }
   }

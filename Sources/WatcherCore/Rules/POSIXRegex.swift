@@ -60,7 +60,8 @@ public final class POSIXRegex: Sendable {
       var buffer = [CChar](repeating: 0, count: 256)
       regerror(status, regex, &buffer, buffer.count)
       regex.deallocate()
-      throw RegexError(message: String(cString: buffer), offset: nil)
+      let message = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      throw RegexError(message: message, offset: nil)
     }
     address = Int(bitPattern: regex)
     requiredLiteral = Self.requiredLiteral(translated)
