@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+internal import CCurl
+import Foundation
+
+/// HTTP(S) through libcurl's multi interface, driven from one thread with `curl_multi_poll` (no busy
+/// waiting; LINUX-NOTES §4 explains why not URLSession).
+///
+/// Every transfer: gzip/deflate, at most 5 redirects and only to http/https, a hard timeout and a
+/// low-speed abort, the body capped (by Content-Length when known, else while it arrives), a User-Agent with
+/// the version, conditional headers. Proxy variables (`https_proxy`…) are honoured by libcurl itself.
+/// The corresponding C functions are `curl_multi_init`, `curl_multi_add_handle`, `curl_multi_perform`,
+/// `curl_multi_poll`, `curl_multi_info_read` and `curl_easy_*`.
+public struct CurlTransport: HTTPTransport {
+  /// The User-Agent sent.
+  public let userAgent: String
+
+  /// Creates a transport.
+  public init(userAgent: String) {
+    self.userAgent = userAgent
+    Self.globalInit()
+  }
+
+  private static let initialized: Bool = {
+    curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+    return true
+  }()
+
+  private static func globalInit() { _ = initialized }
+
+  public func fetch(_ requests: [FetchRequest], concurrency: Int) -> [Result<FetchResponse, FetchError>] {
+    var results = [Result<FetchResponse, FetchError>?](repeating: nil, count: requests.count)
+    guard let multi = curl_multi_init() else {
+      return requests.map { _ in .failure(.transport("libcurl could not start")) }
+    }
+    defer { curl_multi_cleanup(multi) }
+    var waiting = Array(requests.indices)
+    var running: [Int: Transfer] = [:]  // by handle address
+    var perHost: [String: Int] = [:]
+
+    func start() {
+      var index = 0
+      while index < waiting.count, running.count < max(1, concurrency) {
+        let requestIndex = waiting[index]
+        let host = URL(string: requests[requestIndex].url)?.host ?? ""
+        if perHost[host, default: 0] >= 2 {
+          index += 1
+          continue
+        }
+        waiting.remove(at: index)
+        let transfer = Transfer(index: requestIndex, request: requests[requestIndex], host: host)
+        guard let easy = transfer.makeHandle(userAgent: userAgent) else {
+          results[requestIndex] = .failure(.transport("libcurl could not create a transfer"))
+          continue
+        }
+        perHost[host, default: 0] += 1
+        running[Int(bitPattern: easy)] = transfer
+        curl_multi_add_handle(multi, easy)
+      }
+    }
+
+    start()
+    while !running.isEmpty {
+      var stillRunning: Int32 = 0
+      curl_multi_perform(multi, &stillRunning)
+      var queued: Int32 = 0
+      while let message = curl_multi_info_read(multi, &queued) {
+        guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+        let code = message.pointee.data.result
+        if let transfer = running.removeValue(forKey: Int(bitPattern: easy)) {
+          results[transfer.index] = transfer.finish(code: code)
+          perHost[transfer.host, default: 1] -= 1
+          curl_multi_remove_handle(multi, easy)
+          curl_easy_cleanup(easy)
+          transfer.release()
+        }
+      }
+      start()
+      if !running.isEmpty {
+        var ready: Int32 = 0
+        curl_multi_poll(multi, nil, 0, 1_000, &ready)
+      }
+    }
+    return results.map { $0 ?? .failure(.transport("internal error: no result, please report")) }
+  }
+}
+
+/// One transfer's state, reached from libcurl's callbacks through an unretained pointer.
+private final class Transfer {
+  let index: Int
+  let request: FetchRequest
+  let host: String
+  var body = Data()
+  var overflow = false
+  var headers: [(String, String)] = []
+  /// Status lines seen, one per response in the redirect chain, with that response's Location.
+  var hops: [(status: Int, location: String?)] = []
+  private var headerList: UnsafeMutablePointer<curl_slist>?
+  private var retained: Unmanaged<Transfer>?
+  private var handle: UnsafeMutableRawPointer?
+
+  init(index: Int, request: FetchRequest, host: String) {
+    self.index = index
+    self.request = request
+    self.host = host
+  }
+
+  func makeHandle(userAgent: String) -> UnsafeMutableRawPointer? {
+    guard let easy = curl_easy_init() else { return nil }
+    handle = easy
+    let me = Unmanaged.passRetained(self)
+    retained = me
+    ccurl_setopt_str(easy, CURLOPT_URL, request.url)
+    ccurl_setopt_str(easy, CURLOPT_USERAGENT, userAgent)
+    ccurl_setopt_str(easy, CURLOPT_ACCEPT_ENCODING, "")
+    ccurl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1)
+    ccurl_setopt_long(easy, CURLOPT_MAXREDIRS, 5)
+    ccurl_setopt_str(easy, CURLOPT_PROTOCOLS_STR, "http,https")
+    ccurl_setopt_str(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+    ccurl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+    ccurl_setopt_long(easy, CURLOPT_TIMEOUT, request.timeout)
+    ccurl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT, min(request.timeout, 15))
+    ccurl_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, 64)
+    ccurl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, min(request.timeout, 15))
+    ccurl_setopt_off(easy, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxBytes))
+    var list: UnsafeMutablePointer<curl_slist>?
+    list = curl_slist_append(
+      list,
+      "Accept: application/atom+xml, application/rss+xml, application/feed+json, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8"
+    )
+    if let etag = request.etag { list = curl_slist_append(list, "If-None-Match: \(etag)") }
+    if let modified = request.lastModified { list = curl_slist_append(list, "If-Modified-Since: \(modified)") }
+    headerList = list
+    ccurl_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
+    ccurl_setopt_writefn(easy, CURLOPT_WRITEFUNCTION, transferWrite)
+    ccurl_setopt_ptr(easy, CURLOPT_WRITEDATA, me.toOpaque())
+    ccurl_setopt_writefn(easy, CURLOPT_HEADERFUNCTION, transferHeader)
+    ccurl_setopt_ptr(easy, CURLOPT_HEADERDATA, me.toOpaque())
+    return easy
+  }
+
+  func release() {
+    if let headerList { curl_slist_free_all(headerList) }
+    headerList = nil
+    retained?.release()
+    retained = nil
+  }
+
+  func header(_ line: String) {
+    let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+    if trimmed.hasPrefix("HTTP/") {
+      let parts = trimmed.split(separator: " ")
+      let status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+      hops.append((status, nil))
+      headers = []
+      return
+    }
+    guard let colon = trimmed.firstIndex(of: ":") else { return }
+    let name = trimmed[..<colon].lowercased()
+    let value = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    headers.append((name, value))
+    if name == "location", !hops.isEmpty { hops[hops.count - 1].location = value }
+  }
+
+  func finish(code: CURLcode) -> Result<FetchResponse, FetchError> {
+    guard let easy = handle else { return .failure(.transport("internal error, please report")) }
+    switch code {
+    case CURLE_OK: break
+    case CURLE_OPERATION_TIMEDOUT: return .failure(.timeout(seconds: request.timeout))
+    case CURLE_FILESIZE_EXCEEDED: return .failure(.tooLarge(limit: request.maxBytes))
+    case CURLE_WRITE_ERROR where overflow: return .failure(.tooLarge(limit: request.maxBytes))
+    case CURLE_TOO_MANY_REDIRECTS: return .failure(.tooManyRedirects)
+    case CURLE_UNSUPPORTED_PROTOCOL where hops.count > 1: return .failure(.forbiddenRedirect)
+    default:
+      return .failure(.transport(String(cString: curl_easy_strerror(code))))
+    }
+    var status = 0
+    ccurl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+    var effective: UnsafeMutablePointer<CChar>?
+    ccurl_getinfo_str(easy, CURLINFO_EFFECTIVE_URL, &effective)
+    let finalURL = effective.map { String(cString: $0) } ?? request.url
+    func header(_ name: String) -> String? { headers.last { $0.0 == name }?.1 }
+    var response = FetchResponse(status: status, body: body, finalURL: finalURL)
+    response.etag = header("etag")
+    response.lastModified = header("last-modified")
+    if let type = header("content-type"), let range = type.range(of: "charset=", options: .caseInsensitive) {
+      response.charset = type[range.upperBound...].split(separator: ";").first.map {
+        $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"' "))
+      }
+    }
+    if let retry = header("retry-after") {
+      if let seconds = Int(retry) {
+        response.retryAfter = max(0, seconds)
+      } else if let date = DateParser.parse(retry) {
+        response.retryAfter = max(0, Int(date.timeIntervalSinceNow.rounded(.up)))
+      }
+    }
+    if let cache = header("cache-control"), let range = cache.range(of: "max-age=", options: .caseInsensitive) {
+      response.maxAge = Int(cache[range.upperBound...].prefix { $0.isNumber })
+    }
+    // A chain that starts with permanent redirects: the feed moved to where the last of them points.
+    var moved: String?
+    var base = request.url
+    for hop in hops.dropLast() {
+      guard hop.status == 301 || hop.status == 308, let location = hop.location else { break }
+      base = URLResolver.resolve(location, against: base)
+      moved = base
+    }
+    response.permanentRedirect = moved
+    return .success(response)
+  }
+}
+
+private let transferWrite: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+  data, size, count, context in
+  guard let context, let data else { return 0 }
+  let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+  let length = size * count
+  if transfer.body.count + length > transfer.request.maxBytes {
+    transfer.overflow = true
+    return 0
+  }
+  data.withMemoryRebound(to: UInt8.self, capacity: length) { transfer.body.append($0, count: length) }
+  return length
+}
+
+private let transferHeader: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
+  data, size, count, context in
+  guard let context, let data else { return 0 }
+  let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+  let length = size * count
+  let line = data.withMemoryRebound(to: UInt8.self, capacity: length) {
+    String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
+  }
+  transfer.header(line)
+  return length
+}

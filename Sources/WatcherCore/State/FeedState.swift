@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+
+/// What watcher remembers about one feed between polls (SPEC §5), stored as one JSON file.
+public struct FeedState: Codable, Sendable, Equatable {
+  /// The file format version; bumped when the layout changes incompatibly.
+  public static let currentVersion = 1
+
+  /// The format version of this state.
+  public var version: Int = FeedState.currentVersion
+  /// The feed URL this state belongs to.
+  public var url: String
+  /// HTTP validators from the last 200 response.
+  public var etag: String?
+  /// `Last-Modified` from the last 200 response.
+  public var lastModified: String?
+  /// When a poll was last attempted.
+  public var lastAttempt: Date?
+  /// When a poll last succeeded (200 or 304).
+  public var lastSuccess: Date?
+  /// Failures in a row since the last success.
+  public var consecutiveFailures: Int = 0
+  /// The last failure's description.
+  public var lastError: String?
+  /// Not before this time (from `Retry-After`, `Cache-Control: max-age`, or backoff).
+  public var notBefore: Date?
+  /// Where a permanent redirect (301/308) pointed.
+  public var movedTo: String?
+  /// Whether the feed has been polled successfully at least once (first-poll policy applies until then).
+  public var initialized: Bool = false
+  /// Items known, by key.
+  public var items: [String: KnownItem] = [:]
+  /// Actions decided but not yet done (the action layer marks them done).
+  public var pending: [PendingAction] = []
+
+  /// Creates an empty state for a feed.
+  public init(url: String) {
+    self.url = url
+  }
+
+  /// One item seen in the feed.
+  public struct KnownItem: Codable, Sendable, Equatable {
+    /// When it was first seen.
+    public var firstSeen: Date
+    /// When it was last seen in the feed.
+    public var lastSeen: Date
+  }
+
+  /// An action decided for a new item, recorded in the same write that records the item as seen.
+  public struct PendingAction: Codable, Sendable, Equatable {
+    /// What kind.
+    public enum Kind: String, Codable, Sendable {
+      case notify, hook
+    }
+
+    /// What kind.
+    public var kind: Kind
+    /// The item's key.
+    public var key: String
+    /// The rule that asked for it (`nil` for a feed's `notify: true`).
+    public var rule: String?
+    /// A notification's summary and body, or a hook's command.
+    public var summary: String?
+    public var body: String?
+    public var urgency: String?
+    public var command: String?
+    public var timeout: Int?
+    /// The item as `watcher parse --json` prints it, for the hook's stdin and environment.
+    public var item: String?
+    /// Attempts so far.
+    public var attempts: Int = 0
+    /// When it was decided.
+    public var created: Date
+  }
+}

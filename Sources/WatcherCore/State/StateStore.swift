@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Why state could not be read, written or locked.
+public enum StateError: Error, Sendable, Equatable {
+  /// Another watcher holds the state directory's lock.
+  case locked(path: String)
+  /// The state directory cannot be created or opened; the payload is the path and the system's reason.
+  case unusable(path: String, reason: String)
+  /// A state file cannot be written.
+  case writeFailed(path: String, reason: String)
+}
+
+extension StateError: CustomStringConvertible {
+  public var description: String {
+    switch self {
+    case .locked(let path):
+      return "another watcher (a poll or the daemon) is using \(path); try again when it is done"
+    case .unusable(let path, let reason): return "cannot use the state directory \(path): \(reason)"
+    case .writeFailed(let path, let reason): return "cannot write \(path): \(reason)"
+    }
+  }
+}
+
+/// One JSON file per feed under the state directory, named from a stable hash of the feed URL (SPEC §5).
+///
+/// Writes are durable and atomic: a temporary file from `mkstemp` (mode 0600), a full write, `fsync`,
+/// `rename` over the old file, then `fsync` of the directory (LINUX-NOTES §7), so a crash leaves either the
+/// old or the new file, never a torn one. A file that cannot be read is moved aside as
+/// `<name>.corrupt-<time>` and reported; the feed then starts again as first-polled (silent).
+public final class StateStore {
+  /// The state directory.
+  public let directory: String
+  private var lockDescriptor: Int32 = -1
+
+  /// Opens (and creates, mode 0700) the state directory.
+  public init(directory: String) throws(StateError) {
+    self.directory = directory
+    do {
+      try FileManager.default.createDirectory(
+        atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    } catch {
+      throw .unusable(path: directory, reason: (error as NSError).localizedDescription)
+    }
+  }
+
+  deinit { unlock() }
+
+  /// Takes the directory's lock (`flock` on `<dir>/lock`), or throws `.locked` at once when another process holds it.
+  ///
+  /// The lock is released on `unlock`, on deinit, or when the process dies.
+  public func lock() throws(StateError) {
+    let path = directory + "/lock"
+    let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    guard fd >= 0 else { throw .unusable(path: path, reason: String(cString: strerror(errno))) }
+    if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+      close(fd)
+      throw .locked(path: directory)
+    }
+    lockDescriptor = fd
+  }
+
+  /// Releases the lock.
+  public func unlock() {
+    if lockDescriptor >= 0 {
+      close(lockDescriptor)
+      lockDescriptor = -1
+    }
+  }
+
+  /// The file name for a feed URL: `feed-<16 hex digits>.json`.
+  public static func fileName(for url: String) -> String { "feed-\(StableHash.hex(of: url)).json" }
+
+  /// The path of a feed's state file.
+  public func path(for url: String) -> String { directory + "/" + Self.fileName(for: url) }
+
+  /// A feed's state, a fresh one when there is none, or a fresh one plus a warning when the file was
+  /// unreadable (it is moved aside).
+  public func load(url: String) -> (state: FeedState, warning: String?) {
+    let path = path(for: url)
+    guard let data = FileManager.default.contents(atPath: path) else { return (FeedState(url: url), nil) }
+    do {
+      var state = try Self.decoder.decode(FeedState.self, from: data)
+      guard state.version <= FeedState.currentVersion else {
+        throw DecodingError.dataCorrupted(
+          .init(codingPath: [], debugDescription: "version \(state.version) is newer than this watcher"))
+      }
+      state.url = url
+      return (state, nil)
+    } catch {
+      let aside = path + ".corrupt-" + ISODate.format(Date()).replacingOccurrences(of: ":", with: "")
+      let moved = rename(path, aside) == 0
+      let reason = Self.describe(error)
+      let warning =
+        "state file \(path) is unreadable (\(reason)); "
+        + (moved ? "moved it to \(aside) and " : "could not move it aside; ")
+        + "starting the feed again as first-polled, without notifying"
+      return (FeedState(url: url), warning)
+    }
+  }
+
+  /// Writes a feed's state durably and atomically.
+  public func save(_ state: FeedState) throws(StateError) {
+    let path = path(for: state.url)
+    let data: Data
+    do {
+      data = try Self.encoder.encode(state)
+    } catch {
+      throw .writeFailed(path: path, reason: "\(error)")
+    }
+    try Self.writeAtomically(data, to: path, directory: directory)
+  }
+
+  /// Every state file in the directory (for `status`).
+  public func allStates() -> [FeedState] {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    return names.filter { $0.hasPrefix("feed-") && $0.hasSuffix(".json") }.sorted().compactMap { name in
+      FileManager.default.contents(atPath: directory + "/" + name).flatMap {
+        try? Self.decoder.decode(FeedState.self, from: $0)
+      }
+    }
+  }
+
+  /// temp (mkstemp, 0600) + write + fsync + rename + fsync(directory).
+  ///
+  /// the temp file is removed on failure. The corresponding C functions are `mkstemp`, `write`, `fsync`, `rename` and
+  /// `open`.
+  static func writeAtomically(_ data: Data, to path: String, directory: String) throws(StateError) {
+    let name = (path as NSString).lastPathComponent
+    var template = Array("\(directory)/.\(name).XXXXXX".utf8CString)
+    let fd = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
+      guard let base = buffer.baseAddress else { return -1 }
+      return mkstemp(base)
+    }
+    guard fd >= 0 else { throw .writeFailed(path: path, reason: String(cString: strerror(errno))) }
+    let temp = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    var ok = false
+    defer {
+      if !ok { unlink(temp) }
+    }
+    fchmod(fd, 0o600)
+    let written = data.withUnsafeBytes { raw -> Bool in
+      guard var pointer = raw.baseAddress else { return true }
+      var left = raw.count
+      while left > 0 {
+        let n = write(fd, pointer, left)
+        if n < 0 {
+          if errno == EINTR { continue }
+          return false
+        }
+        pointer += n
+        left -= n
+      }
+      return true
+    }
+    let synced = written && fsync(fd) == 0
+    let error = errno
+    close(fd)
+    guard synced else { throw .writeFailed(path: path, reason: String(cString: strerror(error))) }
+    guard rename(temp, path) == 0 else { throw .writeFailed(path: path, reason: String(cString: strerror(errno))) }
+    ok = true
+    let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if dirFD >= 0 {
+      fsync(dirFD)
+      close(dirFD)
+    }
+  }
+
+  static let encoder: JSONEncoder = {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    encoder.dateEncodingStrategy = .custom { date, encoder in
+      var container = encoder.singleValueContainer()
+      try container.encode(ISODate.format(date))
+    }
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    return encoder
+  }()
+
+  static let decoder: JSONDecoder = {
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .custom { decoder in
+      let container = try decoder.singleValueContainer()
+      let text = try container.decode(String.self)
+      guard let date = DateParser.parse(text) else {
+        throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a date: \(text)")
+      }
+      return date
+    }
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    return decoder
+  }()
+
+  private static func describe(_ error: any Error) -> String {
+    switch error {
+    case DecodingError.dataCorrupted(let context): return context.debugDescription
+    case DecodingError.keyNotFound(let key, _): return "missing '\(key.stringValue)'"
+    case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+      return "bad value at \(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
+    default: return "\(error)"
+    }
+  }
+}
