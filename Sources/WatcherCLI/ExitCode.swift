@@ -7,6 +7,8 @@ public enum ExitCode: Int32, Sendable {
   case success = 0
   /// Some feed or action failed; the rest still ran.
   case failure = 1
+  /// Another watcher holds the state directory; try again later (`EX_TEMPFAIL`).
+  case tempfail = 75
   /// Bad command-line usage (`EX_USAGE`).
   case usage = 64
   /// An invalid configuration (`EX_CONFIG`).

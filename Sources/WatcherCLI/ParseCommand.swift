@@ -30,15 +30,23 @@ struct ParseCommand: Command {
       options.maxBytes = bytes
     }
     let lower = source.lowercased()
-    if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
-      terminal.error("error: \(source): fetching URLs is not built yet (it comes with polling)")
-      terminal.error(
-        "note: save the feed first and parse the file: curl -sLo feed.xml '\(source)' && watcher parse feed.xml")
-      return .usage
-    }
     let parsed: ParsedFeed
     do {
-      if source == "-" {
+      if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+        let request = FetchRequest(url: source, maxBytes: options.maxBytes)
+        switch CurlTransport(userAgent: WatcherCLI.userAgent).fetch([request], concurrency: 1)[0] {
+        case .failure(let error):
+          terminal.error("error: \(source): \(error)")
+          return .failure
+        case .success(let response) where !(200..<300).contains(response.status):
+          terminal.error("error: \(source): HTTP \(response.status)")
+          return .failure
+        case .success(let response):
+          options.documentURL = response.finalURL
+          options.charset = options.charset ?? response.charset
+          parsed = try FeedParser.parse(response.body, options: options)
+        }
+      } else if source == "-" {
         // One byte past the cap is enough to tell that the input is too large.
         parsed = try FeedParser.parse(terminal.readInput(options.maxBytes + 1), options: options)
       } else {

@@ -11,7 +11,12 @@ public enum WatcherCLI {
   /// The version `--version` prints and the User-Agent carries.
   public static let version = "0.1.0"
 
-  static let commands: [any Command] = [CheckCommand(), TestRulesCommand(), ParseCommand()]
+  /// The User-Agent for every request: the version and where to learn about watcher.
+  public static let userAgent = "watcher/\(version) (+https://github.com/watcher-rss/watcher)"
+
+  static let commands: [any Command] = [
+    PollCommand(), CatchUpCommand(), StatusCommand(), CheckCommand(), TestRulesCommand(), ParseCommand(),
+  ]
 
   /// Runs `watcher` with `arguments` (without the program name).
   public static func run(_ arguments: [String], terminal: Terminal = .standard) -> Int32 {

@@ -30,7 +30,6 @@ struct CLITests {
     (["parse", "--max-size"], 64, "needs a value"),
     (["parse", "--max-size", "ten", "x"], 64, "positive number of bytes"),
     (["parse", "--json=yes", "x"], 64, "takes no value"),
-    (["parse", "https://example.com/feed"], 64, "not built yet"),
     (["help", "nosuch"], 64, "unknown command 'nosuch'"),
     (["--bogus"], 64, "a command comes first"),
     (["parse", "/nonexistent/feed.xml"], 1, "/nonexistent/feed.xml: cannot read: No such file or directory"),
@@ -162,5 +161,30 @@ struct BinaryTests {
     #expect(process.terminationStatus == 1)
     #expect(
       String(decoding: message, as: UTF8.self) == "error: /nonexistent.xml: cannot read: No such file or directory\n")
+  }
+}
+
+@Suite("parse URL")
+struct ParseURLTests {
+  @Test("parse fetches http URLs, resolves relative links against the final URL, and reports HTTP errors")
+  func fetches() throws {
+    let server = try LoopbackHTTPServer { request in
+      switch request.path {
+      case "/feed":
+        return .ok(
+          "<rss version=\"2.0\"><channel><title>Remote</title><item><title>Caf\u{E9}</title><link>/post/1</link></item></channel></rss>",
+          headers: [("Content-Type", "application/rss+xml; charset=utf-8")])
+      case "/moved": return .init(status: 301, headers: [("Location", "/feed")])
+      default: return .init(status: 404)
+      }
+    }
+    defer { server.stop() }
+    let (code, out, err) = run(["parse", "--json", server.url("/moved")])
+    #expect(code == 0, "\(err)")
+    #expect(out.contains("\"title\":\"Remote\""))
+    #expect(out.contains("\"link\":\"\(server.url("/post/1"))\""))
+    let (missing, _, message) = run(["parse", server.url("/nothing")])
+    #expect(missing == 1)
+    #expect(message == "error: \(server.url("/nothing")): HTTP 404\n")
   }
 }

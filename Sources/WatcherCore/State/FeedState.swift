@@ -20,6 +20,8 @@ public struct FeedState: Codable, Sendable, Equatable {
   public var lastAttempt: Date?
   /// When a poll last succeeded (200 or 304).
   public var lastSuccess: Date?
+  /// The success before `lastSuccess` (items last seen then are still in an unchanged feed).
+  public var lastSuccessBefore: Date?
   /// Failures in a row since the last success.
   public var consecutiveFailures: Int = 0
   /// The last failure's description.
@@ -73,5 +75,22 @@ public struct FeedState: Codable, Sendable, Equatable {
     public var attempts: Int = 0
     /// When it was decided.
     public var created: Date
+
+    /// Creates a pending action.
+    public init(
+      kind: Kind, key: String, rule: String?, summary: String? = nil, body: String? = nil, urgency: String? = nil,
+      command: String? = nil, timeout: Int? = nil, item: String? = nil, created: Date
+    ) {
+      self.kind = kind
+      self.key = key
+      self.rule = rule
+      self.summary = summary
+      self.body = body
+      self.urgency = urgency
+      self.command = command
+      self.timeout = timeout
+      self.item = item
+      self.created = created
+    }
   }
 }

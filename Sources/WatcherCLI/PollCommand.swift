@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherCore
+
+/// Options and setup shared by the commands that use state.
+enum StateOptions {
+  static let stateDir = OptionSpec(
+    name: "state-dir", value: "DIR",
+    help: "where state lives (default: settings.state_dir, then ~/.local/state/watcher)")
+  static let feed = OptionSpec(name: "feed", value: "NAME", help: "only this feed, due or not (repeatable)")
+
+  /// The state directory: `--state-dir`, else `settings.state_dir`, else `$XDG_STATE_HOME/watcher`.
+  static func directory(_ arguments: Arguments, config: Config, environment: [String: String]) -> String {
+    if let explicit = arguments.value("state-dir") { return (explicit as NSString).expandingTildeInPath }
+    if let configured = config.settings.stateDir { return (configured as NSString).expandingTildeInPath }
+    let home = environment["HOME"] ?? NSHomeDirectory()
+    let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.local/state"
+    return stateHome + "/watcher"
+  }
+
+  /// The feeds `--feed` names (all when none), or nil after reporting an unknown name.
+  static func feeds(_ arguments: Arguments, config: Config, terminal: Terminal) -> [FeedConfig]? {
+    let names = arguments.values["feed"] ?? []
+    var result: [FeedConfig] = []
+    for name in names {
+      guard let feed = config.feeds.first(where: { $0.name == name }) else {
+        terminal.error("error: no feed named '\(name)' in the config")
+        if let suggestion = Suggestion.closest(to: name, in: config.feeds.map(\.name)) {
+          terminal.error("note: did you mean '\(suggestion)'?")
+        }
+        return nil
+      }
+      result.append(feed)
+    }
+    return names.isEmpty ? config.feeds : result
+  }
+
+  /// Opens and locks the store, or reports why not (exit 75 when another watcher holds it).
+  static func lockedStore(_ directory: String, terminal: Terminal) -> (store: StateStore?, code: ExitCode) {
+    do {
+      let store = try StateStore(directory: directory)
+      try store.lock()
+      return (store, .success)
+    } catch {
+      terminal.error("error: \(error)")
+      if case .locked = error { return (nil, .tempfail) }
+      return (nil, .failure)
+    }
+  }
+}
+
+/// `watcher poll [--feed NAME]...`: one pass over the due (or named) feeds, then exit.
+struct PollCommand: Command {
+  let name = "poll"
+  let summary = "one pass over the feeds that are due (or the named ones), then exit"
+  let usage = "[--config FILE] [--state-dir DIR] [--feed NAME]..."
+  let options = [
+    ConfigOption.spec, StateOptions.stateDir, StateOptions.feed,
+    OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
+  ]
+
+  func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
+    PollRun.run(arguments, terminal: terminal, mode: .normal, command: name)
+  }
+}
+
+/// `watcher catch-up [--feed NAME]...`: record every current item as seen without acting on it.
+struct CatchUpCommand: Command {
+  let name = "catch-up"
+  let summary = "record every current item as seen, without notifying or running hooks"
+  let usage = "[--config FILE] [--state-dir DIR] [--feed NAME]..."
+  let options = [
+    ConfigOption.spec, StateOptions.stateDir, StateOptions.feed,
+    OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
+  ]
+
+  func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
+    PollRun.run(arguments, terminal: terminal, mode: .catchUp, command: name)
+  }
+}
+
+/// The body of `poll` and `catch-up`.
+enum PollRun {
+  static func run(_ arguments: Arguments, terminal: Terminal, mode: Poller.Mode, command: String) -> ExitCode {
+    guard arguments.positionals.isEmpty else {
+      terminal.error("error: 'watcher \(command)' takes no arguments; name feeds with --feed")
+      return .usage
+    }
+    guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
+    guard let feeds = StateOptions.feeds(arguments, config: config, terminal: terminal) else { return .usage }
+    let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
+    let (lockedStore, code) = StateOptions.lockedStore(directory, terminal: terminal)
+    guard let store = lockedStore else { return code }
+    defer { store.unlock() }
+    let poller = Poller(
+      config: config, store: store, transport: CurlTransport(userAgent: WatcherCLI.userAgent),
+      runner: PrintingActionRunner { terminal.print($0) })
+    let named = arguments.values["feed"] != nil
+    let outcomes = poller.poll(feeds, force: named || mode == .catchUp, mode: mode)
+    var failed = 0
+    for outcome in outcomes {
+      for warning in outcome.warnings { terminal.error("warning: feed '\(outcome.feed.name)': \(warning)") }
+      if let error = outcome.error {
+        failed += 1
+        terminal.error("error: feed '\(outcome.feed.name)' (\(outcome.feed.url)): \(error)")
+      } else if outcome.polled {
+        terminal.error("\(outcome.feed.name): " + describe(outcome, mode: mode))
+      }
+    }
+    let polled = outcomes.filter(\.polled).count
+    let fresh = outcomes.reduce(0) { $0 + $1.newItems }
+    let actions = outcomes.reduce(0) { $0 + $1.actions }
+    var line = "\(command): \(polled) of \(outcomes.count) feeds polled, \(fresh) new item\(fresh == 1 ? "" : "s")"
+    if mode == .normal { line += ", \(actions) action\(actions == 1 ? "" : "s")" }
+    if failed > 0 { line += ", \(failed) failed" }
+    terminal.error(line)
+    return failed > 0 ? .failure : .success
+  }
+
+  private static func describe(_ outcome: Poller.Outcome, mode: Poller.Mode) -> String {
+    if outcome.notModified { return "not modified" }
+    if mode == .catchUp { return "\(outcome.items) items, all recorded as seen" }
+    var text = "\(outcome.items) items, \(outcome.newItems) new"
+    if outcome.newItems > 0 { text += ", \(outcome.actedOn) acted on, \(outcome.actions) actions" }
+    return text
+  }
+}

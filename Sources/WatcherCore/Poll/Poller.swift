@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+
+/// One pass over feeds: fetch, parse, diff against state, rules, pending actions, save (SPEC §5, §6).
+///
+/// A failing feed never stops the others. State is saved after each feed with durable atomic writes.
+public struct Poller {
+  /// What to do with new items.
+  public enum Mode: Sendable {
+    /// Act on new items (subject to the first-poll policy and `max_age`).
+    case normal
+    /// Record every current item as seen, act on none (`watcher catch-up`).
+    case catchUp
+  }
+
+  /// What happened to one feed.
+  public struct Outcome: Sendable {
+    /// The feed.
+    public var feed: FeedConfig
+    /// Whether it was polled (false: not due yet).
+    public var polled = false
+    /// HTTP 304 (or an unchanged file).
+    public var notModified = false
+    /// Items in the feed now.
+    public var items = 0
+    /// Items not seen before.
+    public var newItems = 0
+    /// New items acted on (rules evaluated).
+    public var actedOn = 0
+    /// Actions recorded as pending.
+    public var actions = 0
+    /// The failure, when the feed could not be polled.
+    public var error: String?
+    /// Problems worth reporting that did not stop the feed (corrupt state, parse warnings).
+    public var warnings: [String] = []
+  }
+
+  let config: Config
+  let store: StateStore
+  let transport: any HTTPTransport
+  let runner: any ActionRunner
+
+  /// Creates a poller.
+  public init(config: Config, store: StateStore, transport: any HTTPTransport, runner: any ActionRunner) {
+    self.config = config
+    self.store = store
+    self.transport = transport
+    self.runner = runner
+  }
+
+  /// Whether `feed` is due at `now` given its state.
+  public func isDue(_ feed: FeedConfig, state: FeedState, now: Date) -> Bool {
+    if let notBefore = state.notBefore, notBefore > now { return false }
+    guard let last = state.lastAttempt else { return true }
+    let interval = Double(feed.interval ?? config.settings.interval)
+    return now.timeIntervalSince(last) >= interval || state.consecutiveFailures > 0 && state.notBefore != nil
+  }
+
+  /// Polls `feeds` (all of them when `force`, else the due ones) and returns one outcome per feed.
+  public func poll(_ feeds: [FeedConfig], force: Bool, mode: Mode = .normal, now: Date = Date()) -> [Outcome] {
+    var outcomes: [Outcome] = []
+    var states: [FeedState] = []
+    var chosen: [FeedConfig] = []
+    for feed in feeds {
+      let (state, warning) = store.load(url: feed.url)
+      var outcome = Outcome(feed: feed)
+      if let warning { outcome.warnings.append(warning) }
+      guard force || isDue(feed, state: state, now: now) else {
+        outcomes.append(outcome)
+        continue
+      }
+      outcome.polled = true
+      outcomes.append(outcome)
+      states.append(state)
+      chosen.append(feed)
+    }
+    // Fetch the HTTP feeds together (concurrently, two per host); read the files directly.
+    let httpIndices = chosen.indices.filter { Self.isHTTP(chosen[$0].url) }
+    let requests = httpIndices.map {
+      FetchRequest(
+        url: chosen[$0].url, etag: states[$0].etag,
+        lastModified: states[$0].lastModified, maxBytes: config.settings.maxBytes, timeout: config.settings.timeout)
+    }
+    let fetched = requests.isEmpty ? [] : transport.fetch(requests, concurrency: config.settings.concurrency)
+    var responses: [Int: Result<FetchResponse, FetchError>] = [:]
+    for (offset, index) in httpIndices.enumerated() { responses[index] = fetched[offset] }
+
+    let engine = RuleEngine(rules: config.rules, settings: config.settings.notify)
+    var outcomeIndex = 0
+    for (index, feed) in chosen.enumerated() {
+      while outcomes[outcomeIndex].feed != feed || !outcomes[outcomeIndex].polled { outcomeIndex += 1 }
+      var state = states[index]
+      var outcome = outcomes[outcomeIndex]
+      state.lastAttempt = now
+      let parsed = load(feed, response: responses[index], state: &state, outcome: &outcome, now: now)
+      if let parsed {
+        apply(parsed, feed: feed, state: &state, outcome: &outcome, engine: engine, mode: mode, now: now)
+      }
+      save(&state, outcome: &outcome)
+      if !state.pending.isEmpty, mode == .normal {
+        let done = runner.run(state.pending, feed: feed)
+        if !done.isEmpty {
+          state.pending = state.pending.enumerated().filter { !done.contains($0.offset) }.map(\.element)
+          save(&state, outcome: &outcome)
+        }
+      }
+      outcomes[outcomeIndex] = outcome
+    }
+    return outcomes
+  }
+
+  /// The parsed feed, or `nil` when there is nothing new to read (304) or the feed failed.
+  private func load(
+    _ feed: FeedConfig, response: Result<FetchResponse, FetchError>?, state: inout FeedState, outcome: inout Outcome,
+    now: Date
+  ) -> ParsedFeed? {
+    let interval = feed.interval ?? config.settings.interval
+    func fail(_ message: String, retryAfter: Int? = nil) -> ParsedFeed? {
+      state.consecutiveFailures += 1
+      state.lastError = message
+      // Exponential backoff from the feed's interval, capped at a day; Retry-After wins when longer.
+      let backoff = min(86_400, interval * (1 << min(state.consecutiveFailures - 1, 16)))
+      state.notBefore = now.addingTimeInterval(Double(max(backoff, retryAfter ?? 0)))
+      outcome.error = message
+      return nil
+    }
+    guard let response else {
+      // A file or a plain path.
+      do {
+        let parsed = try FeedParser.parse(
+          contentsOf: Self.path(of: feed.url), options: .init(maxBytes: config.settings.maxBytes))
+        succeed(&state)
+        return parsed
+      } catch let error as FeedParseError {
+        return fail("\(error)")
+      } catch {
+        return fail("cannot read: \((error as NSError).localizedDescription)")
+      }
+    }
+    switch response {
+    case .failure(let error):
+      return fail("\(error)")
+    case .success(let http):
+      if let moved = http.permanentRedirect { state.movedTo = moved }
+      switch http.status {
+      case 304:
+        succeed(&state, maxAge: http.maxAge, now: now)
+        outcome.notModified = true
+        for key in state.items.keys where state.items[key]?.lastSeen == state.lastSuccessBefore {
+          state.items[key]?.lastSeen = now
+        }
+        return nil
+      case 200..<300:
+        do {
+          let parsed = try FeedParser.parse(
+            http.body,
+            options: .init(maxBytes: config.settings.maxBytes, documentURL: http.finalURL, charset: http.charset))
+          state.etag = http.etag
+          state.lastModified = http.lastModified
+          succeed(&state, maxAge: http.maxAge, now: now)
+          return parsed
+        } catch {
+          return fail("\(error)")
+        }
+      case 429, 503:
+        return fail(
+          "HTTP \(http.status)" + (http.retryAfter.map { "; the server asks to wait \($0) s" } ?? ""),
+          retryAfter: http.retryAfter)
+      default:
+        return fail("HTTP \(http.status)")
+      }
+    }
+  }
+
+  private func succeed(_ state: inout FeedState, maxAge: Int? = nil, now: Date = Date()) {
+    state.lastSuccessBefore = state.lastSuccess
+    state.lastSuccess = now
+    state.consecutiveFailures = 0
+    state.lastError = nil
+    state.notBefore = maxAge.map { now.addingTimeInterval(Double(min($0, 86_400))) }
+  }
+
+  /// Diffs the parsed items against the state, applies first-poll and max_age, evaluates rules for the
+  /// items to act on, and records pending actions.
+  private func apply(
+    _ parsed: ParsedFeed, feed: FeedConfig, state: inout FeedState, outcome: inout Outcome, engine: RuleEngine,
+    mode: Mode, now: Date
+  ) {
+    outcome.warnings += parsed.warnings.prefix(3).map { "\($0)" }
+    let items = parsed.feed.items
+    outcome.items = items.count
+    var fresh: [(index: Int, item: FeedItem)] = []
+    for (index, item) in items.enumerated() {
+      let key = Self.identity(item, feed.identity)
+      if state.items[key] == nil {
+        fresh.append((index, item))
+        state.items[key] = FeedState.KnownItem(firstSeen: now, lastSeen: now)
+      } else {
+        state.items[key]?.lastSeen = now
+      }
+    }
+    outcome.newItems = fresh.count
+    // Forget items that left the feed longer ago than the retention.
+    let horizon = now.addingTimeInterval(-Double(config.settings.retention))
+    state.items = state.items.filter { $0.value.lastSeen >= horizon }
+
+    var act = fresh
+    if mode == .catchUp {
+      act = []
+    } else if !state.initialized {
+      switch config.settings.firstPoll {
+      case .silent: act = []
+      case .all: break
+      case .latest(let n):
+        act = Array(
+          fresh.sorted {
+            ($0.item.published ?? .distantPast, -$0.index) > ($1.item.published ?? .distantPast, -$1.index)
+          }
+          .prefix(n)
+        ).sorted { $0.index < $1.index }
+      }
+    }
+    state.initialized = true
+    if let maxAge = config.settings.maxAge {
+      let oldest = now.addingTimeInterval(-Double(maxAge))
+      act = act.filter { ($0.item.published ?? now) >= oldest }
+    }
+    outcome.actedOn = act.count
+    for (_, item) in act {
+      let decision = engine.evaluate(item, feed: feed, now: now)
+      let key = Self.identity(item, feed.identity)
+      for notification in decision.notifications {
+        state.pending.append(
+          FeedState.PendingAction(
+            kind: .notify, key: key, rule: notification.rule, summary: notification.summary, body: notification.body,
+            urgency: notification.urgency.rawValue, created: now))
+      }
+      for hook in decision.hooks {
+        state.pending.append(
+          FeedState.PendingAction(
+            kind: .hook, key: key, rule: hook.rule, command: hook.command, timeout: hook.timeout, created: now))
+      }
+      outcome.actions += decision.notifications.count + decision.hooks.count
+    }
+  }
+
+  private func save(_ state: inout FeedState, outcome: inout Outcome) {
+    do {
+      try store.save(state)
+    } catch {
+      outcome.error = (outcome.error.map { $0 + "; " } ?? "") + "\(error)"
+    }
+  }
+
+  /// The key that decides novelty under a feed's identity setting.
+  static func identity(_ item: FeedItem, _ identity: FeedConfig.Identity) -> String {
+    switch identity {
+    case .guid: return item.key
+    case .link: return item.link ?? item.key
+    case .title: return item.title.map { "title:" + $0 } ?? item.key
+    case .hash:
+      return FeedIdentity.baseKey(FeedItem(key: "", title: item.title, published: item.published, text: item.text))
+    }
+  }
+
+  static func isHTTP(_ url: String) -> Bool {
+    let lower = url.lowercased()
+    return lower.hasPrefix("http://") || lower.hasPrefix("https://")
+  }
+
+  /// A local path for a `file://` URL or a plain path (`~` expanded).
+  static func path(of url: String) -> String {
+    if url.lowercased().hasPrefix("file://") { return URL(string: url)?.path ?? String(url.dropFirst(7)) }
+    return (url as NSString).expandingTildeInPath
+  }
+}

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Synchronization
+import Testing
+import WatcherCore
+import WatcherTestSupport
+
+/// Polling against a real loopback server and a real state directory.
+@Suite("Poller", .serialized)
+struct PollerTests {
+  /// A feed whose items the test changes between polls.
+  final class FeedSource: Sendable {
+    let items = Mutex<[(guid: String, title: String, date: String)]>([])
+    let status = Mutex<Int>(200)
+    let retryAfter = Mutex<String?>(nil)
+
+    func xml() -> String {
+      let body = items.withLock { list in
+        list.map {
+          "<item><title>\($0.title)</title><guid>\($0.guid)</guid><pubDate>\($0.date)</pubDate></item>"
+        }.joined()
+      }
+      return "<rss version=\"2.0\"><channel><title>Test</title>\(body)</channel></rss>"
+    }
+  }
+
+  static let now = DateParser.parse("2026-11-29T12:00:00Z") ?? Date()
+
+  struct Harness {
+    let source = FeedSource()
+    let server: LoopbackHTTPServer
+    let dir: TemporaryDirectory
+    let store: StateStore
+    let runner = RecordingActionRunner()
+    var config: Config
+
+    init(settings: String = "") throws {
+      let source = self.source
+      server = try LoopbackHTTPServer { request in
+        let status = source.status.withLock { $0 }
+        if status != 200 {
+          return .init(status: status, headers: source.retryAfter.withLock { $0 }.map { [("Retry-After", $0)] } ?? [])
+        }
+        let body = source.xml()
+        let etag = "\"\(StableHash.hex(of: body))\""
+        if request.headers["if-none-match"] == etag { return .init(status: 304) }
+        return .ok(body, headers: [("ETag", etag)])
+      }
+      dir = try TemporaryDirectory()
+      store = try StateStore(directory: dir.url.appendingPathComponent("state").path)
+      config = try ConfigLoader.parse(
+        """
+        settings:
+          max_age: 30d
+        \(settings)
+        feeds:
+          - url: \(server.url("/feed"))
+            name: test
+        rules:
+          - { name: everything, match: { title: "" }, notify: { summary: "{title}" } }
+        """, path: "t.yaml")
+    }
+
+    func poll(at time: Date = PollerTests.now, force: Bool = true, mode: Poller.Mode = .normal) -> Poller.Outcome {
+      Poller(config: config, store: store, transport: CurlTransport(userAgent: "test"), runner: runner)
+        .poll(config.feeds, force: force, mode: mode, now: time)[0]
+    }
+  }
+
+  @Test("first poll is silent; later new items are acted on exactly once")
+  func silentFirstPoll() throws {
+    let h = try Harness()
+    defer { h.server.stop() }
+    h.source.items.withLock {
+      $0 = [("a", "A", "Sat, 28 Nov 2026 10:00:00 GMT"), ("b", "B", "Sat, 28 Nov 2026 11:00:00 GMT")]
+    }
+    let first = h.poll()
+    #expect(first.newItems == 2 && first.actions == 0 && first.error == nil)
+    #expect(h.runner.actions.isEmpty)
+    h.source.items.withLock { $0.append(("c", "C", "Sun, 29 Nov 2026 10:00:00 GMT")) }
+    let second = h.poll(at: Self.now.addingTimeInterval(60))
+    #expect(second.newItems == 1 && second.actions == 1)
+    #expect(h.runner.actions.map(\.action.summary) == ["C"])
+    let third = h.poll(at: Self.now.addingTimeInterval(120))
+    #expect(third.notModified)
+    #expect(h.runner.actions.count == 1)
+    let sent = h.server.requests
+    #expect(sent.count == 3)
+    #expect(sent[0].headers["if-none-match"] == nil)
+    #expect(sent[2].headers["if-none-match"] != nil)
+  }
+
+  @Test("first_poll: latest N acts on the newest N; all acts on everything")
+  func firstPollPolicies() throws {
+    for (setting, expected) in [("  first_poll: latest 1", ["B"]), ("  first_poll: all", ["A", "B"])] {
+      let h = try Harness(settings: setting)
+      defer { h.server.stop() }
+      h.source.items.withLock {
+        $0 = [("a", "A", "Sat, 28 Nov 2026 10:00:00 GMT"), ("b", "B", "Sat, 28 Nov 2026 11:00:00 GMT")]
+      }
+      _ = h.poll()
+      #expect(h.runner.actions.map(\.action.summary) == expected, "\(setting)")
+    }
+  }
+
+  @Test("an item that leaves and comes back within retention does not alert again; max_age items are not acted on")
+  func retentionAndMaxAge() throws {
+    let h = try Harness()
+    defer { h.server.stop() }
+    h.source.items.withLock { $0 = [("a", "A", "Sat, 28 Nov 2026 10:00:00 GMT")] }
+    _ = h.poll()
+    h.source.items.withLock { $0 = [] }
+    _ = h.poll(at: Self.now.addingTimeInterval(3_600))
+    h.source.items.withLock {
+      $0 = [("a", "A", "Sat, 28 Nov 2026 10:00:00 GMT"), ("old", "Old", "Mon, 01 Jun 2026 10:00:00 GMT")]
+    }
+    let back = h.poll(at: Self.now.addingTimeInterval(7_200))
+    #expect(back.newItems == 1)
+    #expect(back.actedOn == 0, "an item older than max_age was acted on")
+    #expect(h.runner.actions.isEmpty)
+  }
+
+  @Test("a corrupt state file is moved aside and the feed starts again silently")
+  func corruptState() throws {
+    let h = try Harness()
+    defer { h.server.stop() }
+    h.source.items.withLock { $0 = [("a", "A", "Sat, 28 Nov 2026 10:00:00 GMT")] }
+    let path = h.store.path(for: h.config.feeds[0].url)
+    try "{ not json".write(toFile: path, atomically: true, encoding: .utf8)
+    let outcome = h.poll()
+    #expect(outcome.warnings.contains { $0.contains("unreadable") && $0.contains(".corrupt-") })
+    #expect(outcome.actions == 0)
+    let names = try FileManager.default.contentsOfDirectory(atPath: h.store.directory)
+    #expect(names.contains { $0.contains(".corrupt-") })
+    #expect(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) is [String: Any])
+  }
+
+  @Test("429 with Retry-After: nothing is requested before the time is up")
+  func retryAfter() throws {
+    let h = try Harness()
+    defer { h.server.stop() }
+    h.source.status.withLock { $0 = 429 }
+    h.source.retryAfter.withLock { $0 = "3600" }
+    let limited = h.poll(force: false)
+    #expect(limited.error?.contains("429") == true)
+    let early = h.poll(at: Self.now.addingTimeInterval(1_800), force: false)
+    #expect(!early.polled)
+    #expect(h.server.requests.count == 1)
+    h.source.status.withLock { $0 = 200 }
+    let later = h.poll(at: Self.now.addingTimeInterval(3_700), force: false)
+    #expect(later.polled && later.error == nil)
+    #expect(h.server.requests.count == 2)
+  }
+
+  @Test("actions the runner could not do stay pending in the state")
+  func pendingSurvives() throws {
+    var h = try Harness(settings: "  first_poll: all")
+    defer { h.server.stop() }
+    h.source.items.withLock { $0 = [("a", "A", "Sat, 28 Nov 2026 10:00:00 GMT")] }
+    let failing = RecordingActionRunner(succeed: false)
+    _ = Poller(config: h.config, store: h.store, transport: CurlTransport(userAgent: "t"), runner: failing)
+      .poll(h.config.feeds, force: true, now: Self.now)
+    let (state, _) = h.store.load(url: h.config.feeds[0].url)
+    #expect(state.pending.map(\.summary) == ["A"])
+    #expect(state.items.keys.contains("a"))
+    h.config.settings.firstPoll = .all
+  }
+
+  @Test("only one process holds the state directory")
+  func lock() throws {
+    let dir = try TemporaryDirectory()
+    let first = try StateStore(directory: dir.url.path)
+    try first.lock()
+    let second = try StateStore(directory: dir.url.path)
+    #expect(throws: StateError.locked(path: dir.url.path)) { try second.lock() }
+    first.unlock()
+    try second.lock()
+  }
+}
