@@ -48,12 +48,34 @@ struct TestRulesCommand: Command {
       run.add([item], feed: feed, engine: engine, now: now)
     } else {
       guard let sources = sources(arguments, config: config, terminal: terminal) else { return .usage }
+      // Fetch the http(s) feeds together; read the files directly.
+      let remote = sources.filter { Self.isHTTP($0.url) }
+      let fetched = CurlTransport(userAgent: WatcherCLI.userAgent).fetch(
+        remote.map { FetchRequest(url: $0.url, maxBytes: config.settings.maxBytes, timeout: config.settings.timeout) },
+        concurrency: config.settings.concurrency)
+      var responses: [String: Result<FetchResponse, FetchError>] = [:]
+      for (feed, result) in zip(remote, fetched) { responses[feed.url] = result }
       for feed in sources {
         do {
-          let parsed = try FeedParser.parse(
-            contentsOf: Self.path(of: feed.url), options: .init(maxBytes: config.settings.maxBytes))
+          let parsed: ParsedFeed
+          if let result = responses[feed.url] {
+            let response = try result.get()
+            guard (200..<300).contains(response.status) else {
+              run.failures.append((feed, "HTTP \(response.status)"))
+              continue
+            }
+            parsed = try FeedParser.parse(
+              response.body,
+              options: .init(
+                maxBytes: config.settings.maxBytes, documentURL: response.finalURL, charset: response.charset))
+          } else {
+            parsed = try FeedParser.parse(
+              contentsOf: Self.path(of: feed.url), options: .init(maxBytes: config.settings.maxBytes))
+          }
           run.add(parsed.feed.items, feed: feed, engine: engine, now: now)
         } catch let error as FeedParseError {
+          run.failures.append((feed, "\(error)"))
+        } catch let error as FetchError {
           run.failures.append((feed, "\(error)"))
         } catch {
           run.failures.append((feed, ParseCommand.describe(error)))
@@ -71,9 +93,8 @@ struct TestRulesCommand: Command {
     return run.failures.isEmpty ? .success : .failure
   }
 
-  /// The feeds to read: named ones, files (matched to a configured feed when it points at the same file), or every configured feed.
-  ///
-  /// URLs that need fetching are reported and skipped until polling exists.
+  /// The feeds to read: named ones, files or URLs (matched to a configured feed when it points at the same
+  /// place), or every configured feed.
   private func sources(_ arguments: Arguments, config: Config, terminal: Terminal) -> [FeedConfig]? {
     var result: [FeedConfig] = []
     for name in arguments.values["feed"] ?? [] {
@@ -87,6 +108,10 @@ struct TestRulesCommand: Command {
       result.append(feed)
     }
     for file in arguments.positionals {
+      if Self.isHTTP(file) {
+        result.append(config.feeds.first { $0.url == file } ?? FeedConfig(url: file, name: FeedConfig.slug(for: file)))
+        continue
+      }
       let path = Self.path(of: file)
       if let feed = config.feeds.first(where: { Self.path(of: $0.url) == path }) {
         result.append(feed)
@@ -95,15 +120,12 @@ struct TestRulesCommand: Command {
       }
     }
     if result.isEmpty { result = config.feeds }
-    return result.filter { feed in
-      let lower = feed.url.lowercased()
-      if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
-        terminal.error(
-          "note: feed '\(feed.name)' is skipped: fetching \(feed.url) comes with polling; save it and pass the file")
-        return false
-      }
-      return true
-    }
+    return result
+  }
+
+  static func isHTTP(_ url: String) -> Bool {
+    let lower = url.lowercased()
+    return lower.hasPrefix("http://") || lower.hasPrefix("https://")
   }
 
   /// A local path for a `file://` URL or a plain path (`~` expanded).

@@ -4,6 +4,10 @@
 import Foundation
 import WatcherCore
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The `watcher` command line: picks the command, parses its arguments, runs it, returns the exit status.
 ///
 /// Never calls `exit`, so tests run it in-process.
@@ -15,8 +19,16 @@ public enum WatcherCLI {
   public static let userAgent = "watcher/\(version) (+https://github.com/watcher-rss/watcher)"
 
   static let commands: [any Command] = [
-    PollCommand(), CatchUpCommand(), StatusCommand(), CheckCommand(), TestRulesCommand(), ParseCommand(),
+    RunCommand(), PollCommand(), CatchUpCommand(), StatusCommand(), CheckCommand(), TestRulesCommand(),
+    ParseCommand(),
   ]
+
+  /// Process-wide setup, before any thread starts: SIGPIPE ignored (a closed pipe is an error, not death),
+  /// and for the daemon SIGINT, SIGTERM and SIGHUP blocked so that its signal thread receives them.
+  public static func prepareProcess(_ arguments: [String]) {
+    signal(SIGPIPE, SIG_IGN)
+    if arguments.first == "run" { SignalWaiter.block([SIGINT, SIGTERM, SIGHUP]) }
+  }
 
   /// Runs `watcher` with `arguments` (without the program name).
   public static func run(_ arguments: [String], terminal: Terminal = .standard) -> Int32 {

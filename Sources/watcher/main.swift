@@ -4,4 +4,6 @@
 import Foundation
 import WatcherCLI
 
-exit(WatcherCLI.run(Array(CommandLine.arguments.dropFirst())))
+let arguments = Array(CommandLine.arguments.dropFirst())
+WatcherCLI.prepareProcess(arguments)
+exit(WatcherCLI.run(arguments))

@@ -29,7 +29,9 @@ public struct CurlTransport: HTTPTransport {
 
   private static func globalInit() { _ = initialized }
 
-  public func fetch(_ requests: [FetchRequest], concurrency: Int) -> [Result<FetchResponse, FetchError>] {
+  public func fetch(_ requests: [FetchRequest], concurrency: Int, cancellation: Cancellation?) -> [Result<
+    FetchResponse, FetchError
+  >] {
     var results = [Result<FetchResponse, FetchError>?](repeating: nil, count: requests.count)
     guard let multi = curl_multi_init() else {
       return requests.map { _ in .failure(.transport("libcurl could not start")) }
@@ -62,6 +64,18 @@ public struct CurlTransport: HTTPTransport {
 
     start()
     while !running.isEmpty {
+      if cancellation?.isCancelled == true {
+        for (_, transfer) in running {
+          results[transfer.index] = .failure(.cancelled)
+          if let easy = transfer.easyHandle {
+            curl_multi_remove_handle(multi, easy)
+            curl_easy_cleanup(easy)
+          }
+          transfer.release()
+        }
+        for index in waiting { results[index] = .failure(.cancelled) }
+        break
+      }
       var stillRunning: Int32 = 0
       curl_multi_perform(multi, &stillRunning)
       var queued: Int32 = 0
@@ -99,6 +113,7 @@ private final class Transfer {
   private var headerList: UnsafeMutablePointer<curl_slist>?
   private var retained: Unmanaged<Transfer>?
   private var handle: UnsafeMutableRawPointer?
+  var easyHandle: UnsafeMutableRawPointer? { handle }
 
   init(index: Int, request: FetchRequest, host: String) {
     self.index = index

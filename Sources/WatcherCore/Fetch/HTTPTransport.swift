@@ -2,6 +2,7 @@
 // Copyright the watcher authors.
 
 import Foundation
+import Synchronization
 
 /// One conditional GET.
 public struct FetchRequest: Sendable, Equatable {
@@ -78,6 +79,8 @@ public enum FetchError: Error, Sendable, Equatable {
   case forbiddenRedirect
   /// DNS, connection, TLS or transfer failure, in libcurl's words.
   case transport(String)
+  /// Stopped because watcher is shutting down (not the feed's fault).
+  case cancelled
 }
 
 extension FetchError: CustomStringConvertible {
@@ -88,6 +91,7 @@ extension FetchError: CustomStringConvertible {
     case .tooManyRedirects: return "more than 5 redirects (a redirect loop?)"
     case .forbiddenRedirect: return "redirected to a URL that is not http or https; refused"
     case .transport(let message): return message
+    case .cancelled: return "cancelled (watcher is stopping)"
     }
   }
 }
@@ -95,5 +99,29 @@ extension FetchError: CustomStringConvertible {
 /// Fetches URLs; `CurlTransport` in production, fakes in tests.
 public protocol HTTPTransport: Sendable {
   /// Fetches every request, at most `concurrency` at once and two per host; results in request order.
-  func fetch(_ requests: [FetchRequest], concurrency: Int) -> [Result<FetchResponse, FetchError>]
+  /// Transfers still running when `cancellation` is set end as `.cancelled` within about a second.
+  func fetch(_ requests: [FetchRequest], concurrency: Int, cancellation: Cancellation?) -> [Result<
+    FetchResponse, FetchError
+  >]
+}
+
+extension HTTPTransport {
+  /// Fetches without cancellation.
+  public func fetch(_ requests: [FetchRequest], concurrency: Int) -> [Result<FetchResponse, FetchError>] {
+    fetch(requests, concurrency: concurrency, cancellation: nil)
+  }
+}
+
+/// A flag another thread sets to ask long work to stop (the daemon's SIGTERM).
+public final class Cancellation: Sendable {
+  private let flag = Atomic<Bool>(false)
+
+  /// Creates an unset flag.
+  public init() {}
+
+  /// Asks the work to stop.
+  public func cancel() { flag.store(true, ordering: .relaxed) }
+
+  /// Whether stopping was asked for.
+  public var isCancelled: Bool { flag.load(ordering: .relaxed) }
 }

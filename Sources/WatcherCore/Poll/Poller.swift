@@ -41,13 +41,18 @@ public struct Poller {
   let store: StateStore
   let transport: any HTTPTransport
   let runner: any ActionRunner
+  let cancellation: Cancellation?
 
-  /// Creates a poller.
-  public init(config: Config, store: StateStore, transport: any HTTPTransport, runner: any ActionRunner) {
+  /// Creates a poller; setting `cancellation` stops it between feeds and aborts transfers in flight.
+  public init(
+    config: Config, store: StateStore, transport: any HTTPTransport, runner: any ActionRunner,
+    cancellation: Cancellation? = nil
+  ) {
     self.config = config
     self.store = store
     self.transport = transport
     self.runner = runner
+    self.cancellation = cancellation
   }
 
   /// Whether `feed` is due at `now` given its state.
@@ -68,6 +73,11 @@ public struct Poller {
       var outcome = Outcome(feed: feed)
       if let warning { outcome.warnings.append(warning) }
       guard force || isDue(feed, state: state, now: now) else {
+        // Not due, but actions left pending by an earlier pass (a failure, a crash) are retried every pass.
+        if !state.pending.isEmpty, mode == .normal {
+          var retried = state
+          runPending(&retried, feed: feed, outcome: &outcome)
+        }
         outcomes.append(outcome)
         continue
       }
@@ -83,7 +93,9 @@ public struct Poller {
         url: chosen[$0].url, etag: states[$0].etag,
         lastModified: states[$0].lastModified, maxBytes: config.settings.maxBytes, timeout: config.settings.timeout)
     }
-    let fetched = requests.isEmpty ? [] : transport.fetch(requests, concurrency: config.settings.concurrency)
+    let fetched =
+      requests.isEmpty
+      ? [] : transport.fetch(requests, concurrency: config.settings.concurrency, cancellation: cancellation)
     var responses: [Int: Result<FetchResponse, FetchError>] = [:]
     for (offset, index) in httpIndices.enumerated() { responses[index] = fetched[offset] }
 
@@ -93,22 +105,28 @@ public struct Poller {
       while outcomes[outcomeIndex].feed != feed || !outcomes[outcomeIndex].polled { outcomeIndex += 1 }
       var state = states[index]
       var outcome = outcomes[outcomeIndex]
+      // Stopping: leave unfinished feeds exactly as they were.
+      if case .failure(.cancelled)? = responses[index] { continue }
+      if cancellation?.isCancelled == true, responses[index] == nil { continue }
       state.lastAttempt = now
       let parsed = load(feed, response: responses[index], state: &state, outcome: &outcome, now: now)
       if let parsed {
         apply(parsed, feed: feed, state: &state, outcome: &outcome, engine: engine, mode: mode, now: now)
       }
       save(&state, outcome: &outcome)
-      if !state.pending.isEmpty, mode == .normal {
-        let done = runner.run(state.pending, feed: feed)
-        if !done.isEmpty {
-          state.pending = state.pending.enumerated().filter { !done.contains($0.offset) }.map(\.element)
-          save(&state, outcome: &outcome)
-        }
-      }
+      if !state.pending.isEmpty, mode == .normal { runPending(&state, feed: feed, outcome: &outcome) }
       outcomes[outcomeIndex] = outcome
     }
     return outcomes
+  }
+
+  /// Hands the pending actions to the runner and saves the state without the ones it did (the pending
+  /// list was saved before, so a crash here repeats actions but never loses one).
+  private func runPending(_ state: inout FeedState, feed: FeedConfig, outcome: inout Outcome) {
+    let done = runner.run(state.pending, feed: feed)
+    guard !done.isEmpty else { return }
+    state.pending = state.pending.enumerated().filter { !done.contains($0.offset) }.map(\.element)
+    save(&state, outcome: &outcome)
   }
 
   /// The parsed feed, or `nil` when there is nothing new to read (304) or the feed failed.

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Testing
+import WatcherTestSupport
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The built binary: the daemon's signals and lock, and state that survives SIGKILL at any moment.
+@Suite("watcher run and poll, end to end", .serialized)
+struct DaemonTests {
+  /// A temp directory with `count` feed files of `items` items each and a config watching them.
+  static func setUp(feeds count: Int, items: Int, firstPoll: String = "all") throws -> (TemporaryDirectory, String) {
+    let dir = try TemporaryDirectory()
+    var config = "settings:\n  first_poll: \(firstPoll)\n  max_age: none\nfeeds:\n"
+    for feed in 0..<count {
+      var xml = "<rss version=\"2.0\"><channel><title>Feed \(feed)</title>"
+      for item in 0..<items {
+        xml += "<item><title>Item \(feed)-\(item) release</title><guid>g\(feed)-\(item)</guid></item>"
+      }
+      xml += "</channel></rss>"
+      let path = dir.url.appendingPathComponent("feed\(feed).xml").path
+      try xml.write(toFile: path, atomically: true, encoding: .utf8)
+      config += "  - { url: \(path), name: f\(feed) }\n"
+    }
+    config += "rules:\n  - { name: r, match: { title: release }, notify: true }\n"
+    let path = dir.url.appendingPathComponent("rules.yaml").path
+    try config.write(toFile: path, atomically: true, encoding: .utf8)
+    return (dir, path)
+  }
+
+  static func launch(_ arguments: [String]) throws -> Process {
+    let process = Process()
+    process.executableURL = try #require(BinaryTests.binary)
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    return process
+  }
+
+  static func wait(_ process: Process, seconds: Double) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while process.isRunning, Date() < deadline { usleep(10_000) }
+    return !process.isRunning
+  }
+
+  /// Item keys per state file, and the pending count.
+  static func snapshot(_ directory: String) throws -> [String: [String]] {
+    var result: [String: [String]] = [:]
+    guard FileManager.default.fileExists(atPath: directory) else { return result }
+    for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name.hasSuffix(".json") {
+      let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name))
+      let object = try #require(
+        try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(name) is not valid JSON")
+      let items = (object["items"] as? [String: Any])?.keys.sorted() ?? []
+      let pending = (object["pending"] as? [Any])?.count ?? -1
+      result[name] = items + ["pending=\(pending)"]
+    }
+    return result
+  }
+
+  @Test("the daemon holds the lock, reloads on SIGHUP, and stops on SIGTERM with exit 0")
+  func daemon() throws {
+    let (dir, config) = try Self.setUp(feeds: 3, items: 2)
+    let state = dir.url.appendingPathComponent("state").path
+    let daemon = try Self.launch(["run", "--config", config, "--state-dir", state])
+    defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+    var polled = false
+    for _ in 0..<200 where !polled {
+      usleep(20_000)
+      polled =
+        ((try? FileManager.default.contentsOfDirectory(atPath: state)) ?? []).filter { $0.hasSuffix(".json") }.count
+        == 3
+    }
+    #expect(polled, "the daemon did not poll")
+    let second = try Self.launch(["poll", "--config", config, "--state-dir", state])
+    #expect(Self.wait(second, seconds: 10))
+    #expect(second.terminationStatus == 75)
+    let twice = try Self.launch(["run", "--config", config, "--state-dir", state])
+    #expect(Self.wait(twice, seconds: 10))
+    #expect(twice.terminationStatus == 75)
+    kill(daemon.processIdentifier, SIGHUP)
+    usleep(200_000)
+    #expect(daemon.isRunning, "SIGHUP stopped the daemon")
+    kill(daemon.processIdentifier, SIGTERM)
+    #expect(Self.wait(daemon, seconds: 5), "the daemon did not stop within 5 s of SIGTERM")
+    #expect(daemon.terminationStatus == 0)
+  }
+
+  @Test(
+    "state stays valid through 50 SIGKILLs at random moments, and a final poll ends where an uninterrupted one does")
+  func crashConsistency() throws {
+    let (dir, config) = try Self.setUp(feeds: 30, items: 20)
+    let reference = dir.url.appendingPathComponent("reference").path
+    let once = try Self.launch(["poll", "--config", config, "--state-dir", reference])
+    #expect(Self.wait(once, seconds: 60))
+    #expect(once.terminationStatus == 0)
+    let expected = try Self.snapshot(reference)
+    #expect(expected.count == 30)
+
+    let state = dir.url.appendingPathComponent("state").path
+    var random = SystemRandomNumberGenerator()
+    for round in 0..<50 {
+      let process = try Self.launch(["poll", "--config", config, "--state-dir", state])
+      usleep(UInt32.random(in: 0...40_000, using: &random))
+      kill(process.processIdentifier, SIGKILL)
+      #expect(Self.wait(process, seconds: 10))
+      // Every state file present is whole, valid JSON.
+      _ = try Self.snapshot(state)
+      if round % 10 == 9 { usleep(1_000) }
+    }
+    let final = try Self.launch(["poll", "--config", config, "--state-dir", state])
+    #expect(Self.wait(final, seconds: 60))
+    #expect(final.terminationStatus == 0)
+    #expect(try Self.snapshot(state) == expected)
+  }
+}
