@@ -42,12 +42,30 @@ public struct FeedState: Codable, Sendable, Equatable {
     self.url = url
   }
 
+  // Explicit snake_case keys: a key-conversion strategy costs more than the rest of the decoding.
+  enum CodingKeys: String, CodingKey {
+    case version, url, etag, items, pending, initialized
+    case lastModified = "last_modified"
+    case lastAttempt = "last_attempt"
+    case lastSuccess = "last_success"
+    case lastSuccessBefore = "last_success_before"
+    case consecutiveFailures = "consecutive_failures"
+    case lastError = "last_error"
+    case notBefore = "not_before"
+    case movedTo = "moved_to"
+  }
+
   /// One item seen in the feed.
   public struct KnownItem: Codable, Sendable, Equatable {
     /// When it was first seen.
     public var firstSeen: Date
     /// When it was last seen in the feed.
     public var lastSeen: Date
+
+    enum CodingKeys: String, CodingKey {
+      case firstSeen = "first_seen"
+      case lastSeen = "last_seen"
+    }
   }
 
   /// An action decided for a new item, recorded in the same write that records the item as seen.
@@ -75,6 +93,10 @@ public struct FeedState: Codable, Sendable, Equatable {
     public var attempts: Int = 0
     /// When it was decided.
     public var created: Date
+
+    enum CodingKeys: String, CodingKey {
+      case kind, key, rule, summary, body, urgency, command, timeout, item, attempts, created
+    }
 
     /// Creates a pending action.
     public init(

@@ -179,7 +179,6 @@ public final class StateStore {
       var container = encoder.singleValueContainer()
       try container.encode(ISODate.format(date))
     }
-    encoder.keyEncodingStrategy = .convertToSnakeCase
     return encoder
   }()
 
@@ -193,7 +192,6 @@ public final class StateStore {
       }
       return date
     }
-    decoder.keyDecodingStrategy = .convertFromSnakeCase
     return decoder
   }()
 
