@@ -117,6 +117,7 @@ public struct Poller {
       if !state.pending.isEmpty, mode == .normal { runPending(&state, feed: feed, outcome: &outcome) }
       outcomes[outcomeIndex] = outcome
     }
+    store.syncDirectory()
     return outcomes
   }
 
@@ -266,7 +267,7 @@ public struct Poller {
 
   private func save(_ state: inout FeedState, outcome: inout Outcome) {
     do {
-      try store.save(state)
+      try store.save(state, syncDirectory: false)
     } catch {
       outcome.error = (outcome.error.map { $0 + "; " } ?? "") + "\(error)"
     }

@@ -106,15 +106,23 @@ public final class StateStore {
   }
 
   /// Writes a feed's state durably and atomically.
-  public func save(_ state: FeedState) throws(StateError) {
+  ///
+  /// With `syncDirectory: false` the directory's fsync is left to one `syncDirectory()` call after a batch of saves
+  /// (the poller's pass): every file is still whole and synced, and a crash can at worst roll a feed back to its
+  /// previous state, which repeats actions but never loses one.
+  public func save(_ state: FeedState, syncDirectory: Bool = true) throws(StateError) {
     let path = path(for: state.url)
-    let data: Data
-    do {
-      data = try Self.encoder.encode(state)
-    } catch {
-      throw .writeFailed(path: path, reason: "\(error)")
+    let data = Data(state.json.pretty)
+    try Self.writeAtomically(data, to: path, directory: directory, syncDirectory: syncDirectory)
+  }
+
+  /// fsyncs the state directory, making every rename before it durable.
+  public func syncDirectory() {
+    let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if fd >= 0 {
+      fsync(fd)
+      close(fd)
     }
-    try Self.writeAtomically(data, to: path, directory: directory)
   }
 
   /// Every state file in the directory (for `status`).
@@ -131,7 +139,9 @@ public final class StateStore {
   ///
   /// the temp file is removed on failure. The corresponding C functions are `mkstemp`, `write`, `fsync`, `rename` and
   /// `open`.
-  static func writeAtomically(_ data: Data, to path: String, directory: String) throws(StateError) {
+  static func writeAtomically(_ data: Data, to path: String, directory: String, syncDirectory: Bool = true)
+    throws(StateError)
+  {
     let name = (path as NSString).lastPathComponent
     var template = Array("\(directory)/.\(name).XXXXXX".utf8CString)
     let fd = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
@@ -165,22 +175,13 @@ public final class StateStore {
     guard synced else { throw .writeFailed(path: path, reason: String(cString: strerror(error))) }
     guard rename(temp, path) == 0 else { throw .writeFailed(path: path, reason: String(cString: strerror(errno))) }
     ok = true
+    guard syncDirectory else { return }
     let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     if dirFD >= 0 {
       fsync(dirFD)
       close(dirFD)
     }
   }
-
-  static let encoder: JSONEncoder = {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    encoder.dateEncodingStrategy = .custom { date, encoder in
-      var container = encoder.singleValueContainer()
-      try container.encode(ISODate.format(date))
-    }
-    return encoder
-  }()
 
   static let decoder: JSONDecoder = {
     let decoder = JSONDecoder()
