@@ -67,7 +67,14 @@ struct DaemonTests {
   func daemon() throws {
     let (dir, config) = try Self.setUp(feeds: 3, items: 2)
     let state = dir.url.appendingPathComponent("state").path
-    let daemon = try Self.launch(["run", "--config", config, "--state-dir", state])
+    let logPath = dir.url.appendingPathComponent("daemon.log").path
+    FileManager.default.createFile(atPath: logPath, contents: nil)
+    let daemon = Process()
+    daemon.executableURL = try #require(BinaryTests.binary)
+    daemon.arguments = ["run", "--config", config, "--state-dir", state]
+    daemon.standardOutput = FileHandle.nullDevice
+    daemon.standardError = try #require(FileHandle(forWritingAtPath: logPath))
+    try daemon.run()
     defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
     var polled = false
     for _ in 0..<200 where !polled {
@@ -86,6 +93,16 @@ struct DaemonTests {
     kill(daemon.processIdentifier, SIGHUP)
     usleep(200_000)
     #expect(daemon.isRunning, "SIGHUP stopped the daemon")
+    // A broken config on reload: every error logged, the old config kept, the daemon still running.
+    let original = try String(contentsOfFile: config, encoding: .utf8)
+    try (original + "  - { bogus: 1 }\n").write(toFile: config, atomically: true, encoding: .utf8)
+    kill(daemon.processIdentifier, SIGHUP)
+    usleep(300_000)
+    #expect(daemon.isRunning, "a broken config stopped the daemon")
+    let log = try String(contentsOfFile: logPath, encoding: .utf8)
+    #expect(log.contains("reloaded"))
+    #expect(log.contains("the new config is invalid; still running the previous one"))
+    #expect(log.contains("unknown key 'bogus'"))
     kill(daemon.processIdentifier, SIGTERM)
     #expect(Self.wait(daemon, seconds: 5), "the daemon did not stop within 5 s of SIGTERM")
     #expect(daemon.terminationStatus == 0)

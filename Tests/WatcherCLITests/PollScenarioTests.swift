@@ -27,9 +27,10 @@ struct PollScenarioTests {
         ? .init(status: 304)
         : .ok(feed("ok"), headers: [("ETag", "\"e1\""), ("Last-Modified", "Sat, 28 Nov 2026 10:00:00 GMT")])
     },
-    "gzip": { _ in
-      // A body compressed twice would be a server bug; plain gzip transfer-encoding is negotiated by libcurl.
-      .ok(feed("gzip"))
+    "gzip": { request in
+      // Content-Encoding: gzip, which libcurl asks for and decodes.
+      let body = (try? Data(contentsOf: Fixtures.url("http/gzipped-feed.xml.gz", target: "WatcherCLITests"))) ?? Data()
+      return .init(status: 200, headers: [("Content-Encoding", "gzip")], body: body)
     },
     "moved": { _ in .init(status: 301, headers: [("Location", "/ok-moved")]) },
     "ok-moved": { _ in .ok(feed("moved")) },
@@ -109,6 +110,7 @@ struct PollScenarioTests {
     #expect(try state("moved")["moved_to"] as? String == server.url("/ok-moved"))
     #expect(try state("temporary")["moved_to"] == nil)
     #expect((try state("ok")["items"] as? [String: Any])?.count == 2)
+    #expect((try state("gzip")["items"] as? [String: Any])?.keys.sorted() == ["z1"])
     #expect((try state("noguid")["items"] as? [String: Any])?.count == 4)
     #expect(try state("ok")["etag"] as? String == "\"e1\"")
 

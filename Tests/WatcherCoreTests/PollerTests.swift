@@ -168,6 +168,36 @@ struct PollerTests {
     h.config.settings.firstPoll = .all
   }
 
+  @Test("catch-up records everything without acting; the next new item is acted on")
+  func catchUp() throws {
+    let h = try Harness(settings: "  first_poll: all")
+    defer { h.server.stop() }
+    h.source.items.withLock { $0 = [("a", "A", "Sat, 28 Nov 2026 10:00:00 GMT")] }
+    let caught = h.poll(mode: .catchUp)
+    #expect(caught.newItems == 1 && caught.actions == 0)
+    h.source.items.withLock { $0.append(("b", "B", "Sat, 28 Nov 2026 11:00:00 GMT")) }
+    _ = h.poll(at: Self.now.addingTimeInterval(60))
+    #expect(h.runner.actions.map(\.action.summary) == ["B"])
+  }
+
+  @Test("Cache-Control max-age is a minimum interval")
+  func maxAge() throws {
+    let h = try Harness()
+    defer { h.server.stop() }
+    let source = h.source
+    let server = try LoopbackHTTPServer { _ in .ok(source.xml(), headers: [("Cache-Control", "max-age=7200")]) }
+    defer { server.stop() }
+    var config = h.config
+    config.feeds[0].url = server.url("/cached")
+    let poller = Poller(config: config, store: h.store, transport: CurlTransport(userAgent: "t"), runner: h.runner)
+    _ = poller.poll(config.feeds, force: false, now: Self.now)
+    let early = poller.poll(config.feeds, force: false, now: Self.now.addingTimeInterval(3_600))
+    #expect(early.first?.polled == false)
+    let later = poller.poll(config.feeds, force: false, now: Self.now.addingTimeInterval(7_300))
+    #expect(later.first?.polled == true)
+    #expect(server.requests.count == 2)
+  }
+
   @Test("only one process holds the state directory")
   func lock() throws {
     let dir = try TemporaryDirectory()
