@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Testing
+import WatcherCore
+import WatcherTestSupport
+
+/// Real `/bin/sh` hooks that save what they receive.
+@Suite("Hooks")
+struct HookRunnerTests {
+  @Test("the command runs as written; item data arrives only as environment and stdin, never as code")
+  func dataIsNeverCode() throws {
+    let dir = try TemporaryDirectory()
+    let out = dir.url.appendingPathComponent("out").path
+    let hostile = "$(touch \(dir.url.path)/pwned); `touch \(dir.url.path)/pwned2` ; reboot"
+    let result = HookRunner.run(
+      command: "printf '%s\\n' \"$WATCHER_TITLE\" > '\(out)'; cat >> '\(out)'",
+      environment: ["WATCHER_TITLE": hostile, "PATH": "/usr/bin:/bin"], input: Data("{\"title\":1}".utf8),
+      timeout: 10)
+    #expect(result.succeeded, "\(result)")
+    #expect(try String(contentsOfFile: out, encoding: .utf8) == hostile + "\n{\"title\":1}")
+    #expect(!FileManager.default.fileExists(atPath: dir.url.path + "/pwned"))
+    #expect(!FileManager.default.fileExists(atPath: dir.url.path + "/pwned2"))
+  }
+
+  @Test("exit status and the end of stderr are reported")
+  func failure() {
+    let result = HookRunner.run(
+      command: "echo first >&2; echo 'the real problem' >&2; exit 3", environment: [:], input: Data(), timeout: 10)
+    #expect(result.exitStatus == 3 && !result.succeeded)
+    #expect(result.stderrTail == "first\nthe real problem")
+    #expect(result.describe(timeout: 10) == "exit 3")
+  }
+
+  @Test("a hook past its timeout is killed with its whole process group")
+  func timeout() throws {
+    let dir = try TemporaryDirectory()
+    let marker = dir.url.appendingPathComponent("grandchild-survived").path
+    let started = Date()
+    let result = HookRunner.run(
+      command: "(sleep 3; touch '\(marker)') & sleep 30", environment: ["PATH": "/usr/bin:/bin"], input: Data(),
+      timeout: 1)
+    #expect(result.timedOut && !result.succeeded)
+    #expect(Date().timeIntervalSince(started) < 10)
+    Thread.sleep(forTimeInterval: 3.5)
+    #expect(!FileManager.default.fileExists(atPath: marker), "a grandchild outlived the timeout")
+  }
+
+  @Test("megabytes on stdout and stderr and a large stdin do not deadlock")
+  func bigOutput() {
+    let input = Data(repeating: 65, count: 1_000_000)
+    let result = HookRunner.run(
+      command: "head -c 2000000 /dev/zero; head -c 300000 /dev/zero >&2; wc -c", environment: ["PATH": "/usr/bin:/bin"],
+      input: input, timeout: 20)
+    #expect(result.succeeded, "\(result)")
+    #expect(result.stdoutBytes > 2_000_000)
+  }
+
+  @Test("the hook starts with an empty signal mask, so SIGTERM works on it")
+  func signalMask() {
+    let result = HookRunner.run(
+      command: "grep SigBlk /proc/self/status | grep -q '0000000000000000'", environment: ["PATH": "/usr/bin:/bin"],
+      input: Data(), timeout: 10)
+    #expect(result.succeeded, "the hook inherited blocked signals")
+  }
+}
