@@ -16,7 +16,7 @@ let package = Package(
     // zlib comes with libxml2-dev; it reads gzip-compressed feed files (HTTP bodies are decoded by libcurl).
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
     .target(
-      name: "WatcherCore", dependencies: ["CLibXML2", "CZlib", "CYaml", "CCurl"],
+      name: "WatcherCore", dependencies: ["CLibXML2", "CZlib", "CYaml", "CCurl", "CNotify"],
       // The parser's hot loops mutate class state per SAX callback; dynamic exclusivity checks cost ~5% of
       // parse time there. Debug builds (and so the tests) keep the checks.
       swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),

@@ -94,13 +94,18 @@ enum PollRun {
     let (lockedStore, code) = StateOptions.lockedStore(directory, terminal: terminal)
     guard let store = lockedStore else { return code }
     defer { store.unlock() }
+    let runner = DeliveringActionRunner(
+      notifier: LibnotifyNotifier(environment: terminal.environment), settings: config.settings,
+      environment: terminal.environment, log: { terminal.error("warning: \($0)") })
     let poller = Poller(
-      config: config, store: store, transport: CurlTransport(userAgent: WatcherCLI.userAgent),
-      runner: PrintingActionRunner { terminal.print($0) })
+      config: config, store: store, transport: CurlTransport(userAgent: WatcherCLI.userAgent), runner: runner)
     let named = arguments.values["feed"] != nil
     let outcomes = poller.poll(feeds, force: named || mode == .catchUp, mode: mode)
     var failed = 0
+    // An unreachable notification service is one error per poll, not one per feed.
+    var actionErrors: [String] = []
     for outcome in outcomes {
+      for error in outcome.actionErrors where !actionErrors.contains(error) { actionErrors.append(error) }
       for warning in outcome.warnings { terminal.error("warning: feed '\(outcome.feed.name)': \(warning)") }
       if let error = outcome.error {
         failed += 1
@@ -109,6 +114,8 @@ enum PollRun {
         terminal.error("\(outcome.feed.name): " + describe(outcome, mode: mode))
       }
     }
+    for error in actionErrors { terminal.error("error: \(error)") }
+    if !actionErrors.isEmpty { failed += 1 }
     let polled = outcomes.filter(\.polled).count
     let fresh = outcomes.reduce(0) { $0 + $1.newItems }
     let actions = outcomes.reduce(0) { $0 + $1.actions }

@@ -45,7 +45,7 @@ struct RunCommand: Command {
       "watcher \(WatcherCLI.version) running: \(config.feeds.count) feeds, \(config.rules.count) rules, state in \(directory)"
     )
     let transport = CurlTransport(userAgent: WatcherCLI.userAgent)
-    let runner = PrintingActionRunner { line in log(line) }
+    let notifier = LibnotifyNotifier(environment: terminal.environment)
     while true {
       for signal in signals.withLock({ pending in
         defer { pending = [] }; return pending
@@ -63,11 +63,15 @@ struct RunCommand: Command {
           return .success
         }
       }
+      let runner = DeliveringActionRunner(
+        notifier: notifier, settings: config.settings, environment: terminal.environment,
+        log: { log("warning: \($0)") })
       let poller = Poller(
         config: config, store: store, transport: transport, runner: runner, cancellation: cancellation)
       let now = Date()
       for outcome in poller.poll(config.feeds, force: false, now: now) where outcome.polled {
         for warning in outcome.warnings { log("warning: feed '\(outcome.feed.name)': \(warning)") }
+        for error in outcome.actionErrors { log("error: \(error)") }
         if let error = outcome.error {
           log("error: feed '\(outcome.feed.name)' (\(outcome.feed.url)): \(error)")
         } else if outcome.newItems > 0 {

@@ -45,7 +45,8 @@ struct StatusCommand: Command {
           ("last_success", .optional(state.lastSuccess.map(ISODate.format))),
           ("next_due", .string(ISODate.format(next))), ("items", .int(state.items.count)),
           ("consecutive_failures", .int(state.consecutiveFailures)), ("last_error", .optional(state.lastError)),
-          ("pending_actions", .int(state.pending.count)), ("moved_to", .optional(state.movedTo)),
+          ("pending_actions", .int(state.pending.count)), ("dropped_actions", .int(state.dropped.count)),
+          ("moved_to", .optional(state.movedTo)),
           ("due", .bool(poller.isDue(feed, state: state, now: now))),
         ]))
       table.append([
@@ -53,6 +54,11 @@ struct StatusCommand: Command {
         next <= now ? "due" : Self.relative(next, now: now), "\(state.items.count)", "\(state.consecutiveFailures)",
         "\(state.pending.count)", state.lastError.map { $0.count > 60 ? String($0.prefix(59)) + "…" : $0 } ?? "",
       ])
+      for dropped in state.dropped.suffix(3) {
+        notes.append(
+          "feed '\(feed.name)': gave up on \(dropped.what) for '\(dropped.key)' at \(ISODate.format(dropped.time)): \(dropped.reason)"
+        )
+      }
       if let moved = state.movedTo {
         notes.append("feed '\(feed.name)' moved permanently to \(moved): change its url in the config")
       }

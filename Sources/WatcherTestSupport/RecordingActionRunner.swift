@@ -17,8 +17,12 @@ public final class RecordingActionRunner: ActionRunner {
   /// Every action run so far, with its feed's name.
   public var actions: [(feed: String, action: FeedState.PendingAction)] { log.withLock { $0 } }
 
-  public func run(_ actions: [FeedState.PendingAction], feed: FeedConfig) -> Set<Int> {
+  public func run(_ actions: [FeedState.PendingAction], feed: FeedConfig) -> [ActionOutcome] {
     log.withLock { $0 += actions.map { (feed.name, $0) } }
-    return succeed ? Set(actions.indices) : []
+    return actions.map { action in
+      var again = action
+      again.attempts += 1
+      return succeed ? .done : .retry(again, reason: "recorded failure")
+    }
   }
 }

@@ -26,7 +26,7 @@ struct DaemonTests {
       try xml.write(toFile: path, atomically: true, encoding: .utf8)
       config += "  - { url: \(path), name: f\(feed) }\n"
     }
-    config += "rules:\n  - { name: r, match: { title: release }, notify: true }\n"
+    config += "rules:\n  - { name: r, match: { title: release }, hook: 'true' }\n"
     let path = dir.url.appendingPathComponent("rules.yaml").path
     try config.write(toFile: path, atomically: true, encoding: .utf8)
     return (dir, path)

@@ -1,14 +1,26 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-/// Carries out pending actions (notifications, hooks) and says which are done (SPEC §5: at-least-once).
+/// What became of one pending action.
+public enum ActionOutcome: Sendable, Equatable {
+  /// Done; remove it.
+  case done
+  /// Failed and not to be retried (a notification that could not be shown); remove it, report the reason.
+  case failed(String)
+  /// Failed; keep it (with its attempt count raised) and retry on a later poll.
+  case retry(FeedState.PendingAction, reason: String)
+  /// Failed too often; remove it and record it as dropped.
+  case drop(reason: String)
+}
+
+/// Carries out pending actions (notifications, hooks) and says what became of each (SPEC §5: at least once).
 ///
 /// The poller records actions as pending in the same state write that records their items as seen, then
-/// hands them to the runner; the ones the runner reports done are removed in a second write. A crash in
-/// between repeats an action but never loses one.
+/// hands them to the runner and saves what it reports. A crash in between repeats an action but never loses
+/// one.
 public protocol ActionRunner: Sendable {
-  /// Runs `actions` of `feed`; returns the indices (into `actions`) that are done.
-  func run(_ actions: [FeedState.PendingAction], feed: FeedConfig) -> Set<Int>
+  /// Runs `actions` of `feed`; one outcome per action, in order.
+  func run(_ actions: [FeedState.PendingAction], feed: FeedConfig) -> [ActionOutcome]
 }
 
 /// Prints each action instead of carrying it out: the stand-in until desktop notifications and hooks are built (issue #5).
@@ -22,7 +34,7 @@ public struct PrintingActionRunner: ActionRunner {
     self.output = output
   }
 
-  public func run(_ actions: [FeedState.PendingAction], feed: FeedConfig) -> Set<Int> {
+  public func run(_ actions: [FeedState.PendingAction], feed: FeedConfig) -> [ActionOutcome] {
     for action in actions {
       switch action.kind {
       case .notify:
@@ -32,6 +44,6 @@ public struct PrintingActionRunner: ActionRunner {
           "hook [\(feed.name)] rule '\(action.rule ?? "")' would run: \(action.command ?? "") (hooks are not run yet)")
       }
     }
-    return Set(actions.indices)
+    return actions.map { _ in .done }
   }
 }

@@ -61,6 +61,18 @@ public struct FeedJSONWriter {
     sink(tail.bytes)
   }
 
+  /// One item as `watcher parse --json` prints it, with `extra` members added at the end (a hook's stdin
+  /// adds its feed, rule and tags).
+  public static func itemJSON(_ item: FeedItem, extra: [(String, JSONOutput)]) -> String {
+    var bytes = JSONBytes()
+    bytes.items([item], 0..<1)
+    var text = String(decoding: bytes.bytes, as: UTF8.self)
+    if text.hasPrefix("\n") { text.removeFirst() }
+    if text.hasSuffix("}") { text.removeLast() }
+    for (key, value) in extra { text += "," + JSONOutput.object([(key, value)]).text.dropFirst().dropLast() }
+    return text + "}"
+  }
+
   /// Encodes the item ranges at the same time, one per thread; results in range order.
   private static func encodeInParallel(_ items: [FeedItem], _ ranges: [Range<Int>]) -> [[UInt8]] {
     let results = Mutex<[Int: [UInt8]]>([:])

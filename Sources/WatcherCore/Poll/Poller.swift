@@ -35,6 +35,8 @@ public struct Poller {
     public var error: String?
     /// Problems worth reporting that did not stop the feed (corrupt state, parse warnings).
     public var warnings: [String] = []
+    /// Actions that failed (a notification service that cannot be reached, a failing hook).
+    public var actionErrors: [String] = []
   }
 
   let config: Config
@@ -124,9 +126,29 @@ public struct Poller {
   /// Hands the pending actions to the runner and saves the state without the ones it did (the pending
   /// list was saved before, so a crash here repeats actions but never loses one).
   private func runPending(_ state: inout FeedState, feed: FeedConfig, outcome: inout Outcome) {
-    let done = runner.run(state.pending, feed: feed)
-    guard !done.isEmpty else { return }
-    state.pending = state.pending.enumerated().filter { !done.contains($0.offset) }.map(\.element)
+    let results = runner.run(state.pending, feed: feed)
+    var kept: [FeedState.PendingAction] = []
+    for (action, result) in zip(state.pending, results) {
+      switch result {
+      case .done: break
+      case .failed(let reason):
+        if !outcome.actionErrors.contains(reason) { outcome.actionErrors.append(reason) }
+      case .retry(let updated, let reason):
+        kept.append(updated)
+        outcome.actionErrors.append("hook of rule '\(action.rule ?? "")' failed (\(reason)); will retry")
+      case .drop(let reason):
+        state.dropped.append(
+          FeedState.DroppedAction(
+            key: action.key, rule: action.rule, what: action.command ?? action.summary ?? "", reason: reason,
+            time: Date()))
+        state.dropped = Array(state.dropped.suffix(20))
+        outcome.actionErrors.append(
+          "hook of rule '\(action.rule ?? "")' dropped after \(action.attempts + 1) attempts: \(reason)")
+      }
+    }
+    // Actions the runner did not report on (a shorter answer) stay pending.
+    kept += state.pending.dropFirst(results.count)
+    state.pending = kept
     save(&state, outcome: &outcome)
   }
 
@@ -254,12 +276,21 @@ public struct Poller {
         state.pending.append(
           FeedState.PendingAction(
             kind: .notify, key: key, rule: notification.rule, summary: notification.summary, body: notification.body,
-            urgency: notification.urgency.rawValue, created: now))
+            urgency: notification.urgency.rawValue, expire: notification.expire,
+            icon: notification.icon, created: now))
       }
       for hook in decision.hooks {
+        let variables = HookEnvironment.variables(item: item, feed: feed, rule: hook.rule, tags: decision.tags)
+        let json = FeedJSONWriter.itemJSON(
+          item,
+          extra: [
+            ("feed", .string(feed.name)), ("feed_url", .string(feed.url)), ("rule", .string(hook.rule)),
+            ("tags", .array(decision.tags.map { .string($0) })),
+          ])
         state.pending.append(
           FeedState.PendingAction(
-            kind: .hook, key: key, rule: hook.rule, command: hook.command, timeout: hook.timeout, created: now))
+            kind: .hook, key: key, rule: hook.rule, command: hook.command, timeout: hook.timeout, item: json,
+            environment: Dictionary(variables, uniquingKeysWith: { first, _ in first }), created: now))
       }
       outcome.actions += decision.notifications.count + decision.hooks.count
     }

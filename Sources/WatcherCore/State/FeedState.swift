@@ -36,10 +36,46 @@ public struct FeedState: Codable, Sendable, Equatable {
   public var items: [String: KnownItem] = [:]
   /// Actions decided but not yet done (the action layer marks them done).
   public var pending: [PendingAction] = []
+  /// The most recent actions given up on after too many failures (the last 20), for `status`.
+  public var dropped: [DroppedAction] = []
+
+  /// An action that failed too often.
+  public struct DroppedAction: Codable, Sendable, Equatable {
+    /// The item's key.
+    public var key: String
+    /// The rule.
+    public var rule: String?
+    /// What it was (the hook's command).
+    public var what: String
+    /// The last failure.
+    public var reason: String
+    /// When it was dropped.
+    public var time: Date
+  }
 
   /// Creates an empty state for a feed.
   public init(url: String) {
     self.url = url
+  }
+
+  /// Reads a state file; keys added in later versions may be missing and take their defaults.
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    version = try c.decodeIfPresent(Int.self, forKey: .version) ?? FeedState.currentVersion
+    url = try c.decode(String.self, forKey: .url)
+    etag = try c.decodeIfPresent(String.self, forKey: .etag)
+    lastModified = try c.decodeIfPresent(String.self, forKey: .lastModified)
+    lastAttempt = try c.decodeIfPresent(Date.self, forKey: .lastAttempt)
+    lastSuccess = try c.decodeIfPresent(Date.self, forKey: .lastSuccess)
+    lastSuccessBefore = try c.decodeIfPresent(Date.self, forKey: .lastSuccessBefore)
+    consecutiveFailures = try c.decodeIfPresent(Int.self, forKey: .consecutiveFailures) ?? 0
+    lastError = try c.decodeIfPresent(String.self, forKey: .lastError)
+    notBefore = try c.decodeIfPresent(Date.self, forKey: .notBefore)
+    movedTo = try c.decodeIfPresent(String.self, forKey: .movedTo)
+    initialized = try c.decodeIfPresent(Bool.self, forKey: .initialized) ?? false
+    items = try c.decodeIfPresent([String: KnownItem].self, forKey: .items) ?? [:]
+    pending = try c.decodeIfPresent([PendingAction].self, forKey: .pending) ?? []
+    dropped = try c.decodeIfPresent([DroppedAction].self, forKey: .dropped) ?? []
   }
 
   // Explicit snake_case keys: a key-conversion strategy costs more than the rest of the decoding.
@@ -53,6 +89,7 @@ public struct FeedState: Codable, Sendable, Equatable {
     case lastError = "last_error"
     case notBefore = "not_before"
     case movedTo = "moved_to"
+    case dropped
   }
 
   /// One item seen in the feed.
@@ -85,24 +122,34 @@ public struct FeedState: Codable, Sendable, Equatable {
     public var summary: String?
     public var body: String?
     public var urgency: String?
+    /// A notification's expire time, seconds, and icon.
+    public var expire: Int?
+    public var icon: String?
     public var command: String?
     public var timeout: Int?
     /// The item as `watcher parse --json` prints it, for the hook's stdin and environment.
     public var item: String?
     /// Attempts so far.
     public var attempts: Int = 0
+    /// A hook's `WATCHER_*` variables.
+    public var environment: [String: String]?
     /// When it was decided.
     public var created: Date
 
     enum CodingKeys: String, CodingKey {
-      case kind, key, rule, summary, body, urgency, command, timeout, item, attempts, created
+      case kind, key, rule, summary, body, urgency, command, timeout, item, attempts, created, environment
+      case expire, icon
     }
 
     /// Creates a pending action.
     public init(
       kind: Kind, key: String, rule: String?, summary: String? = nil, body: String? = nil, urgency: String? = nil,
-      command: String? = nil, timeout: Int? = nil, item: String? = nil, created: Date
+      command: String? = nil, timeout: Int? = nil, item: String? = nil, environment: [String: String]? = nil,
+      expire: Int? = nil, icon: String? = nil, created: Date
     ) {
+      self.environment = environment
+      self.expire = expire
+      self.icon = icon
       self.kind = kind
       self.key = key
       self.rule = rule
@@ -123,7 +170,18 @@ extension FeedState {
   var json: JSONOutput {
     func date(_ value: Date?) -> JSONOutput { value.map { .string(ISODate.format($0)) } ?? .null }
     var members: [(String, JSONOutput)] = [
-      ("consecutive_failures", .int(consecutiveFailures)), ("etag", .optional(etag)),
+      ("consecutive_failures", .int(consecutiveFailures)),
+      (
+        "dropped",
+        .array(
+          dropped.map {
+            .object([
+              ("key", .string($0.key)), ("reason", .string($0.reason)), ("rule", .optional($0.rule)),
+              ("time", date($0.time)), ("what", .string($0.what)),
+            ])
+          })
+      ),
+      ("etag", .optional(etag)),
       ("initialized", .bool(initialized)),
       (
         "items",
@@ -140,9 +198,15 @@ extension FeedState {
         "pending",
         .array(
           pending.map { action in
+            let environment: JSONOutput =
+              action.environment.map { env in
+                .object(env.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
+              }
+              ?? .null
             let fields: [(String, JSONOutput)] = [
               ("attempts", .int(action.attempts)), ("body", .optional(action.body)),
-              ("command", .optional(action.command)), ("created", date(action.created)),
+              ("command", .optional(action.command)), ("created", date(action.created)), ("environment", environment),
+              ("expire", action.expire.map { .int($0) } ?? .null), ("icon", .optional(action.icon)),
               ("item", .optional(action.item)),
               ("key", .string(action.key)), ("kind", .string(action.kind.rawValue)), ("rule", .optional(action.rule)),
               ("summary", .optional(action.summary)), ("timeout", action.timeout.map { .int($0) } ?? .null),

@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Shows notifications and runs hooks for real (SPEC §7, §8).
+///
+/// Notifications: more than `max_per_poll` from one feed in one pass become one summary notification; one
+/// that cannot be shown is reported, not retried (the item is recorded all the same). Hooks: at most
+/// `hook_concurrency` at once; a failed or timed-out hook is retried on later polls until `hook_retries`
+/// attempts, then dropped and reported.
+public struct DeliveringActionRunner: ActionRunner {
+  let notifier: any Notifier
+  let settings: Settings
+  let environment: [String: String]
+  let log: @Sendable (String) -> Void
+
+  /// Creates a runner; hooks inherit `environment` plus their `WATCHER_*` variables.
+  public init(
+    notifier: any Notifier, settings: Settings, environment: [String: String], log: @escaping @Sendable (String) -> Void
+  ) {
+    self.notifier = notifier
+    self.settings = settings
+    self.environment = environment
+    self.log = log
+  }
+
+  public func run(_ actions: [FeedState.PendingAction], feed: FeedConfig) -> [ActionOutcome] {
+    var outcomes = [ActionOutcome](repeating: .done, count: actions.count)
+    let notifications = actions.indices.filter { actions[$0].kind == .notify }
+    if !notifications.isEmpty {
+      let result = notify(notifications.map { actions[$0] }, feed: feed)
+      for index in notifications { outcomes[index] = result }
+    }
+    let hooks = actions.indices.filter { actions[$0].kind == .hook }
+    let results = Mutex<[Int: ActionOutcome]>([:])
+    let slots = DispatchSemaphore(value: max(1, settings.hookConcurrency))
+    DispatchQueue.concurrentPerform(iterations: hooks.count) { position in
+      slots.wait()
+      defer { slots.signal() }
+      let index = hooks[position]
+      let outcome = runHook(actions[index], feed: feed)
+      results.withLock { $0[index] = outcome }
+    }
+    for (index, outcome) in results.withLock({ $0 }) { outcomes[index] = outcome }
+    return outcomes
+  }
+
+  /// Shows the notifications (or one summary of them); every action gets the same outcome.
+  private func notify(_ actions: [FeedState.PendingAction], feed: FeedConfig) -> ActionOutcome {
+    var batch: [DesktopNotification]
+    if actions.count > settings.notify.maxPerPoll {
+      let titles = actions.compactMap(\.summary)
+      let first = titles.prefix(3).joined(separator: ", ")
+      batch = [
+        DesktopNotification(
+          summary: "\(actions.count) new items in \(feed.name): \(first)\(titles.count > 3 ? ", …" : "")",
+          body: titles.prefix(20).joined(separator: "\n"), urgency: settings.notify.urgency,
+          expire: settings.notify.expire, icon: settings.notify.icon)
+      ]
+    } else {
+      batch = actions.map {
+        DesktopNotification(
+          summary: $0.summary ?? "", body: $0.body ?? "", urgency: Urgency(rawValue: $0.urgency ?? "") ?? .normal,
+          expire: $0.expire, icon: $0.icon)
+      }
+    }
+    for notification in batch {
+      do {
+        try notifier.show(notification)
+      } catch {
+        return .failed("\(error)")
+      }
+    }
+    return .done
+  }
+
+  private func runHook(_ action: FeedState.PendingAction, feed: FeedConfig) -> ActionOutcome {
+    var variables = environment
+    for (name, value) in action.environment ?? [:] { variables[name] = value }
+    let timeout = action.timeout ?? 30
+    let result = HookRunner.run(
+      command: action.command ?? "", environment: variables, input: Data((action.item ?? "{}").utf8), timeout: timeout)
+    if result.succeeded { return .done }
+    var reason = result.describe(timeout: timeout)
+    if !result.stderrTail.isEmpty {
+      reason += "; stderr: " + result.stderrTail.replacingOccurrences(of: "\n", with: " | ")
+    }
+    log("hook of rule '\(action.rule ?? "")' for '\(action.key)' in feed '\(feed.name)' failed: \(reason)")
+    var again = action
+    again.attempts += 1
+    return again.attempts >= settings.hookRetries ? .drop(reason: reason) : .retry(again, reason: reason)
+  }
+}

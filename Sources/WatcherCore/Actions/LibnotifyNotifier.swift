@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+internal import CNotify
+import Synchronization
+
+/// Desktop notifications through libnotify (the only file that imports it).
+///
+/// Calls are serialized.
+///
+/// The corresponding C functions are `notify_init`, `notify_notification_new`,
+/// `notify_notification_set_urgency`, `notify_notification_set_timeout`, `notify_notification_show` and
+/// `g_object_unref`.
+public final class LibnotifyNotifier: Notifier {
+  private let lock = Mutex(false)
+  private let environment: [String: String]
+
+  /// Creates a notifier; `environment` is checked for a session bus before libnotify is asked.
+  public init(environment: [String: String]) {
+    self.environment = environment
+  }
+
+  public func show(_ notification: DesktopNotification) throws(ActionError) {
+    if (environment["DBUS_SESSION_BUS_ADDRESS"] ?? "").isEmpty, environment["XDG_RUNTIME_DIR"] == nil {
+      throw .notificationService(
+        "DBUS_SESSION_BUS_ADDRESS is not set — start watcher from your desktop session or via the systemd user unit")
+    }
+    let failure: String? = lock.withLock { initialized in
+      if !initialized {
+        guard notify_init("watcher") != 0 else { return "libnotify could not start" }
+        initialized = true
+      }
+      guard
+        let handle = notify_notification_new(
+          notification.summary, NotificationMarkup.escape(notification.body), notification.icon)
+      else { return "libnotify could not create a notification" }
+      defer { g_object_unref(UnsafeMutableRawPointer(handle)) }
+      let urgency: NotifyUrgency =
+        switch notification.urgency {
+        case .low: NOTIFY_URGENCY_LOW
+        case .normal: NOTIFY_URGENCY_NORMAL
+        case .critical: NOTIFY_URGENCY_CRITICAL
+        }
+      notify_notification_set_urgency(handle, urgency)
+      if let expire = notification.expire {
+        notify_notification_set_timeout(handle, Int32(min(expire, 86_400) * 1_000))
+      }
+      notify_notification_set_app_name(handle, "watcher")
+      var error: UnsafeMutablePointer<GError>?
+      if notify_notification_show(handle, &error) == 0 {
+        let message = error.flatMap { $0.pointee.message.map { String(cString: $0) } } ?? "unknown error"
+        if let error { g_error_free(error) }
+        return message
+      }
+      return nil
+    }
+    if let failure { throw .notificationService(Self.explain(failure)) }
+  }
+
+  /// libnotify's message, with the fix when it is a missing bus or server.
+  static func explain(_ message: String) -> String {
+    if message.contains("autolaunch") || message.contains("dbus-launch") || message.contains("Could not connect") {
+      return "\(message) — start watcher from your desktop session or via the systemd user unit"
+    }
+    if message.contains("ServiceUnknown") || message.contains("org.freedesktop.Notifications") {
+      return "\(message) — no notification daemon is running (install and start one, such as dunst or your desktop's)"
+    }
+    return message
+  }
+}

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Testing
+import WatcherTestSupport
+
+/// Hooks and the no-D-Bus path, with the built binary and real `/bin/sh` hooks.
+@Suite("Actions, end to end", .serialized)
+struct ActionTests {
+  static func feedFile(in dir: TemporaryDirectory, titles: [String]) throws -> String {
+    var xml = "<rss version=\"2.0\"><channel><title>F</title>"
+    for (index, title) in titles.enumerated() {
+      let escaped = title.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+      xml += "<item><title>\(escaped)</title><guid>g\(index)</guid><link>https://example.org/\(index)</link></item>"
+    }
+    let path = dir.url.appendingPathComponent("feed.xml").path
+    try (xml + "</channel></rss>").write(toFile: path, atomically: true, encoding: .utf8)
+    return path
+  }
+
+  static func watcher(_ arguments: [String], environment: [String: String]) throws -> (Int32, String) {
+    let process = Process()
+    process.executableURL = try #require(BinaryTests.binary)
+    process.arguments = arguments
+    process.environment = environment
+    let err = Pipe()
+    process.standardError = err
+    process.standardOutput = Pipe()
+    try process.run()
+    let data = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+  }
+
+  /// The environment with no way to reach a session bus.
+  static var noBus: [String: String] {
+    var environment = ProcessInfo.processInfo.environment
+    environment["DBUS_SESSION_BUS_ADDRESS"] = nil
+    environment["XDG_RUNTIME_DIR"] = nil
+    environment["DISPLAY"] = nil
+    return environment
+  }
+
+  @Test("no session bus: one clear error, exit 1, items recorded, hooks still ran with their data")
+  func noBusHooksRun() throws {
+    let dir = try TemporaryDirectory()
+    let hostile = "$(touch \(dir.url.path)/pwned) `id` ; reboot"
+    let feed = try Self.feedFile(in: dir, titles: [hostile, "Second <b>item</b> & more"])
+    let out = dir.url.appendingPathComponent("hook-out").path
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    settings: { first_poll: all, max_age: none }
+    feeds:
+      - { url: \(feed), name: f, tags: [t] }
+    rules:
+      - name: everything
+        match: { title: '' }
+        notify: true
+        hook: 'printf "%s|%s|%s|%s\\n" "$WATCHER_TITLE" "$WATCHER_FEED" "$WATCHER_RULE" "$WATCHER_TAGS" >> \(out); cat > "\(out).$WATCHER_ID.json"'
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let state = dir.url.appendingPathComponent("state").path
+    let (code, errors) = try Self.watcher(["poll", "--config", config, "--state-dir", state], environment: Self.noBus)
+    #expect(code == 1)
+    let busErrors = errors.components(separatedBy: "\n").filter {
+      $0.contains("cannot reach the desktop notification service")
+    }
+    #expect(busErrors.count == 1, "\(errors)")
+    #expect(busErrors.first?.contains("DBUS_SESSION_BUS_ADDRESS is not set") == true)
+    #expect(busErrors.first?.contains("systemd user unit") == true)
+    // Hooks run two at a time, so their order varies. (The RSS title's markup is HTML, read as text.)
+    let lines = Set(try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").map(String.init))
+    #expect(lines == ["\(hostile)|f|everything|t", "Second item & more|f|everything|t"])
+    #expect(!FileManager.default.fileExists(atPath: dir.url.path + "/pwned"))
+    let stdin = try Data(contentsOf: URL(fileURLWithPath: out + ".g0.json"))
+    let first = try #require(try JSONSerialization.jsonObject(with: stdin) as? [String: Any])
+    #expect(first["title"] as? String == hostile)
+    #expect(first["feed"] as? String == "f" && first["rule"] as? String == "everything")
+    #expect(first["tags"] as? [String] == ["t"] && first["link"] as? String == "https://example.org/0")
+    // Items were recorded: a second poll finds nothing new and runs nothing.
+    let (_, again) = try Self.watcher(
+      ["poll", "--config", config, "--state-dir", state, "--feed", "f"], environment: Self.noBus)
+    #expect(again.contains("0 new"))
+    #expect(try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").count == 2)
+  }
+
+  @Test("a failing hook is retried on later polls, then dropped and shown by status")
+  func retriesThenDrops() throws {
+    let dir = try TemporaryDirectory()
+    let feed = try Self.feedFile(in: dir, titles: ["one"])
+    let count = dir.url.appendingPathComponent("count").path
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    settings: { first_poll: all, max_age: none, hook_retries: 3 }
+    feeds:
+      - { url: \(feed), name: f }
+    rules:
+      - { name: flaky, match: { title: one }, hook: 'echo run >> \(count); echo "no network" >&2; exit 7' }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let state = dir.url.appendingPathComponent("state").path
+    for round in 1...4 {
+      let (code, errors) = try Self.watcher(
+        ["poll", "--config", config, "--state-dir", state, "--feed", "f"], environment: Self.noBus)
+      if round <= 3 {
+        #expect(code == 1)
+        #expect(errors.contains("exit 7") && errors.contains("no network"), "\(errors)")
+      }
+    }
+    #expect(try String(contentsOfFile: count, encoding: .utf8).split(separator: "\n").count == 3)
+    let (_, status) = try Self.watcher(
+      ["status", "--config", config, "--state-dir", state, "--json"], environment: Self.noBus)
+    #expect(status.contains("gave up on") && status.contains("exit 7; stderr: no network"))
+    let process = Process()
+    process.executableURL = try #require(BinaryTests.binary)
+    process.arguments = ["status", "--config", config, "--state-dir", state, "--json"]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let doc = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    let feeds = try #require(doc["feeds"] as? [[String: Any]])
+    #expect(feeds[0]["pending_actions"] as? Int == 0)
+    #expect(feeds[0]["dropped_actions"] as? Int == 1)
+  }
+}
