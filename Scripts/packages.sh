@@ -8,6 +8,7 @@ WATCHER_PACKAGES=(
   libnotify-dev            # desktop notifications
   libcurl4-openssl-dev     # fetching
   libxml2-utils sfeed      # the parse-speed benchmark's peers (xmllint, sfeed)
+  dunst xvfb dbus libglib2.0-bin   # the notification tests: a real server on a private bus and display
 )
 
 install_watcher_packages() {

@@ -1,0 +1,34 @@
+#!/bin/bash
+# Runs a command against a real notification server and saves what the server received.
+# Usage: notify-e2e.sh HISTORY_JSON -- CMD...
+# Xvfb (a free display via -displayfd), a private session bus (dbus-run-session) and dunst; waits until
+# dunst owns org.freedesktop.Notifications, runs CMD, closes every notification (so it enters the
+# history), and writes `dunstctl history` to HISTORY_JSON. CMD's exit status is saved in HISTORY_JSON.status.
+# The recipe is LINUX-NOTES §2's.
+set -euo pipefail
+OUT=$1; shift 2
+T=$(mktemp -d)
+Xvfb -displayfd 3 -screen 0 320x240x24 -nolisten tcp 3>"$T/d" >"$T/xvfb.log" 2>&1 & XPID=$!
+trap 'kill $XPID 2>/dev/null; rm -rf "$T"' EXIT
+for _ in $(seq 200); do [ -s "$T/d" ] && break; sleep 0.05; done
+# dunst's history has no urgency field, so each urgency gets its own format, which shows in "message".
+cat > "$T/dunstrc" <<'RC'
+[urgency_low]
+    format = "LOW|%s|%b"
+[urgency_normal]
+    format = "NORMAL|%s|%b"
+[urgency_critical]
+    format = "CRITICAL|%s|%b"
+RC
+export DISPLAY=:$(cat "$T/d") OUT T
+dbus-run-session -- bash -c '
+  dunst -config "$T/dunstrc" >"$T/dunst.log" 2>&1 & DPID=$!
+  timeout 10 gdbus wait --session org.freedesktop.Notifications
+  set +e
+  "$@"
+  echo $? > "$OUT.status"
+  sleep 0.3
+  dunstctl close-all
+  sleep 0.2
+  dunstctl history > "$OUT"
+  kill $DPID' bash "$@" 2> >(grep -v "Failed to set fd limit" >&2)

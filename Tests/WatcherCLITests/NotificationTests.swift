@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Testing
+import WatcherCore
+import WatcherTestSupport
+
+/// `watcher poll` against a real notification server: Xvfb + a private session bus + dunst, checked through `dunstctl history` (LINUX-NOTES §2).
+///
+/// CI installs the tools and never skips these.
+@Suite("Notifications on a real server", .serialized)
+struct NotificationTests {
+  static let tools = ["Xvfb", "dbus-run-session", "dunst", "dunstctl", "gdbus"]
+  static var available: Bool {
+    tools.allSatisfy { tool in
+      (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains {
+        FileManager.default.isExecutableFile(atPath: "\($0)/\(tool)")
+      }
+    }
+  }
+  static var inCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
+
+  /// The notifications dunst received: (summary, body, urgency), in the order shown.
+  static func history(_ path: String) throws -> [(String, String, String)] {
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    let doc = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    let groups = try #require(doc["data"] as? [[[String: Any]]])
+    func value(_ entry: [String: Any], _ key: String) -> String {
+      ((entry[key] as? [String: Any])?["data"] as? String) ?? ""
+    }
+    // The urgency is the first field of "message" (the script gives each urgency its own format).
+    return (groups.first ?? []).map {
+      (value($0, "summary"), value($0, "body"), String(value($0, "message").prefix { $0 != "|" }))
+    }.reversed()
+  }
+
+  @Test(
+    "one notification per item with rendered summary, escaped body and urgency; a batch becomes one summary",
+    .enabled(if: available || inCI, "Xvfb, dbus-run-session and dunst are not installed (CI installs them)"))
+  func realServer() throws {
+    #expect(Self.available, "CI must have \(Self.tools.joined(separator: ", "))")
+    let dir = try TemporaryDirectory()
+    func feed(_ name: String, _ titles: [String]) throws -> String {
+      var xml = "<rss version=\"2.0\"><channel><title>\(name)</title>"
+      for (index, title) in titles.enumerated() {
+        xml +=
+          "<item><title>\(title)</title><guid>\(name)\(index)</guid><description>Text \(index)</description></item>"
+      }
+      let path = dir.url.appendingPathComponent("\(name).xml").path
+      try (xml + "</channel></rss>").write(toFile: path, atomically: true, encoding: .utf8)
+      return path
+    }
+    let a = try feed("a", ["AT&amp;T &lt;3 Unicode é", "Plain"])
+    let b = try feed("b", (1...7).map { "Batch \($0)" })
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    settings: { first_poll: all, max_age: none, notify: { max_per_poll: 5, expire: 60s } }
+    feeds:
+      - { url: \(a), name: a }
+      - { url: \(b), name: b, notify: true }
+    rules:
+      - name: loud
+        feeds: [a]
+        match: { title: '' }
+        notify: { summary: "{feed}: {title}", body: "{title} / {text}", urgency: critical }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let binary = try #require(BinaryTests.binary)
+    let history = dir.url.appendingPathComponent("history.json").path
+    let script = Fixtures.url("notify-e2e.sh", target: "WatcherCLITests").path
+    // Started through HookRunner: Foundation's Process would pass on the test runner's blocked signals, and
+    // then Xvfb, dunst and the bus could not be stopped (LINUX-NOTES §6).
+    let quoted = [
+      script, history, "--", binary.path, "poll", "--config", config, "--state-dir",
+      dir.url.appendingPathComponent("state").path,
+    ].map { "'\($0)'" }.joined(separator: " ")
+    let result = HookRunner.run(
+      command: "/bin/bash " + quoted, environment: ProcessInfo.processInfo.environment, input: Data(), timeout: 60)
+    let errors = result.stderrTail
+    #expect(result.succeeded, "\(result)")
+    #expect(try String(contentsOfFile: history + ".status", encoding: .utf8) == "0\n", "watcher poll failed: \(errors)")
+    let shown = try Self.history(history)
+    #expect(shown.count == 3, "\(shown)")
+    // The summary is plain text, sent as is; the body is escaped for the server's markup.
+    #expect(shown.contains { $0 == ("a: AT&T <3 Unicode é", "AT&amp;T &lt;3 Unicode é / Text 0", "CRITICAL") })
+    #expect(shown.contains { $0 == ("a: Plain", "Plain / Text 1", "CRITICAL") })
+    #expect(shown.contains { $0.0 == "7 new items in b: b: Batch 1, b: Batch 2, b: Batch 3, …" && $0.2 == "NORMAL" })
+  }
+}
