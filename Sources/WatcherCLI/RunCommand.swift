@@ -45,7 +45,7 @@ struct RunCommand: Command {
       "watcher \(WatcherCLI.version) running: \(config.feeds.count) feeds, \(config.rules.count) rules, state in \(directory)"
     )
     let transport = CurlTransport(userAgent: WatcherCLI.userAgent)
-    let notifier = LibnotifyNotifier(environment: terminal.environment)
+    let notifier = LibnotifyNotifier(environment: terminal.environment, openLinks: true)
     while true {
       for signal in signals.withLock({ pending in
         defer { pending = [] }; return pending

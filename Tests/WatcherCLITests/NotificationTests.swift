@@ -6,6 +6,10 @@ import Testing
 import WatcherCore
 import WatcherTestSupport
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// `watcher poll` against a real notification server: Xvfb + a private session bus + dunst, checked through `dunstctl history` (LINUX-NOTES §2).
 ///
 /// CI installs the tools and never skips these.
@@ -85,5 +89,46 @@ struct NotificationTests {
     #expect(shown.contains { $0 == ("a: AT&T <3 Unicode é", "AT&amp;T &lt;3 Unicode é / Text 0", "CRITICAL") })
     #expect(shown.contains { $0 == ("a: Plain", "Plain / Text 1", "CRITICAL") })
     #expect(shown.contains { $0.0 == "7 new items in b: b: Batch 1, b: Batch 2, b: Batch 3, …" && $0.2 == "NORMAL" })
+  }
+
+  @Test(
+    "in watcher run, clicking a notification opens the item's link with xdg-open",
+    .enabled(if: available || inCI, "Xvfb, dbus-run-session and dunst are not installed (CI installs them)"))
+  func clickOpensLink() throws {
+    let dir = try TemporaryDirectory()
+    let path = dir.url.path
+    let bin = dir.url.appendingPathComponent("bin")
+    try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+    // A stand-in browser that records what it was asked to open.
+    try "#!/bin/sh\necho \"$@\" > \(path)/clicked\n".write(
+      toFile: bin.appendingPathComponent("xdg-open").path, atomically: true, encoding: .utf8)
+    chmod(bin.appendingPathComponent("xdg-open").path, 0o755)
+    try """
+    <rss version="2.0"><channel><title>c</title><item><title>Click me</title><guid>c0</guid>
+    <link>https://example.org/clicked?a=1&amp;b=$(id)</link></item></channel></rss>
+    """.write(toFile: "\(path)/c.xml", atomically: true, encoding: .utf8)
+    try """
+    settings: { first_poll: all, max_age: none, notify: { expire: 60s } }
+    feeds:
+      - { url: \(path)/c.xml, name: c }
+    rules:
+      - { match: { title: '' }, notify: true }
+    """.write(toFile: "\(path)/rules.yaml", atomically: true, encoding: .utf8)
+    let binary = try #require(BinaryTests.binary)
+    try """
+    PATH=\(bin.path):$PATH '\(binary.path)' run --config \(path)/rules.yaml --state-dir \(path)/state 2>\(path)/run.log &
+    W=$!
+    for i in $(seq 100); do [ "$(dunstctl count displayed)" -gt 0 ] && break; sleep 0.1; done
+    dunstctl action 0
+    for i in $(seq 50); do [ -s \(path)/clicked ] && break; sleep 0.1; done
+    kill -TERM $W; wait $W
+    """.write(toFile: "\(path)/click.sh", atomically: true, encoding: .utf8)
+    let script = Fixtures.url("notify-e2e.sh", target: "WatcherCLITests").path
+    let result = HookRunner.run(
+      command: "/bin/bash '\(script)' '\(path)/history.json' -- /bin/bash '\(path)/click.sh'",
+      environment: ProcessInfo.processInfo.environment, input: Data(), timeout: 60)
+    #expect(result.succeeded, "\(result)")
+    #expect(
+      try String(contentsOfFile: "\(path)/clicked", encoding: .utf8) == "https://example.org/clicked?a=1&b=$(id)\n")
   }
 }

@@ -64,7 +64,7 @@ public struct DeliveringActionRunner: ActionRunner {
       batch = actions.map {
         DesktopNotification(
           summary: $0.summary ?? "", body: $0.body ?? "", urgency: Urgency(rawValue: $0.urgency ?? "") ?? .normal,
-          expire: $0.expire, icon: $0.icon)
+          expire: $0.expire, icon: $0.icon, link: $0.link)
       }
     }
     for notification in batch {

@@ -2,6 +2,7 @@
 // Copyright the watcher authors.
 
 internal import CNotify
+import Foundation
 import Synchronization
 
 /// Desktop notifications through libnotify (the only file that imports it).
@@ -14,11 +15,26 @@ import Synchronization
 public final class LibnotifyNotifier: Notifier {
   private let lock = Mutex(false)
   private let environment: [String: String]
+  private let openLinks: Bool
 
-  /// Creates a notifier; `environment` is checked for a session bus before libnotify is asked.
-  public init(environment: [String: String]) {
+  /// Creates a notifier.
+  ///
+  /// `environment` is checked for a session bus before libnotify is asked. With `openLinks` (the daemon), clicking a
+  /// notification opens its item's link with `xdg-open`: a GLib main loop runs on a thread of its own to receive the
+  /// click, and each notification is released when closed.
+  public init(environment: [String: String], openLinks: Bool = false) {
     self.environment = environment
+    self.openLinks = openLinks
   }
+
+  private static let mainLoop: Bool = {
+    let thread = Thread {
+      let loop = g_main_loop_new(nil, 0)
+      g_main_loop_run(loop)
+    }
+    thread.start()
+    return true
+  }()
 
   public func show(_ notification: DesktopNotification) throws(ActionError) {
     if (environment["DBUS_SESSION_BUS_ADDRESS"] ?? "").isEmpty, environment["XDG_RUNTIME_DIR"] == nil {
@@ -34,7 +50,18 @@ public final class LibnotifyNotifier: Notifier {
         let handle = notify_notification_new(
           notification.summary, NotificationMarkup.escape(notification.body), notification.icon)
       else { return "libnotify could not create a notification" }
-      defer { g_object_unref(UnsafeMutableRawPointer(handle)) }
+      var keepUntilClosed = false
+      defer { if !keepUntilClosed { g_object_unref(UnsafeMutableRawPointer(handle)) } }
+      if openLinks, let link = notification.link, !link.isEmpty {
+        _ = Self.mainLoop
+        let box = Unmanaged.passRetained(LinkBox(link)).toOpaque()
+        notify_notification_add_action(handle, "default", "Open", openAction, box, releaseLink)
+        // Released when the server says the notification closed (clicked, expired or dismissed).
+        g_signal_connect_data(
+          UnsafeMutableRawPointer(handle), "closed", unsafeBitCast(notificationClosed, to: GCallback.self), nil, nil,
+          GConnectFlags(rawValue: 0))
+        keepUntilClosed = true
+      }
       let urgency: NotifyUrgency =
         switch notification.urgency {
         case .low: NOTIFY_URGENCY_LOW
@@ -67,4 +94,26 @@ public final class LibnotifyNotifier: Notifier {
     }
     return message
   }
+}
+
+/// The link a notification opens, owned by libnotify's action (released through `releaseLink`).
+private final class LinkBox {
+  let link: String
+  init(_ link: String) { self.link = link }
+}
+
+private let openAction:
+  @convention(c) (UnsafeMutablePointer<NotifyNotification>?, UnsafeMutablePointer<CChar>?, gpointer?) -> Void = {
+    _, _, data in
+    guard let data else { return }
+    LinkOpener.open(Unmanaged<LinkBox>.fromOpaque(data).takeUnretainedValue().link)
+  }
+
+private let releaseLink: @convention(c) (gpointer?) -> Void = { data in
+  guard let data else { return }
+  Unmanaged<LinkBox>.fromOpaque(data).release()
+}
+
+private let notificationClosed: @convention(c) (gpointer?, gpointer?) -> Void = { notification, _ in
+  if let notification { g_object_unref(notification) }
 }

@@ -13,14 +13,20 @@ public struct DesktopNotification: Sendable, Equatable {
   public var expire: Int?
   /// Icon name or path.
   public var icon: String?
+  /// The item's link, opened with `xdg-open` when the notification is clicked (in `watcher run`).
+  public var link: String?
 
   /// Creates a notification.
-  public init(summary: String, body: String, urgency: Urgency = .normal, expire: Int? = nil, icon: String? = nil) {
+  public init(
+    summary: String, body: String, urgency: Urgency = .normal, expire: Int? = nil, icon: String? = nil,
+    link: String? = nil
+  ) {
     self.summary = summary
     self.body = body
     self.urgency = urgency
     self.expire = expire
     self.icon = icon
+    self.link = link
   }
 }
 

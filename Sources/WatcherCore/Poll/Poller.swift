@@ -277,7 +277,7 @@ public struct Poller {
           FeedState.PendingAction(
             kind: .notify, key: key, rule: notification.rule, summary: notification.summary, body: notification.body,
             urgency: notification.urgency.rawValue, expire: notification.expire,
-            icon: notification.icon, created: now))
+            icon: notification.icon, link: item.link, created: now))
       }
       for hook in decision.hooks {
         let variables = HookEnvironment.variables(item: item, feed: feed, rule: hook.rule, tags: decision.tags)

@@ -125,6 +125,8 @@ public struct FeedState: Codable, Sendable, Equatable {
     /// A notification's expire time, seconds, and icon.
     public var expire: Int?
     public var icon: String?
+    /// A notification's item link (clicking it opens the link).
+    public var link: String?
     public var command: String?
     public var timeout: Int?
     /// The item as `watcher parse --json` prints it, for the hook's stdin and environment.
@@ -138,15 +140,16 @@ public struct FeedState: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey {
       case kind, key, rule, summary, body, urgency, command, timeout, item, attempts, created, environment
-      case expire, icon
+      case expire, icon, link
     }
 
     /// Creates a pending action.
     public init(
       kind: Kind, key: String, rule: String?, summary: String? = nil, body: String? = nil, urgency: String? = nil,
       command: String? = nil, timeout: Int? = nil, item: String? = nil, environment: [String: String]? = nil,
-      expire: Int? = nil, icon: String? = nil, created: Date
+      expire: Int? = nil, icon: String? = nil, link: String? = nil, created: Date
     ) {
+      self.link = link
       self.environment = environment
       self.expire = expire
       self.icon = icon
@@ -207,6 +210,7 @@ extension FeedState {
               ("attempts", .int(action.attempts)), ("body", .optional(action.body)),
               ("command", .optional(action.command)), ("created", date(action.created)), ("environment", environment),
               ("expire", action.expire.map { .int($0) } ?? .null), ("icon", .optional(action.icon)),
+              ("link", .optional(action.link)),
               ("item", .optional(action.item)),
               ("key", .string(action.key)), ("kind", .string(action.kind.rawValue)), ("rule", .optional(action.rule)),
               ("summary", .optional(action.summary)), ("timeout", action.timeout.map { .int($0) } ?? .null),
