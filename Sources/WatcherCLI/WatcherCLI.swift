@@ -15,8 +15,12 @@ public enum WatcherCLI {
   /// The version `--version` prints and the User-Agent carries.
   public static let version = "0.1.0"
 
+  /// Where to learn about watcher, for the User-Agent. The project has no public home yet; `.invalid` is a
+  /// reserved name that can never point at someone else's site. Change it when there is one.
+  public static let projectURL = "https://watcher.invalid/"
+
   /// The User-Agent for every request: the version and where to learn about watcher.
-  public static let userAgent = "watcher/\(version) (+https://github.com/watcher-rss/watcher)"
+  public static let userAgent = "watcher/\(version) (+\(projectURL))"
 
   static let commands: [any Command] = [
     RunCommand(), PollCommand(), CatchUpCommand(), StatusCommand(), CheckCommand(), TestRulesCommand(),
