@@ -15,7 +15,9 @@ public enum WatcherCLI {
   /// The version `--version` prints and the User-Agent carries.
   public static let version = "0.1.0"
 
-  /// Where to learn about watcher, for the User-Agent. The project has no public home yet; `.invalid` is a
+  /// Where to learn about watcher, for the User-Agent.
+  ///
+  /// The project has no public home yet; `.invalid` is a
   /// reserved name that can never point at someone else's site. Change it when there is one.
   public static let projectURL = "https://watcher.invalid/"
 
@@ -24,7 +26,7 @@ public enum WatcherCLI {
 
   static let commands: [any Command] = [
     RunCommand(), PollCommand(), CatchUpCommand(), StatusCommand(), CheckCommand(), TestRulesCommand(),
-    ParseCommand(),
+    ParseCommand(), CompletionsCommand(),
   ]
 
   /// Process-wide setup, before any thread starts: SIGPIPE ignored (a closed pipe is an error, not death),

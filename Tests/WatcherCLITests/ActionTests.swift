@@ -20,17 +20,8 @@ struct ActionTests {
   }
 
   static func watcher(_ arguments: [String], environment: [String: String]) throws -> (Int32, String) {
-    let process = Process()
-    process.executableURL = try #require(BinaryTests.binary)
-    process.arguments = arguments
-    process.environment = environment
-    let err = Pipe()
-    process.standardError = err
-    process.standardOutput = Pipe()
-    try process.run()
-    let data = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    let result = try ChildProcess.run(try #require(BinaryTests.binary), arguments, environment: environment)
+    return (result.status, result.errors)
   }
 
   /// The environment with no way to reach a session bus.
@@ -110,14 +101,10 @@ struct ActionTests {
     let (_, status) = try Self.watcher(
       ["status", "--config", config, "--state-dir", state, "--json"], environment: Self.noBus)
     #expect(status.contains("gave up on") && status.contains("exit 7; stderr: no network"))
-    let process = Process()
-    process.executableURL = try #require(BinaryTests.binary)
-    process.arguments = ["status", "--config", config, "--state-dir", state, "--json"]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    let data = Data(
+      try ChildProcess.run(
+        try #require(BinaryTests.binary), ["status", "--config", config, "--state-dir", state, "--json"]
+      ).output.utf8)
     let doc = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     let feeds = try #require(doc["feeds"] as? [[String: Any]])
     #expect(feeds[0]["pending_actions"] as? Int == 0)

@@ -134,33 +134,17 @@ struct BinaryTests {
   @Test("watcher parse --json matches the in-process output and exits 0")
   func endToEnd() throws {
     let binary = try #require(Self.binary, "the watcher binary is built by 'swift build' before 'swift test'")
-    let process = Process()
-    process.executableURL = binary
-    process.arguments = ["parse", "--json", fixture]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 0)
-    #expect(String(decoding: data, as: UTF8.self) == run(["parse", "--json", fixture]).1)
+    let result = try ChildProcess.run(binary, ["parse", "--json", fixture])
+    #expect(result.status == 0)
+    #expect(result.output == run(["parse", "--json", fixture]).1)
   }
 
   @Test("a missing file exits 1 with the message on stderr")
   func missingFile() throws {
     let binary = try #require(Self.binary)
-    let process = Process()
-    process.executableURL = binary
-    process.arguments = ["parse", "/nonexistent.xml"]
-    let err = Pipe()
-    process.standardError = err
-    process.standardOutput = Pipe()
-    try process.run()
-    let message = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    #expect(process.terminationStatus == 1)
-    #expect(
-      String(decoding: message, as: UTF8.self) == "error: /nonexistent.xml: cannot read: No such file or directory\n")
+    let result = try ChildProcess.run(binary, ["parse", "/nonexistent.xml"])
+    #expect(result.status == 1)
+    #expect(result.errors == "error: /nonexistent.xml: cannot read: No such file or directory\n")
   }
 }
 

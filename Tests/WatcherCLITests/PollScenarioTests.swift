@@ -68,18 +68,8 @@ struct PollScenarioTests {
     let stateDir = dir.url.appendingPathComponent("state").path
 
     func poll() throws -> (Int32, String) {
-      let process = Process()
-      process.executableURL = binary
-      process.arguments = ["poll", "--config", configPath, "--state-dir", stateDir]
-      let out = Pipe()
-      let err = Pipe()
-      process.standardOutput = out
-      process.standardError = err
-      try process.run()
-      let errors = err.fileHandleForReading.readDataToEndOfFile()
-      _ = out.fileHandleForReading.readDataToEndOfFile()
-      process.waitUntilExit()
-      return (process.terminationStatus, String(decoding: errors, as: UTF8.self))
+      let result = try ChildProcess.run(binary, ["poll", "--config", configPath, "--state-dir", stateDir])
+      return (result.status, result.errors)
     }
     func state(_ name: String) throws -> [String: Any] {
       let file = try FileManager.default.contentsOfDirectory(atPath: stateDir).first { candidate in
@@ -125,18 +115,7 @@ struct PollScenarioTests {
     #expect(!second.contains { $0.path == "/429" }, "requested again before Retry-After")
     #expect((try state("noguid")["items"] as? [String: Any])?.count == 4)
     #expect(!secondErrors.contains("feed 'noguid': 4 items, 4 new"))
-    let (_, status) = try {
-      let process = Process()
-      process.executableURL = binary
-      process.arguments = ["status", "--config", configPath, "--state-dir", stateDir]
-      let err = Pipe()
-      process.standardError = err
-      process.standardOutput = Pipe()
-      try process.run()
-      let data = err.fileHandleForReading.readDataToEndOfFile()
-      process.waitUntilExit()
-      return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }()
+    let status = try ChildProcess.run(binary, ["status", "--config", configPath, "--state-dir", stateDir]).errors
     #expect(
       status.contains("feed 'moved' moved permanently to \(server.url("/ok-moved")): change its url in the config"))
   }

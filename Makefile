@@ -1,0 +1,35 @@
+# make install [PREFIX=~/.local]  /  make uninstall
+PREFIX ?= $(HOME)/.local
+BINDIR = $(PREFIX)/bin
+SHAREDIR = $(PREFIX)/share
+MANDIR = $(SHAREDIR)/man
+UNITDIR ?= $(HOME)/.config/systemd/user
+
+.PHONY: build install uninstall test
+build:
+	swift build -c release --product watcher
+
+install: build
+	install -d $(BINDIR) $(SHAREDIR)/watcher/hooks $(UNITDIR)
+	install -m 755 .build/release/watcher $(BINDIR)/watcher
+	install -m 755 contrib/hooks/* $(SHAREDIR)/watcher/hooks/
+	install -m 644 rules.example.yaml $(SHAREDIR)/watcher/rules.example.yaml
+	# The units name the binary where this install put it.
+	for unit in watcher.service watcher-poll.service watcher-poll.timer; do \
+	  sed 's|%h/.local/bin/watcher|$(BINDIR)/watcher|' contrib/systemd/$$unit > $(UNITDIR)/$$unit; done
+	install -d $(SHAREDIR)/bash-completion/completions $(SHAREDIR)/zsh/site-functions $(SHAREDIR)/fish/vendor_completions.d
+	.build/release/watcher completions bash > $(SHAREDIR)/bash-completion/completions/watcher
+	.build/release/watcher completions zsh > $(SHAREDIR)/zsh/site-functions/_watcher
+	.build/release/watcher completions fish > $(SHAREDIR)/fish/vendor_completions.d/watcher.fish
+	install -d $(MANDIR)/man1 $(MANDIR)/man5
+	install -m 644 contrib/man/watcher.1 $(MANDIR)/man1/watcher.1
+	install -m 644 contrib/man/watcher-rules.5 $(MANDIR)/man5/watcher-rules.5
+
+uninstall:
+	rm -f $(BINDIR)/watcher $(UNITDIR)/watcher.service $(UNITDIR)/watcher-poll.service $(UNITDIR)/watcher-poll.timer
+	rm -rf $(SHAREDIR)/watcher
+	rm -f $(SHAREDIR)/bash-completion/completions/watcher $(SHAREDIR)/zsh/site-functions/_watcher $(SHAREDIR)/fish/vendor_completions.d/watcher.fish
+	rm -f $(MANDIR)/man1/watcher.1 $(MANDIR)/man5/watcher-rules.5
+
+test:
+	Scripts/test.sh
