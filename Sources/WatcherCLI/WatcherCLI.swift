@@ -26,7 +26,7 @@ public enum WatcherCLI {
 
   static let commands: [any Command] = [
     RunCommand(), PollCommand(), CatchUpCommand(), StatusCommand(), CheckCommand(), TestRulesCommand(),
-    ParseCommand(), CompletionsCommand(),
+    ParseCommand(), ImportOPMLCommand(), ExportOPMLCommand(), CompletionsCommand(),
   ]
 
   /// Process-wide setup, before any thread starts: SIGPIPE ignored (a closed pipe is an error, not death),

@@ -197,7 +197,12 @@ struct ManPageTests {
   func inSync() throws {
     // roff escapes hyphens; compare against the text with them undone.
     let text = try page("watcher.1").replacingOccurrences(of: "\\-", with: "-")
-    for name in ["run", "poll", "catch-up", "status", "check", "test-rules", "parse", "completions"] {
+    // Every command --help lists: the indented lines between "commands:" and the blank line after them.
+    let overview = run(["--help"]).1.components(separatedBy: "commands:\n")[1].components(separatedBy: "\n\n")[0]
+    let names = overview.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
+      .filter { $0 != "help" }
+    #expect(names.count >= 10 && names.contains("import-opml"))
+    for name in names {
       #expect(text.contains(".B \(name)\n"), "no COMMANDS entry for \(name)")
       let (_, help, _) = run(["help", name])
       for option in help.split(separator: "\n") where option.hasPrefix("  -") {

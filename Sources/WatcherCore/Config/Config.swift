@@ -124,8 +124,14 @@ public struct FeedConfig: Sendable, Equatable {
   public static func slug(for url: String) -> String {
     var text = url.lowercased()
     for prefix in ["https://", "http://", "file://"] where text.hasPrefix(prefix) { text.removeFirst(prefix.count) }
+    let slug = slugify(text)
+    return slug.isEmpty ? "feed" : slug
+  }
+
+  /// `text` lowercased, with each run of characters other than letters and digits as one `-` ("" when none).
+  public static func slugify(_ text: String) -> String {
     var slug = ""
-    for scalar in text.unicodeScalars {
+    for scalar in text.lowercased().unicodeScalars {
       if scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
         slug.unicodeScalars.append(scalar)
       } else if !slug.isEmpty, slug.last != "-" {
@@ -133,6 +139,6 @@ public struct FeedConfig: Sendable, Equatable {
       }
     }
     while slug.hasSuffix("-") { slug.removeLast() }
-    return slug.isEmpty ? "feed" : slug
+    return slug
   }
 }

@@ -135,13 +135,13 @@ public final class StateStore {
     }
   }
 
-  /// temp (mkstemp, 0600) + write + fsync + rename + fsync(directory).
+  /// temp (mkstemp, `mode`, default 0600) + write + fsync + rename + fsync(directory).
   ///
   /// the temp file is removed on failure. The corresponding C functions are `mkstemp`, `write`, `fsync`, `rename` and
   /// `open`.
-  static func writeAtomically(_ data: Data, to path: String, directory: String, syncDirectory: Bool = true)
-    throws(StateError)
-  {
+  static func writeAtomically(
+    _ data: Data, to path: String, directory: String, syncDirectory: Bool = true, mode: mode_t = 0o600
+  ) throws(StateError) {
     let name = (path as NSString).lastPathComponent
     var template = Array("\(directory)/.\(name).XXXXXX".utf8CString)
     let fd = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
@@ -154,7 +154,7 @@ public final class StateStore {
     defer {
       if !ok { unlink(temp) }
     }
-    fchmod(fd, 0o600)
+    fchmod(fd, mode)
     let written = data.withUnsafeBytes { raw -> Bool in
       guard var pointer = raw.baseAddress else { return true }
       var left = raw.count

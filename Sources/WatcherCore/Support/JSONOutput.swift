@@ -112,7 +112,8 @@ public indirect enum JSONOutput: Sendable, Equatable {
     }
   }
 
-  private static func escape(_ value: String, into out: inout String) {
+  /// Appends `value` as a JSON string literal (also a valid YAML double-quoted scalar).
+  static func escape(_ value: String, into out: inout String) {
     out += "\""
     for scalar in value.unicodeScalars {
       switch scalar {

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `watcher import-opml FILE`: adds an OPML file's subscriptions to the config.
+///
+/// The config is edited in place as text, so comments and layout survive; the old file is kept as `.bak`, and
+/// the edit is written only if the result loads. Users expect an import to import (as every feed reader
+/// does), not to hand them YAML to paste; `--print` is there for those who want to paste it themselves.
+struct ImportOPMLCommand: Command {
+  let name = "import-opml"
+  let summary = "add the subscriptions of an OPML file to the config (folders become tags; duplicates skipped)"
+  let usage = "FILE [--config FILE] [--print]"
+  let options = [
+    ConfigOption.spec,
+    OptionSpec(name: "print", value: nil, help: "print the YAML entries instead of editing the config"),
+    OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
+  ]
+
+  func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
+    guard arguments.positionals.count == 1, let file = arguments.positionals.first else {
+      terminal.error("error: 'watcher import-opml' needs exactly one FILE (an OPML export of your feed reader)")
+      return .usage
+    }
+    let data: Data
+    if file == "-" {
+      data = terminal.readInput(20_000_000)
+    } else {
+      guard let contents = FileManager.default.contents(atPath: file) else {
+        terminal.error("error: \(file): cannot read: \(String(cString: strerror(errno)))")
+        return .failure
+      }
+      data = contents
+    }
+    let subscriptions: [OPMLSubscription]
+    do {
+      subscriptions = try OPML.parse(data)
+    } catch {
+      terminal.error("error: \(file):\(error.line > 0 ? "" : " ")\(error)")
+      return .failure
+    }
+    let path = ConfigLocator.candidates(explicit: arguments.value("config"), environment: terminal.environment)[0]
+    let exists = FileManager.default.fileExists(atPath: path)
+    var text = ""
+    var config = Config()
+    if exists {
+      guard let (loaded, _) = ConfigOption.load(arguments, terminal: terminal) else {
+        terminal.error("note: fix the config first; the import leaves a broken config alone")
+        return .config
+      }
+      config = loaded
+      text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    }
+    let plan = ConfigEditor.plan(subscriptions, into: config)
+    let skipped = plan.skipped.isEmpty ? "" : "; skipped \(plan.skipped.count) already in the config"
+    if arguments.flags.contains("print") {
+      terminal.output(Array(("feeds:\n" + ConfigEditor.entries(plan.added)).utf8))
+      terminal.error("\(plan.added.count) new feed\(plan.added.count == 1 ? "" : "s")\(skipped)")
+      return .success
+    }
+    guard !plan.added.isEmpty else {
+      terminal.print("\(path): nothing to add (\(subscriptions.count) subscriptions, all already there)")
+      return .success
+    }
+    do {
+      if !exists { text = "# watcher config, started by 'watcher import-opml'; see watcher-rules(5).\n" }
+      let edited = try ConfigEditor.adding(plan.added, to: text, path: path)
+      let backup = try ConfigEditor.write(edited, to: path)
+      let count = plan.added.count
+      terminal.print(
+        "\(path): added \(count) feed\(count == 1 ? "" : "s")\(skipped)"
+          + (backup.map { " (the old file is \($0))" } ?? ""))
+      return .success
+    } catch {
+      terminal.error("error: \(error)")
+      return .failure
+    }
+  }
+}
+
+/// `watcher export-opml`: prints the configured feeds as OPML 2.0.
+struct ExportOPMLCommand: Command {
+  let name = "export-opml"
+  let summary = "print the configured feeds as OPML 2.0 (tags in the category attribute)"
+  let usage = "[--config FILE]"
+  let options = [ConfigOption.spec, OptionSpec(name: "help", short: "h", value: nil, help: "show this help")]
+
+  func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
+    guard arguments.positionals.isEmpty else {
+      terminal.error("error: 'watcher export-opml' takes no arguments besides --config")
+      return .usage
+    }
+    guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
+    terminal.output(Array(OPML.export(config.feeds).utf8))
+    return .success
+  }
+}

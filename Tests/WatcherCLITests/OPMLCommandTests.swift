@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Testing
+import WatcherTestSupport
+
+@Suite("import-opml and export-opml")
+struct OPMLCommandTests {
+  static let opml = """
+    <opml version="2.0"><body>
+      <outline text="Linux"><outline text="LWN" xmlUrl="https://lwn.net/headlines/rss"/></outline>
+      <outline text="Swift" xmlUrl="https://www.swift.org/atom.xml"/>
+    </body></opml>
+    """
+  static let config = "# mine\nfeeds:\n  - url: https://www.swift.org/atom.xml  # keep\n    name: swift\n"
+
+  @Test("import edits the config in place with a backup, skips what is there, and is idempotent")
+  func importInPlace() throws {
+    let dir = try TemporaryDirectory()
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    let opml = dir.url.appendingPathComponent("subs.opml").path
+    try Self.config.write(toFile: config, atomically: true, encoding: .utf8)
+    try Self.opml.write(toFile: opml, atomically: true, encoding: .utf8)
+
+    let (printCode, printed, printNote) = run(["import-opml", opml, "--config", config, "--print"])
+    #expect(printCode == 0 && printNote.contains("1 new feed; skipped 1"))
+    #expect(printed == "feeds:\n  - url: \"https://lwn.net/headlines/rss\"\n    name: \"lwn\"\n    tags: [\"linux\"]\n")
+    #expect(try String(contentsOfFile: config, encoding: .utf8) == Self.config, "--print wrote the config")
+
+    let (code, out, err) = run(["import-opml", opml, "--config", config])
+    #expect(code == 0, "\(err)")
+    #expect(out.contains("added 1 feed; skipped 1 already in the config") && out.contains("rules.yaml.bak"))
+    #expect(try String(contentsOfFile: config + ".bak", encoding: .utf8) == Self.config)
+    let edited = try String(contentsOfFile: config, encoding: .utf8)
+    #expect(edited == Self.config + printed.dropFirst("feeds:\n".count))
+    #expect(run(["check", "--config", config]).1.contains("2 feeds, 0 rules: OK"))
+
+    #expect(run(["import-opml", opml, "--config", config]).1.contains("nothing to add"))
+    #expect(try String(contentsOfFile: config, encoding: .utf8) == edited)
+
+    // export, then import into a new config: the same feeds and tags.
+    let (exportCode, exported, _) = run(["export-opml", "--config", config])
+    #expect(exportCode == 0 && exported.hasPrefix("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<opml version=\"2.0\">"))
+    let fresh = dir.url.appendingPathComponent("new/rules.yaml").path
+    #expect(run(["import-opml", "-", "--config", fresh], stdin: Data(exported.utf8)).0 == 0)
+    #expect(
+      run(["export-opml", "--config", fresh]).1.split(separator: "\n").filter { $0.contains("<outline") }
+        == exported.split(separator: "\n").filter { $0.contains("<outline") })
+  }
+
+  @Test("malformed OPML and a broken config are refused and nothing is written")
+  func refusals() throws {
+    let dir = try TemporaryDirectory()
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    let opml = dir.url.appendingPathComponent("subs.opml").path
+    try "<opml><body><outline text=\"x\" xmlUrl=\"https://x/\">\n</bod".write(
+      toFile: opml, atomically: true, encoding: .utf8)
+    try Self.config.write(toFile: config, atomically: true, encoding: .utf8)
+    let (code, _, err) = run(["import-opml", opml, "--config", config])
+    #expect(code == 1 && err.contains("subs.opml:2:") && err.contains("not well-formed XML"), "\(err)")
+
+    try Self.opml.write(toFile: opml, atomically: true, encoding: .utf8)
+    let broken = Self.config + "  - url: 42\n    bogus: true\n"
+    try broken.write(toFile: config, atomically: true, encoding: .utf8)
+    let (brokenCode, _, brokenErr) = run(["import-opml", opml, "--config", config])
+    #expect(brokenCode == 78 && brokenErr.contains("unknown key 'bogus'") && brokenErr.contains("fix the config first"))
+    #expect(try String(contentsOfFile: config, encoding: .utf8) == broken)
+    #expect(!FileManager.default.fileExists(atPath: config + ".bak"))
+    #expect(run(["import-opml"]).0 == 64)
+  }
+}
