@@ -97,10 +97,19 @@ enum PollRun {
     let runner = DeliveringActionRunner(
       notifier: LibnotifyNotifier(environment: terminal.environment), settings: config.settings,
       environment: terminal.environment, log: { terminal.error("warning: \($0)") })
-    let poller = Poller(
-      config: config, store: store, transport: CurlTransport(userAgent: WatcherCLI.userAgent), runner: runner)
+    // On a terminal, one line that counts fetches as they finish; nothing at all when stderr is a pipe or file.
+    var progress: (@Sendable (Int, Int, Int) -> Void)?
+    if terminal.errorsIsTerminal {
+      progress = { done, failed, total in
+        let errors = failed > 0 ? ", \(failed) failed" : ""
+        terminal.errors(Array("\r\u{1B}[K\(command): \(done)/\(total) feeds fetched\(errors)".utf8))
+      }
+    }
+    let transport = CurlTransport(userAgent: WatcherCLI.userAgent, progress: progress)
+    let poller = Poller(config: config, store: store, transport: transport, runner: runner)
     let named = arguments.values["feed"] != nil
     let outcomes = poller.poll(feeds, force: named || mode == .catchUp, mode: mode)
+    if progress != nil { terminal.errors(Array("\r\u{1B}[K".utf8)) }
     var failed = 0
     // An unreachable notification service is one error per poll, not one per feed.
     var actionErrors: [String] = []

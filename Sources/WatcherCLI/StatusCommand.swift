@@ -67,11 +67,15 @@ struct StatusCommand: Command {
       terminal.print(JSONOutput.object([("state_dir", .string(directory)), ("feeds", .array(rows))]).text)
     } else {
       let widths = (0..<table[0].count).map { column in table.map { $0[column].count }.max() ?? 0 }
+      // On a terminal (unless NO_COLOR), the header is bold and failing feeds are red.
+      let color = terminal.outputIsTerminal && terminal.environment["NO_COLOR"] == nil
       var out = ""
-      for row in table {
-        out +=
-          zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
-          .trimmingCharacters(in: .whitespaces) + "\n"
+      for (index, row) in table.enumerated() {
+        let line = zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
+          .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+        let failing = index > 0 && row[5] != "0"
+        let style = !color ? nil : index == 0 ? "1" : failing ? "31" : nil
+        out += (style.map { "\u{1B}[\($0)m\(line)\u{1B}[0m" } ?? line) + "\n"
       }
       terminal.output(Array(out.utf8))
     }

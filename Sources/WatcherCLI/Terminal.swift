@@ -21,25 +21,29 @@ public struct Terminal: Sendable {
   public var environment: [String: String]
   /// Whether standard output is a terminal (for highlighting).
   public var outputIsTerminal: Bool
+  /// Whether standard error is a terminal (for the progress line).
+  public var errorsIsTerminal: Bool
 
   /// Creates a terminal from its parts.
   public init(
     output: @escaping @Sendable ([UInt8]) -> Void, errors: @escaping @Sendable ([UInt8]) -> Void,
     readInput: @escaping @Sendable (Int) -> Data = { _ in Data() }, environment: [String: String] = [:],
-    outputIsTerminal: Bool = false
+    outputIsTerminal: Bool = false, errorsIsTerminal: Bool = false
   ) {
     self.output = output
     self.errors = errors
     self.readInput = readInput
     self.environment = environment
     self.outputIsTerminal = outputIsTerminal
+    self.errorsIsTerminal = errorsIsTerminal
   }
 
   /// The process's own standard streams.
   public static let standard = Terminal(
     output: { writeAll(1, $0) }, errors: { writeAll(2, $0) },
     readInput: { limit in (try? FileHandle.standardInput.read(upToCount: limit)) ?? Data() },
-    environment: ProcessInfo.processInfo.environment, outputIsTerminal: isatty(1) == 1)
+    environment: ProcessInfo.processInfo.environment, outputIsTerminal: isatty(1) == 1,
+    errorsIsTerminal: isatty(2) == 1)
 
   /// Writes a line of data.
   public func print(_ line: String) {

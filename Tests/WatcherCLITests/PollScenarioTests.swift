@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+import WatcherCLI
 import WatcherTestSupport
 
 #if canImport(Glibc)
@@ -118,5 +119,66 @@ struct PollScenarioTests {
     let status = try ChildProcess.run(binary, ["status", "--config", configPath, "--state-dir", stateDir]).errors
     #expect(
       status.contains("feed 'moved' moved permanently to \(server.url("/ok-moved")): change its url in the config"))
+  }
+}
+
+@Suite("progress line")
+struct ProgressTests {
+  /// Runs `catch-up` in-process over three loopback feeds (one 404) with stderr a terminal or not.
+  func catchUp(errorsIsTerminal: Bool, status: [String: String]? = nil) throws -> (Int32, String) {
+    let server = try LoopbackHTTPServer { request in
+      request.path == "/missing" ? .init(status: 404) : .ok(PollScenarioTests.feed(request.path))
+    }
+    let dir = try TemporaryDirectory()
+    var config = "feeds:\n"
+    for path in ["/a", "/missing", "/b"] { config += "  - url: '\(server.url(path))'\n" }
+    let configPath = dir.url.appendingPathComponent("rules.yaml").path
+    try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+    let recording = TerminalRecording()
+    let terminal = Terminal(
+      output: { recording.writeOutput($0) }, errors: { recording.writeErrors($0) }, errorsIsTerminal: errorsIsTerminal)
+    let arguments = ["catch-up", "--config", configPath, "--state-dir", dir.url.appendingPathComponent("s").path]
+    let code = WatcherCLI.run(arguments, terminal: terminal)
+    guard let status else { return (code, recording.errors) }
+    // Then `status` with standard output a terminal and `status` as the environment.
+    let table = TerminalRecording()
+    let statusTerminal = Terminal(
+      output: { table.writeOutput($0) }, errors: { table.writeErrors($0) }, environment: status,
+      outputIsTerminal: true)
+    let statusArguments = ["status", "--config", configPath, "--state-dir", dir.url.appendingPathComponent("s").path]
+    #expect(WatcherCLI.run(statusArguments, terminal: statusTerminal) == 0)
+    return (code, table.output)
+  }
+
+  @Test("status on a terminal: bold header, failing feeds in red, aligned; NO_COLOR turns color off")
+  func statusColors() throws {
+    let (_, colored) = try catchUp(errorsIsTerminal: false, status: [:])
+    let lines = colored.split(separator: "\n").map(String.init)
+    #expect(lines.count == 4)
+    #expect(lines[0].hasPrefix("\u{1B}[1mFEED"))
+    #expect(lines.filter { $0.hasPrefix("\u{1B}[31m") }.count == 1)
+    #expect(lines.first { $0.hasPrefix("\u{1B}[31m") }?.contains("missing") == true, "\(lines)")
+    let (_, plain) = try catchUp(errorsIsTerminal: false, status: ["NO_COLOR": "1"])
+    #expect(!plain.contains("\u{1B}"))
+    // Aligned: every column starts at the same offset on every line.
+    let plainLines = plain.split(separator: "\n").map(String.init)
+    let column = try #require(plainLines[0].range(of: "LAST POLL")).lowerBound.utf16Offset(in: plainLines[0])
+    for line in plainLines.dropFirst() {
+      #expect(Array(line)[column - 2] == " " && Array(line)[column] != " ", "\(line)")
+    }
+    #expect(plainLines.dropFirst().allSatisfy { $0.contains("just now") })
+  }
+
+  @Test("a terminal gets one self-overwriting line (done of total, failures); a pipe gets none")
+  func progress() throws {
+    let (code, shown) = try catchUp(errorsIsTerminal: true)
+    #expect(code == 1)
+    #expect(shown.contains("\r\u{1B}[Kcatch-up: 1/3 feeds fetched"), "\(shown)")
+    #expect(shown.contains("\r\u{1B}[Kcatch-up: 3/3 feeds fetched, 1 failed"), "\(shown)")
+    // The line is cleared before the report, so the report starts on a clean line.
+    #expect(shown.contains("1 failed\r\u{1B}[K"))
+    let (pipedCode, piped) = try catchUp(errorsIsTerminal: false)
+    #expect(pipedCode == 1)
+    #expect(!piped.contains("\r") && !piped.contains("\u{1B}") && piped.contains("feeds polled"), "\(piped)")
   }
 }

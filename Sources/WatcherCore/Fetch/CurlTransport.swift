@@ -15,10 +15,16 @@ import Foundation
 public struct CurlTransport: HTTPTransport {
   /// The User-Agent sent.
   public let userAgent: String
+  /// Called on the fetching thread as each transfer finishes: (finished, failed, total) so far.
+  ///
+  /// A failure
+  /// is a transfer error or an HTTP status of 400 or more.
+  public var progress: (@Sendable (_ done: Int, _ failed: Int, _ total: Int) -> Void)?
 
   /// Creates a transport.
-  public init(userAgent: String) {
+  public init(userAgent: String, progress: (@Sendable (_ done: Int, _ failed: Int, _ total: Int) -> Void)? = nil) {
     self.userAgent = userAgent
+    self.progress = progress
     Self.globalInit()
   }
 
@@ -33,6 +39,8 @@ public struct CurlTransport: HTTPTransport {
     FetchResponse, FetchError
   >] {
     var results = [Result<FetchResponse, FetchError>?](repeating: nil, count: requests.count)
+    var done = 0
+    var failed = 0
     guard let multi = curl_multi_init() else {
       return requests.map { _ in .failure(.transport("libcurl could not start")) }
     }
@@ -83,7 +91,13 @@ public struct CurlTransport: HTTPTransport {
         guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
         let code = message.pointee.data.result
         if let transfer = running.removeValue(forKey: Int(bitPattern: easy)) {
-          results[transfer.index] = transfer.finish(code: code)
+          let result = transfer.finish(code: code)
+          results[transfer.index] = result
+          if let progress {
+            done += 1
+            if case .success(let response) = result, response.status < 400 {} else { failed += 1 }
+            progress(done, failed, requests.count)
+          }
           perHost[transfer.host, default: 1] -= 1
           curl_multi_remove_handle(multi, easy)
           curl_easy_cleanup(easy)
