@@ -240,3 +240,36 @@ struct ManPageTests {
     }
   }
 }
+
+@Suite("README quick start")
+struct QuickStartTests {
+  @Test("Scripts/quickstart.sh in a clean HOME with no desktop: checks, dry-runs, polls for real, explains")
+  func quickStart() throws {
+    let binary = try #require(BinaryTests.binary)
+    let home = try TemporaryDirectory()
+    // What a fresh login shell without a desktop session has; the build step is skipped (WATCHER_BIN).
+    let environment = [
+      "HOME": home.url.path, "PATH": "/usr/bin:/bin", "TMPDIR": home.url.path, "WATCHER_BIN": binary.path,
+      "LANG": "C.UTF-8",
+    ]
+    let script = Fixtures.repositoryRoot.appendingPathComponent("Scripts/quickstart.sh").path
+    let result = try ChildProcess.run("/bin/bash", [script], environment: environment)
+    #expect(result.status == 0, "\(result.errors)")
+    let out = result.output
+    for expected in [
+      "rules.example.yaml: 2 feeds, 5 rules: OK",
+      "6 items in 2 feeds: 5 touched, 1 muted, 5 notifications, 1 hook",
+      "swift: 3 items, 3 new",
+      "advisories: 3 items, 3 new",
+      "poll: 2 of 2 feeds polled, 6 new items, 6 actions",
+      "cannot reach the desktop notification service",
+      "No desktop session here",
+      "FEED        LAST POLL",
+    ] {
+      #expect(out.contains(expected), "missing '\(expected)' in:\n\(out)")
+    }
+    // Nothing was written to the user's home but the scratch directory (TMPDIR points there).
+    let created = try FileManager.default.contentsOfDirectory(atPath: home.url.path)
+    #expect(created.count == 1 && created[0].hasPrefix("watcher-quickstart."), "\(created)")
+  }
+}
