@@ -79,30 +79,31 @@ struct TestRulesTests {
     #expect(missingErr.contains("/nonexistent/rules.yaml") && missingErr.contains("cp rules.example.yaml"))
   }
 
-  @Test("the example config and every YAML block of docs/rules.md are valid")
+  @Test("the example config and every YAML block of docs/rules.md and the README are valid")
   func documentation() throws {
     let example = Fixtures.repositoryRoot.appendingPathComponent("rules.example.yaml").path
     #expect(run(["check", "--config", example]).0 == 0)
-    let doc = try String(
-      contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/rules.md"), encoding: .utf8)
-    var blocks: [String] = []
-    var current: [String]?
-    for line in doc.split(separator: "\n", omittingEmptySubsequences: false) {
-      if line.hasPrefix("```yaml") {
-        current = []
-      } else if line.hasPrefix("```"), let block = current {
-        blocks.append(block.joined(separator: "\n"))
-        current = nil
-      } else if current != nil {
-        current?.append(String(line))
+    for (file, minimum) in [("docs/rules.md", 10), ("README.md", 3)] {
+      let doc = try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent(file), encoding: .utf8)
+      var blocks: [String] = []
+      var current: [String]?
+      for line in doc.split(separator: "\n", omittingEmptySubsequences: false) {
+        if line.hasPrefix("```yaml") {
+          current = []
+        } else if line.hasPrefix("```"), let block = current {
+          blocks.append(block.joined(separator: "\n"))
+          current = nil
+        } else if current != nil {
+          current?.append(String(line))
+        }
       }
-    }
-    #expect(blocks.count >= 10)
-    for block in blocks {
-      do {
-        _ = try ConfigLoader.parse(block, path: "docs/rules.md")
-      } catch {
-        Issue.record("a docs/rules.md block is invalid:\n\(block)\n\(error.rendered)")
+      #expect(blocks.count >= minimum, "\(file)")
+      for block in blocks {
+        do {
+          _ = try ConfigLoader.parse(block, path: file)
+        } catch {
+          Issue.record("a \(file) block is invalid:\n\(block)\n\(error.rendered)")
+        }
       }
     }
   }
