@@ -2,7 +2,6 @@
 // Copyright the watcher authors.
 
 import Foundation
-import Synchronization
 import WatcherCore
 
 #if canImport(Glibc)
@@ -35,7 +34,7 @@ struct RunCommand: Command {
     let log: @Sendable (String) -> Void = { terminal.error("\(ISODate.format(Date())) \($0)") }
     let cancellation = Cancellation()
     let wake = DispatchSemaphore(value: 0)
-    let signals = Mutex<[Int32]>([])
+    let signals = Locked<[Int32]>([])
     SignalWaiter.start([SIGINT, SIGTERM, SIGHUP]) { signal in
       signals.withLock { $0.append(signal) }
       if signal != SIGHUP { cancellation.cancel() }

@@ -2,7 +2,7 @@
 // Copyright the watcher authors.
 
 import Foundation
-import Synchronization
+import WatcherCore
 
 #if canImport(Glibc)
   import Glibc
@@ -57,8 +57,8 @@ public final class LoopbackHTTPServer: Sendable {
   public let port: Int
   private let socketFD: Int32
   private let handler: @Sendable (Request) -> Response
-  private let log = Mutex<[Request]>([])
-  private let stopped = Mutex(false)
+  private let log = Locked<[Request]>([])
+  private let stopped = Locked(false)
 
   /// Starts listening; `handler` answers each request (called on the server's threads).
   public init(handler: @escaping @Sendable (Request) -> Response) throws {

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Synchronization
 import WatcherCore
 
 /// An `ActionRunner` that records what it was asked to do and reports success (or failure, when told).
 public final class RecordingActionRunner: ActionRunner {
-  private let log = Mutex<[(feed: String, action: FeedState.PendingAction)]>([])
+  private let log = Locked<[(feed: String, action: FeedState.PendingAction)]>([])
   private let succeed: Bool
 
   /// Creates a runner; with `succeed: false` it reports nothing done, so actions stay pending.

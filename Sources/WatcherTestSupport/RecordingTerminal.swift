@@ -2,12 +2,12 @@
 // Copyright the watcher authors.
 
 import Foundation
-import Synchronization
+import WatcherCore
 
 /// What a command wrote, captured in memory for tests.
 public final class TerminalRecording: Sendable {
-  private let out = Mutex<[UInt8]>([])
-  private let err = Mutex<[UInt8]>([])
+  private let out = Locked<[UInt8]>([])
+  private let err = Locked<[UInt8]>([])
 
   /// Creates an empty recording.
   public init() {}

@@ -2,7 +2,6 @@
 // Copyright the watcher authors.
 
 import Foundation
-import Synchronization
 import Testing
 import WatcherCore
 import WatcherTestSupport
@@ -103,7 +102,7 @@ struct CurlTransportTests {
 
   @Test("many feeds at once, at most two per host, results in order")
   func concurrency() throws {
-    let active = Mutex((now: 0, peak: 0))
+    let active = Locked((now: 0, peak: 0))
     let server = try LoopbackHTTPServer { request in
       active.withLock {
         $0.now += 1

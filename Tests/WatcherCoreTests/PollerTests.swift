@@ -2,7 +2,6 @@
 // Copyright the watcher authors.
 
 import Foundation
-import Synchronization
 import Testing
 import WatcherCore
 import WatcherTestSupport
@@ -12,9 +11,9 @@ import WatcherTestSupport
 struct PollerTests {
   /// A feed whose items the test changes between polls.
   final class FeedSource: Sendable {
-    let items = Mutex<[(guid: String, title: String, date: String)]>([])
-    let status = Mutex<Int>(200)
-    let retryAfter = Mutex<String?>(nil)
+    let items = Locked<[(guid: String, title: String, date: String)]>([])
+    let status = Locked<Int>(200)
+    let retryAfter = Locked<String?>(nil)
 
     func xml() -> String {
       let body = items.withLock { list in

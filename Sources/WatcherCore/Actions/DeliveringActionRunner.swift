@@ -3,7 +3,6 @@
 
 import Dispatch
 import Foundation
-import Synchronization
 
 /// Shows notifications and runs hooks for real (SPEC §7, §8).
 ///
@@ -35,7 +34,7 @@ public struct DeliveringActionRunner: ActionRunner {
       for index in notifications { outcomes[index] = result }
     }
     let hooks = actions.indices.filter { actions[$0].kind == .hook }
-    let results = Mutex<[Int: ActionOutcome]>([:])
+    let results = Locked<[Int: ActionOutcome]>([:])
     let slots = DispatchSemaphore(value: max(1, settings.hookConcurrency))
     DispatchQueue.concurrentPerform(iterations: hooks.count) { position in
       slots.wait()

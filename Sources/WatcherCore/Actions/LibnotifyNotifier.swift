@@ -3,7 +3,6 @@
 
 internal import CNotify
 import Foundation
-import Synchronization
 
 /// Desktop notifications through libnotify (the only file that imports it).
 ///
@@ -13,7 +12,7 @@ import Synchronization
 /// `notify_notification_set_urgency`, `notify_notification_set_timeout`, `notify_notification_show` and
 /// `g_object_unref`.
 public final class LibnotifyNotifier: Notifier {
-  private let lock = Mutex(false)
+  private let lock = Locked(false)
   private let environment: [String: String]
   private let openLinks: Bool
 

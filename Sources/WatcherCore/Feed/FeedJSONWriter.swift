@@ -3,7 +3,6 @@
 
 import Dispatch
 import Foundation
-import Synchronization
 
 /// Writes a `ParsedFeed` in the stable `watcher parse --json` schema.
 ///
@@ -75,7 +74,7 @@ public struct FeedJSONWriter {
 
   /// Encodes the item ranges at the same time, one per thread; results in range order.
   private static func encodeInParallel(_ items: [FeedItem], _ ranges: [Range<Int>]) -> [[UInt8]] {
-    let results = Mutex<[Int: [UInt8]]>([:])
+    let results = Locked<[Int: [UInt8]]>([:])
     DispatchQueue.concurrentPerform(iterations: ranges.count) { index in
       var bytes = JSONBytes()
       bytes.items(items, ranges[index])

@@ -2,7 +2,6 @@
 // Copyright the watcher authors.
 
 import Dispatch
-import Synchronization
 
 /// Normalizes raw items (HTML to text, dates, links) on a worker thread while the XML parser reads on.
 ///
@@ -52,7 +51,7 @@ final class ItemPipeline<Raw: Sendable> {
 
 /// The batches finished so far, by index.
 private final class BatchResults: Sendable {
-  private let batches = Mutex<[Int: [FeedItem]]>([:])
+  private let batches = Locked<[Int: [FeedItem]]>([:])
 
   func store(_ items: [FeedItem], at index: Int) {
     batches.withLock { $0[index] = items }

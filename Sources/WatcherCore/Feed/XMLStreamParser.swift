@@ -3,7 +3,6 @@
 
 internal import CLibXML2
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -467,7 +466,7 @@ private let xmlGetEntity: getEntitySAXFunc = { ctx, name in
 
 /// HTML 4 named entities, from libxml2's table (`htmlEntityLookup`).
 enum HTMLEntities {
-  private static let cache = Mutex<[String: Int]>([:])
+  private static let cache = Locked<[String: Int]>([:])
 
   /// The scalar an HTML entity name (without `&` and `;`) stands for.
   static func scalar(named name: String) -> UInt32? {
