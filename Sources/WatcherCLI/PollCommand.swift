@@ -23,6 +23,11 @@ enum StateOptions {
   /// The feeds `--feed` names (all when none), or nil after reporting an unknown name.
   static func feeds(_ arguments: Arguments, config: Config, terminal: Terminal) -> [FeedConfig]? {
     let names = arguments.values["feed"] ?? []
+    return names.isEmpty ? config.feeds : named(names, config: config, terminal: terminal)
+  }
+
+  /// The configured feeds with these names, or nil after reporting an unknown one (with a did-you-mean).
+  static func named(_ names: [String], config: Config, terminal: Terminal) -> [FeedConfig]? {
     var result: [FeedConfig] = []
     for name in names {
       guard let feed = config.feeds.first(where: { $0.name == name }) else {
@@ -34,7 +39,7 @@ enum StateOptions {
       }
       result.append(feed)
     }
-    return names.isEmpty ? config.feeds : result
+    return result
   }
 
   /// Opens and locks the store, or reports why not (exit 75 when another watcher holds it).

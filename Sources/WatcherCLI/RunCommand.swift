@@ -25,7 +25,9 @@ struct RunCommand: Command {
       terminal.error("error: 'watcher run' takes no arguments")
       return .usage
     }
-    guard var (config, path) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
+    guard let loaded = ConfigOption.load(arguments, terminal: terminal) else { return .config }
+    var config = loaded.config
+    let path = loaded.path
     let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
     let (lockedStore, code) = StateOptions.lockedStore(directory, terminal: terminal)
     guard let store = lockedStore else { return code }

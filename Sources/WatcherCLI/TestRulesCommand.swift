@@ -96,16 +96,8 @@ struct TestRulesCommand: Command {
   /// The feeds to read: named ones, files or URLs (matched to a configured feed when it points at the same
   /// place), or every configured feed.
   private func sources(_ arguments: Arguments, config: Config, terminal: Terminal) -> [FeedConfig]? {
-    var result: [FeedConfig] = []
-    for name in arguments.values["feed"] ?? [] {
-      guard let feed = config.feeds.first(where: { $0.name == name }) else {
-        terminal.error("error: no feed named '\(name)' in the config")
-        if let suggestion = Suggestion.closest(to: name, in: config.feeds.map(\.name)) {
-          terminal.error("note: did you mean '\(suggestion)'?")
-        }
-        return nil
-      }
-      result.append(feed)
+    guard var result = StateOptions.named(arguments.values["feed"] ?? [], config: config, terminal: terminal) else {
+      return nil
     }
     for file in arguments.positionals {
       if Self.isHTTP(file) {
