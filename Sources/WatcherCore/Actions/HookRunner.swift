@@ -40,6 +40,29 @@ public struct HookResult: Sendable, Equatable {
 /// so a chatty hook never blocks on a full pipe. The corresponding C functions are `posix_spawn`, `poll`,
 /// `kill` and `waitpid`.
 public enum HookRunner {
+  /// Spawn attributes for a child that starts clean.
+  ///
+  /// An empty signal mask and every signal at its default (the daemon blocks SIGINT/SIGTERM/SIGHUP for its
+  /// signal thread; a child must not inherit that), and optionally a process group of its own so a timeout
+  /// can kill all of it. The caller destroys them.
+  static func spawnAttributes(newProcessGroup: Bool) -> posix_spawnattr_t {
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    var empty = sigset_t()
+    sigemptyset(&empty)
+    var all = sigset_t()
+    sigfillset(&all)
+    posix_spawnattr_setsigmask(&attributes, &empty)
+    posix_spawnattr_setsigdefault(&attributes, &all)
+    var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+    if newProcessGroup {
+      posix_spawnattr_setpgroup(&attributes, 0)
+      flags |= POSIX_SPAWN_SETPGROUP
+    }
+    posix_spawnattr_setflags(&attributes, Int16(flags))
+    return attributes
+  }
+
   /// Runs `command` with `environment` (the whole environment of the child) and `input` on its stdin.
   public static func run(command: String, environment: [String: String], input: Data, timeout: Int) -> HookResult {
     var stdinPipe: [Int32] = [0, 0]
@@ -55,18 +78,8 @@ public enum HookRunner {
     posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)
     posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
     posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], 2)
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
+    var attributes = Self.spawnAttributes(newProcessGroup: true)
     defer { posix_spawnattr_destroy(&attributes) }
-    var empty = sigset_t()
-    sigemptyset(&empty)
-    var all = sigset_t()
-    sigfillset(&all)
-    posix_spawnattr_setsigmask(&attributes, &empty)
-    posix_spawnattr_setsigdefault(&attributes, &all)
-    posix_spawnattr_setpgroup(&attributes, 0)
-    posix_spawnattr_setflags(
-      &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
     let arguments = ["/bin/sh", "-c", command]
     let environmentStrings = environment.map { "\($0.key)=\($0.value)" }

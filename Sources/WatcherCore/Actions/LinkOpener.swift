@@ -15,16 +15,8 @@ enum LinkOpener {
   static func open(_ link: String) {
     let lower = link.lowercased()
     guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return }
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
+    var attributes = HookRunner.spawnAttributes(newProcessGroup: false)
     defer { posix_spawnattr_destroy(&attributes) }
-    var empty = sigset_t()
-    sigemptyset(&empty)
-    var all = sigset_t()
-    sigfillset(&all)
-    posix_spawnattr_setsigmask(&attributes, &empty)
-    posix_spawnattr_setsigdefault(&attributes, &all)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     var argv: [UnsafeMutablePointer<CChar>?] = [strdup("xdg-open"), strdup(link), nil]
     defer { for pointer in argv { free(pointer) } }
     var pid: pid_t = 0
