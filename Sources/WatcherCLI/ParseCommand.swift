@@ -29,10 +29,9 @@ struct ParseCommand: Command {
       }
       options.maxBytes = bytes
     }
-    let lower = source.lowercased()
     let parsed: ParsedFeed
     do {
-      if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+      if Poller.isHTTP(source) {
         let request = FetchRequest(url: source, maxBytes: options.maxBytes)
         switch CurlTransport(userAgent: WatcherCLI.userAgent).fetch([request], concurrency: 1)[0] {
         case .failure(let error):
@@ -50,7 +49,8 @@ struct ParseCommand: Command {
         // One byte past the cap is enough to tell that the input is too large.
         parsed = try FeedParser.parse(terminal.readInput(options.maxBytes + 1), options: options)
       } else {
-        let path = lower.hasPrefix("file://") ? (URL(string: source)?.path ?? String(source.dropFirst(7))) : source
+        let path =
+          source.lowercased().hasPrefix("file://") ? (URL(string: source)?.path ?? String(source.dropFirst(7))) : source
         parsed = try FeedParser.parse(contentsOf: path, options: options)
       }
     } catch let error as FeedParseError {

@@ -49,7 +49,7 @@ struct TestRulesCommand: Command {
     } else {
       guard let sources = sources(arguments, config: config, terminal: terminal) else { return .usage }
       // Fetch the http(s) feeds together; read the files directly.
-      let remote = sources.filter { Self.isHTTP($0.url) }
+      let remote = sources.filter { Poller.isHTTP($0.url) }
       let fetched = CurlTransport(userAgent: WatcherCLI.userAgent).fetch(
         remote.map { FetchRequest(url: $0.url, maxBytes: config.settings.maxBytes, timeout: config.settings.timeout) },
         concurrency: config.settings.concurrency)
@@ -70,7 +70,7 @@ struct TestRulesCommand: Command {
                 maxBytes: config.settings.maxBytes, documentURL: response.finalURL, charset: response.charset))
           } else {
             parsed = try FeedParser.parse(
-              contentsOf: Self.path(of: feed.url), options: .init(maxBytes: config.settings.maxBytes))
+              contentsOf: Poller.path(of: feed.url), options: .init(maxBytes: config.settings.maxBytes))
           }
           run.add(parsed.feed.items, feed: feed, engine: engine, now: now)
         } catch let error as FeedParseError {
@@ -100,12 +100,12 @@ struct TestRulesCommand: Command {
       return nil
     }
     for file in arguments.positionals {
-      if Self.isHTTP(file) {
+      if Poller.isHTTP(file) {
         result.append(config.feeds.first { $0.url == file } ?? FeedConfig(url: file, name: FeedConfig.slug(for: file)))
         continue
       }
-      let path = Self.path(of: file)
-      if let feed = config.feeds.first(where: { Self.path(of: $0.url) == path }) {
+      let path = Poller.path(of: file)
+      if let feed = config.feeds.first(where: { Poller.path(of: $0.url) == path }) {
         result.append(feed)
       } else {
         result.append(FeedConfig(url: file, name: FeedConfig.slug(for: (path as NSString).lastPathComponent)))
@@ -113,17 +113,6 @@ struct TestRulesCommand: Command {
     }
     if result.isEmpty { result = config.feeds }
     return result
-  }
-
-  static func isHTTP(_ url: String) -> Bool {
-    let lower = url.lowercased()
-    return lower.hasPrefix("http://") || lower.hasPrefix("https://")
-  }
-
-  /// A local path for a `file://` URL or a plain path (`~` expanded).
-  static func path(of url: String) -> String {
-    if url.lowercased().hasPrefix("file://") { return URL(string: url)?.path ?? String(url.dropFirst(7)) }
-    return (url as NSString).expandingTildeInPath
   }
 
   private func printText(_ run: DryRun, all: Bool, terminal: Terminal) {

@@ -315,13 +315,14 @@ public struct Poller {
     }
   }
 
-  static func isHTTP(_ url: String) -> Bool {
+  /// Whether a feed URL is fetched over HTTP(S) rather than read from a file.
+  public static func isHTTP(_ url: String) -> Bool {
     let lower = url.lowercased()
     return lower.hasPrefix("http://") || lower.hasPrefix("https://")
   }
 
   /// A local path for a `file://` URL or a plain path (`~` expanded).
-  static func path(of url: String) -> String {
+  public static func path(of url: String) -> String {
     if url.lowercased().hasPrefix("file://") { return URL(string: url)?.path ?? String(url.dropFirst(7)) }
     return (url as NSString).expandingTildeInPath
   }
