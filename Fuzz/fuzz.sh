@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Build the libFuzzer targets (ASan + coverage) and run each for a given time, seeded from the corpus and
-# the test fixtures. Usage: Fuzz/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]   (targets: feed date)
-# Findings land in Fuzz/artifacts/; copy each crashing input into
-# Tests/WatcherCoreTests/Fixtures/Feeds/illformed/ as a regression fixture.
+# the test fixtures. Usage: Fuzz/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
+# Targets: feed date config opml (default: all, one after the other). Findings land in Fuzz/artifacts/;
+# copy each into Tests/WatcherCoreTests/Fixtures/Fuzz/<target>/ as a regression fixture (FuzzRegressionTests
+# runs every file there through the same code).
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds=${1:-600}; shift || true
-targets=("${@:-feed}")
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(feed date config opml)
 toolchain=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
 fuzzer_lib=$(ls "$toolchain"/lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a | head -1)
 swift build -c release -Xswiftc -sanitize=address \
@@ -23,11 +25,16 @@ for target in "${targets[@]}"; do
     feed) seeds=(../Tests/WatcherCoreTests/Fixtures/Feeds ../../shared/corpus/real ../../shared/corpus/synthetic
                  ../../shared/corpus/feedparser-tests) ;;
     date) seeds=(seeds/date) ;;
+    config) seeds=(seeds/config ../Tests/WatcherCoreTests/Fixtures/Config ../Tests/WatcherCLITests/Fixtures) ;;
+    opml) seeds=(seeds/opml) ;;
+    *) echo "unknown target '$target' (feed date config opml)" >&2; exit 2 ;;
   esac
+  seeds+=("../Tests/WatcherCoreTests/Fixtures/Fuzz/$target")
   existing=()
   for s in "${seeds[@]}"; do [ -d "$s" ] && existing+=("$s"); done
   echo "== fuzzing '$target' for ${seconds}s" >&2
   WATCHER_FUZZ_TARGET=$target "$bin" -max_total_time="$seconds" -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="artifacts/$target-" "work/$target" "${existing[@]}" 2>&1 |
     grep -E "^#[0-9]+.*(INITED|DONE)|stat::|ERROR|SUMMARY|artifact|Test unit written" | tail -20
+  echo "== '$target' findings: $(find artifacts -name "$target-*" | wc -l) file(s) in Fuzz/artifacts" >&2
 done

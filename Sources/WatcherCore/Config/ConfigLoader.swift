@@ -451,13 +451,15 @@ struct ConfigMapper {
       default:
         guard let text = string(kind.value, "'regex'") else { return nil }
         do {
-          return Pattern(.regex(try POSIXRegex(text, caseSensitive: caseSensitive)), caseSensitive: caseSensitive)
+          return Pattern(.regex(try LinearRegex(text, caseSensitive: caseSensitive)), caseSensitive: caseSensitive)
         } catch {
           var mark = kind.value.mark
           if let offset = error.offset { mark.column += offset + (quoted(kind.value) ? 1 : 0) }
           self.error(
             "invalid regex: \(error.message)", at: mark,
-            notes: ["watcher regexes are POSIX extended (glibc) with \\d \\s \\w \\b; see docs/rules.md"])
+            notes: [
+              "watcher regexes are POSIX extended with \\d \\s \\w \\b, matched in linear time; see docs/rules.md"
+            ])
           return nil
         }
       }

@@ -48,7 +48,7 @@ public struct Pattern: Sendable {
     /// Equals any of these (whitespace collapsed).
     case equals([String])
     /// Matches the regular expression.
-    case regex(POSIXRegex)
+    case regex(LinearRegex)
   }
 
   /// The test.

@@ -183,7 +183,7 @@ struct RuleProgram: Sendable {
 
   var nodes: [Node] = []
   var lists: [Int32] = []
-  var regexes: [POSIXRegex] = []
+  var regexes: [LinearRegex] = []
   var patterns: [Pattern] = []
 
   /// Compiles `condition`; returns its node index.
@@ -381,7 +381,7 @@ struct ItemFacts {
   }
 
   /// The first value of `field` the regex matches, looking only where its literal occurs.
-  mutating func matchRegex(_ field: MatchField, _ regex: POSIXRegex, literal: Int?) -> (String, String)? {
+  mutating func matchRegex(_ field: MatchField, _ regex: LinearRegex, literal: Int?) -> (String, String)? {
     guard let literal, let needles else { return match(field, Pattern(.regex(regex))) }
     let values = scanned(field)
     let count = needles.needles.count

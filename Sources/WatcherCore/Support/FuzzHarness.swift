@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+
+/// The code each libFuzzer target runs on one input (Fuzz/), kept here so that the regression tests run
+/// every saved finding through exactly the same code.
+public enum FuzzHarness: String, CaseIterable, Sendable {
+  /// The whole feed parser: sniffing, decoding, libxml2 SAX, RSS/Atom/JSON adapters, JSON output.
+  case feed
+  /// The date parser alone.
+  case date
+  /// The config loader (YAML, the rule mapping, regex compilation), then the loaded rules run on an item
+  /// made of the same bytes, which drives the regex matcher over fuzzed text.
+  case config
+  /// The OPML reader, then an export of what it read.
+  case opml
+
+  /// Runs the target on `data`; any outcome but a crash, a leak or a hang is fine.
+  public func run(_ data: Data) {
+    switch self {
+    case .feed:
+      guard let parsed = try? FeedParser.parse(data, options: .init(maxBytes: 1 << 20)) else { return }
+      var writer = FeedJSONWriter { _ in }
+      writer.write(parsed)
+    case .date:
+      _ = DateParser.parse(String(decoding: data, as: UTF8.self))
+    case .config:
+      let text = String(decoding: data, as: UTF8.self)
+      guard let config = try? ConfigLoader.parse(text, path: "fuzz.yaml"), let feed = config.feeds.first else { return }
+      let engine = RuleEngine(rules: config.rules, settings: config.settings.notify)
+      let item = FeedItem(key: "k", title: text, categories: [text], text: text)
+      _ = engine.evaluate(item, feed: feed, now: Date(timeIntervalSince1970: 0))
+    case .opml:
+      guard let subscriptions = try? OPML.parse(data) else { return }
+      let feeds = subscriptions.map { FeedConfig(url: $0.url, name: $0.title ?? $0.url, tags: $0.tags) }
+      _ = OPML.export(feeds, date: Date(timeIntervalSince1970: 0))
+    }
+  }
+}
