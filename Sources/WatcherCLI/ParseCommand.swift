@@ -8,11 +8,12 @@ import WatcherCore
 struct ParseCommand: Command {
   let name = "parse"
   let summary = "parse one feed and print its normalized items"
-  let usage = "FILE|file://URL|- [--json] [--charset NAME] [--max-size BYTES]"
+  let usage = "FILE|file://URL|- [--json] [--charset NAME] [--max-size BYTES] [--max-items N]"
   let options = [
     OptionSpec(name: "json", value: nil, help: "print the stable JSON schema (docs/parse-json.md) instead of text"),
     OptionSpec(name: "charset", value: "NAME", help: "the encoding to assume when the feed declares none"),
     OptionSpec(name: "max-size", value: "BYTES", help: "refuse documents larger than this (default 20000000)"),
+    OptionSpec(name: "max-items", value: "N", help: "read at most N items (default 10000)"),
     OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
   ]
 
@@ -22,12 +23,14 @@ struct ParseCommand: Command {
       return .usage
     }
     var options = FeedParser.Options(charset: arguments.value("charset"))
-    if let size = arguments.value("max-size") {
-      guard let bytes = Int(size), bytes > 0 else {
-        terminal.error("error: --max-size needs a positive number of bytes, not '\(size)'")
+    let limits = [("max-size", "bytes", \FeedParser.Options.maxBytes), ("max-items", "items", \.maxItems)]
+    for (name, unit, limit) in limits {
+      guard let text = arguments.value(name) else { continue }
+      guard let value = Int(text), value > 0 else {
+        terminal.error("error: --\(name) needs a positive number of \(unit), not '\(text)'")
         return .usage
       }
-      options.maxBytes = bytes
+      options[keyPath: limit] = value
     }
     let parsed: ParsedFeed
     do {

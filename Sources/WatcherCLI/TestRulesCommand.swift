@@ -66,11 +66,10 @@ struct TestRulesCommand: Command {
             }
             parsed = try FeedParser.parse(
               response.body,
-              options: .init(
-                maxBytes: config.settings.maxBytes, documentURL: response.finalURL, charset: response.charset))
+              options: FeedParser.options(config.settings, documentURL: response.finalURL, charset: response.charset))
           } else {
             parsed = try FeedParser.parse(
-              contentsOf: Poller.path(of: feed.url), options: .init(maxBytes: config.settings.maxBytes))
+              contentsOf: Poller.path(of: feed.url), options: FeedParser.options(config.settings))
           }
           run.add(parsed.feed.items, feed: feed, engine: engine, now: now)
         } catch let error as FeedParseError {

@@ -44,6 +44,8 @@ public struct Settings: Sendable, Equatable {
   public var retention: Int = 90 * 86_400
   /// Largest response accepted, bytes.
   public var maxBytes: Int = 20_000_000
+  /// The most items read from one feed document (`max_items`); later ones are ignored with a warning.
+  public var maxItems: Int = 10_000
   /// Where state files live; `nil` for the XDG default.
   public var stateDir: String?
   /// Hooks run at once.

@@ -65,7 +65,8 @@ struct ConfigMapper {
 
   static let topKeys = ["settings", "feeds", "rules"]
   static let settingsKeys = [
-    "interval", "concurrency", "timeout", "first_poll", "max_age", "retention", "max_size", "state_dir",
+    "interval", "concurrency", "timeout", "first_poll", "max_age", "retention", "max_size", "max_items",
+    "state_dir",
     "hook_concurrency", "hook_retries", "notify",
   ]
   static let notifySettingsKeys = ["urgency", "expire", "max_per_poll", "icon"]
@@ -113,6 +114,7 @@ struct ConfigMapper {
         }
       case "retention": settings.retention = duration(v, "'retention'") ?? settings.retention
       case "max_size": settings.maxBytes = size(v, "'max_size'") ?? settings.maxBytes
+      case "max_items": settings.maxItems = integer(v, "'max_items'", 1...10_000_000) ?? settings.maxItems
       case "state_dir": settings.stateDir = string(v, "'state_dir'")
       case "hook_concurrency":
         settings.hookConcurrency = integer(v, "'hook_concurrency'", 1...64) ?? settings.hookConcurrency

@@ -11,7 +11,7 @@ public enum FeedIdentity {
     var seen: [String: Int] = [:]
     seen.reserveCapacity(items.count)
     for index in items.indices {
-      let base = items[index].id ?? items[index].link ?? baseKey(items[index])
+      let base = baseKey(items[index])
       if let count = seen[base] {
         var n = count + 1
         while seen["\(base)#\(n)"] != nil { n += 1 }
@@ -25,10 +25,15 @@ public enum FeedIdentity {
     }
   }
 
+  /// The longest id or link used as a key as it is; a longer one is replaced by `hash:` and its hash, so
+  /// a hostile feed cannot make every state file carry megabytes of identifiers.
+  public static let maxKeyBytes = 1_024
+
   /// The key before duplicates are told apart.
   static func baseKey(_ item: FeedItem) -> String {
-    if let id = item.id { return id }
-    if let link = item.link { return link }
+    if let identity = item.id ?? item.link {
+      return identity.utf8.count <= maxKeyBytes ? identity : "hash:" + StableHash.hex(of: identity)
+    }
     let date = item.published.map(ISODate.format) ?? ""
     return "hash:" + StableHash.hex(of: [item.title ?? "", date, item.text ?? ""].joined(separator: "\u{1F}"))
   }

@@ -14,6 +14,10 @@ public enum FeedParser {
     public var maxBytes: Int
     /// The most bytes kept of one text field (title, summary, content); longer ones are cut with a warning.
     public var maxFieldBytes: Int
+    /// The most items read from one document; later ones are ignored with a warning (default 10,000).
+    public var maxItems: Int
+    /// The most categories kept per item (default 100).
+    public var maxCategories: Int
     /// The document's URL, when it came from one: relative links are resolved against it.
     public var documentURL: String?
     /// The charset the transport reported (HTTP `Content-Type`), used when the document declares none.
@@ -21,13 +25,22 @@ public enum FeedParser {
 
     /// Creates options; the defaults suit feeds from the web.
     public init(
-      maxBytes: Int = 20_000_000, maxFieldBytes: Int = 1_048_576, documentURL: String? = nil, charset: String? = nil
+      maxBytes: Int = 20_000_000, maxFieldBytes: Int = 1_048_576, maxItems: Int = 10_000, maxCategories: Int = 100,
+      documentURL: String? = nil, charset: String? = nil
     ) {
       self.maxBytes = maxBytes
       self.maxFieldBytes = maxFieldBytes
+      self.maxItems = maxItems
+      self.maxCategories = maxCategories
       self.documentURL = documentURL
       self.charset = charset
     }
+  }
+
+  /// The options a poll uses for one feed: the config's size and item limits.
+  public static func options(_ settings: Settings, documentURL: String? = nil, charset: String? = nil) -> Options {
+    Options(
+      maxBytes: settings.maxBytes, maxItems: settings.maxItems, documentURL: documentURL, charset: charset)
   }
 
   /// Parses a document held in memory.
@@ -85,7 +98,7 @@ public enum FeedParser {
         if chunk.isEmpty { break }
       }
     }
-    return try finishedXML(feed, warnings: xmlWarnings, repairer: repairer, reader: reader)
+    return try finishedXML(feed, warnings: xmlWarnings, repairer: repairer, reader: reader, options: options)
   }
 
   /// JSON Feed and gzip, which are parsed whole; `nil` for XML.
@@ -99,7 +112,7 @@ public enum FeedParser {
     let first = bytes[i]
     if (first == UInt8(ascii: "{") || first == UInt8(ascii: "[")) && i + 1 < bytes.count && bytes[i + 1] != 0 {
       let (feed, warnings) = try JSONFeedParser.parse(i == 0 ? data : Data(bytes[i...]))
-      return finished(feed, warnings: warnings)
+      return finished(feed, warnings: warnings, options: options)
     }
     if Gzip.isGzip(bytes) {
       // A saved .gz feed, or a server that compressed twice.
@@ -144,13 +157,14 @@ public enum FeedParser {
       }
       if let converted { converted.withUnsafeBufferPointer(run) } else { run(bytes) }
     }
-    var parsed = try finishedXML(feed, warnings: xmlWarnings, repairer: repairer, reader: reader)
+    var parsed = try finishedXML(
+      feed, warnings: xmlWarnings, repairer: repairer, reader: reader, options: options)
     parsed.warnings.insert(contentsOf: warnings, at: 0)
     return parsed
   }
 
   private static func finishedXML(
-    _ feed: Feed?, warnings: [FeedWarning], repairer: UTF8ChunkRepairer, reader: XMLFeedReader
+    _ feed: Feed?, warnings: [FeedWarning], repairer: UTF8ChunkRepairer, reader: XMLFeedReader, options: Options
   ) throws(FeedParseError) -> ParsedFeed {
     guard let feed else {
       throw .notAFeed(found: describe(firstElement: reader.firstElement, sawMarkup: repairer.sawMarkup))
@@ -166,11 +180,28 @@ public enum FeedParser {
         FeedWarning(message: "\(repairer.invalidBytes) byte(s) were not valid UTF-8 and were read as windows-1252"),
         at: 0)
     }
-    return finished(feed, warnings: all)
+    return finished(feed, warnings: all, options: options)
   }
 
-  private static func finished(_ feed: Feed, warnings: [FeedWarning]) -> ParsedFeed {
+  /// Applies the item and category limits, then gives every item its key.
+  private static func finished(_ feed: Feed, warnings: [FeedWarning], options: Options) -> ParsedFeed {
     var feed = feed
+    var warnings = warnings
+    if feed.items.count > options.maxItems {
+      warnings.append(
+        FeedWarning(
+          message: "the feed has \(feed.items.count) items; only the first \(options.maxItems) were read (max_items)"))
+      feed.items.removeSubrange(options.maxItems...)
+    }
+    var cut = 0
+    for index in feed.items.indices where feed.items[index].categories.count > options.maxCategories {
+      cut += 1
+      feed.items[index].categories.removeSubrange(options.maxCategories...)
+    }
+    if cut > 0 {
+      warnings.append(
+        FeedWarning(message: "\(cut) item(s) had more than \(options.maxCategories) categories; the rest were ignored"))
+    }
     FeedIdentity.assignKeys(&feed.items)
     return ParsedFeed(feed: feed, warnings: warnings)
   }

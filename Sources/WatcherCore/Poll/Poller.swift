@@ -171,7 +171,7 @@ public struct Poller {
       // A file or a plain path.
       do {
         let parsed = try FeedParser.parse(
-          contentsOf: Self.path(of: feed.url), options: .init(maxBytes: config.settings.maxBytes))
+          contentsOf: Self.path(of: feed.url), options: FeedParser.options(config.settings))
         succeed(&state)
         return parsed
       } catch let error as FeedParseError {
@@ -197,7 +197,7 @@ public struct Poller {
         do {
           let parsed = try FeedParser.parse(
             http.body,
-            options: .init(maxBytes: config.settings.maxBytes, documentURL: http.finalURL, charset: http.charset))
+            options: FeedParser.options(config.settings, documentURL: http.finalURL, charset: http.charset))
           state.etag = http.etag
           state.lastModified = http.lastModified
           succeed(&state, maxAge: http.maxAge, now: now)

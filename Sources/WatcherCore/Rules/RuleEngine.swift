@@ -81,6 +81,18 @@ public struct RuleEngine: Sendable {
     return decision
   }
 
+  /// The longest notification title, in characters, whatever the feed or the template holds.
+  ///
+  /// It bounds what a desktop shows and what the state keeps for a notification still to deliver.
+  public static let maxSummaryCharacters = 200
+  /// The longest templated notification body, in characters (the default body is 200).
+  public static let maxBodyCharacters = 1_000
+
+  /// `text`, or its first `limit - 1` characters and "…".
+  static func clipped(_ text: String, to limit: Int) -> String {
+    text.count > limit ? String(text.prefix(limit - 1)) + "…" : text
+  }
+
   /// A rendered notification: the rule's settings over the defaults.
   private func notification(_ action: NotifyAction, rule: String?, item: FeedItem, feed: String, tags: [String])
     -> Decision.Notification
@@ -88,13 +100,13 @@ public struct RuleEngine: Sendable {
     let summary = action.summary?.render(item, feed: feed, tags: tags) ?? "\(feed): \(item.title ?? "(untitled)")"
     let body: String
     if let template = action.body {
-      body = template.render(item, feed: feed, tags: tags)
+      body = Self.clipped(template.render(item, feed: feed, tags: tags), to: Self.maxBodyCharacters)
     } else {
-      let text = (item.text ?? "").replacingOccurrences(of: "\n", with: " ")
-      body = text.count > 200 ? String(text.prefix(199)) + "…" : text
+      body = Self.clipped((item.text ?? "").replacingOccurrences(of: "\n", with: " "), to: 200)
     }
     return Decision.Notification(
-      rule: rule, summary: summary, body: body, urgency: action.urgency ?? settings.urgency,
+      rule: rule, summary: Self.clipped(summary, to: Self.maxSummaryCharacters), body: body,
+      urgency: action.urgency ?? settings.urgency,
       expire: action.expire ?? settings.expire, icon: action.icon ?? settings.icon)
   }
 

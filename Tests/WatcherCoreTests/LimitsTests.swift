@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Testing
+import WatcherTestSupport
+
+@testable import WatcherCore
+
+/// The limits that bound memory and time for hostile feed content (issue #7).
+///
+/// SECURITY.md lists them all.
+/// Body size: `HostileInputTests` and `CurlTransportTests`; hook output: `HookRunnerTests`; regex time:
+/// `LinearRegexTests`.
+@Suite("Limits")
+struct LimitsTests {
+  static func rss(items: Int, categories: Int = 1, id: (Int) -> String = { "id-\($0)" }) -> Data {
+    var xml = "<rss version=\"2.0\"><channel><title>t</title>"
+    for i in 0..<items {
+      let cats = (0..<categories).map { "<category>c\($0)</category>" }.joined()
+      xml += "<item><title>item \(i)</title><guid>\(id(i))</guid>\(cats)</item>"
+    }
+    return Data((xml + "</channel></rss>").utf8)
+  }
+
+  @Test("items past max_items are ignored, with a warning; the setting is read from the config")
+  func itemCount() throws {
+    let parsed = try FeedParser.parse(Self.rss(items: 25), options: .init(maxItems: 10))
+    #expect(parsed.feed.items.map(\.key) == (0..<10).map { "id-\($0)" })
+    #expect(parsed.warnings.contains { $0.message.contains("has 25 items; only the first 10 were read") })
+    #expect(try FeedParser.parse(Self.rss(items: 25)).feed.items.count == 25)
+    let config = try ConfigLoader.parse(
+      "settings:\n  max_items: 10\nfeeds:\n  - url: https://e.com/f\n", path: "c.yaml")
+    #expect(config.settings.maxItems == 10 && FeedParser.options(config.settings).maxItems == 10)
+    #expect(FeedParser.options(Settings()).maxItems == 10_000)
+  }
+
+  @Test("categories past 100 per item are ignored, with a warning")
+  func categoryCount() throws {
+    let parsed = try FeedParser.parse(Self.rss(items: 2, categories: 5_000))
+    #expect(parsed.feed.items.allSatisfy { $0.categories.count == 100 })
+    #expect(parsed.warnings.contains { $0.message.contains("2 item(s) had more than 100 categories") })
+  }
+
+  @Test("an id longer than 1 KiB is stored as its hash, so state files stay small; distinct ids stay distinct")
+  func longIdentifiers() throws {
+    let long = String(repeating: "x", count: 100_000)
+    let parsed = try FeedParser.parse(Self.rss(items: 3) { $0 == 0 ? "short" : long + "\($0)" })
+    let keys = parsed.feed.items.map(\.key)
+    #expect(keys[0] == "short")
+    #expect(keys[1].hasPrefix("hash:") && keys[1].utf8.count < 64 && keys[1] != keys[2])
+    #expect(
+      try FeedParser.parse(Self.rss(items: 3) { $0 == 0 ? "short" : long + "\($0)" }).feed.items.map(\.key) == keys)
+  }
+
+  static let huge = String(repeating: "é", count: 600_000)  // 1.2 MB of two-byte characters
+
+  @Test("notification titles and bodies are cut, whatever the feed or the template holds")
+  func notificationText() throws {
+    let item = FeedItem(key: "k", title: Self.huge, text: Self.huge)
+    let plain = try RuleEngineTests.decide("  - { match: { title: é }, notify: true }", item)
+    #expect(plain.notifications[0].summary.count == RuleEngine.maxSummaryCharacters)
+    #expect(plain.notifications[0].body.count == 200)
+    let templated = try RuleEngineTests.decide(
+      "  - { match: { title: é }, notify: { summary: '{title}', body: '{text} {text}' } }", item)
+    #expect(templated.notifications[0].summary.count == RuleEngine.maxSummaryCharacters)
+    #expect(templated.notifications[0].body.count == RuleEngine.maxBodyCharacters)
+    #expect(templated.notifications[0].body.hasSuffix("…"))
+  }
+
+  @Test("a hook still runs for an item with megabytes of text: variables are cut at 64 KiB, stdin is whole")
+  func hookOfHugeItem() throws {
+    let dir = try TemporaryDirectory()
+    let feed = FeedConfig(url: "https://e.com/f", name: "f")
+    let item = FeedItem(key: "k", title: Self.huge, text: Self.huge)
+    var environment = Dictionary(
+      uniqueKeysWithValues: HookEnvironment.variables(item: item, feed: feed, rule: "r", tags: []))
+    #expect(environment.values.allSatisfy { $0.utf8.count <= HookEnvironment.maxValueBytes })
+    #expect(environment["WATCHER_TITLE"]?.utf8.count == HookEnvironment.maxValueBytes)  // whole 2-byte characters
+    #expect(environment["WATCHER_TITLE"]?.unicodeScalars.allSatisfy { $0 == "é" } == true)
+    environment["PATH"] = "/usr/bin:/bin"
+    let out = dir.url.appendingPathComponent("out").path
+    let input = Data(Self.huge.utf8)
+    let result = HookRunner.run(
+      command: "printf '%s' \"$WATCHER_TEXT\" | wc -c > '\(out)'; wc -c >> '\(out)'", environment: environment,
+      input: input, timeout: 20)
+    #expect(result.succeeded, "\(result)")
+    let counts = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").map {
+      $0.trimmingCharacters(in: .whitespaces)
+    }
+    #expect(counts == ["\(HookEnvironment.maxValueBytes)", "\(input.count)"])
+  }
+
+  @Test("a user's regex over a hostile 1 MB item text decides without a match (linear-time engine)")
+  func regexOverHugeText() throws {
+    let item = FeedItem(key: "k", title: "t", text: String(repeating: "a", count: 1 << 20))
+    let rules =
+      "  - { match: { text: { regex: '(a+)+b' } }, tag: [hit] }\n  - { match: { text: { regex: 'a+$' } }, tag: [end] }"
+    #expect(try RuleEngineTests.decide(rules, item).tags == ["end"])
+  }
+}
