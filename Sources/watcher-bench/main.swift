@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-// Benchmarks that print figures (never timed tests). Usage: swift run -c release watcher-bench [rules]
+// Benchmarks that print figures (never timed tests). Usage: swift run -c release watcher-bench [rules|regex]
 import Foundation
 import WatcherCore
 
@@ -92,7 +92,8 @@ func rulesBenchmark() throws {
 let which = CommandLine.arguments.dropFirst().first ?? "rules"
 switch which {
 case "rules": try rulesBenchmark()
+case "regex": try regexBenchmark()
 default:
-  print("usage: watcher-bench [rules]")
+  print("usage: watcher-bench [rules|regex]")
   exit(64)
 }

@@ -148,6 +148,45 @@ struct LinearRegexTests {
     }
     #expect(disagreements.isEmpty, "\(disagreements.prefix(10))")
   }
+
+  /// The DFA (which answers "is there a match?") and the Pike VM (which finds where) must agree, also
+  /// across word boundaries, non-ASCII text, and a DFA cache emptied again and again for lack of room.
+  @Test("the DFA and the Pike VM agree, also when the DFA cache overflows")
+  func dfaAgreesWithPikeVM() throws {
+    var random = SplitMix(seed: 11)
+    let patterns = [
+      "(a|b)*a(a|b){9}", "\\bé[a-z]*\\b", "\\<ab|ba\\>", "^a.*b$", "[^[:alpha:]]+x", "\\Bb\\B", "é{2,}|ß",
+      "(a|é)+b?$", "x*", "^$",
+    ]
+    let alphabet: [Character] = ["a", "b", "é", " ", "x", "1", "ß"]
+    var disagreements: [String] = []
+    for pattern in patterns {
+      let regex = try LinearRegex(pattern, caseSensitive: true)
+      for _ in 0..<400 {
+        // Only a's and b's for the first pattern: its 1,024 states need long runs of them.
+        let letters = pattern == patterns[0] ? ["a", "b"] : alphabet
+        let length = random.next(pattern == patterns[0] ? 200 : 40)
+        let text = String((0..<length).map { _ in letters[random.next(letters.count)] })
+        let dfa = regex.dfaMatches(text)
+        let pike = regex.matchCountingWork(in: text).match != nil
+        if dfa != pike { disagreements.append("\(pattern) on '\(text)': DFA \(String(describing: dfa)), VM \(pike)") }
+      }
+      if pattern == patterns[0] { #expect(regex.dfaCacheResets > 0, "the cache never overflowed") }
+    }
+    #expect(disagreements.isEmpty, "\(disagreements.prefix(10))")
+  }
+
+  @Test("one regex is safe to share between threads")
+  func concurrent() async throws {
+    let regex = try LinearRegex("[a-z]+-[0-9]{2,}\\b", caseSensitive: true)
+    let texts = (0..<200).map { "item \($0) tag-\($0 % 7 == 0 ? "\($0 + 10)" : "x") end" }
+    let expected = texts.map { regex.matchCountingWork(in: $0).match }
+    let results = await withTaskGroup(of: [Range<Int>?].self) { group in
+      for _ in 0..<4 { group.addTask { texts.map { regex.firstMatch(in: $0) } } }
+      return await group.reduce(into: []) { $0.append($1) }
+    }
+    #expect(results.count == 4 && results.allSatisfy { $0 == expected })
+  }
 }
 
 /// A small seeded generator, so a failing case repeats.

@@ -9,6 +9,8 @@
 /// took more than a minute there (issue #7). Here every text position is visited once, with at most one
 /// thread per program step, so the cost is at most (text length) × (program size), and the program size
 /// is capped when the pattern compiles (`maxProgramSize`). Memory is two lists of program size.
+/// In front of it, a lazily built DFA (`LazyDFA`) answers "is there a match?" at about a table lookup per
+/// byte; the Pike VM runs only on texts that match, to find where.
 ///
 /// Syntax: POSIX extended (`a|b`, `(x)`, `x{2,3}`, `[[:alpha:]]`, `^`, `$`) plus the Perl shorthands
 /// `\d \D \s \S \w \W`, the word boundaries `\b \B \< \>`, `(?:x)`, and `\t \n`. A backslash escapes any
@@ -25,6 +27,8 @@ public final class LinearRegex: Sendable {
   /// machine runs (most texts do not contain it, and then the machine never starts).
   let requiredLiteral: String?
   private let program: Program
+  /// The lazily built DFA that answers "is there a match?" before the Pike VM finds where.
+  private let dfa: LazyDFA
 
   /// The most steps a compiled pattern may have: it bounds the work per character of text.
   public static let maxProgramSize = 2_000
@@ -39,6 +43,7 @@ public final class LinearRegex: Sendable {
     var parser = RegexParser(scalars: Array(pattern.unicodeScalars), fold: !caseSensitive)
     let tree = try parser.parseAll()
     program = try Program(tree)
+    dfa = LazyDFA(program)
     let literal = tree.requiredLiteral()
     requiredLiteral = literal.unicodeScalars.count >= 2 ? literal : nil
   }
@@ -47,8 +52,22 @@ public final class LinearRegex: Sendable {
   public func firstMatch(in text: String) -> Range<Int>? {
     if let literal = requiredLiteral, ItemFacts.find(text, literal, wholeWord: false) == nil { return nil }
     var text = text
-    var work = 0
-    return text.withUTF8 { program.search($0, work: &work) }
+    return text.withUTF8 { bytes in
+      // Most texts do not match: the DFA says so at a table lookup per byte. Only a text that matches
+      // goes through the Pike VM, which tracks where matches start.
+      guard dfa.matches(bytes) != false else { return nil }
+      var work = 0
+      return program.search(bytes, work: &work)
+    }
+  }
+
+  /// How many times the DFA's cache was emptied to make room (1 after the first fill).
+  var dfaCacheResets: Int { dfa.timesEmptied - 1 }
+
+  /// Whether `text` has a match, by the DFA alone (`nil` when its cache was busy on another thread).
+  func dfaMatches(_ text: String) -> Bool? {
+    var text = text
+    return text.withUTF8 { dfa.matches($0) }
   }
 
   /// The match as `firstMatch` finds it, without the literal prefilter, and the number of thread steps
@@ -75,15 +94,21 @@ public final class LinearRegex: Sendable {
 // MARK: - Syntax tree
 
 /// A zero-width test between two characters.
-enum RegexAssertion: Sendable {
+enum RegexAssertion: Int32, Sendable {
   case textStart, textEnd, wordBoundary, notWordBoundary, wordStart, wordEnd
 
   /// Whether it holds between `previous` and `next` (`nil` at either end of the text).
   func holds(_ previous: Unicode.Scalar?, _ next: Unicode.Scalar?) -> Bool {
-    let before = previous.map(WordCharacter.contains) ?? false
+    holds(previousIsWord: previous.map(WordCharacter.contains), next)
+  }
+
+  /// Whether it holds after a character that is (`true`) or is not a word character, or at the start of
+  /// the text (`nil`), and before `next` (`nil` at the end).
+  func holds(previousIsWord: Bool?, _ next: Unicode.Scalar?) -> Bool {
+    let before = previousIsWord ?? false
     let after = next.map(WordCharacter.contains) ?? false
     switch self {
-    case .textStart: return previous == nil
+    case .textStart: return previousIsWord == nil
     case .textEnd: return next == nil
     case .wordBoundary: return before != after
     case .notWordBoundary: return before == after
@@ -508,7 +533,7 @@ private struct RegexParser {
 // MARK: - Program
 
 /// The compiled machine: consuming steps, forks, jumps, assertions and a final match.
-private struct Program: Sendable {
+struct Program: Sendable {
   enum Step: Sendable {
     case scalar(UInt32)
     case any
@@ -536,6 +561,7 @@ private struct Program: Sendable {
     emit(tree)
     steps.append(.match)
     analyseStart()
+    flatten()
   }
 
   private mutating func emit(_ node: RegexNode) {
@@ -629,6 +655,37 @@ private struct Program: Sendable {
 
   // MARK: Matching
 
+  /// One step as the matchers read it, a plain value.
+  ///
+  /// Kept in one contiguous array, so the inner loop does no reference counting. `a` and `b` are the
+  /// step's operands; a set's ASCII members are inline.
+  struct Instruction {
+    enum Op: UInt8 { case scalar, any, set, split, jump, assert, match }
+    var op: Op
+    var a: Int32 = 0
+    var b: Int32 = 0
+    var low: UInt64 = 0
+    var high: UInt64 = 0
+  }
+
+  /// The steps flattened for matching (filled by `flatten`).
+  var instructions: [Instruction] = []
+
+  mutating func flatten() {
+    instructions = steps.map { step in
+      switch step {
+      case .scalar(let c): Instruction(op: .scalar, a: Int32(bitPattern: c))
+      case .any: Instruction(op: .any)
+      case .set(let index):
+        Instruction(op: .set, a: index, low: sets[Int(index)].ascii.0, high: sets[Int(index)].ascii.1)
+      case .split(let x, let y): Instruction(op: .split, a: x, b: y)
+      case .jump(let x): Instruction(op: .jump, a: x)
+      case .assert(let kind): Instruction(op: .assert, a: kind.rawValue)
+      case .match: Instruction(op: .match)
+      }
+    }
+  }
+
   /// The threads at one text position: each step at most once, with the offset its match started at,
   /// in order of that offset (earliest first).
   private struct Threads {
@@ -637,7 +694,7 @@ private struct Program: Sendable {
     var count = 0
   }
 
-  /// The scratch memory of one search: two thread lists, the marks of steps already added at a
+  /// The memory of one search: two thread lists, the marks of steps already added at the current
   /// position (`marks[pc] == generation`), and the stack of forks still to follow.
   private struct Scratch {
     var current: Threads
@@ -648,7 +705,7 @@ private struct Program: Sendable {
   }
 
   func search(_ text: UnsafeBufferPointer<UInt8>, work: inout Int) -> Range<Int>? {
-    let size = steps.count
+    let size = instructions.count
     return withUnsafeTemporaryAllocation(of: Int32.self, capacity: 6 * size) { memory in
       memory.initialize(repeating: -1)
       guard let base = memory.baseAddress else { return nil }
@@ -658,11 +715,13 @@ private struct Program: Sendable {
       var scratch = Scratch(
         current: Threads(steps: slice(0), starts: slice(1)), next: Threads(steps: slice(2), starts: slice(3)),
         marks: slice(4), stack: slice(5))
-      return run(text, &scratch, work: &work)
+      return instructions.withUnsafeBufferPointer { program in
+        run(program, text, &scratch, work: &work)
+      }
     }
   }
 
-  @inline(__always) private static func decode(_ text: UnsafeBufferPointer<UInt8>, _ i: Int) -> UInt32 {
+  @inline(__always) static func decode(_ text: UnsafeBufferPointer<UInt8>, _ i: Int) -> UInt32 {
     let b0 = UInt32(text[i])
     if b0 < 0x80 { return b0 }
     if b0 < 0xE0 { return (b0 & 0x1F) << 6 | UInt32(text[i + 1] & 0x3F) }
@@ -671,29 +730,29 @@ private struct Program: Sendable {
       | UInt32(text[i + 3] & 0x3F)
   }
 
-  @inline(__always) private static func length(_ leadByte: UInt8) -> Int {
+  @inline(__always) static func length(_ leadByte: UInt8) -> Int {
     leadByte < 0x80 ? 1 : leadByte < 0xE0 ? 2 : leadByte < 0xF0 ? 3 : 4
   }
 
   /// The character at byte `i`, or `nil` at the end.
-  @inline(__always) private static func scalar(at i: Int, in text: UnsafeBufferPointer<UInt8>) -> Unicode.Scalar? {
+  private static func scalar(at i: Int, in text: UnsafeBufferPointer<UInt8>) -> Unicode.Scalar? {
     i < text.count ? Unicode.Scalar(decode(text, i)) : nil
   }
 
   /// The character ending just before byte `i`, or `nil` at the start.
-  private static func scalar(before i: Int, in text: UnsafeBufferPointer<UInt8>) -> Unicode.Scalar? {
+  static func scalar(before i: Int, in text: UnsafeBufferPointer<UInt8>) -> Unicode.Scalar? {
     guard i > 0 else { return nil }
     var start = i - 1
     while start > 0, text[start] & 0xC0 == 0x80 { start -= 1 }
     return Unicode.Scalar(decode(text, start))
   }
 
-  /// Adds step `first`, and every step reachable from it without consuming a character between
-  /// `previous` and `following`, to `list`, skipping steps already added at this position.
+  /// Adds step `first`, and every step reachable from it without consuming a character at byte
+  /// `position`, to `list`, skipping steps already added there.
   @inline(__always)
   private func add(
-    _ first: Int32, start: Int32, to list: inout Threads, _ scratch: Scratch,
-    previous: Unicode.Scalar?, following: Unicode.Scalar?
+    _ first: Int32, start: Int32, to list: inout Threads, _ program: UnsafeBufferPointer<Instruction>,
+    _ scratch: Scratch, text: UnsafeBufferPointer<UInt8>, position: Int
   ) {
     let generation = scratch.generation
     // Each fork pushes at most once per position, so the stack never holds more than the program size.
@@ -704,14 +763,18 @@ private struct Program: Sendable {
       var pc = Int(scratch.stack[top])
       follow: while scratch.marks[pc] != generation {
         scratch.marks[pc] = generation
-        switch steps[pc] {
-        case .jump(let x): pc = Int(x)
-        case .split(let x, let y):
-          scratch.stack[top] = y
+        let instruction = program[pc]
+        switch instruction.op {
+        case .jump: pc = Int(instruction.a)
+        case .split:
+          scratch.stack[top] = instruction.b
           top += 1
-          pc = Int(x)
-        case .assert(let a):
-          guard a.holds(previous, following) else { break follow }
+          pc = Int(instruction.a)
+        case .assert:
+          let kind = RegexAssertion(rawValue: instruction.a) ?? .textStart
+          guard kind.holds(Self.scalar(before: position, in: text), Self.scalar(at: position, in: text)) else {
+            break follow
+          }
           pc += 1
         default:
           list.steps[list.count] = Int32(pc)
@@ -723,37 +786,34 @@ private struct Program: Sendable {
     }
   }
 
-  private func run(_ text: UnsafeBufferPointer<UInt8>, _ scratch: inout Scratch, work: inout Int) -> Range<Int>? {
+  private func run(
+    _ program: UnsafeBufferPointer<Instruction>, _ text: UnsafeBufferPointer<UInt8>, _ scratch: inout Scratch,
+    work: inout Int
+  ) -> Range<Int>? {
     let end = text.count
     var position = 0
     var best: Range<Int>?
-    var previous: Unicode.Scalar? = nil
+    let startBytes = self.startBytes ?? []
+    let skips = !startBytes.isEmpty
     while true {
       // A new thread starts here while no match is known (a later start cannot be leftmost). The
       // current list was filled at this position under the current generation, so it is not repeated.
       if best == nil, position == 0 || startsAfterFirst {
-        if scratch.current.count == 0, let startBytes {
+        if scratch.current.count == 0, skips {
           // Nothing is running: jump to the next byte a match can start with.
           let from = position
           while position < end, startBytes[Int(text[position] >> 6)] & (1 << UInt64(text[position] & 63)) == 0 {
             position += 1
           }
           if position == end { return nil }
-          if position != from {
-            previous = Self.scalar(before: position, in: text)
-            scratch.generation += 1
-          }
+          if position != from { scratch.generation += 1 }
         }
-        add(
-          0, start: Int32(position), to: &scratch.current, scratch, previous: previous,
-          following: Self.scalar(at: position, in: text))
+        add(0, start: Int32(position), to: &scratch.current, program, scratch, text: text, position: position)
       }
       // Nothing running and nothing more to start: done.
       if scratch.current.count == 0, best != nil || !startsAfterFirst || position >= end { return best }
       let value = position < end ? Self.decode(text, position) : UInt32.max
       let after = position < end ? position + Self.length(text[position]) : end
-      let scalar = Unicode.Scalar(value)
-      let following = Self.scalar(at: after, in: text)
       scratch.generation += 1
       scratch.next.count = 0
       work += scratch.current.count
@@ -761,23 +821,30 @@ private struct Program: Sendable {
         let start = Int(scratch.current.starts[i])
         if let best, start > best.lowerBound { break }  // the list is in order of start
         let pc = Int(scratch.current.steps[i])
+        let instruction = program[pc]
         let matched: Bool
-        switch steps[pc] {
+        switch instruction.op {
         case .match:
           if best.map({ start < $0.lowerBound || position > $0.upperBound }) ?? true { best = start..<position }
           continue
-        case .scalar(let c): matched = c == value
+        case .scalar: matched = UInt32(bitPattern: instruction.a) == value
         case .any: matched = position < end
-        case .set(let index): matched = position < end && sets[Int(index)].contains(value)
+        case .set:
+          if value < 64 {
+            matched = instruction.low & (1 << UInt64(value)) != 0
+          } else if value < 128 {
+            matched = instruction.high & (1 << UInt64(value - 64)) != 0
+          } else {
+            matched = position < end && sets[Int(instruction.a)].contains(value)
+          }
         default: matched = false
         }
         if matched {
-          add(Int32(pc + 1), start: Int32(start), to: &scratch.next, scratch, previous: scalar, following: following)
+          add(Int32(pc + 1), start: Int32(start), to: &scratch.next, program, scratch, text: text, position: after)
         }
       }
       if position >= end { return best }
       swap(&scratch.current, &scratch.next)
-      previous = scalar
       position = after
     }
   }
