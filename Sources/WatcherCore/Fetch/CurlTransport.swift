@@ -201,6 +201,12 @@ private final class Transfer {
     case CURLE_WRITE_ERROR where overflow: return .failure(.tooLarge(limit: request.maxBytes))
     case CURLE_TOO_MANY_REDIRECTS: return .failure(.tooManyRedirects)
     case CURLE_UNSUPPORTED_PROTOCOL where hops.count > 1: return .failure(.forbiddenRedirect)
+    // Plain words for what a misbehaving server does most (curl's own say "Transferred a partial file").
+    case CURLE_PARTIAL_FILE:
+      return .failure(.transport("the connection closed after \(body.count) bytes, before the whole response arrived"))
+    case CURLE_RECV_ERROR: return .failure(.transport("the connection broke while receiving (reset by the server?)"))
+    case CURLE_GOT_NOTHING: return .failure(.transport("the server closed the connection without answering"))
+    case CURLE_COULDNT_CONNECT: return .failure(.transport("cannot connect: nothing answers at that address and port"))
     default:
       return .failure(.transport(String(cString: curl_easy_strerror(code))))
     }
