@@ -91,6 +91,30 @@ struct LimitsTests {
     #expect(counts == ["\(HookEnvironment.maxValueBytes)", "\(input.count)"])
   }
 
+  @Test("terminal control characters in any field become spaces (JSON escapes, C1 controls in XML)")
+  func controlCharacters() throws {
+    let json = #"""
+      {"version": "https://jsonfeed.org/version/1.1", "title": "T\u001b]0;pwned\u0007",
+       "items": [{"id": "1\u001b[2J", "title": "a\u001b[2Jb\u009b31mc", "content_text": "x\u001b[31my\nz\tw",
+                  "authors": [{"name": "\u0000eve"}], "tags": ["\u007fdel"], "url": "https://e.com/\u001b"}]}
+      """#
+    let parsed = try FeedParser.parse(Data(json.utf8))
+    let item = try #require(parsed.feed.items.first)
+    let fields =
+      [parsed.feed.title, item.key, item.title, item.text, item.author, item.link] + item.categories.map { $0 }
+    for field in fields {
+      let value = try #require(field)
+      #expect(
+        !value.unicodeScalars.contains {
+          $0.value < 0x20 && $0 != "\n" && $0 != "\t" || (0x7F...0x9F).contains($0.value)
+        }, "\(value.debugDescription)")
+    }
+    #expect(item.title == "a [2Jb 31mc" && item.text?.hasPrefix("x [31my") == true)
+    let xml =
+      "<rss version=\"2.0\"><channel><item><title>a\u{9B}31mb&#155;c</title><guid>g</guid></item></channel></rss>"
+    #expect(try FeedParser.parse(Data(xml.utf8)).feed.items.first?.title == "a 31mb c")
+  }
+
   @Test("a user's regex over a hostile 1 MB item text decides without a match (linear-time engine)")
   func regexOverHugeText() throws {
     let item = FeedItem(key: "k", title: "t", text: String(repeating: "a", count: 1 << 20))

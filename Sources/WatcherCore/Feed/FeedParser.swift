@@ -183,7 +183,7 @@ public enum FeedParser {
     return finished(feed, warnings: all, options: options)
   }
 
-  /// Applies the item and category limits, then gives every item its key.
+  /// Applies the item and category limits, replaces control characters, then gives every item its key.
   private static func finished(_ feed: Feed, warnings: [FeedWarning], options: Options) -> ParsedFeed {
     var feed = feed
     var warnings = warnings
@@ -202,6 +202,7 @@ public enum FeedParser {
       warnings.append(
         FeedWarning(message: "\(cut) item(s) had more than \(options.maxCategories) categories; the rest were ignored"))
     }
+    ControlCharacters.clean(&feed)
     FeedIdentity.assignKeys(&feed.items)
     return ParsedFeed(feed: feed, warnings: warnings)
   }
