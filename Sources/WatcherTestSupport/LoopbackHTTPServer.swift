@@ -60,8 +60,9 @@ public final class LoopbackHTTPServer: Sendable {
   private let log = Locked<[Request]>([])
   private let stopped = Locked(false)
 
-  /// Starts listening; `handler` answers each request (called on the server's threads).
-  public init(handler: @escaping @Sendable (Request) -> Response) throws {
+  /// Starts listening on 127.0.0.1 (or, with `everyAddress`, on every address of the machine);
+  /// `handler` answers each request (called on the server's threads).
+  public init(everyAddress: Bool = false, handler: @escaping @Sendable (Request) -> Response) throws {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw POSIXError(.EIO) }
     var yes: Int32 = 1
@@ -69,7 +70,7 @@ public final class LoopbackHTTPServer: Sendable {
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = 0
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_addr.s_addr = everyAddress ? INADDR_ANY : inet_addr("127.0.0.1")
     let bound = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }

@@ -3,8 +3,9 @@
 
 import Foundation
 import Testing
-import WatcherCore
 import WatcherTestSupport
+
+@testable import WatcherCore
 
 /// libcurl against a real loopback server.
 @Suite("HTTP fetching", .serialized)
@@ -103,6 +104,58 @@ struct CurlTransportTests {
     #expect(
       transport.fetch([FetchRequest(url: url)], concurrency: 1)[0]
         == .failure(.transport("cannot connect: nothing answers at that address and port")))
+  }
+
+  @Test(
+    "address scopes: the internet, private networks, this machine",
+    arguments: [
+      ("93.184.216.34", AddressScope.internet), ("192.0.2.2", .internet), ("2606:4700::1", .internet),
+      ("10.1.2.3", .privateNetwork), ("172.16.0.1", .privateNetwork), ("172.31.255.255", .privateNetwork),
+      ("172.32.0.1", .internet), ("192.168.1.1", .privateNetwork), ("169.254.169.254", .privateNetwork),
+      ("100.64.0.1", .privateNetwork), ("fd00::2", .privateNetwork), ("fe80::1", .privateNetwork),
+      ("127.0.0.1", .thisMachine), ("127.9.9.9", .thisMachine), ("0.0.0.0", .thisMachine), ("::1", .thisMachine),
+      ("::ffff:127.0.0.1", .thisMachine), ("::ffff:8.8.8.8", .internet), ("not an address", .thisMachine),
+    ])
+  func scopes(_ address: String, _ expected: AddressScope) {
+    #expect(AddressScope(address) == expected)
+  }
+
+  /// This machine's first IPv4 address that is not loopback, if it has one.
+  static let outwardAddress: String? = {
+    var list: UnsafeMutablePointer<ifaddrs>?
+    guard getifaddrs(&list) == 0 else { return nil }
+    defer { freeifaddrs(list) }
+    var entry = list
+    while let current = entry {
+      defer { entry = current.pointee.ifa_next }
+      guard let address = current.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET) else { continue }
+      var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+      address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
+        var raw = v4.pointee.sin_addr
+        _ = inet_ntop(AF_INET, &raw, &text, socklen_t(text.count))
+      }
+      let string = String(cString: text)
+      if !string.hasPrefix("127.") { return string }
+    }
+    return nil
+  }()
+
+  @Test(
+    "a redirect from a wider address to 127.0.0.1 is refused; within one scope it is followed",
+    .enabled(if: outwardAddress != nil, "needs an address other than loopback"))
+  func inwardRedirect() throws {
+    let inside = try LoopbackHTTPServer { _ in .ok(Self.feed) }
+    let target = inside.url("/secret")
+    let outside = try LoopbackHTTPServer(everyAddress: true) { request in
+      .init(status: 302, headers: [("Location", request.path == "/in" ? target : "/feed")], body: Data())
+    }
+    let address = try #require(Self.outwardAddress)
+    let refused = transport.fetch([FetchRequest(url: "http://\(address):\(outside.port)/in")], concurrency: 1)[0]
+    #expect(refused == .failure(.redirectedInward(address: "127.0.0.1")))
+    #expect(inside.requests.isEmpty, "the refused hop was requested")
+    // Loopback to loopback, as a local feed may do, is followed.
+    let local = try LoopbackHTTPServer { _ in .init(status: 301, headers: [("Location", target)], body: Data()) }
+    #expect(try fetch(local, "/moved").get().status == 200)
   }
 
   @Test("many feeds at once, at most two per host, results in order")

@@ -122,6 +122,10 @@ private final class Transfer {
   var body = Data()
   var overflow = false
   var headers: [(String, String)] = []
+  /// The scope of the first address connected to; later hops may not be more private.
+  var firstScope: AddressScope?
+  /// The address a redirect was refused for.
+  var refusedAddress: String?
   /// Status lines seen, one per response in the redirect chain, with that response's Location.
   var hops: [(status: Int, location: String?)] = []
   private var headerList: UnsafeMutablePointer<curl_slist>?
@@ -166,6 +170,8 @@ private final class Transfer {
     ccurl_setopt_ptr(easy, CURLOPT_WRITEDATA, me.toOpaque())
     ccurl_setopt_writefn(easy, CURLOPT_HEADERFUNCTION, transferHeader)
     ccurl_setopt_ptr(easy, CURLOPT_HEADERDATA, me.toOpaque())
+    ccurl_setopt_prereqfn(easy, CURLOPT_PREREQFUNCTION, transferConnected)
+    ccurl_setopt_ptr(easy, CURLOPT_PREREQDATA, me.toOpaque())
     return easy
   }
 
@@ -201,6 +207,8 @@ private final class Transfer {
     case CURLE_WRITE_ERROR where overflow: return .failure(.tooLarge(limit: request.maxBytes))
     case CURLE_TOO_MANY_REDIRECTS: return .failure(.tooManyRedirects)
     case CURLE_UNSUPPORTED_PROTOCOL where hops.count > 1: return .failure(.forbiddenRedirect)
+    case CURLE_ABORTED_BY_CALLBACK where refusedAddress != nil:
+      return .failure(.redirectedInward(address: refusedAddress ?? ""))
     // Plain words for what a misbehaving server does most (curl's own say "Transferred a partial file").
     case CURLE_PARTIAL_FILE:
       return .failure(.transport("the connection closed after \(body.count) bytes, before the whole response arrived"))
@@ -259,6 +267,27 @@ private let transferWrite: @convention(c) (UnsafeMutablePointer<CChar>?, Int, In
   data.withMemoryRebound(to: UInt8.self, capacity: length) { transfer.body.append($0, count: length) }
   return length
 }
+
+/// Called once a connection is up, before each request of a redirect chain is sent: refuses a hop to an
+/// address more private than the first hop's (DNS names are checked as resolved, so rebinding is caught).
+private let transferConnected:
+  @convention(c) (
+    UnsafeMutableRawPointer?, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int32, Int32
+  ) -> Int32 = { context, primary, _, _, _ in
+    guard let context, let primary else { return 0 }
+    let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+    let address = String(cString: primary)
+    let scope = AddressScope(address)
+    guard let first = transfer.firstScope else {
+      transfer.firstScope = scope
+      return 0
+    }
+    if scope > first {
+      transfer.refusedAddress = address
+      return 1  // CURL_PREREQFUNC_ABORT
+    }
+    return 0
+  }
 
 private let transferHeader: @convention(c) (UnsafeMutablePointer<CChar>?, Int, Int, UnsafeMutableRawPointer?) -> Int = {
   data, size, count, context in

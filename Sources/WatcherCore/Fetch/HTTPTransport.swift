@@ -77,6 +77,9 @@ public enum FetchError: Error, Sendable, Equatable {
   case tooManyRedirects
   /// A redirect to a scheme other than http/https (file://, ftp://…) was refused.
   case forbiddenRedirect
+  /// A redirect led to an address more private than the first one (a public server pointing at
+  /// 127.0.0.1, the LAN or a link-local metadata service); the address it would have connected to.
+  case redirectedInward(address: String)
   /// DNS, connection, TLS or transfer failure, in libcurl's words.
   case transport(String)
   /// Stopped because watcher is shutting down (not the feed's fault).
@@ -90,6 +93,8 @@ extension FetchError: CustomStringConvertible {
     case .tooLarge(let limit): return "the response is larger than the \(ByteCount.format(limit)) limit"
     case .tooManyRedirects: return "more than 5 redirects (a redirect loop?)"
     case .forbiddenRedirect: return "redirected to a URL that is not http or https; refused"
+    case .redirectedInward(let address):
+      return "redirected to \(address), a more private address than the feed's own; refused"
     case .transport(let message): return message
     case .cancelled: return "cancelled (watcher is stopping)"
     }
