@@ -7,6 +7,8 @@ public enum ConfigError: Error, Sendable, Equatable {
   case notFound(tried: [String])
   /// The file exists but cannot be read; the payload is the path and the system's reason.
   case unreadable(path: String, reason: String)
+  /// Another user could change the file (and so the hooks it runs); the payload says who and the fix.
+  case unsafe(path: String, reason: String)
   /// The file has mistakes: every one of them, in file order, and the text they point into.
   case invalid(path: String, diagnostics: [Diagnostic], source: String)
 }
@@ -23,6 +25,8 @@ extension ConfigError {
       return out
     case .unreadable(let path, let reason):
       return "error: \(path): cannot read the config: \(reason)\n"
+    case .unsafe(let path, let reason):
+      return "error: \(path): refusing to use this config: \(reason)\n"
     case .invalid(let path, let diagnostics, let source):
       var out = diagnostics.map { DiagnosticRenderer.render($0, path: path, source: source) }.joined()
       let errors = diagnostics.filter { $0.severity == .error }.count

@@ -25,6 +25,7 @@ public enum ConfigLoader {
         reason: (nsError.userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription
           ?? nsError.localizedDescription)
     }
+    if let problem = FileSafety.problem(path, groupMayWrite: true) { throw .unsafe(path: path, reason: problem) }
     var config = try parse(String(decoding: data, as: UTF8.self), path: path)
     // A relative feed path means relative to the config file, wherever watcher is started from.
     let directory = URL(fileURLWithPath: path).deletingLastPathComponent()

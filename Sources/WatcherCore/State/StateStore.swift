@@ -48,6 +48,10 @@ public final class StateStore {
     } catch {
       throw .unusable(path: directory, reason: (error as NSError).localizedDescription)
     }
+    // State files hold hook commands still to retry: nobody else may be able to write them.
+    if let problem = FileSafety.problem(directory, groupMayWrite: false) {
+      throw .unusable(path: directory, reason: problem)
+    }
   }
 
   deinit { unlock() }
