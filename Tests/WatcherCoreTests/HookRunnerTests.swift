@@ -3,8 +3,9 @@
 
 import Foundation
 import Testing
-import WatcherCore
 import WatcherTestSupport
+
+@testable import WatcherCore
 
 /// Real `/bin/sh` hooks that save what they receive.
 @Suite("Hooks")
@@ -63,5 +64,13 @@ struct HookRunnerTests {
       command: "grep SigBlk /proc/self/status | grep -q '0000000000000000'", environment: ["PATH": "/usr/bin:/bin"],
       input: Data(), timeout: 10)
     #expect(result.succeeded, "the hook inherited blocked signals")
+  }
+
+  @Test("only http(s) links are ever handed to xdg-open")
+  func webLinksOnly() {
+    for link in ["https://example.com/a", "HTTP://EXAMPLE.COM"] { #expect(LinkOpener.isWebLink(link)) }
+    for link in ["file:///etc/passwd", "javascript:alert(1)", "smb://host/share", "steam://run/1", "-x", ""] {
+      #expect(!LinkOpener.isWebLink(link), "\(link)")
+    }
   }
 }

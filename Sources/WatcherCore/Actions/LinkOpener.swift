@@ -13,8 +13,7 @@ enum LinkOpener {
   ///
   /// Only http(s) links are opened. The corresponding C functions are `posix_spawnp` and `waitpid`.
   static func open(_ link: String) {
-    let lower = link.lowercased()
-    guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return }
+    guard isWebLink(link) else { return }
     var attributes = HookRunner.spawnAttributes(newProcessGroup: false)
     defer { posix_spawnattr_destroy(&attributes) }
     var argv: [UnsafeMutablePointer<CChar>?] = [strdup("xdg-open"), strdup(link), nil]
@@ -23,5 +22,12 @@ enum LinkOpener {
     guard posix_spawnp(&pid, "xdg-open", nil, &attributes, &argv, environ) == 0 else { return }
     let child = pid
     Thread.detachNewThread { waitpid(child, nil, 0) }
+  }
+
+  /// Whether `link` is http(s): a feed's `file:`, `javascript:`, `smb:` or custom-scheme link is never
+  /// handed to xdg-open, which would start whatever program claims it.
+  static func isWebLink(_ link: String) -> Bool {
+    let lower = link.lowercased()
+    return lower.hasPrefix("http://") || lower.hasPrefix("https://")
   }
 }
