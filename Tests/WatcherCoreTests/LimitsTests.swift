@@ -91,6 +91,23 @@ struct LimitsTests {
     #expect(counts == ["\(HookEnvironment.maxValueBytes)", "\(input.count)"])
   }
 
+  @Test("gzip bombs stop at the size cap: compressed over HTTP and as a saved .gz document")
+  func gzipBombs() throws {
+    // 10 MB of zeros, about 10 KB compressed, by the real gzip.
+    let dir = try TemporaryDirectory()
+    let path = dir.url.appendingPathComponent("bomb.gz").path
+    _ = try ChildProcess.run("/bin/sh", ["-c", "head -c 10000000 /dev/zero | gzip -c > '\(path)'"])
+    let bomb = try Data(contentsOf: URL(fileURLWithPath: path))
+    #expect(bomb.count < 100_000)
+    #expect(throws: FeedParseError.tooLarge(limit: 1_000_000)) {
+      try FeedParser.parse(bomb, options: .init(maxBytes: 1_000_000))
+    }
+    let server = try LoopbackHTTPServer { _ in .init(status: 200, headers: [("Content-Encoding", "gzip")], body: bomb) }
+    let result = CurlTransport(userAgent: "t").fetch(
+      [FetchRequest(url: server.url("/"), maxBytes: 1_000_000)], concurrency: 1)[0]
+    #expect(result == .failure(.tooLarge(limit: 1_000_000)))
+  }
+
   @Test("terminal control characters in any field become spaces (JSON escapes, C1 controls in XML)")
   func controlCharacters() throws {
     let json = #"""
