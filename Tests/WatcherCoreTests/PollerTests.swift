@@ -91,6 +91,22 @@ struct PollerTests {
     #expect(sent[2].headers["if-none-match"] != nil)
   }
 
+  @Test("a pass over more feeds than one batch polls each once, in order, with its own items")
+  func batches() throws {
+    var h = try Harness(settings: "  concurrency: 2\n  first_poll: all")
+    defer { h.server.stop() }
+    h.source.items.withLock { $0 = [("a", "A", "Sat, 28 Nov 2026 10:00:00 GMT")] }
+    // 70 feeds (three batches of 32), each URL its own feed; the server answers the same document.
+    h.config.feeds = (0..<70).map { FeedConfig(url: h.server.url("/feed?n=\($0)"), name: "f\($0)") }
+    let outcomes = Poller(config: h.config, store: h.store, transport: CurlTransport(userAgent: "t"), runner: h.runner)
+      .poll(h.config.feeds, force: true, mode: .normal, now: Self.now)
+    #expect(outcomes.map(\.feed.name) == (0..<70).map { "f\($0)" })
+    #expect(outcomes.allSatisfy { $0.polled && $0.newItems == 1 && $0.error == nil })
+    #expect(h.server.requests.count == 70)
+    #expect(h.runner.actions.count == 70)
+    #expect(h.store.allStates().count == 70)
+  }
+
   @Test("first_poll: latest N acts on the newest N; all acts on everything")
   func firstPollPolicies() throws {
     for (setting, expected) in [("  first_poll: latest 1", ["B"]), ("  first_poll: all", ["A", "B"])] {

@@ -88,36 +88,42 @@ public struct Poller {
       states.append(state)
       chosen.append(feed)
     }
-    // Fetch the HTTP feeds together (concurrently, two per host); read the files directly.
-    let httpIndices = chosen.indices.filter { Self.isHTTP(chosen[$0].url) }
-    let requests = httpIndices.map {
-      FetchRequest(
-        url: chosen[$0].url, etag: states[$0].etag,
-        lastModified: states[$0].lastModified, maxBytes: config.settings.maxBytes, timeout: config.settings.timeout)
-    }
-    let fetched =
-      requests.isEmpty
-      ? [] : transport.fetch(requests, concurrency: config.settings.concurrency, cancellation: cancellation)
-    var responses: [Int: Result<FetchResponse, FetchError>] = [:]
-    for (offset, index) in httpIndices.enumerated() { responses[index] = fetched[offset] }
-
+    // Fetch the HTTP feeds together (concurrently, two per host); read the files directly. In batches, so
+    // that a pass over 1,000 feeds holds a batch of bodies in memory, not all of them.
     let engine = RuleEngine(rules: config.rules, settings: config.settings.notify)
+    let batchSize = max(32, 4 * config.settings.concurrency)
     var outcomeIndex = 0
-    for (index, feed) in chosen.enumerated() {
-      while outcomes[outcomeIndex].feed != feed || !outcomes[outcomeIndex].polled { outcomeIndex += 1 }
-      var state = states[index]
-      var outcome = outcomes[outcomeIndex]
-      // Stopping: leave unfinished feeds exactly as they were.
-      if case .failure(.cancelled)? = responses[index] { continue }
-      if cancellation?.isCancelled == true, responses[index] == nil { continue }
-      state.lastAttempt = now
-      let parsed = load(feed, response: responses[index], state: &state, outcome: &outcome, now: now)
-      if let parsed {
-        apply(parsed, feed: feed, state: &state, outcome: &outcome, engine: engine, mode: mode, now: now)
+    for batchStart in stride(from: 0, to: chosen.count, by: batchSize) {
+      let batch = batchStart..<min(chosen.count, batchStart + batchSize)
+      let httpIndices = batch.filter { Self.isHTTP(chosen[$0].url) }
+      let requests = httpIndices.map {
+        FetchRequest(
+          url: chosen[$0].url, etag: states[$0].etag,
+          lastModified: states[$0].lastModified, maxBytes: config.settings.maxBytes, timeout: config.settings.timeout)
       }
-      save(&state, outcome: &outcome)
-      if !state.pending.isEmpty, mode == .normal { runPending(&state, feed: feed, outcome: &outcome) }
-      outcomes[outcomeIndex] = outcome
+      let fetched =
+        requests.isEmpty
+        ? [] : transport.fetch(requests, concurrency: config.settings.concurrency, cancellation: cancellation)
+      var responses: [Int: Result<FetchResponse, FetchError>] = [:]
+      for (offset, index) in httpIndices.enumerated() { responses[index] = fetched[offset] }
+
+      for index in batch {
+        let feed = chosen[index]
+        while outcomes[outcomeIndex].feed != feed || !outcomes[outcomeIndex].polled { outcomeIndex += 1 }
+        var state = states[index]
+        var outcome = outcomes[outcomeIndex]
+        // Stopping: leave unfinished feeds exactly as they were.
+        if case .failure(.cancelled)? = responses[index] { continue }
+        if cancellation?.isCancelled == true, responses[index] == nil { continue }
+        state.lastAttempt = now
+        let parsed = load(feed, response: responses[index], state: &state, outcome: &outcome, now: now)
+        if let parsed {
+          apply(parsed, feed: feed, state: &state, outcome: &outcome, engine: engine, mode: mode, now: now)
+        }
+        save(&state, outcome: &outcome)
+        if !state.pending.isEmpty, mode == .normal { runPending(&state, feed: feed, outcome: &outcome) }
+        outcomes[outcomeIndex] = outcome
+      }
     }
     store.syncDirectory()
     return outcomes

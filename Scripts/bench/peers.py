@@ -1,0 +1,496 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""watcher against sfeed, newsboat, rss2email and feed2exec, side by side in one run (issue #8).
+
+Usage: peers.py WATCHER VENV WORKDIR [--runs 3] [--feeds 200] [--items 50] [--big BIG.xml]
+
+The workload: FEEDS feeds x ITEMS items, RSS 2.0 and Atom alternating, realistic titles, 1-3 categories,
+1-2 KB HTML descriptions; a second generation where 10% of each feed's items are new. nginx serves it
+on 127.0.0.1 with ETag, Last-Modified and gzip, and logs every status. Every tool runs the same
+scenarios with a per-item hook that appends the item's title to a file (a /bin/sh per item, as each
+tool runs its hooks); the file is checked against the items that were new, so a fast wrong answer
+cannot win. Each scenario is timed with wait4 (wall, CPU of the tool and everything it started, peak
+RSS), median of RUNS, from the same starting state each time.
+"""
+import argparse, html, os, random, shutil, socket, statistics, subprocess, sys, time
+
+TOOLS = ["watcher", "sfeed", "newsboat", "rss2email", "feed2exec"]
+SCENARIOS = [
+    ("cold", "cold first poll: act on every item"),
+    ("catchup", "cold: mark everything seen"),
+    ("unchanged", "re-poll, nothing changed"),
+    ("new10", "re-poll, 10% new"),
+]
+PROJECTS = ["Linux", "GNOME", "KDE Plasma", "Swift", "Rust", "Python", "Firefox", "systemd", "Wayland",
+            "PostgreSQL", "nginx", "curl", "OpenSSL", "Debian", "Fedora", "LLVM", "Git", "Vim", "Emacs", "Go"]
+PATTERNS = ["{p} {v} released", "Security advisory for {p} {v}", "What is new in {p} {v}",
+            "{p} {v}: faster startup and fewer crashes", "Call for testing: {p} {v} beta",
+            "How we moved to {p} {v}", "{p} {v} drops support for old hardware"]
+CATEGORIES = ["release", "security", "linux", "desktop", "programming", "database", "web", "tools",
+              "distribution", "community"]
+WORDS = ("the a new faster memory kernel driver support update fix release users developers build "
+         "package network storage security patch performance desktop server cloud version").split()
+
+
+def title_of(feed, item, gen):
+    rng = random.Random(feed * 100_000 + item * 10 + gen)
+    p = rng.choice(PROJECTS)
+    v = "%d.%d" % (rng.randrange(1, 40), rng.randrange(0, 20))
+    return rng.choice(PATTERNS).format(p=p, v=v) + " (%d.%d.%d)" % (feed, item, gen)
+
+
+def description(rng):
+    paragraphs, size, target = [], 0, rng.randrange(1000, 2000)
+    while size < target:
+        words = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(12, 30)))
+        p = "<p>%s <a href=\"https://example.com/%d\">details</a> and <em>%s</em>.</p>" % (
+            words.capitalize(), rng.randrange(10**6), rng.choice(WORDS))
+        paragraphs.append(p)
+        size += len(p)
+    return "".join(paragraphs)
+
+
+def items_of(feed, items, gen):
+    """(item number, generation) of each item in generation `gen`: 10% of them new in gen 1."""
+    new = items // 10 if gen else 0
+    return [(i, gen if i < new else 0) for i in range(items)]
+
+
+def write_feeds(www, feeds, items, gen):
+    os.makedirs(www, exist_ok=True)
+    titles = []
+    for f in range(feeds):
+        rng = random.Random(f)
+        atom = f % 2 == 1
+        out = []
+        if atom:
+            out.append('<?xml version="1.0" encoding="utf-8"?>\n<feed xmlns="http://www.w3.org/2005/Atom">'
+                       "<title>Feed %d</title><id>urn:feed:%d</id><updated>2026-11-29T10:00:00Z</updated>"
+                       '<link href="https://example.com/%d/"/>' % (f, f, f))
+        else:
+            out.append('<?xml version="1.0" encoding="utf-8"?>\n<rss version="2.0"><channel><title>Feed %d</title>'
+                       "<link>https://example.com/%d/</link><description>bench</description>" % (f, f))
+        for i, g in items_of(f, items, gen):
+            irng = random.Random(f * 100_000 + i * 10 + g)
+            title = title_of(f, i, g)
+            titles.append(title)
+            cats = irng.sample(CATEGORIES, irng.randrange(1, 4))
+            body = html.escape(description(irng), quote=False)
+            minute = (items - i) % 60
+            if atom:
+                out.append("<entry><title>%s</title><id>urn:item:%d:%d:%d</id><link href=\"https://example.com/%d/%d/%d\"/>"
+                           "<updated>2026-11-29T09:%02d:00Z</updated>%s<content type=\"html\">%s</content></entry>"
+                           % (html.escape(title), f, i, g, f, i, g, minute,
+                              "".join('<category term="%s"/>' % c for c in cats), body))
+            else:
+                out.append("<item><title>%s</title><guid>urn:item:%d:%d:%d</guid><link>https://example.com/%d/%d/%d</link>"
+                           "<pubDate>Sun, 29 Nov 2026 09:%02d:00 GMT</pubDate>%s<description>%s</description></item>"
+                           % (html.escape(title), f, i, g, f, i, g, minute,
+                              "".join("<category>%s</category>" % c for c in cats), body))
+        out.append("</feed>\n" if atom else "</channel></rss>\n")
+        path = os.path.join(www, "feed%d.xml" % f)
+        with open(path, "w") as fh:
+            fh.write("".join(out))
+        stamp = 1_700_000_000 + gen * 1000  # nginx's ETag is mtime + size: each generation its own
+        os.utime(path, (stamp, stamp))
+    return titles
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Nginx:
+    def __init__(self, work, root):
+        self.work, self.port = work, free_port()
+        self.log = os.path.join(work, "nginx", "access.log")
+        os.makedirs(os.path.join(work, "nginx"), exist_ok=True)
+        conf = os.path.join(work, "nginx", "nginx.conf")
+        with open(conf, "w") as fh:
+            fh.write("""daemon off; worker_processes 2; pid %(w)s/nginx/nginx.pid; error_log %(w)s/nginx/error.log;
+events { worker_connections 4096; }
+http { log_format s '$status'; access_log %(log)s s; sendfile on;
+  gzip on; gzip_types application/rss+xml application/atom+xml text/xml application/xml; gzip_min_length 256;
+  types { application/xml xml; } client_body_temp_path %(w)s/nginx; proxy_temp_path %(w)s/nginx;
+  fastcgi_temp_path %(w)s/nginx; uwsgi_temp_path %(w)s/nginx; scgi_temp_path %(w)s/nginx;
+  server { listen 127.0.0.1:%(p)d; root %(root)s; etag on; disable_symlinks off; } }
+""" % {"w": work, "p": self.port, "root": root, "log": self.log})
+        self.process = subprocess.Popen(["nginx", "-c", conf, "-p", work], stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL)
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", self.port), 0.1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+
+    def url(self, f):
+        return "http://127.0.0.1:%d/feed%d.xml" % (self.port, f)
+
+    def mark(self):
+        return os.path.getsize(self.log) if os.path.exists(self.log) else 0
+
+    def counts(self, since):
+        with open(self.log) as fh:
+            fh.seek(since)
+            lines = fh.read().split()
+        return sum(1 for s in lines if s == "200"), sum(1 for s in lines if s == "304")
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait()
+
+
+def timed(cmd, env, cwd=None):
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    err = p.stderr.read().decode(errors="replace")
+    p.stderr.close()
+    code = os.waitstatus_to_exitcode(status)
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss * 1024, code, err
+
+
+def write(path, text, mode=0o644):
+    with open(path, "w") as fh:
+        fh.write(text)
+    os.chmod(path, mode)
+
+
+class Tool:
+    """One tool: its files under WORK/NAME, how to run a scenario, and where its mutable state is."""
+    per_item_hook = True
+    parallel = ""
+
+    def __init__(self, name, work, nginx, feeds, env):
+        self.name, self.dir, self.nginx, self.feeds = name, os.path.join(work, name), nginx, feeds
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir)
+        self.out = os.path.join(self.dir, "hook-out.txt")
+        self.hook = os.path.join(self.dir, "hook.sh")
+        write(self.hook, "#!/bin/sh\nprintf '%%s\\n' \"$1\" >> '%s'\n" % self.out, 0o755)
+        self.env = dict(env, HOME=self.dir, XDG_CONFIG_HOME=os.path.join(self.dir, ".config"),
+                        XDG_CACHE_HOME=os.path.join(self.dir, ".cache"),
+                        XDG_DATA_HOME=os.path.join(self.dir, ".local/share"),
+                        XDG_STATE_HOME=os.path.join(self.dir, ".local/state"))
+        self.state_paths = []  # what a scenario's starting state consists of
+        self.setup()
+
+    def reset(self):
+        for path in self.state_paths + [self.out]:
+            if os.path.isdir(path):
+                shutil.rmtree(path)
+            elif os.path.exists(path):
+                os.remove(path)
+
+    def save(self, tag):
+        saved = os.path.join(self.dir, "saved-" + tag)
+        shutil.rmtree(saved, ignore_errors=True)
+        os.makedirs(saved)
+        for i, path in enumerate(self.state_paths):
+            if os.path.isdir(path):
+                shutil.copytree(path, os.path.join(saved, str(i)), symlinks=True)
+            elif os.path.exists(path):
+                shutil.copy2(path, os.path.join(saved, str(i)))
+
+    def restore(self, tag):
+        self.reset()
+        saved = os.path.join(self.dir, "saved-" + tag)
+        for i, path in enumerate(self.state_paths):
+            source = os.path.join(saved, str(i))
+            if os.path.isdir(source):
+                shutil.copytree(source, path, symlinks=True)
+            elif os.path.exists(source):
+                shutil.copy2(source, path)
+
+    def hook_lines(self):
+        if not os.path.exists(self.out):
+            return []
+        with open(self.out) as fh:
+            return fh.read().splitlines()
+
+
+class Watcher(Tool):
+    def setup(self):
+        self.state = os.path.join(self.dir, "state")
+        self.state_paths = [self.state]
+        feeds = "".join("  - { url: '%s', name: f%d }\n" % (self.nginx.url(f), f) for f in range(self.feeds))
+        rule = ("rules:\n  - match: { title: '(' }\n    hook: { command: 'printf \"%%s\\n\" \"$WATCHER_TITLE\" >> %s' }\n"
+                % self.out)
+        for first in ("all", "silent"):
+            write(os.path.join(self.dir, "%s.yaml" % first),
+                  "settings:\n  interval: 1s\n  first_poll: %s\n  max_age: none\n  state_dir: %s\nfeeds:\n%s%s"
+                  % (first, self.state, feeds, rule))
+
+    def command(self, scenario):
+        config = os.path.join(self.dir, "all.yaml")
+        if scenario == "catchup":
+            return [WATCHER, "catch-up", "--config", config]
+        return [WATCHER, "poll", "--config", config]
+
+
+class Sfeed(Tool):
+    parallel = "maxjobs=8"
+
+    def setup(self):
+        self.feeds_dir = os.path.join(self.dir, "feeds")
+        self.state_paths = [self.feeds_dir]
+        lines = "".join("\tfeed 'f%d' '%s'\n" % (f, self.nginx.url(f)) for f in range(self.feeds))
+        write(os.path.join(self.dir, "sfeedrc"), "sfeedpath='%s'\nmaxjobs=8\nfeeds() {\n%s}\n" % (self.feeds_dir, lines))
+        # sfeed has no hook: the usual way is to compare each feed's TSV file before and after
+        # sfeed_update and act on the lines with a new id (field 6); title is field 2.
+        write(os.path.join(self.dir, "run.sh"), """#!/bin/sh
+set -e
+cd '%(d)s'
+rm -rf before && mkdir -p before feeds && cp -R feeds/. before/
+sfeed_update sfeedrc >/dev/null 2>&1 || true
+[ "$1" = catchup ] && exit 0
+for f in feeds/*; do
+  [ -f "$f" ] || continue
+  old="before/${f#feeds/}"; [ -f "$old" ] || : > "$old"
+  awk -F '\\t' 'FILENAME == ARGV[1] { seen[$6] = 1; next } !($6 in seen) { print $2 }' "$old" "$f"
+done | while IFS= read -r title; do sh '%(h)s' "$title"; done
+""" % {"d": self.dir, "h": self.hook}, 0o755)
+
+    def command(self, scenario):
+        return ["/bin/sh", os.path.join(self.dir, "run.sh"), scenario]
+
+
+class Newsboat(Tool):
+    per_item_hook = False
+    parallel = "reload-threads 8"
+
+    def setup(self):
+        self.cache = os.path.join(self.dir, "cache.db")
+        self.state_paths = [self.cache]
+        write(os.path.join(self.dir, "urls"), "".join(self.nginx.url(f) + "\n" for f in range(self.feeds)))
+        write(os.path.join(self.dir, "config"), "reload-threads 8\n")
+
+    def command(self, scenario):
+        return ["newsboat", "-x", "reload", "-u", os.path.join(self.dir, "urls"), "-c", self.cache,
+                "-C", os.path.join(self.dir, "config")]
+
+
+class Rss2email(Tool):
+    def setup(self):
+        self.data = os.path.join(self.dir, "r2e.json")
+        self.config = os.path.join(self.dir, "r2e.cfg")
+        self.state_paths = [self.data]
+        # rss2email mails each new item: its "sendmail" is our hook, which takes the Subject (the title).
+        sendmail = os.path.join(self.dir, "sendmail.sh")
+        write(sendmail, "#!/bin/sh\nsed -n 's/^Subject: //p' | head -n 1 >> '%s'\n" % self.out, 0o755)
+        sections = "".join("[feed.f%d]\nurl = %s\n\n" % (f, self.nginx.url(f)) for f in range(self.feeds))
+        write(self.config, "[DEFAULT]\nto = you@example.com\nfrom = bench@example.com\nemail-protocol = sendmail\n"
+              "sendmail = %s\nhtml-mail = False\nuse-8bit = True\n\n%s" % (sendmail, sections))
+
+    def reset(self):
+        super().reset()
+        write(self.data, '{"version": 2, "feeds": []}\n')
+
+    def command(self, scenario):
+        extra = ["--no-send"] if scenario == "catchup" else []
+        return [os.path.join(VENV, "bin", "r2e"), "-c", self.config, "-d", self.data, "run"] + extra
+
+
+class Feed2exec(Tool):
+    parallel = "-j 8"
+
+    def setup(self):
+        self.config = os.path.join(self.dir, "feed2exec.ini")
+        self.db = os.path.join(self.dir, "feed2exec.db")
+        self.state_paths = [self.db, os.path.join(self.dir, ".cache")]
+        sections = "".join("[f%d]\nurl = %s\noutput = feed2exec.plugins.exec\nargs = %s {item.title}\n\n"
+                           % (f, self.nginx.url(f), self.hook) for f in range(self.feeds))
+        write(self.config, sections)
+
+    def command(self, scenario):
+        extra = ["--catchup"] if scenario == "catchup" else []
+        return [os.path.join(VENV, "bin", "feed2exec"), "--config", self.config, "--database", self.db,
+                "fetch", "-j", "8"] + extra
+
+
+CLASSES = {"watcher": Watcher, "sfeed": Sfeed, "newsboat": Newsboat, "rss2email": Rss2email, "feed2exec": Feed2exec}
+
+
+def check(lines, expected, per_item):
+    if not per_item:
+        return "n/a (no per-item hook)"
+    if sorted(lines) == sorted(expected):
+        return "ok (%d)" % len(lines)
+    missing = len(set(expected) - set(lines))
+    extra = len(set(lines) - set(expected))
+    dups = len(lines) - len(set(lines))
+    return "WRONG: %d missing, %d extra, %d repeated of %d" % (missing, extra, dups, len(expected))
+
+
+def serve(work, gen):
+    link = os.path.join(work, "www")
+    if os.path.islink(link):
+        os.remove(link)
+    os.symlink("www%d" % gen, link)
+
+
+def measure_floors(work, nginx, feeds, hook_count, big):
+    floors = []
+    urls = []
+    for f in range(feeds):
+        urls += ["-o", "/dev/null", nginx.url(f)]
+    wall, cpu, rss, code, _ = timed(["curl", "-s", "--compressed", "--parallel", "--parallel-max", "8"] + urls, os.environ)
+    floors.append(("all %d feeds in one curl process (--parallel, 8)" % feeds, wall, cpu, rss))
+    out = os.path.join(work, "floor-hook-out.txt")
+    hook = os.path.join(work, "floor-hook.sh")
+    write(hook, "#!/bin/sh\nprintf '%%s\\n' \"$1\" >> '%s'\n" % out, 0o755)
+    loop = "i=0; while [ $i -lt %d ]; do sh '%s' \"title $i\"; i=$((i+1)); done" % (hook_count, hook)
+    wall, cpu, rss, code, _ = timed(["/bin/sh", "-c", loop], os.environ)
+    floors.append(("%d hooks back to back (sh per item)" % hook_count, wall, cpu, rss))
+    if big:
+        wall, cpu, rss, code, _ = timed(["xmllint", "--stream", "--noout", big], os.environ)
+        floors.append(("xmllint --stream on the big feed", wall, cpu, rss))
+    return floors
+
+
+def parse_big(big, runs):
+    size = os.path.getsize(big)
+    commands = [
+        ("watcher", [WATCHER, "parse", "--json", "--max-size", str(size + 1), "--max-items", "1000000", big]),
+        ("sfeed", ["/bin/sh", "-c", "sfeed < '%s'" % big]),
+        ("feedparser (rss2email, feed2exec)",
+         [os.path.join(VENV, "bin", "python"), "-c", "import feedparser, sys; feedparser.parse(sys.argv[1])", big]),
+    ]
+    rows = []
+    for name, cmd in commands:
+        samples = [timed(cmd, os.environ) for _ in range(runs)]
+        bad = [s for s in samples if s[3] != 0]
+        rows.append((name, statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples),
+                     max(s[2] for s in samples), "exit %d" % bad[0][3] if bad else "ok"))
+    return rows
+
+
+def memory_1000(work, nginx, feeds):
+    d = os.path.join(work, "memory")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(os.path.join(d, "state"))
+    config = os.path.join(d, "rules.yaml")
+    write(config, "settings:\n  interval: 1h\n  first_poll: silent\n  state_dir: %s\nfeeds:\n%s" % (
+        os.path.join(d, "state"),
+        "".join("  - { url: '%s?n=%d', name: m%d }\n" % (nginx.url(i % feeds), i, i) for i in range(1000))))
+    p = subprocess.Popen([WATCHER, "run", "--config", config], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if len([n for n in os.listdir(os.path.join(d, "state")) if n.endswith(".json")]) >= 1000:
+            break
+        time.sleep(0.5)
+    time.sleep(2)
+    status = open("/proc/%d/status" % p.pid).read()
+    value = {l.split(":")[0]: int(l.split()[1]) for l in status.splitlines() if l.startswith(("VmHWM", "VmRSS"))}
+    p.terminate()
+    p.wait()
+    return value.get("VmHWM", 0), value.get("VmRSS", 0)
+
+
+def main():
+    global WATCHER, VENV
+    ap = argparse.ArgumentParser()
+    ap.add_argument("watcher")
+    ap.add_argument("venv")
+    ap.add_argument("workdir")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--feeds", type=int, default=200)
+    ap.add_argument("--items", type=int, default=50)
+    ap.add_argument("--big")
+    ap.add_argument("--tools", default=",".join(TOOLS))
+    a = ap.parse_args()
+    WATCHER, VENV = os.path.abspath(a.watcher), os.path.abspath(a.venv)
+    work = os.path.abspath(a.workdir)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    titles0 = write_feeds(os.path.join(work, "www0"), a.feeds, a.items, 0)
+    titles1 = write_feeds(os.path.join(work, "www1"), a.feeds, a.items, 1)
+    new_titles = sorted(set(titles1) - set(titles0))
+    serve(work, 0)
+    nginx = Nginx(work, os.path.join(work, "www"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_")}
+    results = {}  # (scenario, tool) -> (wall, cpu, rss, 200s, 304s, check)
+    try:
+        for name in a.tools.split(","):
+            tool = CLASSES[name](name, work, nginx, a.feeds, env)
+            for scenario, _ in SCENARIOS:
+                samples = []
+                for run in range(a.runs):
+                    if scenario in ("cold", "catchup"):
+                        tool.reset()
+                    else:
+                        tool.restore("seen")
+                    serve(work, 1 if scenario == "new10" else 0)
+                    # Every tool gets the same pause (untimed): watcher's interval is 1 s, and a feed
+                    # polled less than an interval ago is not due.
+                    time.sleep(1.2)
+                    mark = nginx.mark()
+                    wall, cpu, rss, code, err = timed(tool.command(scenario), tool.env, cwd=tool.dir)
+                    ok200, ok304 = nginx.counts(mark)
+                    expected = {"cold": titles0, "new10": new_titles}.get(scenario, [])
+                    verdict = check(tool.hook_lines(), expected, tool.per_item_hook)
+                    if code != 0:
+                        verdict = "exit %d: %s" % (code, err.strip().splitlines()[-1][:80] if err.strip() else "")
+                    samples.append((wall, cpu, rss, ok200, ok304, verdict))
+                    if scenario == "catchup" and run == 0:
+                        tool.save("seen")
+                    serve(work, 0)
+                verdicts = sorted(set(s[5] for s in samples))
+                results[(scenario, name)] = (
+                    statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples),
+                    max(s[2] for s in samples), samples[-1][3], samples[-1][4], "; ".join(verdicts))
+                print("%-10s %-10s %8.3f s wall %8.3f s cpu %7.1f MB  200=%d 304=%d  %s" % (
+                    name, scenario, *results[(scenario, name)][:2], results[(scenario, name)][2] / 1e6,
+                    *results[(scenario, name)][3:]), flush=True)
+        floors = measure_floors(work, nginx, a.feeds, len(new_titles), a.big)
+        memory = memory_1000(work, nginx, a.feeds) if "watcher" in a.tools else None
+    finally:
+        nginx.stop()
+    big_rows = parse_big(a.big, a.runs) if a.big else []
+    report(results, floors, big_rows, memory, a, len(titles0), len(new_titles))
+
+
+def report(results, floors, big_rows, memory, a, total, new):
+    lines = ["Workload: %d feeds x %d items (RSS 2.0 and Atom alternating, 1-3 categories, 1-2 KB HTML), "
+             "%d new items in the 10%% round; nginx on 127.0.0.1 with ETag, Last-Modified, gzip. "
+             "Median of %d runs; CPU includes every process the tool started; ratio = wall / watcher's wall."
+             % (a.feeds, a.items, new, a.runs), ""]
+    lines.append("| scenario | tool | wall s | CPU s | peak RSS MB | HTTP 200 / 304 | hook output | vs watcher |")
+    lines.append("|---|---|---:|---:|---:|---|---|---:|")
+    for scenario, label in SCENARIOS:
+        base = results.get((scenario, "watcher"))
+        for name in TOOLS:
+            r = results.get((scenario, name))
+            if not r:
+                continue
+            ratio = "%.1f×" % (r[0] / base[0]) if base and name != "watcher" else ""
+            lines.append("| %s | %s | %.3f | %.3f | %.1f | %d / %d | %s | %s |" % (
+                label, name, r[0], r[1], r[2] / 1e6, r[3], r[4], r[5], ratio))
+    if big_rows:
+        lines += ["", "Parsing the big feed (%s, %.0f MB):" % (os.path.basename(a.big), os.path.getsize(a.big) / 1e6), "",
+                  "| parser | wall s | CPU s | peak RSS MB | result | vs watcher |", "|---|---:|---:|---:|---|---:|"]
+        base = big_rows[0][1]
+        for name, wall, cpu, rss, verdict in big_rows:
+            lines.append("| %s | %.3f | %.3f | %.1f | %s | %s |" % (
+                name, wall, cpu, rss / 1e6, verdict, "" if name == "watcher" else "%.1f×" % (wall / base)))
+    lines += ["", "Floors (what the machine allows):", "", "| floor | wall s | CPU s | peak RSS MB |", "|---|---:|---:|---:|"]
+    for name, wall, cpu, rss in floors:
+        lines.append("| %s | %.3f | %.3f | %.1f |" % (name, wall, cpu, rss / 1e6))
+    if memory:
+        lines += ["", "watcher run holding 1,000 feeds after its first pass: peak RSS %.1f MB, RSS %.1f MB."
+                  % (memory[0] / 1024, memory[1] / 1024)]
+    text = "\n".join(lines) + "\n"
+    print("\n" + text)
+    with open(os.path.join(os.path.abspath(a.workdir), "table.md"), "w") as fh:
+        fh.write(text)
+
+
+WATCHER = VENV = ""
+if __name__ == "__main__":
+    main()
