@@ -470,6 +470,8 @@ def report(results, floors, big_rows, memory, a, total, new):
             if not r:
                 continue
             ratio = "%.1f×" % (r[0] / base[0]) if base and name != "watcher" else ""
+            if name == "newsboat" and scenario in ("cold", "new10"):
+                ratio = "runs no hooks"
             lines.append("| %s | %s | %.3f | %.3f | %.1f | %d / %d | %s | %s |" % (
                 label, name, r[0], r[1], r[2] / 1e6, r[3], r[4], r[5], ratio))
     if big_rows:

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# watcher against sfeed, newsboat, rss2email and feed2exec in one run (issue #8): installs the peers if
+# missing (Debian: sfeed, newsboat, nginx; PyPI, in a private venv: rss2email, feed2exec), builds
+# watcher, generates the workload and the 60 MB feed, and prints the table (also bench-out/peers/table.md).
+# Usage: Scripts/bench/peers.sh [RUNS]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+runs=${1:-3}
+sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+missing=()
+for tool in sfeed_update:sfeed newsboat:newsboat nginx:nginx xmllint:libxml2-utils curl:curl; do
+  command -v "${tool%%:*}" >/dev/null || missing+=("${tool##*:}")
+done
+python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
+if [ ${#missing[@]} -gt 0 ]; then
+  $sudo apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+venv=bench-out/peers-venv
+if [ ! -x "$venv/bin/r2e" ] || [ ! -x "$venv/bin/feed2exec" ]; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q rss2email feed2exec
+fi
+swift build -c release --product watcher 2>&1 | grep -E "error" || true
+mkdir -p bench-out
+feed=bench-out/big-60mb.xml
+[ -s "$feed" ] || python3 Scripts/bench/gen-big-feed.py "$feed"
+python3 Scripts/bench/peers.py .build/release/watcher "$venv" bench-out/peers --runs "$runs" --big "$feed"
