@@ -12,7 +12,7 @@ tool runs its hooks); the file is checked against the items that were new, so a 
 cannot win. Each scenario is timed with wait4 (wall, CPU of the tool and everything it started, peak
 RSS), median of RUNS, from the same starting state each time.
 """
-import argparse, html, os, random, shutil, socket, statistics, subprocess, sys, time
+import argparse, html, os, random, shutil, socket, statistics, subprocess, sys, tempfile, time
 
 TOOLS = ["watcher", "sfeed", "newsboat", "rss2email", "feed2exec"]
 SCENARIOS = [
@@ -146,14 +146,16 @@ http { log_format s '$status'; access_log %(log)s s; sendfile on;
 
 
 def timed(cmd, env, cwd=None):
-    t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - t0
-    err = p.stderr.read().decode(errors="replace")
-    p.stderr.close()
-    code = os.waitstatus_to_exitcode(status)
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss * 1024, code, err
+    # stderr goes to a file, not a pipe: a tool that logs a lot (rss2email) would block on a full pipe.
+    with tempfile.TemporaryFile() as errors:
+        t0 = time.perf_counter()
+        p = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors)
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        errors.seek(0)
+        err = errors.read()[-4000:].decode(errors="replace")
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss * 1024, p.returncode, err
 
 
 def write(path, text, mode=0o644):
