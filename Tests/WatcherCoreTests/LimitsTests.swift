@@ -132,6 +132,23 @@ struct LimitsTests {
     #expect(try FeedParser.parse(Data(xml.utf8)).feed.items.first?.title == "a 31mb c")
   }
 
+  @Test("the fast control-character scan agrees with a plain one at every position")
+  func controlScan() {
+    let fillers = ["a", "\n", "\t", "\r", "\u{A0}", "é", "日"]
+    let controls = ["\u{1B}", "\u{0}", "\u{7F}", "\u{80}", "\u{9B}", "\u{9F}"]
+    for length in 0..<20 {
+      let base = (0..<length).map { fillers[$0 % fillers.count] }
+      #expect(!ControlCharacters.contains(base.joined()), "\(base)")
+      for position in 0...length {
+        for control in controls {
+          var text = base
+          text.insert(control, at: position)
+          #expect(ControlCharacters.contains(text.joined()), "\(text)")
+        }
+      }
+    }
+  }
+
   @Test("a user's regex over a hostile 1 MB item text decides without a match (linear-time engine)")
   func regexOverHugeText() throws {
     let item = FeedItem(key: "k", title: "t", text: String(repeating: "a", count: 1 << 20))

@@ -11,9 +11,7 @@
 enum ControlCharacters {
   /// `text` with every control character replaced by a space.
   static func replaced(_ text: String) -> String {
-    guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }), needsReplacing(text) else {
-      return text
-    }
+    guard contains(text) else { return text }
     var out = String.UnicodeScalarView()
     for scalar in text.unicodeScalars {
       out.append(isControl(scalar) ? " " : scalar)
@@ -21,7 +19,36 @@ enum ControlCharacters {
     return String(out)
   }
 
-  private static func needsReplacing(_ text: String) -> Bool { text.unicodeScalars.contains(where: isControl) }
+  /// Whether `text` has a control character: eight bytes at a time, looking closer only at words with a
+  /// byte below 0x20 (newlines are common), DEL, or 0xC2 (the lead byte of U+0080–U+00BF).
+  static func contains(_ text: String) -> Bool {
+    var text = text
+    return text.withUTF8 { bytes in
+      guard let base = bytes.baseAddress else { return false }
+      let count = bytes.count
+      func isControl(at j: Int) -> Bool {
+        let b = bytes[j]
+        if b < 0x20 { return b != 0x09 && b != 0x0A && b != 0x0D }
+        if b == 0x7F { return true }
+        return b == 0xC2 && j + 1 < count && bytes[j + 1] >= 0x80 && bytes[j + 1] <= 0x9F
+      }
+      var i = 0
+      while i + 8 <= count {
+        let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+        if ByteScanning.hasByteBelow(word, 0x20) || ByteScanning.hasByte(word, 0x7F)
+          || ByteScanning.hasByte(word, 0xC2)
+        {
+          for j in i..<(i + 8) where isControl(at: j) { return true }
+        }
+        i += 8
+      }
+      while i < count {
+        if isControl(at: i) { return true }
+        i += 1
+      }
+      return false
+    }
+  }
 
   private static func isControl(_ s: Unicode.Scalar) -> Bool {
     let v = s.value
