@@ -116,7 +116,7 @@ final class LazyDFA: @unchecked Sendable {
     while i < end {
       if let startBytes, state == idle.0 || state == idle.1 {
         let from = i
-        while i < end, startBytes[Int(text[i] >> 6)] & (1 << UInt64(text[i] & 63)) == 0 { i += 1 }
+        i = Program.nextStart(startBytes, in: text, from: i)
         if i == end { return (i, state, .end) }  // the end after an idle stretch: no match can end there
         if i != from {
           let previous = Program.scalar(before: i, in: text).map(WordCharacter.contains) ?? false

@@ -730,6 +730,14 @@ struct Program: Sendable {
       | UInt32(text[i + 3] & 0x3F)
   }
 
+  /// The first byte at or after `i` that `startBytes` (a 256-bit map) holds, or the end of `text`.
+  @inline(__always)
+  static func nextStart(_ startBytes: [UInt64], in text: UnsafeBufferPointer<UInt8>, from i: Int) -> Int {
+    var i = i
+    while i < text.count, startBytes[Int(text[i] >> 6)] & (1 << UInt64(text[i] & 63)) == 0 { i += 1 }
+    return i
+  }
+
   @inline(__always) static func length(_ leadByte: UInt8) -> Int {
     leadByte < 0x80 ? 1 : leadByte < 0xE0 ? 2 : leadByte < 0xF0 ? 3 : 4
   }
@@ -802,9 +810,7 @@ struct Program: Sendable {
         if scratch.current.count == 0, skips {
           // Nothing is running: jump to the next byte a match can start with.
           let from = position
-          while position < end, startBytes[Int(text[position] >> 6)] & (1 << UInt64(text[position] & 63)) == 0 {
-            position += 1
-          }
+          position = Self.nextStart(startBytes, in: text, from: position)
           if position == end { return nil }
           if position != from { scratch.generation += 1 }
         }
