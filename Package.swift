@@ -15,8 +15,10 @@ let package = Package(
     .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     // zlib comes with libxml2-dev; it reads gzip-compressed feed files (HTTP bodies are decoded by libcurl).
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+    // Our one C target: the hook supervisor, which must run between fork and exec where Swift cannot.
+    .target(name: "CHookSupervisor"),
     .target(
-      name: "WatcherCore", dependencies: ["CLibXML2", "CZlib", "CYaml", "CCurl", "CNotify"],
+      name: "WatcherCore", dependencies: ["CLibXML2", "CZlib", "CYaml", "CCurl", "CNotify", "CHookSupervisor"],
       // The parser's hot loops mutate class state per SAX callback; dynamic exclusivity checks cost ~5% of
       // parse time there. Debug builds (and so the tests) keep the checks.
       swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
@@ -33,7 +35,7 @@ let package = Package(
 )
 
 // Strict, uniform settings for every Swift target (as swift-log does in one loop).
-for target in package.targets where target.type != .system {
+for target in package.targets where target.type != .system && target.name != "CHookSupervisor" {
   target.swiftSettings =
     (target.swiftSettings ?? []) + [
       .enableUpcomingFeature("ExistentialAny"),

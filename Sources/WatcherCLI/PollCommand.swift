@@ -4,12 +4,18 @@
 import Foundation
 import WatcherCore
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Options and setup shared by the commands that use state.
 enum StateOptions {
   static let stateDir = OptionSpec(
     name: "state-dir", value: "DIR",
     help: "where state lives (default: settings.state_dir, then ~/.local/state/watcher)")
   static let feed = OptionSpec(name: "feed", value: "NAME", help: "only this feed, due or not (repeatable)")
+  static let force = OptionSpec(
+    name: "force", value: nil, help: "poll named feeds even when their server asked to wait (Retry-After)")
 
   /// The state directory: `--state-dir`, else `settings.state_dir`, else `$XDG_STATE_HOME/watcher`.
   static func directory(_ arguments: Arguments, config: Config, environment: [String: String]) -> String {
@@ -60,9 +66,9 @@ enum StateOptions {
 struct PollCommand: Command {
   let name = "poll"
   let summary = "one pass over the feeds that are due (or the named ones), then exit"
-  let usage = "[--config FILE] [--state-dir DIR] [--feed NAME]..."
+  let usage = "[--config FILE] [--state-dir DIR] [--feed NAME]... [--force]"
   let options = [
-    ConfigOption.spec, StateOptions.stateDir, StateOptions.feed,
+    ConfigOption.spec, StateOptions.stateDir, StateOptions.feed, StateOptions.force,
     OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
   ]
 
@@ -75,9 +81,9 @@ struct PollCommand: Command {
 struct CatchUpCommand: Command {
   let name = "catch-up"
   let summary = "record every current item as seen, without notifying or running hooks"
-  let usage = "[--config FILE] [--state-dir DIR] [--feed NAME]..."
+  let usage = "[--config FILE] [--state-dir DIR] [--feed NAME]... [--force]"
   let options = [
-    ConfigOption.spec, StateOptions.stateDir, StateOptions.feed,
+    ConfigOption.spec, StateOptions.stateDir, StateOptions.feed, StateOptions.force,
     OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
   ]
 
@@ -99,9 +105,12 @@ enum PollRun {
     let (lockedStore, code) = StateOptions.lockedStore(directory, terminal: terminal)
     guard let store = lockedStore else { return code }
     defer { store.unlock() }
+    let shutdown = Shutdown()
+    shutdown.install(extra: [SIGHUP])
     let runner = DeliveringActionRunner(
       notifier: LibnotifyNotifier(environment: terminal.environment), settings: config.settings,
-      environment: terminal.environment, log: { terminal.error("warning: \($0)") })
+      environment: terminal.environment, stopping: shutdown.stopping, killing: shutdown.killing,
+      log: { terminal.error("warning: \($0)") })
     // On a terminal, one line that counts fetches as they finish; nothing at all when stderr is a pipe or file.
     var progress: (@Sendable (Int, Int, Int) -> Void)?
     if terminal.errorsIsTerminal {
@@ -111,9 +120,11 @@ enum PollRun {
       }
     }
     let transport = CurlTransport(userAgent: WatcherCLI.userAgent, progress: progress)
-    let poller = Poller(config: config, store: store, transport: transport, runner: runner)
+    let poller = Poller(
+      config: config, store: store, transport: transport, runner: runner, cancellation: shutdown.stopping)
     let named = arguments.values["feed"] != nil
-    let outcomes = poller.poll(feeds, force: named || mode == .catchUp, mode: mode)
+    let outcomes = poller.poll(
+      feeds, force: named || mode == .catchUp, ignoreRetryAfter: arguments.flags.contains("force"), mode: mode)
     if progress != nil { terminal.errors(Array("\r\u{1B}[K".utf8)) }
     var failed = 0
     // An unreachable notification service is one error per poll, not one per feed.
@@ -121,6 +132,11 @@ enum PollRun {
     for outcome in outcomes {
       for error in outcome.actionErrors where !actionErrors.contains(error) { actionErrors.append(error) }
       for warning in outcome.warnings { terminal.error("warning: feed '\(outcome.feed.name)': \(warning)") }
+      if let until = outcome.heldUntil {
+        terminal.error(
+          "feed '\(outcome.feed.name)': not polled: its server asked to wait until \(ISODate.format(until)) (Retry-After); --force polls it anyway"
+        )
+      }
       if let error = outcome.error {
         failed += 1
         terminal.error("error: feed '\(outcome.feed.name)' (\(outcome.feed.url)): \(error)")
@@ -137,6 +153,13 @@ enum PollRun {
     if mode == .normal { line += ", \(actions) action\(actions == 1 ? "" : "s")" }
     if failed > 0 { line += ", \(failed) failed" }
     terminal.error(line)
+    if let signal = shutdown.signal {
+      let pending = outcomes.reduce(0) { $0 + $1.pendingLeft }
+      terminal.error(
+        "\(command): stopped by signal \(signal); \(pending) action\(pending == 1 ? "" : "s") left pending for the next poll"
+      )
+      return .failure
+    }
     return failed > 0 ? .failure : .success
   }
 

@@ -34,12 +34,14 @@ struct RunCommand: Command {
     defer { store.unlock() }
 
     let log: @Sendable (String) -> Void = { terminal.error("\(ISODate.format(Date())) \($0)") }
-    let cancellation = Cancellation()
+    let shutdown = Shutdown()
     let wake = DispatchSemaphore(value: 0)
     let signals = Locked<[Int32]>([])
-    SignalWaiter.start([SIGINT, SIGTERM, SIGHUP]) { signal in
+    shutdown.install(extra: [SIGHUP]) { signal in
       signals.withLock { $0.append(signal) }
-      if signal != SIGHUP { cancellation.cancel() }
+      if signal != SIGHUP {
+        log("stopping (signal \(signal)): no new fetch or hook; running hooks get \(Int(Shutdown.hookGrace)) s")
+      }
       wake.signal()
     }
     log(
@@ -60,15 +62,14 @@ struct RunCommand: Command {
             terminal.errors(Array(error.rendered.utf8))
           }
         } else {
-          log("stopping (signal \(signal))")
           return .success
         }
       }
       let runner = DeliveringActionRunner(
         notifier: notifier, settings: config.settings, environment: terminal.environment,
-        log: { log("warning: \($0)") })
+        stopping: shutdown.stopping, killing: shutdown.killing, log: { log("warning: \($0)") })
       let poller = Poller(
-        config: config, store: store, transport: transport, runner: runner, cancellation: cancellation)
+        config: config, store: store, transport: transport, runner: runner, cancellation: shutdown.stopping)
       let now = Date()
       for outcome in poller.poll(config.feeds, force: false, now: now) where outcome.polled {
         for warning in outcome.warnings { log("warning: feed '\(outcome.feed.name)': \(warning)") }
@@ -79,47 +80,18 @@ struct RunCommand: Command {
           log("\(outcome.feed.name): \(outcome.newItems) new, \(outcome.actions) actions")
         }
       }
-      if cancellation.isCancelled {
-        log("stopping")
+      if shutdown.stopping.isCancelled {
+        log("stopped; what did not finish stays pending for the next poll")
         return .success
       }
       // Sleep until the next feed is due (with a little jitter so feeds spread out), or a signal.
       let next =
         config.feeds.compactMap { feed -> TimeInterval? in
-          let (state, _) = store.load(url: feed.url)
-          let interval = Double(feed.interval ?? config.settings.interval)
-          var due = (state.lastAttempt ?? now).addingTimeInterval(interval)
-          if let notBefore = state.notBefore, notBefore > due { due = notBefore }
-          return due.timeIntervalSince(Date())
+          guard let state = try? store.load(url: feed.url, readOnly: true).state else { return nil }
+          return Schedule.nextDue(feed, state: state, settings: config.settings).timeIntervalSince(Date())
         }.min() ?? 60
       let jitter = Double.random(in: 0...min(5, max(0, next) * 0.05))
       _ = wake.wait(timeout: .now() + min(max(next, 0.5) + jitter, 3_600))
     }
-  }
-}
-
-/// Receives signals on a dedicated thread with `sigwait` (LINUX-NOTES §6): the signals are blocked in every
-/// thread from the start of the process (`WatcherCLI.prepareProcess`), so none is ever delivered elsewhere or
-/// missed.
-enum SignalWaiter {
-  static func start(_ signals: [Int32], handler: @escaping @Sendable (Int32) -> Void) {
-    let thread = Thread {
-      var set = sigset_t()
-      sigemptyset(&set)
-      for signal in signals { sigaddset(&set, signal) }
-      while true {
-        var received: Int32 = 0
-        if sigwait(&set, &received) == 0 { handler(received) }
-      }
-    }
-    thread.start()
-  }
-
-  /// Blocks `signals` in the calling thread (and so in every thread it starts afterwards).
-  static func block(_ signals: [Int32]) {
-    var set = sigset_t()
-    sigemptyset(&set)
-    for signal in signals { sigaddset(&set, signal) }
-    pthread_sigmask(SIG_BLOCK, &set, nil)
   }
 }

@@ -26,33 +26,45 @@ struct StatusCommand: Command {
       return .failure
     }
     let now = Date()
-    let poller = Poller(
-      config: config, store: store, transport: CurlTransport(userAgent: WatcherCLI.userAgent),
-      runner: PrintingActionRunner { _ in })
     var rows: [JSONOutput] = []
     var table: [[String]] = [["FEED", "LAST POLL", "LAST OK", "NEXT", "ITEMS", "FAIL", "PENDING", "LAST ERROR"]]
     var notes: [String] = []
     for feed in config.feeds {
-      let (state, warning) = store.load(url: feed.url)
-      if let warning { notes.append("warning: \(warning)") }
-      let interval = Double(feed.interval ?? config.settings.interval)
-      var next = state.lastAttempt.map { $0.addingTimeInterval(interval) } ?? now
-      if let notBefore = state.notBefore, notBefore > next { next = notBefore }
+      // Read only: status never moves, repairs or writes anything.
+      let state: FeedState
+      var readError: String?
+      do {
+        let loaded = try store.load(url: feed.url, readOnly: true)
+        state = loaded.state
+        if let problem = loaded.restarted {
+          notes.append(
+            "warning: feed '\(feed.name)': \(problem); the next poll moves it aside and starts the feed again")
+        }
+      } catch {
+        state = FeedState(url: feed.url)
+        readError = "\(error)"
+        notes.append("error: feed '\(feed.name)': \(error)")
+      }
+      let next = Schedule.nextDue(feed, state: state, settings: config.settings)
+      let due = next <= now
+      let lastError = readError ?? state.lastError
       rows.append(
         .object([
           ("name", .string(feed.name)), ("url", .string(feed.url)),
           ("last_attempt", .optional(state.lastAttempt.map(ISODate.format))),
           ("last_success", .optional(state.lastSuccess.map(ISODate.format))),
-          ("next_due", .string(ISODate.format(next))), ("items", .int(state.items.count)),
-          ("consecutive_failures", .int(state.consecutiveFailures)), ("last_error", .optional(state.lastError)),
+          ("next_due", .string(ISODate.format(max(next, state.lastAttempt ?? now)))),
+          ("items", .int(state.items.count)),
+          ("consecutive_failures", .int(state.consecutiveFailures)), ("last_error", .optional(lastError)),
           ("pending_actions", .int(state.pending.count)), ("dropped_actions", .int(state.dropped.count)),
           ("moved_to", .optional(state.movedTo)),
-          ("due", .bool(poller.isDue(feed, state: state, now: now))),
+          ("due", .bool(due)),
         ]))
       table.append([
         feed.name, Self.relative(state.lastAttempt, now: now), Self.relative(state.lastSuccess, now: now),
-        next <= now ? "due" : Self.relative(next, now: now), "\(state.items.count)", "\(state.consecutiveFailures)",
-        "\(state.pending.count)", state.lastError.map { $0.count > 60 ? String($0.prefix(59)) + "…" : $0 } ?? "",
+        due ? "due" : Self.relative(next, now: now), "\(state.items.count)",
+        "\(readError == nil ? state.consecutiveFailures : 1)", "\(state.pending.count)",
+        lastError.map { $0.count > 60 ? String($0.prefix(59)) + "…" : $0 } ?? "",
       ])
       for dropped in state.dropped.suffix(3) {
         notes.append(
@@ -79,6 +91,11 @@ struct StatusCommand: Command {
       }
       terminal.output(Array(out.utf8))
     }
+    if let problem = store.writeProblem() {
+      notes.insert(
+        "error: cannot write the state directory \(directory): \(problem); polls record nothing and act on nothing until it can be written",
+        at: 0)
+    }
     for note in notes { terminal.error(note) }
     return .success
   }
@@ -86,7 +103,7 @@ struct StatusCommand: Command {
   /// "never", "just now", "3 min ago", "in 2 h", "5 d ago".
   static func relative(_ date: Date?, now: Date) -> String {
     guard let date else { return "never" }
-    let seconds = Int(now.timeIntervalSince(date))
+    let seconds = Int(max(min(now.timeIntervalSince(date), 1e12), -1e12))
     let future = seconds < 0
     let magnitude = abs(seconds)
     let text: String

@@ -30,10 +30,11 @@ public enum WatcherCLI {
   ]
 
   /// Process-wide setup, before any thread starts: SIGPIPE ignored (a closed pipe is an error, not death),
-  /// and for the daemon SIGINT, SIGTERM and SIGHUP blocked so that its signal thread receives them.
+  /// and for the commands that poll, SIGINT, SIGTERM and SIGHUP blocked so that a signal thread receives
+  /// them and they stop cleanly (`Shutdown`).
   public static func prepareProcess(_ arguments: [String]) {
     signal(SIGPIPE, SIG_IGN)
-    if arguments.first == "run" { SignalWaiter.block([SIGINT, SIGTERM, SIGHUP]) }
+    if ["run", "poll", "catch-up"].contains(arguments.first) { SignalWaiter.block([SIGINT, SIGTERM, SIGHUP]) }
   }
 
   /// Runs `watcher` with `arguments` (without the program name).

@@ -33,7 +33,7 @@ struct CLITests {
     (["help", "nosuch"], 64, "unknown command 'nosuch'"),
     (["--bogus"], 64, "a command comes first"),
     (["parse", "/nonexistent/feed.xml"], 1, "/nonexistent/feed.xml: cannot read: No such file or directory"),
-    (["parse", "/"], 1, "cannot read: Is a directory"),
+    (["parse", "/"], 1, "cannot read: it is a directory, not a file"),
   ]
 
   @Test("usage errors exit 64 with a hint; unreadable files exit 1", arguments: usageErrors)

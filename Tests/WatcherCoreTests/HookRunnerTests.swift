@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
+import Dispatch
 import Foundation
 import Testing
 import WatcherTestSupport
 
 @testable import WatcherCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// Real `/bin/sh` hooks that save what they receive.
 @Suite("Hooks")
@@ -46,6 +51,71 @@ struct HookRunnerTests {
     #expect(Date().timeIntervalSince(started) < 10)
     Thread.sleep(forTimeInterval: 3.5)
     #expect(!FileManager.default.fileExists(atPath: marker), "a grandchild outlived the timeout")
+  }
+
+  @Test("the timeout runs from start to exit, even when the hook closes its output at once")
+  func timeoutWithoutOutput() {
+    let started = Date()
+    let result = HookRunner.run(
+      command: "exec >/dev/null 2>&1; sleep 8", environment: ["PATH": "/usr/bin:/bin"], input: Data(), timeout: 1)
+    #expect(result.timedOut && !result.succeeded, "\(result)")
+    #expect(Date().timeIntervalSince(started) < 4, "the timeout did not hold once the pipes closed")
+  }
+
+  @Test("the hook's own exit decides: a background child holding stdout neither delays nor fails it")
+  func exitDecides() throws {
+    let dir = try TemporaryDirectory()
+    let log = dir.url.appendingPathComponent("log").path
+    let started = Date()
+    let result = HookRunner.run(
+      command: "echo run >> '\(log)'; sleep 8 & exit 0", environment: ["PATH": "/usr/bin:/bin"], input: Data(),
+      timeout: 5)
+    #expect(result.succeeded, "\(result)")
+    #expect(Date().timeIntervalSince(started) < 3)
+    #expect(try String(contentsOfFile: log, encoding: .utf8) == "run\n")
+  }
+
+  @Test(
+    "on timeout every process the hook started dies, also those that left its process group",
+    arguments: [
+      "setsid sh -c 'echo $$ > \"$PIDFILE\"; exec sleep 600' & sleep 30",
+      "(setsid sh -c 'echo $$ > \"$PIDFILE\"; exec sleep 600' &) ; sleep 30",
+      "sh -c 'trap \"\" TERM; echo $$ > \"$PIDFILE\"; while :; do sleep 1; done' & sleep 30",
+    ])
+  func timeoutKillsEscapees(command: String) throws {
+    let dir = try TemporaryDirectory()
+    let pidFile = dir.url.appendingPathComponent("pid").path
+    let result = HookRunner.run(
+      command: command, environment: ["PATH": "/usr/bin:/bin", "PIDFILE": pidFile], input: Data(), timeout: 1)
+    #expect(result.timedOut, "\(result)")
+    let text = try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    let pid = try #require(Int32(text))
+    #expect(kill(pid, 0) != 0 && errno == ESRCH, "process \(pid) outlived the hook's timeout")
+  }
+
+  @Test("stopping ends a running hook and all it started at once")
+  func stop() throws {
+    let dir = try TemporaryDirectory()
+    let pidFile = dir.url.appendingPathComponent("pid").path
+    let stop = Cancellation()
+    DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { stop.cancel() }
+    let started = Date()
+    let result = HookRunner.run(
+      command: "setsid sh -c 'echo $$ > \"$PIDFILE\"; exec sleep 600' & sleep 30",
+      environment: ["PATH": "/usr/bin:/bin", "PIDFILE": pidFile], input: Data(), timeout: 30, stop: stop)
+    #expect(result.cancelled && !result.succeeded, "\(result)")
+    #expect(Date().timeIntervalSince(started) < 5)
+    let pid = try #require(
+      Int32(try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+    #expect(kill(pid, 0) != 0, "process \(pid) outlived the stop")
+  }
+
+  @Test("a program that cannot be started is reported by name")
+  func cannotStart() {
+    let result = HookRunner.run(
+      program: "/nonexistent/tool", arguments: ["tool"], environment: [:], input: Data("x".utf8), timeout: 5)
+    #expect(!result.succeeded)
+    #expect(result.describe(timeout: 5) == "cannot start /nonexistent/tool: No such file or directory")
   }
 
   @Test("megabytes on stdout and stderr and a large stdin do not deadlock")

@@ -177,7 +177,7 @@ struct PollerTests {
     let failing = RecordingActionRunner(succeed: false)
     _ = Poller(config: h.config, store: h.store, transport: CurlTransport(userAgent: "t"), runner: failing)
       .poll(h.config.feeds, force: true, now: Self.now)
-    let (state, _) = h.store.load(url: h.config.feeds[0].url)
+    let state = try h.store.load(url: h.config.feeds[0].url).state
     #expect(state.pending.map(\.summary) == ["A"])
     #expect(state.items.keys.contains("a"))
     h.config.settings.firstPoll = .all

@@ -5,6 +5,8 @@
 public enum ActionOutcome: Sendable, Equatable {
   /// Done; remove it.
   case done
+  /// Not carried out because watcher is stopping; it stays pending as it was.
+  case notRun
   /// Failed and not to be retried (a notification that could not be shown); remove it, report the reason.
   case failed(String)
   /// Failed; keep it (with its attempt count raised) and retry on a later poll.
@@ -23,9 +25,7 @@ public protocol ActionRunner: Sendable {
   func run(_ actions: [FeedState.PendingAction], feed: FeedConfig) -> [ActionOutcome]
 }
 
-/// Prints each action instead of carrying it out: the stand-in until desktop notifications and hooks are built (issue #5).
-///
-/// It never runs a command.
+/// Prints each action instead of carrying it out (for tests and dry runs); it never runs a command.
 public struct PrintingActionRunner: ActionRunner {
   private let output: @Sendable (String) -> Void
 
@@ -41,7 +41,7 @@ public struct PrintingActionRunner: ActionRunner {
         output("notify [\(feed.name)] \(action.summary ?? "")\(action.body.map { $0.isEmpty ? "" : " — \($0)" } ?? "")")
       case .hook:
         output(
-          "hook [\(feed.name)] rule '\(action.rule ?? "")' would run: \(action.command ?? "") (hooks are not run yet)")
+          "hook [\(feed.name)] rule '\(action.rule ?? "")' would run: \(action.command ?? "")")
       }
     }
     return actions.map { _ in .done }

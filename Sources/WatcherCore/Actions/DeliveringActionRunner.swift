@@ -15,14 +15,23 @@ public struct DeliveringActionRunner: ActionRunner {
   let settings: Settings
   let environment: [String: String]
   let log: @Sendable (String) -> Void
+  let stopping: Cancellation?
+  let killing: Cancellation?
 
   /// Creates a runner; hooks inherit `environment` plus their `WATCHER_*` variables.
+  ///
+  /// Once `stopping` is set no hook is started (the ones not started stay pending); once `killing` is set,
+  /// running hooks and everything they started are killed (they stay pending too). Watcher sets the first
+  /// on SIGINT/SIGTERM and the second a short grace later.
   public init(
-    notifier: any Notifier, settings: Settings, environment: [String: String], log: @escaping @Sendable (String) -> Void
+    notifier: any Notifier, settings: Settings, environment: [String: String],
+    stopping: Cancellation? = nil, killing: Cancellation? = nil, log: @escaping @Sendable (String) -> Void
   ) {
     self.notifier = notifier
     self.settings = settings
     self.environment = environment
+    self.stopping = stopping
+    self.killing = killing
     self.log = log
   }
 
@@ -40,7 +49,7 @@ public struct DeliveringActionRunner: ActionRunner {
       slots.wait()
       defer { slots.signal() }
       let index = hooks[position]
-      let outcome = runHook(actions[index], feed: feed)
+      let outcome = stopping?.isCancelled == true ? .notRun : runHook(actions[index], feed: feed)
       results.withLock { $0[index] = outcome }
     }
     for (index, outcome) in results.withLock({ $0 }) { outcomes[index] = outcome }
@@ -81,8 +90,11 @@ public struct DeliveringActionRunner: ActionRunner {
     for (name, value) in action.environment ?? [:] { variables[name] = value }
     let timeout = action.timeout ?? 30
     let result = HookRunner.run(
-      command: action.command ?? "", environment: variables, input: Data((action.item ?? "{}").utf8), timeout: timeout)
+      command: action.command ?? "", environment: variables, input: Data((action.item ?? "{}").utf8), timeout: timeout,
+      stop: killing)
     if result.succeeded { return .done }
+    // Ended because watcher is stopping: not the hook's fault, so it stays pending as it was.
+    if result.cancelled { return .notRun }
     var reason = result.describe(timeout: timeout)
     if !result.stderrTail.isEmpty {
       reason += "; stderr: " + result.stderrTail.replacingOccurrences(of: "\n", with: " | ")

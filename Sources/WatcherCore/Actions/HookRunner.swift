@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
+internal import CHookSupervisor
 import Foundation
 
 #if canImport(Glibc)
@@ -15,36 +16,52 @@ public struct HookResult: Sendable, Equatable {
   public var signal: Int32?
   /// Whether watcher ended it for running past its timeout.
   public var timedOut: Bool
+  /// Whether watcher ended it because watcher itself was stopping (the action stays pending).
+  public var cancelled = false
+  /// Why it could not be started, when it could not.
+  public var startError: String?
   /// The last few lines of its standard error (for the log).
   public var stderrTail: String
   /// How much it wrote to standard output (kept only as a count; its output is not used).
   public var stdoutBytes: Int
 
   /// Whether the hook succeeded (exit 0).
-  public var succeeded: Bool { exitStatus == 0 && !timedOut }
+  public var succeeded: Bool { exitStatus == 0 && !timedOut && !cancelled && startError == nil }
 
-  /// "exit 3", "killed by signal 9", "timed out after 30 s".
+  /// "exit 3", "killed by signal 9", "timed out after 30 s", "cannot start …".
   public func describe(timeout: Int) -> String {
-    if timedOut { return "timed out after \(timeout) s; its process group was killed" }
+    if let startError { return startError }
+    if timedOut { return "timed out after \(timeout) s; it and every process it started were killed" }
+    if cancelled { return "stopped because watcher was stopping" }
     if let signal { return "killed by signal \(signal)" }
     return "exit \(exitStatus ?? -1)"
   }
 }
 
-/// Runs a hook: `/bin/sh -c COMMAND` with COMMAND exactly as the user wrote it (SPEC §8).
+/// Runs a hook: `/bin/sh -c COMMAND` with COMMAND exactly as the user wrote it.
 ///
 /// Item data reaches the hook only through its environment and standard input, never through the command
-/// text, so a title such as `$(rm -rf ~)` is data. The child starts with an empty signal mask and default
-/// signal dispositions (watcher blocks or ignores some), in a process group of its own; on timeout the whole
-/// group gets SIGTERM, then SIGKILL a second later. Standard output and error are read while the hook runs,
-/// so a chatty hook never blocks on a full pipe. The corresponding C functions are `posix_spawn`, `poll`,
-/// `kill` and `waitpid`.
+/// text, so a title such as `$(rm -rf ~)` is data.
+///
+/// Each hook runs under a supervisor, a small forked process (CHookSupervisor) that is a child subreaper:
+/// every process the hook starts stays below it, even one that leaves the hook's process group with
+/// `setsid`. The supervisor measures the timeout from start to exit, whatever the hook does with its
+/// output, and on timeout (or when watcher stops, or dies) it kills every process below it: SIGTERM, a
+/// short grace, then SIGKILL. The hook's own exit decides its outcome: once it has exited, watcher reads
+/// what is left of its output for a short, bounded grace and stops, so a background child that keeps
+/// the output pipe open never holds watcher up. Standard output and error are read while the hook runs,
+/// so a chatty hook never blocks on a full pipe.
 public enum HookRunner {
-  /// Spawn attributes for a child that starts clean.
+  /// How long processes get between SIGTERM and SIGKILL.
+  static let killGraceMilliseconds = 1_000
+  /// How long watcher keeps reading a hook's output after the hook exited.
+  static let outputGrace: TimeInterval = 0.25
+
+  /// Spawn attributes for a child that starts clean (used by `LinkOpener`).
   ///
   /// An empty signal mask and every signal at its default (the daemon blocks SIGINT/SIGTERM/SIGHUP for its
-  /// signal thread; a child must not inherit that), and optionally a process group of its own so a timeout
-  /// can kill all of it. The caller destroys them.
+  /// signal thread; a child must not inherit that), and optionally a process group of its own. The caller
+  /// destroys them.
   static func spawnAttributes(newProcessGroup: Bool) -> posix_spawnattr_t {
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
@@ -64,111 +81,183 @@ public enum HookRunner {
   }
 
   /// Runs `command` with `environment` (the whole environment of the child) and `input` on its stdin.
-  public static func run(command: String, environment: [String: String], input: Data, timeout: Int) -> HookResult {
+  ///
+  /// Setting `stop` ends the hook and everything it started at once (the result is `cancelled`).
+  public static func run(
+    command: String, environment: [String: String], input: Data, timeout: Int, stop: Cancellation? = nil
+  ) -> HookResult {
+    run(
+      program: "/bin/sh", arguments: ["/bin/sh", "-c", command], environment: environment, input: input,
+      timeout: timeout, stop: stop)
+  }
+
+  /// Runs `program` (an absolute path) with `arguments` (argv, its own name first).
+  public static func run(
+    program: String, arguments: [String], environment: [String: String], input: Data, timeout: Int,
+    stop: Cancellation? = nil
+  ) -> HookResult {
     var stdinPipe: [Int32] = [0, 0]
     var stdoutPipe: [Int32] = [0, 0]
     var stderrPipe: [Int32] = [0, 0]
-    guard makePipe(&stdinPipe), makePipe(&stdoutPipe), makePipe(&stderrPipe) else {
-      return HookResult(
-        timedOut: false, stderrTail: "cannot create pipes: \(String(cString: strerror(errno)))", stdoutBytes: 0)
+    var statusPipe: [Int32] = [0, 0]
+    var created: [Int32] = []
+    defer { for fd in created where fd >= 0 { close(fd) } }
+    for index in 0..<4 {
+      var fds: [Int32] = [0, 0]
+      guard watcher_cloexec_pipe(&fds) == 0 else {
+        return HookResult(
+          timedOut: false, startError: "cannot create pipes: \(String(cString: strerror(errno)))", stderrTail: "",
+          stdoutBytes: 0)
+      }
+      created += fds
+      switch index {
+      case 0: stdinPipe = fds
+      case 1: stdoutPipe = fds
+      case 2: stderrPipe = fds
+      default: statusPipe = fds
+      }
     }
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, stdinPipe[0], 0)
-    posix_spawn_file_actions_adddup2(&actions, stdoutPipe[1], 1)
-    posix_spawn_file_actions_adddup2(&actions, stderrPipe[1], 2)
-    var attributes = Self.spawnAttributes(newProcessGroup: true)
-    defer { posix_spawnattr_destroy(&attributes) }
-
-    let arguments = ["/bin/sh", "-c", command]
     let environmentStrings = environment.map { "\($0.key)=\($0.value)" }
-    var pid: pid_t = 0
-    let spawned = withCStrings(arguments) { argv in
+    let supervisor = withCStrings(arguments) { argv in
       withCStrings(environmentStrings) { envp in
-        posix_spawn(&pid, "/bin/sh", &actions, &attributes, argv, envp)
+        watcher_hook_spawn(
+          program, argv, envp, stdinPipe[0], stdoutPipe[1], stderrPipe[1], statusPipe[1],
+          timeout * 1_000, killGraceMilliseconds)
       }
     }
-    close(stdinPipe[0])
-    close(stdoutPipe[1])
-    close(stderrPipe[1])
-    guard spawned == 0 else {
-      close(stdinPipe[1])
-      close(stdoutPipe[0])
-      close(stderrPipe[0])
+    // The child's ends belong to the supervisor now.
+    for fd in [stdinPipe[0], stdoutPipe[1], stderrPipe[1], statusPipe[1]] {
+      close(fd)
+      created.removeAll { $0 == fd }
+    }
+    guard supervisor > 0 else {
       return HookResult(
-        timedOut: false, stderrTail: "cannot start /bin/sh: \(String(cString: strerror(spawned)))", stdoutBytes: 0)
+        timedOut: false, startError: "cannot start a hook: \(String(cString: strerror(-supervisor)))", stderrTail: "",
+        stdoutBytes: 0)
     }
-
-    // Feed stdin, drain stdout and stderr, all from one poll loop, until both outputs close or time runs out.
-    let deadline = Date().addingTimeInterval(Double(timeout))
-    var pending = [UInt8](input)
-    var inputFD: Int32 = stdinPipe[1]
-    if pending.isEmpty {
-      close(inputFD)
-      inputFD = -1
-    } else {
-      _ = fcntl(inputFD, F_SETFL, fcntl(inputFD, F_GETFL) | O_NONBLOCK)
+    func take(_ fd: Int32) -> Int32 {
+      created.removeAll { $0 == fd }
+      return fd
     }
-    var open = [stdoutPipe[0], stderrPipe[0]]
-    var stderr: [UInt8] = []
-    var stdoutBytes = 0
-    var timedOut = false
-    var buffer = [UInt8](repeating: 0, count: 65_536)
-    while !open.isEmpty {
-      let remaining = deadline.timeIntervalSinceNow
-      if remaining <= 0 {
-        timedOut = true
-        break
-      }
-      var fds = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-      if inputFD >= 0 { fds.append(pollfd(fd: inputFD, events: Int16(POLLOUT), revents: 0)) }
-      let ready = poll(&fds, nfds_t(fds.count), Int32(min(remaining, 1) * 1_000))
-      if ready < 0, errno != EINTR { break }
-      for entry in fds where entry.revents != 0 {
-        if entry.fd == inputFD {
-          let written = pending.withUnsafeBytes { write(inputFD, $0.baseAddress, $0.count) }
-          if written > 0 { pending.removeFirst(written) }
-          if written < 0 && errno != EAGAIN || pending.isEmpty {
-            close(inputFD)
-            inputFD = -1
-          }
-          continue
-        }
-        let n = read(entry.fd, &buffer, buffer.count)
-        if n <= 0 {
-          close(entry.fd)
-          open.removeAll { $0 == entry.fd }
-        } else if entry.fd == stderrPipe[0] {
-          stderr.append(contentsOf: buffer[0..<n])
-          if stderr.count > 8_192 { stderr.removeFirst(stderr.count - 8_192) }
-        } else {
-          stdoutBytes += n
-        }
-      }
-    }
-    if inputFD >= 0 { close(inputFD) }
-    if timedOut {
-      kill(-pid, SIGTERM)
-      for _ in 0..<20 where waitpid(pid, nil, WNOHANG) == 0 { usleep(50_000) }
-      kill(-pid, SIGKILL)
-    }
-    for fd in open { close(fd) }
+    var session = Session(
+      input: [UInt8](input), inputFD: take(stdinPipe[1]), outputFD: take(stdoutPipe[0]),
+      errorFD: take(stderrPipe[0]), statusFD: take(statusPipe[0]))
+    session.run(supervisor: supervisor, timeout: timeout, stop: stop)
     var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-    let exited = status & 0x7F == 0
-    let tail = String(decoding: stderr, as: UTF8.self).split(separator: "\n").suffix(5).joined(separator: "\n")
-    return HookResult(
-      exitStatus: exited ? (status >> 8) & 0xFF : nil, signal: exited ? nil : status & 0x7F, timedOut: timedOut,
-      stderrTail: tail, stdoutBytes: stdoutBytes)
+    while waitpid(supervisor, &status, 0) < 0, errno == EINTR {}
+    return session.result(program: program)
   }
 
-  /// A pipe whose ends are closed on exec (the child gets only the dup2'd copies), so no other hook or
-  /// child inherits them.
-  private static func makePipe(_ fds: inout [Int32]) -> Bool {
-    guard pipe(&fds) == 0 else { return false }
-    for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-    return true
+  /// The watcher side of one hook: feeds stdin, drains stdout and stderr, and reads the supervisor's report.
+  private struct Session {
+    var input: [UInt8]
+    var inputFD: Int32
+    var outputFD: Int32
+    var errorFD: Int32
+    var statusFD: Int32
+    var report: watcher_hook_report?
+    var reportBytes: [UInt8] = []
+    var stderr: [UInt8] = []
+    var stdoutBytes = 0
+    var lostSupervisor = false
+
+    mutating func run(supervisor: pid_t, timeout: Int, stop: Cancellation?) {
+      if input.isEmpty {
+        closeFD(&inputFD)
+      } else {
+        _ = fcntl(inputFD, F_SETFL, fcntl(inputFD, F_GETFL) | O_NONBLOCK)
+      }
+      // A last resort should the supervisor itself hang: it enforces the timeout, so this never fires.
+      let hardDeadline = Date().addingTimeInterval(Double(timeout) + Double(killGraceMilliseconds) / 1_000 + 10)
+      var drainUntil: Date?
+      var stopSent = false
+      var buffer = [UInt8](repeating: 0, count: 65_536)
+      while true {
+        if let drainUntil, outputFD < 0 && errorFD < 0 || Date() >= drainUntil { break }
+        if report == nil, statusFD < 0 {
+          lostSupervisor = true
+          break
+        }
+        if !stopSent, stop?.isCancelled == true {
+          kill(supervisor, SIGTERM)
+          stopSent = true
+        }
+        if Date() >= hardDeadline {
+          kill(supervisor, SIGKILL)
+          lostSupervisor = true
+          break
+        }
+        var fds: [pollfd] = []
+        for fd in [outputFD, errorFD, statusFD] where fd >= 0 {
+          fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
+        }
+        if inputFD >= 0 { fds.append(pollfd(fd: inputFD, events: Int16(POLLOUT), revents: 0)) }
+        let wait = drainUntil.map { max(0, $0.timeIntervalSinceNow) } ?? 0.1
+        let ready = poll(&fds, nfds_t(fds.count), Int32(min(wait, 0.1) * 1_000) + 1)
+        if ready < 0, errno != EINTR { break }
+        for entry in fds where entry.revents != 0 {
+          if entry.fd == inputFD {
+            let written = input.withUnsafeBytes { write(inputFD, $0.baseAddress, $0.count) }
+            if written > 0 { input.removeFirst(written) }
+            if written < 0 && errno != EAGAIN || input.isEmpty { closeFD(&inputFD) }
+            continue
+          }
+          let n = read(entry.fd, &buffer, buffer.count)
+          if n <= 0 {
+            if n < 0, errno == EINTR || errno == EAGAIN { continue }
+            if entry.fd == outputFD { closeFD(&outputFD) }
+            if entry.fd == errorFD { closeFD(&errorFD) }
+            if entry.fd == statusFD { closeFD(&statusFD) }
+          } else if entry.fd == errorFD {
+            stderr.append(contentsOf: buffer[0..<n])
+            if stderr.count > 8_192 { stderr.removeFirst(stderr.count - 8_192) }
+          } else if entry.fd == outputFD {
+            stdoutBytes += n
+          } else {
+            reportBytes.append(contentsOf: buffer[0..<n])
+            if reportBytes.count >= MemoryLayout<watcher_hook_report>.size, report == nil {
+              report = reportBytes.withUnsafeBytes { $0.loadUnaligned(as: watcher_hook_report.self) }
+              // The hook is done: what is left of its output gets a short grace, and stdin is closed.
+              drainUntil = Date().addingTimeInterval(HookRunner.outputGrace)
+              closeFD(&inputFD)
+            }
+          }
+        }
+      }
+      closeFD(&inputFD)
+      closeFD(&outputFD)
+      closeFD(&errorFD)
+      closeFD(&statusFD)
+    }
+
+    func result(program: String) -> HookResult {
+      let tail = String(decoding: stderr, as: UTF8.self).split(separator: "\n").suffix(5).joined(separator: "\n")
+      var result = HookResult(timedOut: false, stderrTail: tail, stdoutBytes: stdoutBytes)
+      guard let report else {
+        result.startError = "the hook's supervisor ended unexpectedly"
+        return result
+      }
+      let status = report.status
+      switch UInt8(bitPattern: report.kind) {
+      case UInt8(ascii: "X"):
+        result.startError = "cannot start \(program): \(String(cString: strerror(report.error)))"
+        return result
+      case UInt8(ascii: "T"): result.timedOut = true
+      case UInt8(ascii: "C"): result.cancelled = true
+      default: break
+      }
+      if status != -1 {
+        let exited = status & 0x7F == 0
+        result.exitStatus = exited ? (status >> 8) & 0xFF : nil
+        result.signal = exited ? nil : status & 0x7F
+      }
+      return result
+    }
+
+    private func closeFD(_ fd: inout Int32) {
+      if fd >= 0 { close(fd) }
+      fd = -1
+    }
   }
 
   /// A NULL-terminated `char *[]` for the duration of `body`.

@@ -68,6 +68,7 @@ public enum FeedParser {
   /// `maxBytes` are read.
   public static func parse(contentsOf path: String, options: Options = Options()) throws -> ParsedFeed {
     let file = try ChunkedFile(path: path)
+    if file.size > options.maxBytes { throw FeedParseError.tooLarge(limit: options.maxBytes) }
     var head = try file.read(upTo: 64 * 1_024)
     let (encoding, bom) = head.withUnsafeBufferPointer { InputDecoder.sniff($0, charsetHint: options.charset) }
     let streamable =

@@ -234,9 +234,9 @@ private final class Transfer {
     }
     if let retry = header("retry-after") {
       if let seconds = Int(retry) {
-        response.retryAfter = max(0, seconds)
+        response.retryAfter = min(max(0, seconds), 1_000_000_000)
       } else if let date = DateParser.parse(retry) {
-        response.retryAfter = max(0, Int(date.timeIntervalSinceNow.rounded(.up)))
+        response.retryAfter = Int(min(max(date.timeIntervalSinceNow, 0), 1e9).rounded(.up))
       }
     }
     if let cache = header("cache-control"), let range = cache.range(of: "max-age=", options: .caseInsensitive) {

@@ -13,6 +13,8 @@ public struct Poller {
     case normal
     /// Record every current item as seen, act on none (`watcher catch-up`).
     case catchUp
+    /// A feed whose state file was corrupt: record everything, act on nothing.
+    case silentRestart
   }
 
   /// What happened to one feed.
@@ -33,10 +35,14 @@ public struct Poller {
     public var actions = 0
     /// The failure, when the feed could not be polled.
     public var error: String?
+    /// Set when the feed was named (forced) but not polled because its server asked to wait until then.
+    public var heldUntil: Date?
     /// Problems worth reporting that did not stop the feed (corrupt state, parse warnings).
     public var warnings: [String] = []
     /// Actions that failed (a notification service that cannot be reached, a failing hook).
     public var actionErrors: [String] = []
+    /// Actions still pending after the pass (to retry, or not run because watcher was stopping).
+    public var pendingLeft = 0
   }
 
   let config: Config
@@ -57,23 +63,49 @@ public struct Poller {
     self.cancellation = cancellation
   }
 
+  /// The longest a server's `Retry-After` is honoured (a week).
+  static let maxRetryAfter = 7 * 86_400
+
   /// Whether `feed` is due at `now` given its state.
   public func isDue(_ feed: FeedConfig, state: FeedState, now: Date) -> Bool {
-    if let notBefore = state.notBefore, notBefore > now { return false }
-    guard let last = state.lastAttempt else { return true }
-    let interval = Double(feed.interval ?? config.settings.interval)
-    return now.timeIntervalSince(last) >= interval || state.consecutiveFailures > 0 && state.notBefore != nil
+    Schedule.isDue(feed, state: state, settings: config.settings, now: now)
   }
 
   /// Polls `feeds` (all of them when `force`, else the due ones) and returns one outcome per feed.
-  public func poll(_ feeds: [FeedConfig], force: Bool, mode: Mode = .normal, now: Date = Date()) -> [Outcome] {
+  ///
+  /// A server's `Retry-After` holds even for forced feeds, unless `ignoreRetryAfter`.
+  public func poll(
+    _ feeds: [FeedConfig], force: Bool, ignoreRetryAfter: Bool = false, mode: Mode = .normal, now: Date = Date()
+  ) -> [Outcome] {
     var outcomes: [Outcome] = []
     var states: [FeedState] = []
     var chosen: [FeedConfig] = []
+    var restarted: Set<String> = []
     for feed in feeds {
-      let (state, warning) = store.load(url: feed.url)
       var outcome = Outcome(feed: feed)
-      if let warning { outcome.warnings.append(warning) }
+      let state: FeedState
+      do {
+        let loaded = try store.load(url: feed.url)
+        state = loaded.state
+        if let warning = loaded.restarted {
+          outcome.warnings.append(warning)
+          restarted.insert(feed.url)
+        }
+      } catch {
+        // A state file that exists but cannot be read: never overwritten, nothing done for the feed.
+        outcome.error = "\(error)"
+        outcomes.append(outcome)
+        continue
+      }
+      if force, let until = state.retryAfterUntil, until > now {
+        guard ignoreRetryAfter else {
+          outcome.heldUntil = until
+          outcomes.append(outcome)
+          continue
+        }
+        outcome.warnings.append(
+          "the server asked not to be polled before \(ISODate.format(until)) (Retry-After); polling anyway (--force)")
+      }
       guard force || isDue(feed, state: state, now: now) else {
         // Not due, but actions left pending by an earlier pass (a failure, a crash) are retried every pass.
         if !state.pending.isEmpty, mode == .normal {
@@ -118,10 +150,15 @@ public struct Poller {
         state.lastAttempt = now
         let parsed = load(feed, response: responses[index], state: &state, outcome: &outcome, now: now)
         if let parsed {
-          apply(parsed, feed: feed, state: &state, outcome: &outcome, engine: engine, mode: mode, now: now)
+          // After a corrupt state file the feed starts again silently, whatever first_poll says: its items
+          // may have been handled already.
+          let feedMode = restarted.contains(feed.url) && mode == .normal ? .silentRestart : mode
+          apply(parsed, feed: feed, state: &state, outcome: &outcome, engine: engine, mode: feedMode, now: now)
         }
-        save(&state, outcome: &outcome)
-        if !state.pending.isEmpty, mode == .normal { runPending(&state, feed: feed, outcome: &outcome) }
+        // Act only once the pending actions are durably saved: a state that cannot be written would
+        // otherwise repeat the same actions on every poll.
+        let saved = save(&state, outcome: &outcome, durably: !state.pending.isEmpty)
+        if saved, !state.pending.isEmpty, mode == .normal { runPending(&state, feed: feed, outcome: &outcome) }
         outcomes[outcomeIndex] = outcome
       }
     }
@@ -137,6 +174,7 @@ public struct Poller {
     for (action, result) in zip(state.pending, results) {
       switch result {
       case .done: break
+      case .notRun: kept.append(action)
       case .failed(let reason):
         if !outcome.actionErrors.contains(reason) { outcome.actionErrors.append(reason) }
       case .retry(let updated, let reason):
@@ -155,6 +193,7 @@ public struct Poller {
     // Actions the runner did not report on (a shorter answer) stay pending.
     kept += state.pending.dropFirst(results.count)
     state.pending = kept
+    outcome.pendingLeft = kept.count
     save(&state, outcome: &outcome)
   }
 
@@ -165,11 +204,16 @@ public struct Poller {
   ) -> ParsedFeed? {
     let interval = feed.interval ?? config.settings.interval
     func fail(_ message: String, retryAfter: Int? = nil) -> ParsedFeed? {
-      state.consecutiveFailures += 1
+      state.consecutiveFailures = min(state.consecutiveFailures, 1_000_000) + 1
       state.lastError = message
-      // Exponential backoff from the feed's interval, capped at a day; Retry-After wins when longer.
-      let backoff = min(86_400, interval * (1 << min(state.consecutiveFailures - 1, 16)))
-      state.notBefore = now.addingTimeInterval(Double(max(backoff, retryAfter ?? 0)))
+      // Exponential backoff from the feed's interval, capped at a day; Retry-After wins when longer (up to a
+      // week). Saturating: no interval or count can overflow.
+      let (scaled, overflow) = max(interval, 1).multipliedReportingOverflow(
+        by: 1 << min(max(state.consecutiveFailures - 1, 0), 16))
+      let backoff = overflow ? 86_400 : min(86_400, scaled)
+      let wait = max(backoff, min(retryAfter ?? 0, Self.maxRetryAfter))
+      state.notBefore = now.addingTimeInterval(Double(wait))
+      state.retryAfterUntil = retryAfter.map { now.addingTimeInterval(Double(min($0, Self.maxRetryAfter))) }
       outcome.error = message
       return nil
     }
@@ -226,6 +270,7 @@ public struct Poller {
     state.lastSuccess = now
     state.consecutiveFailures = 0
     state.lastError = nil
+    state.retryAfterUntil = nil
     state.notBefore = maxAge.map { now.addingTimeInterval(Double(min($0, 86_400))) }
   }
 
@@ -254,7 +299,7 @@ public struct Poller {
     state.items = state.items.filter { $0.value.lastSeen >= horizon }
 
     var act = fresh
-    if mode == .catchUp {
+    if mode == .catchUp || mode == .silentRestart {
       act = []
     } else if !state.initialized {
       switch config.settings.firstPoll {
@@ -302,11 +347,21 @@ public struct Poller {
     }
   }
 
-  private func save(_ state: inout FeedState, outcome: inout Outcome) {
+  /// Saves the state, and returns false when it could not (reported in the outcome).
+  ///
+  /// `durably` also syncs the directory, so the rename survives a crash.
+  @discardableResult
+  private func save(_ state: inout FeedState, outcome: inout Outcome, durably: Bool = false) -> Bool {
     do {
-      try store.save(state, syncDirectory: false)
+      try store.save(state, syncDirectory: durably)
+      return true
     } catch {
-      outcome.error = (outcome.error.map { $0 + "; " } ?? "") + "\(error)"
+      var message = "\(error)"
+      if !state.pending.isEmpty {
+        message += "; its \(state.pending.count) new action(s) are not run until the state can be saved"
+      }
+      outcome.error = (outcome.error.map { $0 + "; " } ?? "") + message
+      return false
     }
   }
 

@@ -28,6 +28,9 @@ public struct FeedState: Codable, Sendable, Equatable {
   public var lastError: String?
   /// Not before this time (from `Retry-After`, `Cache-Control: max-age`, or backoff).
   public var notBefore: Date?
+  /// Until when the server asked not to be polled (`Retry-After` on 429/503); holds even for a feed named
+  /// on the command line, unless forced.
+  public var retryAfterUntil: Date?
   /// Where a permanent redirect (301/308) pointed.
   public var movedTo: String?
   /// Whether the feed has been polled successfully at least once (first-poll policy applies until then).
@@ -72,6 +75,7 @@ public struct FeedState: Codable, Sendable, Equatable {
     lastError = try c.decodeIfPresent(String.self, forKey: .lastError)
     notBefore = try c.decodeIfPresent(Date.self, forKey: .notBefore)
     movedTo = try c.decodeIfPresent(String.self, forKey: .movedTo)
+    retryAfterUntil = try c.decodeIfPresent(Date.self, forKey: .retryAfterUntil)
     initialized = try c.decodeIfPresent(Bool.self, forKey: .initialized) ?? false
     items = try c.decodeIfPresent([String: KnownItem].self, forKey: .items) ?? [:]
     pending = try c.decodeIfPresent([PendingAction].self, forKey: .pending) ?? []
@@ -89,6 +93,7 @@ public struct FeedState: Codable, Sendable, Equatable {
     case lastError = "last_error"
     case notBefore = "not_before"
     case movedTo = "moved_to"
+    case retryAfterUntil = "retry_after_until"
     case dropped
   }
 
@@ -168,6 +173,17 @@ public struct FeedState: Codable, Sendable, Equatable {
 }
 
 extension FeedState {
+  /// Brings numbers from a file into the ranges watcher computes with, so that no value a file can hold
+  /// (a hand edit, a bit flip, a hostile file) makes later arithmetic overflow and trap.
+  mutating func sanitize() {
+    consecutiveFailures = min(max(consecutiveFailures, 0), 1_000_000)
+    for index in pending.indices {
+      pending[index].attempts = min(max(pending[index].attempts, 0), 1_000_000)
+      if let timeout = pending[index].timeout { pending[index].timeout = min(max(timeout, 1), 7 * 86_400) }
+      if let expire = pending[index].expire { pending[index].expire = min(max(expire, -1), 86_400) }
+    }
+  }
+
   /// The state as JSON with sorted keys and ISO 8601 dates, written by hand: JSONEncoder took most of the
   /// time of an unchanged re-poll.
   var json: JSONOutput {
@@ -196,7 +212,7 @@ extension FeedState {
       ("last_attempt", date(lastAttempt)), ("last_error", .optional(lastError)),
       ("last_modified", .optional(lastModified)), ("last_success", date(lastSuccess)),
       ("last_success_before", date(lastSuccessBefore)), ("moved_to", .optional(movedTo)),
-      ("not_before", date(notBefore)),
+      ("not_before", date(notBefore)), ("retry_after_until", date(retryAfterUntil)),
       (
         "pending",
         .array(

@@ -15,6 +15,8 @@ public enum StateError: Error, Sendable, Equatable {
   case unusable(path: String, reason: String)
   /// A state file cannot be written.
   case writeFailed(path: String, reason: String)
+  /// A state file exists but cannot be read (permissions, not a regular file); it is left alone.
+  case unreadable(path: String, reason: String)
 }
 
 extension StateError: CustomStringConvertible {
@@ -24,6 +26,8 @@ extension StateError: CustomStringConvertible {
       return "another watcher (a poll or the daemon) is using \(path); try again when it is done"
     case .unusable(let path, let reason): return "cannot use the state directory \(path): \(reason)"
     case .writeFailed(let path, let reason): return "cannot write \(path): \(reason)"
+    case .unreadable(let path, let reason):
+      return "cannot read the state file \(path): \(reason); the feed is not polled until it can be read"
     }
   }
 }
@@ -61,7 +65,8 @@ public final class StateStore {
   /// The lock is released on `unlock`, on deinit, or when the process dies.
   public func lock() throws(StateError) {
     let path = directory + "/lock"
-    let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+    // O_NOFOLLOW: a symlink planted at <dir>/lock must not make watcher create or open another file.
+    let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
     guard fd >= 0 else { throw .unusable(path: path, reason: String(cString: strerror(errno))) }
     if flock(fd, LOCK_EX | LOCK_NB) != 0 {
       close(fd)
@@ -84,11 +89,28 @@ public final class StateStore {
   /// The path of a feed's state file.
   public func path(for url: String) -> String { directory + "/" + Self.fileName(for: url) }
 
-  /// A feed's state, a fresh one when there is none, or a fresh one plus a warning when the file was
-  /// unreadable (it is moved aside).
-  public func load(url: String) -> (state: FeedState, warning: String?) {
+  /// A feed's state as read from its file.
+  public struct Loaded: Sendable {
+    /// The state (a fresh one when there was no file, or when the file was corrupt).
+    public var state: FeedState
+    /// Set when the file was corrupt: it was moved aside (unless read-only) and the feed starts again,
+    /// silently whatever `first_poll` says, so that items already handled are not acted on again.
+    public var restarted: String?
+  }
+
+  /// A feed's state: a fresh one when there is no file, a fresh one marked `restarted` when the file is
+  /// corrupt (moved aside as `<name>.corrupt-<time>` unless `readOnly`).
+  ///
+  /// Throws `.unreadable` when the file exists but cannot be read (no permission, a FIFO, a device, a
+  /// directory, a symlink): such a file is never replaced, and the feed is not polled.
+  public func load(url: String, readOnly: Bool = false) throws(StateError) -> Loaded {
     let path = path(for: url)
-    guard let data = FileManager.default.contents(atPath: path) else { return (FeedState(url: url), nil) }
+    let data: Data
+    switch ChunkedFile.readRegularFile(path, maxBytes: Self.maxFileBytes, followSymlinks: false) {
+    case .missing: return Loaded(state: FeedState(url: url))
+    case .failed(let reason): throw .unreadable(path: path, reason: reason)
+    case .read(let bytes): data = bytes
+    }
     do {
       var state = try Self.decoder.decode(FeedState.self, from: data)
       guard state.version <= FeedState.currentVersion else {
@@ -96,17 +118,29 @@ public final class StateStore {
           .init(codingPath: [], debugDescription: "version \(state.version) is newer than this watcher"))
       }
       state.url = url
-      return (state, nil)
+      state.sanitize()
+      return Loaded(state: state)
     } catch {
+      let reason = Self.describe(error)
+      guard !readOnly else {
+        return Loaded(state: FeedState(url: url), restarted: "state file \(path) is unreadable (\(reason))")
+      }
       let aside = path + ".corrupt-" + ISODate.format(Date()).replacingOccurrences(of: ":", with: "")
       let moved = rename(path, aside) == 0
-      let reason = Self.describe(error)
       let warning =
         "state file \(path) is unreadable (\(reason)); "
         + (moved ? "moved it to \(aside) and " : "could not move it aside; ")
         + "starting the feed again as first-polled, without notifying"
-      return (FeedState(url: url), warning)
+      return Loaded(state: FeedState(url: url), restarted: warning)
     }
+  }
+
+  /// The largest state file read (a feed of 10,000 items takes about 1 MB).
+  static let maxFileBytes = 256 << 20
+
+  /// Whether the directory can be written (a poll records nothing, and so acts on nothing, until it can).
+  public func writeProblem() -> String? {
+    access(directory, W_OK) == 0 ? nil : String(cString: strerror(errno))
   }
 
   /// Writes a feed's state durably and atomically.
@@ -129,13 +163,13 @@ public final class StateStore {
     }
   }
 
-  /// Every state file in the directory (for `status`).
+  /// Every readable state file in the directory.
   public func allStates() -> [FeedState] {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
     return names.filter { $0.hasPrefix("feed-") && $0.hasSuffix(".json") }.sorted().compactMap { name in
-      FileManager.default.contents(atPath: directory + "/" + name).flatMap {
-        try? Self.decoder.decode(FeedState.self, from: $0)
-      }
+      guard case .read(let data) = ChunkedFile.readRegularFile(directory + "/" + name, maxBytes: Self.maxFileBytes)
+      else { return nil }
+      return try? Self.decoder.decode(FeedState.self, from: data)
     }
   }
 
