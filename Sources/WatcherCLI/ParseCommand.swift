@@ -34,7 +34,7 @@ struct ParseCommand: Command {
     }
     let parsed: ParsedFeed
     do {
-      if Poller.isHTTP(source) {
+      if FeedLocation.isHTTP(source) {
         let request = FetchRequest(url: source, maxBytes: options.maxBytes)
         switch CurlTransport(userAgent: WatcherCLI.userAgent).fetch([request], concurrency: 1)[0] {
         case .failure(let error):

@@ -49,7 +49,7 @@ struct TestRulesCommand: Command {
     } else {
       guard let sources = sources(arguments, config: config, terminal: terminal) else { return .usage }
       // Fetch the http(s) feeds together; read the files directly.
-      let remote = sources.filter { Poller.isHTTP($0.url) }
+      let remote = sources.filter { FeedLocation.isHTTP($0.url) }
       let fetched = CurlTransport(userAgent: WatcherCLI.userAgent).fetch(
         remote.map { FetchRequest(url: $0.url, maxBytes: config.settings.maxBytes, timeout: config.settings.timeout) },
         concurrency: config.settings.concurrency)
@@ -69,7 +69,7 @@ struct TestRulesCommand: Command {
               options: FeedParser.options(config.settings, documentURL: response.finalURL, charset: response.charset))
           } else {
             parsed = try FeedParser.parse(
-              contentsOf: Poller.path(of: feed.url), options: FeedParser.options(config.settings))
+              contentsOf: FeedLocation.path(of: feed.url), options: FeedParser.options(config.settings))
           }
           run.add(parsed.feed.items, feed: feed, engine: engine, now: now)
         } catch let error as FeedParseError {
@@ -99,12 +99,12 @@ struct TestRulesCommand: Command {
       return nil
     }
     for file in arguments.positionals {
-      if Poller.isHTTP(file) {
+      if FeedLocation.isHTTP(file) {
         result.append(config.feeds.first { $0.url == file } ?? FeedConfig(url: file, name: FeedConfig.slug(for: file)))
         continue
       }
-      let path = Poller.path(of: file)
-      if let feed = config.feeds.first(where: { Poller.path(of: $0.url) == path }) {
+      let path = FeedLocation.path(of: file)
+      if let feed = config.feeds.first(where: { FeedLocation.path(of: $0.url) == path }) {
         result.append(feed)
       } else {
         result.append(FeedConfig(url: file, name: FeedConfig.slug(for: (path as NSString).lastPathComponent)))

@@ -43,7 +43,7 @@ struct ContribTests {
       #expect(commands.contains(name), "offered \(commands)")
     }
     #expect(try bashCompletions(["p"]) == ["poll", "parse"])
-    #expect(try Set(bashCompletions(["poll", "--"])) == ["--config", "--state-dir", "--feed", "--help"])
+    #expect(try Set(bashCompletions(["poll", "--"])) == ["--config", "--state-dir", "--feed", "--force", "--help"])
     #expect(try bashCompletions(["test-rules", "--ti"]) == ["--title"])
     #expect(try bashCompletions(["help", "ca"]) == ["catch-up"])
     #expect(try bashCompletions(["completions", ""]) == ["bash", "zsh", "fish"])

@@ -26,8 +26,5 @@ enum LinkOpener {
 
   /// Whether `link` is http(s): a feed's `file:`, `javascript:`, `smb:` or custom-scheme link is never
   /// handed to xdg-open, which would start whatever program claims it.
-  static func isWebLink(_ link: String) -> Bool {
-    let lower = link.lowercased()
-    return lower.hasPrefix("http://") || lower.hasPrefix("https://")
-  }
+  static func isWebLink(_ link: String) -> Bool { FeedLocation.isHTTP(link) }
 }

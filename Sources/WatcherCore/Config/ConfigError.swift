@@ -28,7 +28,7 @@ extension ConfigError {
     case .unsafe(let path, let reason):
       return "error: \(path): refusing to use this config: \(reason)\n"
     case .invalid(let path, let diagnostics, let source):
-      var out = diagnostics.map { DiagnosticRenderer.render($0, path: path, source: source) }.joined()
+      var out = DiagnosticRenderer.render(diagnostics, path: path, source: source)
       let errors = diagnostics.filter { $0.severity == .error }.count
       out += "\(errors) error\(errors == 1 ? "" : "s") in \(path)\n"
       return out

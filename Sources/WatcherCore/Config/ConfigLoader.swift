@@ -12,41 +12,80 @@ import Foundation
 public enum ConfigLoader {
   /// Reads and validates the config at `path`.
   public static func load(path: String) throws(ConfigError) -> Config {
+    // Only a regular file is read (a FIFO would hang, a directory or a device is never a config), and at
+    // most `maxConfigBytes` of it.
     let data: Data
-    do {
-      data = try Data(contentsOf: URL(fileURLWithPath: path))
-    } catch {
-      let nsError = error as NSError
-      if nsError.domain == NSCocoaErrorDomain, nsError.code == CocoaError.fileReadNoSuchFile.rawValue {
-        throw .notFound(tried: [path])
-      }
-      throw .unreadable(
-        path: path,
-        reason: (nsError.userInfo[NSUnderlyingErrorKey] as? NSError)?.localizedDescription
-          ?? nsError.localizedDescription)
+    switch ChunkedFile.readRegularFile(path, maxBytes: maxConfigBytes) {
+    case .missing: throw .notFound(tried: [path])
+    case .failed(let reason): throw .unreadable(path: path, reason: reason)
+    case .read(let bytes): data = bytes
     }
     if let problem = FileSafety.problem(path, groupMayWrite: true) { throw .unsafe(path: path, reason: problem) }
-    var config = try parse(String(decoding: data, as: UTF8.self), path: path)
-    // A relative feed path means relative to the config file, wherever watcher is started from.
-    let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-    for index in config.feeds.indices {
-      let url = config.feeds[index].url
-      if !URLResolver.hasScheme(url), !url.hasPrefix("/"), !url.hasPrefix("~") {
-        config.feeds[index].url = directory.appendingPathComponent(url).standardizedFileURL.path
+    guard let text = String(validating: data, as: UTF8.self) else {
+      // A byte that is not UTF-8 would become U+FFFD, and a rule with it would never match: say where.
+      let text = String(decoding: data, as: UTF8.self)
+      throw .invalid(path: path, diagnostics: [invalidUTF8(data)], source: text)
+    }
+    let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+    return try parse(text, path: path, baseDirectory: directory)
+  }
+
+  /// The largest config read (16 MB; a config with 10,000 feeds is about 1 MB).
+  static let maxConfigBytes = 16 << 20
+
+  /// The diagnostic for the first byte sequence in `data` that is not UTF-8, at its line and column.
+  static func invalidUTF8(_ data: Data) -> Diagnostic {
+    var line = 1
+    var column = 1
+    var iterator = data.makeIterator()
+    var decoder = UTF8()
+    var count = 0
+    var first: Mark?
+    var firstByte: UInt8 = 0
+    var offset = 0
+    loop: while true {
+      let before = offset
+      switch decoder.decode(&iterator) {
+      case .scalarValue(let scalar):
+        offset += UTF8.width(scalar)
+        if scalar == "\n" {
+          line += 1
+          column = 1
+        } else {
+          column += 1
+        }
+      case .emptyInput: break loop
+      case .error:
+        offset = before + 1
+        count += 1
+        if first == nil {
+          first = Mark(line: line, column: column)
+          firstByte = data[data.startIndex + before]
+        }
+        column += 1
       }
     }
-    return config
+    let hex = String(firstByte, radix: 16, uppercase: true)
+    return Diagnostic(
+      message: "the config is not valid UTF-8: byte 0x\(hex.count == 1 ? "0" + hex : hex) here"
+        + (count > 1 ? " (and \(count - 1) more)" : ""),
+      mark: first,
+      notes: ["save the file as UTF-8 (e.g. iconv -f latin1 -t utf-8); text that is not UTF-8 can never match"])
   }
 
   /// Validates config text; `path` is only used in messages.
-  public static func parse(_ text: String, path: String) throws(ConfigError) -> Config {
+  ///
+  /// Relative feed paths are resolved against `baseDirectory` (the config's directory) when it is given.
+  public static func parse(_ text: String, path: String, baseDirectory: String? = nil) throws(ConfigError)
+    -> Config
+  {
     let root: YAMLNode?
     do {
       root = try YAMLReader.read(text)
     } catch {
       throw .invalid(path: path, diagnostics: [error], source: text)
     }
-    var mapper = ConfigMapper()
+    var mapper = ConfigMapper(baseDirectory: baseDirectory)
     let config = mapper.config(root)
     let errors = mapper.diagnostics.filter { $0.severity == .error }
     if !errors.isEmpty {
@@ -63,6 +102,27 @@ public enum ConfigLoader {
 /// The hand-written mapping from YAML nodes to the config model; collects diagnostics instead of stopping.
 struct ConfigMapper {
   var diagnostics: [Diagnostic] = []
+  /// The directory relative feed paths are resolved against.
+  var baseDirectory: String?
+
+  init(baseDirectory: String? = nil) {
+    self.baseDirectory = baseDirectory
+  }
+  /// Compiled regexes by (pattern, case): an alias that repeats a regex shares one compiled program.
+  private var regexes: [String: LinearRegex] = [:]
+  /// Conditions mapped so far, aliases counted as often as they are used.
+  private var conditions = 0
+  /// Set once a work cap was passed (reported once; the rest of the rules are not mapped).
+  private var overBudget = false
+
+  /// Regex program steps so far, summed over every regex condition (each use of an alias counted).
+  private var regexSteps = 0
+
+  /// The most conditions (fields, combinators, age tests) a config may hold, aliases expanded.
+  static let maxConditions = 20_000
+  /// The most regex steps all regex conditions may hold together, aliases expanded: each step is work
+  /// done for every item.
+  static let maxRegexSteps = 2_000_000
 
   static let topKeys = ["settings", "feeds", "rules"]
   static let settingsKeys = [
@@ -103,9 +163,9 @@ struct ConfigMapper {
     for entry in entries {
       let v = entry.value
       switch entry.key {
-      case "interval": settings.interval = duration(v, "'interval'") ?? settings.interval
+      case "interval": settings.interval = duration(v, "'interval'", positive: true) ?? settings.interval
       case "concurrency": settings.concurrency = integer(v, "'concurrency'", 1...256) ?? settings.concurrency
-      case "timeout": settings.timeout = duration(v, "'timeout'") ?? settings.timeout
+      case "timeout": settings.timeout = duration(v, "'timeout'", positive: true) ?? settings.timeout
       case "first_poll": settings.firstPoll = firstPoll(v) ?? settings.firstPoll
       case "max_age":
         if v.scalar == "none" {
@@ -174,14 +234,16 @@ struct ConfigMapper {
           "\(context) has no 'url'", at: element.mark, notes: ["every feed needs 'url: https://…' (or a file path)"])
         continue
       }
-      guard let url = string(urlNode, "'url'") else { continue }
-      var feed = FeedConfig(url: url, name: FeedConfig.slug(for: url), mark: element.mark)
+      guard let written = string(urlNode, "'url'") else { continue }
+      // A relative path means relative to the config file, wherever watcher is started from.
+      let url = FeedLocation.resolve(written, against: baseDirectory)
+      var feed = FeedConfig(url: url, name: FeedConfig.slug(for: written), mark: element.mark)
       if let nameNode = value("name", in: entries), let name = string(nameNode, "'name'") {
         feed.name = name
       }
       for entry in entries {
         switch entry.key {
-        case "interval": feed.interval = duration(entry.value, "'interval'")
+        case "interval": feed.interval = duration(entry.value, "'interval'", positive: true)
         case "tags": feed.tags = stringList(entry.value, "'tags'", allowEmpty: true) ?? []
         case "notify": feed.notify = bool(entry.value, "'notify'") ?? false
         case "identity":
@@ -203,12 +265,16 @@ struct ConfigMapper {
       } else {
         names[feed.name] = nameMark
       }
-      if let first = urls[url] {
-        error(
-          "duplicate feed URL '\(url)'", at: urlNode.mark,
-          notes: ["the same URL is already watched at line \(first.line)"])
+      // Two spellings of one feed (a relative and an absolute path, HTTP://Host:80/ and http://host/)
+      // would be polled twice and act twice: compare them normalized.
+      let key = FeedLocation.normalized(url)
+      if let first = urls[key] {
+        var notes = ["the same URL is already watched at line \(first.line)"]
+        let resolved = FeedLocation.isHTTP(url) || url.hasPrefix("/") || url.hasPrefix("~")
+        if written != key, resolved { notes.append("'\(written)' is \(key)") }
+        error("duplicate feed URL '\(written)'", at: urlNode.mark, notes: notes)
       } else {
-        urls[url] = urlNode.mark
+        urls[key] = urlNode.mark
       }
       feeds.append(feed)
     }
@@ -326,7 +392,7 @@ struct ConfigMapper {
       return nil
     }
     var action = HookAction(command: command)
-    if let timeout = value("timeout", in: entries) { action.timeout = duration(timeout, "'timeout'") }
+    if let timeout = value("timeout", in: entries) { action.timeout = duration(timeout, "'timeout'", positive: true) }
     return action
   }
 
@@ -355,6 +421,15 @@ struct ConfigMapper {
 
   /// A `match:` mapping: each key is a field, a combinator, or an age test; several keys must all hold.
   mutating func condition(_ node: YAMLNode, in context: String) -> Condition? {
+    guard !overBudget else { return nil }
+    conditions += 1
+    if conditions > Self.maxConditions {
+      overBudget = true
+      error(
+        "the rules hold more than \(Self.maxConditions) conditions", at: node.mark,
+        notes: ["aliases ('*name') that repeat conditions multiply them; this looks like an alias bomb"])
+      return nil
+    }
     guard let entries = mapping(node, "'match' in \(context)") else { return nil }
     if entries.isEmpty {
       error("empty 'match' in \(context)", at: node.mark, notes: ["give at least one field, e.g. { title: release }"])
@@ -454,7 +529,25 @@ struct ConfigMapper {
       default:
         guard let text = string(kind.value, "'regex'") else { return nil }
         do {
-          return Pattern(.regex(try LinearRegex(text, caseSensitive: caseSensitive)), caseSensitive: caseSensitive)
+          let key = (caseSensitive ? "s:" : "i:") + text
+          let compiled: LinearRegex
+          if let cached = regexes[key] {
+            compiled = cached
+          } else {
+            compiled = try LinearRegex(text, caseSensitive: caseSensitive)
+          }
+          regexes[key] = compiled
+          regexSteps += compiled.programSize
+          if regexSteps > Self.maxRegexSteps, !overBudget {
+            overBudget = true
+            self.error(
+              "the rules' regexes add up to more than \(Self.maxRegexSteps) steps", at: kind.value.mark,
+              notes: [
+                "every item is matched against each of them; aliases ('*name') that repeat a regex multiply it"
+              ])
+            return nil
+          }
+          return Pattern(.regex(compiled), caseSensitive: caseSensitive)
         } catch {
           var mark = kind.value.mark
           if let offset = error.offset { mark.column += offset + (quoted(kind.value) ? 1 : 0) }
@@ -532,13 +625,26 @@ struct ConfigMapper {
     return value
   }
 
-  /// `90s`, `15m`, `1h30m`, `7d`, `2w` → seconds.
-  mutating func duration(_ node: YAMLNode, _ what: String) -> Int? {
+  /// The longest duration accepted: 100 years (no arithmetic on it can overflow).
+  static let maxDuration = 100 * 365 * 86_400
+
+  /// `90s`, `15m`, `1h30m`, `7d`, `2w` → seconds; with `positive`, zero is refused.
+  mutating func duration(_ node: YAMLNode, _ what: String, positive: Bool = false) -> Int? {
     guard let text = node.scalar, !node.isNull else {
       error("\(what) must be a duration like 15m, not \(node.kindName)", at: node.mark)
       return nil
     }
-    if let seconds = Self.parseDuration(text) { return seconds }
+    if let seconds = Self.parseDuration(text) {
+      if seconds > Self.maxDuration {
+        error("\(what) is too long: '\(text)'", at: node.mark, notes: ["the longest duration is 100 years (5200w)"])
+        return nil
+      }
+      if positive, seconds == 0 {
+        error("\(what) must be longer than 0s", at: node.mark, notes: ["for example 30s or 15m"])
+        return nil
+      }
+      return seconds
+    }
     var notes = ["a duration is a number and a unit: s, m, h, d or w (for example 90s, 15m, 1h30m, 7d)"]
     if Int(text) != nil { notes.insert("add a unit: '\(text)s' or '\(text)m'?", at: 0) }
     error("invalid duration '\(text)' for \(what)", at: node.mark, notes: notes)
@@ -564,7 +670,10 @@ struct ConfigMapper {
         case "w": unit = 604_800
         default: return nil
         }
-        total += n * unit
+        // Saturating: anything this large is refused by the caller.
+        let (product, overflow) = n.multipliedReportingOverflow(by: unit)
+        let (sum, overflow2) = total.addingReportingOverflow(product)
+        total = overflow || overflow2 ? Int.max : sum
         number = nil
         sawUnit = true
       }

@@ -11,6 +11,9 @@ internal import CYaml
 enum YAMLReader {
   /// The most nodes a document may expand to, aliases included.
   static let maxNodes = 1_000_000
+  /// The deepest nesting of mappings and sequences (a config needs fewer than 20 levels; every later step
+  /// that walks the tree recursively is bounded by this).
+  static let maxDepth = 100
 
   /// Parses `text`.
   ///
@@ -77,6 +80,13 @@ enum YAMLReader {
     /// Handles one event; returns true at the end of the stream.
     mutating func handle(_ event: inout yaml_event_t) throws(Diagnostic) -> Bool {
       let mark = Mark(line: Int(event.start_mark.line) + 1, column: Int(event.start_mark.column) + 1)
+      if event.type == YAML_MAPPING_START_EVENT || event.type == YAML_SEQUENCE_START_EVENT,
+        stack.count >= YAMLReader.maxDepth
+      {
+        throw Diagnostic(
+          message: "the config nests deeper than \(YAMLReader.maxDepth) levels", mark: mark,
+          notes: ["a config needs only a few levels; look for runaway '[' or '{'"])
+      }
       switch event.type {
       case YAML_STREAM_END_EVENT:
         return true

@@ -26,10 +26,7 @@ enum FeedNormalizer {
   }
 
   /// Whether `value` is an http(s) URL (a permalink guid).
-  static func isWebURL(_ value: String) -> Bool {
-    let lower = value.prefix(8).lowercased()
-    return lower.hasPrefix("http://") || lower.hasPrefix("https://")
-  }
+  static func isWebURL(_ value: String) -> Bool { FeedLocation.isHTTP(value) }
 
   /// A name from an RSS author field: `mail@example.com (Name)` and `Name <mail@example.com>` give `Name`;
   /// anything else is kept as written.

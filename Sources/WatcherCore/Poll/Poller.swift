@@ -127,7 +127,7 @@ public struct Poller {
     var outcomeIndex = 0
     for batchStart in stride(from: 0, to: chosen.count, by: batchSize) {
       let batch = batchStart..<min(chosen.count, batchStart + batchSize)
-      let httpIndices = batch.filter { Self.isHTTP(chosen[$0].url) }
+      let httpIndices = batch.filter { FeedLocation.isHTTP(chosen[$0].url) }
       let requests = httpIndices.map {
         FetchRequest(
           url: chosen[$0].url, etag: states[$0].etag,
@@ -221,7 +221,7 @@ public struct Poller {
       // A file or a plain path.
       do {
         let parsed = try FeedParser.parse(
-          contentsOf: Self.path(of: feed.url), options: FeedParser.options(config.settings))
+          contentsOf: FeedLocation.path(of: feed.url), options: FeedParser.options(config.settings))
         succeed(&state)
         return parsed
       } catch let error as FeedParseError {
@@ -374,17 +374,5 @@ public struct Poller {
     case .hash:
       return FeedIdentity.baseKey(FeedItem(key: "", title: item.title, published: item.published, text: item.text))
     }
-  }
-
-  /// Whether a feed URL is fetched over HTTP(S) rather than read from a file.
-  public static func isHTTP(_ url: String) -> Bool {
-    let lower = url.lowercased()
-    return lower.hasPrefix("http://") || lower.hasPrefix("https://")
-  }
-
-  /// A local path for a `file://` URL or a plain path (`~` expanded).
-  public static func path(of url: String) -> String {
-    if url.lowercased().hasPrefix("file://") { return URL(string: url)?.path ?? String(url.dropFirst(7)) }
-    return (url as NSString).expandingTildeInPath
   }
 }
