@@ -32,11 +32,12 @@ struct ImportOPMLCommand: Command {
     if file == "-" {
       data = terminal.readInput(20_000_000)
     } else {
-      guard let contents = FileManager.default.contents(atPath: file) else {
-        terminal.error("error: \(file): cannot read: \(String(cString: strerror(errno)))")
+      switch RegularFile.read(file, maxBytes: 20_000_000) {
+      case .success(let contents): data = contents
+      case .failure(let reason):
+        terminal.error("error: \(file): cannot read: \(reason.description)")
         return .failure
       }
-      data = contents
     }
     let subscriptions: [OPMLSubscription]
     do {
@@ -58,7 +59,13 @@ struct ImportOPMLCommand: Command {
       text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
     }
     let plan = ConfigEditor.plan(subscriptions, into: config)
-    let skipped = plan.skipped.isEmpty ? "" : "; skipped \(plan.skipped.count) already in the config"
+    var skipped = plan.skipped.isEmpty ? "" : "; skipped \(plan.skipped.count) already in the config"
+    if !plan.notWeb.isEmpty {
+      skipped += "; skipped \(plan.notWeb.count) that are not http(s) feeds"
+      for url in plan.notWeb {
+        terminal.error("skipped '\(url)': not an http or https URL; only web feeds are imported")
+      }
+    }
     if arguments.flags.contains("print") {
       terminal.output(Array(("feeds:\n" + ConfigEditor.entries(plan.added)).utf8))
       terminal.error("\(plan.added.count) new feed\(plan.added.count == 1 ? "" : "s")\(skipped)")

@@ -129,4 +129,150 @@ struct NeverHangTests {
     #expect(kill(pid, 0) != 0, "the running hook was left behind")
     #expect(try setup.pending() == 3, "the unfinished hooks are not all pending")
   }
+
+  @Test("behind an HTTP proxy, a redirect to a more private address is still refused; others are followed")
+  func redirectBehindProxy() throws {
+    let feed = "<rss version=\"2.0\"><channel><title>T</title><item><title>A</title></item></channel></rss>"
+    let proxy = try LoopbackHTTPServer { request in
+      switch request.path {
+      case "http://93.184.216.34/feed":
+        return .init(status: 302, headers: [("Location", "http://169.254.169.254/latest/")])
+      case "http://93.184.216.34/moved": return .init(status: 302, headers: [("Location", "http://93.184.216.35/feed")])
+      case "http://93.184.216.35/feed": return .ok(feed)
+      default: return .init(status: 404)
+      }
+    }
+    defer { proxy.stop() }
+    let binary = try #require(BinaryTests.binary)
+    var environment = ProcessInfo.processInfo.environment
+    environment["http_proxy"] = "http://127.0.0.1:\(proxy.port)"
+    environment["no_proxy"] = nil
+    environment["NO_PROXY"] = nil
+    let refused = try ChildProcess.run(binary, ["parse", "http://93.184.216.34/feed"], environment: environment)
+    #expect(refused.status == 1)
+    #expect(refused.errors.contains("redirected to 169.254.169.254"), "\(refused.errors)")
+    #expect(!proxy.requests.contains { $0.path.contains("169.254") }, "the inward hop reached the proxy")
+    let followed = try ChildProcess.run(binary, ["parse", "http://93.184.216.34/moved"], environment: environment)
+    #expect(followed.status == 0, "\(followed.errors)")
+    #expect(followed.output.contains("A"))
+  }
+
+  /// Runs the built binary as an unprivileged user.
+  ///
+  /// That is `nobody` through setpriv when the tests run as root (root reads and writes everything), else
+  /// the current user. The setup's files are handed to that user.
+  static func unprivileged(_ setup: Setup) throws -> ([String], [String: String]) throws -> ChildResult {
+    let binary = try #require(BinaryTests.binary)
+    if getuid() == 0 {
+      _ = try ChildProcess.run("/bin/chown", ["-R", "65534:65534", setup.dir.url.path])
+      return { arguments, environment in
+        try ChildProcess.run(
+          "/usr/bin/setpriv",
+          ["--reuid=65534", "--regid=65534", "--clear-groups", "--", binary.path] + arguments
+            + ["--config", setup.config, "--state-dir", setup.state],
+          environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
+      }
+    }
+    return { arguments, environment in
+      try ChildProcess.run(
+        binary, arguments + ["--config", setup.config, "--state-dir", setup.state],
+        environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
+    }
+  }
+
+  @Test("a state file that cannot be read is an error: never replaced, and old items are not acted on again")
+  func unreadableStateFile() throws {
+    let setup = try Setup(rules: "  - { name: r, match: { title: item }, hook: 'echo run >> \"$LOG\"' }\n")
+    let log = setup.path("log")
+    let watcher = try Self.unprivileged(setup)
+    let first = try watcher(["poll"], ["LOG": log])
+    #expect(first.status == 0, "\(first.errors)")
+    let file = try #require(
+      try FileManager.default.contentsOfDirectory(atPath: setup.state).first { $0.hasPrefix("feed-") })
+    let path = setup.state + "/" + file
+    if getuid() == 0 { #expect(chown(path, 0, 0) == 0) }
+    #expect(chmod(path, getuid() == 0 ? 0o600 : 0o000) == 0)
+    let before = try Data(contentsOf: URL(fileURLWithPath: path))
+    let second = try watcher(["poll", "--feed", "f"], ["LOG": log])
+    #expect(second.status == 1)
+    #expect(second.errors.contains("cannot read the state file"), "\(second.errors)")
+    #expect(Self.lines(log) == ["run"], "the hook ran again for an old item")
+    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "the unreadable state file was replaced")
+    let status = try watcher(["status"], [:])
+    #expect(status.errors.contains("cannot read the state file"), "\(status.errors)")
+  }
+
+  @Test("with a state directory that cannot be written, nothing is acted on, every poll, and status says why")
+  func readOnlyStateDirectory() throws {
+    let setup = try Setup(rules: "  - { name: r, match: { title: item }, hook: 'echo run >> \"$LOG\"' }\n")
+    let log = setup.path("log")
+    let watcher = try Self.unprivileged(setup)
+    #expect(try watcher(["poll"], ["LOG": log]).status == 0)
+    #expect(Self.lines(log) == ["run"])
+    let xml =
+      "<rss version=\"2.0\"><channel><title>F</title><item><title>Item 0</title><guid>g0</guid></item>"
+      + "<item><title>Item new</title><guid>new</guid></item></channel></rss>"
+    try xml.write(toFile: setup.feed, atomically: true, encoding: .utf8)
+    if getuid() == 0 { _ = try ChildProcess.run("/bin/chown", ["65534:65534", setup.feed]) }
+    #expect(chmod(setup.state, 0o500) == 0)
+    for _ in 0..<2 {
+      let poll = try watcher(["poll", "--feed", "f"], ["LOG": log])
+      #expect(poll.status == 1)
+      #expect(poll.errors.contains("cannot write"), "\(poll.errors)")
+    }
+    #expect(Self.lines(log) == ["run"], "a hook ran although its item could not be recorded")
+    let status = try watcher(["status"], [:])
+    #expect(status.errors.contains("cannot write the state directory"), "\(status.errors)")
+    #expect(chmod(setup.state, 0o700) == 0)
+    #expect(try watcher(["poll", "--feed", "f"], ["LOG": log]).status == 0)
+    #expect(Self.lines(log) == ["run", "run"])
+  }
+
+  @Test("status changes nothing: a corrupt state file stays where it is")
+  func statusIsReadOnly() throws {
+    let setup = try Setup(rules: "  - { name: r, match: { title: item }, notify: true }\n")
+    _ = try setup.watcher(["catch-up"])
+    let names = try FileManager.default.contentsOfDirectory(atPath: setup.state).filter { $0.hasPrefix("feed-") }
+    let path = setup.state + "/" + (try #require(names.first))
+    try "{ corrupt".write(toFile: path, atomically: true, encoding: .utf8)
+    let before = try FileManager.default.contentsOfDirectory(atPath: setup.state).sorted()
+    let status = try setup.watcher(["status"])
+    #expect(status.status == 0)
+    #expect(status.errors.contains("unreadable"), "\(status.errors)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: setup.state).sorted() == before)
+    #expect(try String(contentsOfFile: path, encoding: .utf8) == "{ corrupt")
+  }
+
+  @Test("a feed that is a FIFO is an error that names it; poll does not hang and the other feeds are polled")
+  func fifoFeed() throws {
+    let dir = try TemporaryDirectory()
+    let fifo = dir.url.appendingPathComponent("fifo.xml").path
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let setup = try Setup(
+      rules: "  - { name: r, match: { title: item }, notify: true }\n", extraFeeds: "  - { url: \(fifo), name: pipe }\n"
+    )
+    let started = Date()
+    let result = try setup.watcher(["catch-up"])
+    #expect(Date().timeIntervalSince(started) < 10)
+    #expect(result.status == 1)
+    #expect(result.errors.contains("feed 'pipe'") && result.errors.contains("FIFO"), "\(result.errors)")
+    #expect(result.errors.contains("f: 1 items, all recorded as seen"), "\(result.errors)")
+  }
+
+  @Test("a feed named on the command line waits out its server's Retry-After; --force polls it and says so")
+  func retryAfterWhenNamed() throws {
+    let server = try LoopbackHTTPServer { _ in .init(status: 429, headers: [("Retry-After", "3600")]) }
+    defer { server.stop() }
+    let setup = try Setup(
+      rules: "  - { name: r, match: { title: item }, notify: true }\n",
+      extraFeeds: "  - { url: '\(server.url("/ratelimited"))', name: limited }\n")
+    _ = try setup.watcher(["poll", "--feed", "limited"])
+    #expect(server.requests.count == 1)
+    let named = try setup.watcher(["poll", "--feed", "limited"])
+    #expect(server.requests.count == 1, "the feed was requested again inside its Retry-After")
+    #expect(named.errors.contains("not polled: its server asked to wait until"), "\(named.errors)")
+    let forced = try setup.watcher(["poll", "--feed", "limited", "--force"])
+    #expect(server.requests.count == 2)
+    #expect(forced.errors.contains("polling anyway (--force)"), "\(forced.errors)")
+  }
 }

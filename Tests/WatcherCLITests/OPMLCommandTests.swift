@@ -5,6 +5,10 @@ import Foundation
 import Testing
 import WatcherTestSupport
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 @Suite("import-opml and export-opml")
 struct OPMLCommandTests {
   static let opml = """
@@ -68,5 +72,37 @@ struct OPMLCommandTests {
     #expect(try String(contentsOfFile: config, encoding: .utf8) == broken)
     #expect(!FileManager.default.fileExists(atPath: config + ".bak"))
     #expect(run(["import-opml"]).0 == 64)
+  }
+
+  @Test("import adds web feeds only and names every outline it skipped, and why")
+  func webFeedsOnly() throws {
+    let dir = try TemporaryDirectory()
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    let opml = dir.url.appendingPathComponent("subs.opml").path
+    try """
+    <opml version="2.0"><body>
+      <outline text="Local" xmlUrl="file:///etc/passwd"/>
+      <outline text="Path" xmlUrl="/home/u/feed.xml"/>
+      <outline text="Script" xmlUrl="javascript:alert(1)"/>
+      <outline text="Ok" xmlUrl="HTTPS://example.com/feed"/>
+    </body></opml>
+    """.write(toFile: opml, atomically: true, encoding: .utf8)
+    let (code, out, err) = run(["import-opml", opml, "--config", config])
+    #expect(code == 0, "\(err)")
+    #expect(out.contains("added 1 feed; skipped 3 that are not http(s) feeds"), "\(out)")
+    for url in ["file:///etc/passwd", "/home/u/feed.xml", "javascript:alert(1)"] {
+      #expect(err.contains("skipped '\(url)': not an http or https URL"), "\(err)")
+    }
+    let text = try String(contentsOfFile: config, encoding: .utf8)
+    #expect(text.contains("HTTPS://example.com/feed") && !text.contains("passwd") && !text.contains("javascript"))
+  }
+
+  @Test("import reads only a regular file (a FIFO would hang)")
+  func fifo() throws {
+    let dir = try TemporaryDirectory()
+    let fifo = dir.url.appendingPathComponent("subs.opml").path
+    #expect(mkfifo(fifo, 0o600) == 0)
+    let (code, _, err) = run(["import-opml", fifo, "--config", dir.url.appendingPathComponent("rules.yaml").path])
+    #expect(code == 1 && err.contains("it is a FIFO (named pipe), not a regular file"), "\(err)")
   }
 }

@@ -58,6 +58,7 @@ struct CurlTransportTests {
       case "/temp": return .init(status: 302, headers: [("Location", "/new")])
       case "/loop": return .init(status: 302, headers: [("Location", "/loop")])
       case "/file": return .init(status: 302, headers: [("Location", "file:///etc/passwd")])
+      case "/ftp": return .init(status: 301, headers: [("Location", "ftp://example.com/feed")])
       default: return .ok(Self.feed)
       }
     }
@@ -67,9 +68,27 @@ struct CurlTransportTests {
     let temporary = try fetch(server, "/temp").get()
     #expect(temporary.status == 200 && temporary.permanentRedirect == nil)
     #expect(fetch(server, "/loop") == .failure(.tooManyRedirects))
-    guard case .failure = fetch(server, "/file") else {
-      Issue.record("a redirect to file:// was followed")
-      return
+    #expect(fetch(server, "/file") == .failure(.forbiddenRedirect(location: "file:///etc/passwd")))
+    #expect(fetch(server, "/ftp") == .failure(.forbiddenRedirect(location: "ftp://example.com/feed")))
+    #expect(
+      "\(FetchError.forbiddenRedirect(location: "ftp://example.com/feed"))"
+        == "redirected to ftp://example.com/feed, which is not an http or https URL; refused")
+  }
+
+  @Test("headers over the limit are named as such", arguments: [1, 20, 2_000])
+  func hugeHeaders(count: Int) throws {
+    // One 200 KB header (past libcurl's own line limit), or many that add up past ours.
+    let server = try LoopbackHTTPServer { _ in
+      let size = count == 1 ? 200_000 : 2_000
+      let headers = (0..<count).map { ("X-Filler-\($0)", String(repeating: "a", count: size)) }
+      return .init(status: 200, headers: headers, body: Data(Self.feed.utf8))
+    }
+    defer { server.stop() }
+    let result = fetch(server, "/")
+    if count == 1 || count == 2_000 {
+      #expect(result == .failure(.headersTooLarge(limit: 65_536)), "\(result)")
+    } else {
+      #expect((try? result.get().status) == 200, "40 KB of headers is under the limit: \(result)")
     }
   }
 

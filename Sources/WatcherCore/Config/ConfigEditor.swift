@@ -24,6 +24,9 @@ public enum ConfigEditor {
     public var added: [FeedConfig]
     /// URLs already in the config (or twice in the import), skipped.
     public var skipped: [String]
+    /// URLs that are not http(s) feeds (a `file:` path, a `javascript:` link, a relative link), skipped:
+    /// an import adds web feeds only.
+    public var notWeb: [String] = []
   }
 
   /// Which subscriptions are new to `config`, named uniquely (a slug of the title, else of the URL).
@@ -32,6 +35,11 @@ public enum ConfigEditor {
     var names = Set(config.feeds.map(\.name))
     var plan = Plan(added: [], skipped: [])
     for subscription in subscriptions {
+      guard FeedLocation.isHTTP(subscription.url), URLComponents(string: subscription.url)?.host?.isEmpty == false
+      else {
+        plan.notWeb.append(subscription.url)
+        continue
+      }
       guard urls.insert(normalized(subscription.url)).inserted else {
         plan.skipped.append(subscription.url)
         continue
@@ -50,15 +58,9 @@ public enum ConfigEditor {
     return plan
   }
 
-  /// The same feed written differently: scheme and host case, a trailing slash.
+  /// The same feed written differently: scheme and host case, a default port, a trailing slash.
   static func normalized(_ url: String) -> String {
-    var text = url.trimmingCharacters(in: .whitespaces)
-    if let components = URLComponents(string: text), let host = components.host {
-      var copy = components
-      copy.scheme = components.scheme?.lowercased()
-      copy.host = host.lowercased()
-      text = copy.string ?? text
-    }
+    var text = FeedLocation.normalized(url.trimmingCharacters(in: .whitespaces))
     while text.hasSuffix("/") { text.removeLast() }
     return text
   }

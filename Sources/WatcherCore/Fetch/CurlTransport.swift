@@ -132,12 +132,33 @@ private final class Transfer {
   private var retained: Unmanaged<Transfer>?
   private var handle: UnsafeMutableRawPointer?
   var easyHandle: UnsafeMutableRawPointer? { handle }
+  /// libcurl's words for the last error (CURLOPT_ERRORBUFFER).
+  private let errorBuffer: UnsafeMutablePointer<CChar> = {
+    let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    buffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+    return buffer
+  }()
+  /// Header bytes of the response being read; more than `maxHeaderBytes` ends the transfer.
+  private var headerBytes = 0
+  var headersTooLarge = false
+  /// The most header bytes one response may have (real feeds send 1-4 KB).
+  static let maxHeaderBytes = 64 * 1_024
+
+  /// The URL of the request being made (the current hop of a redirect chain).
+  var currentURL: String? {
+    guard let handle else { return nil }
+    var effective: UnsafeMutablePointer<CChar>?
+    ccurl_getinfo_str(handle, CURLINFO_EFFECTIVE_URL, &effective)
+    return effective.map { String(cString: $0) }
+  }
 
   init(index: Int, request: FetchRequest, host: String) {
     self.index = index
     self.request = request
     self.host = host
   }
+
+  deinit { errorBuffer.deallocate() }
 
   func makeHandle(userAgent: String) -> UnsafeMutableRawPointer? {
     guard let easy = curl_easy_init() else { return nil }
@@ -170,6 +191,7 @@ private final class Transfer {
     ccurl_setopt_ptr(easy, CURLOPT_WRITEDATA, me.toOpaque())
     ccurl_setopt_writefn(easy, CURLOPT_HEADERFUNCTION, transferHeader)
     ccurl_setopt_ptr(easy, CURLOPT_HEADERDATA, me.toOpaque())
+    ccurl_setopt_ptr(easy, CURLOPT_ERRORBUFFER, errorBuffer)
     ccurl_setopt_prereqfn(easy, CURLOPT_PREREQFUNCTION, transferConnected)
     ccurl_setopt_ptr(easy, CURLOPT_PREREQDATA, me.toOpaque())
     return easy
@@ -182,31 +204,49 @@ private final class Transfer {
     retained = nil
   }
 
-  func header(_ line: String) {
+  /// Takes one header line; false when the response's headers are over the limit.
+  func header(_ line: String) -> Bool {
+    headerBytes += line.utf8.count
+    if headerBytes > Self.maxHeaderBytes {
+      headersTooLarge = true
+      return false
+    }
     let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
     if trimmed.hasPrefix("HTTP/") {
+      headerBytes = line.utf8.count
       let parts = trimmed.split(separator: " ")
       let status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
       hops.append((status, nil))
       headers = []
-      return
+      return true
     }
-    guard let colon = trimmed.firstIndex(of: ":") else { return }
+    guard let colon = trimmed.firstIndex(of: ":") else { return true }
     let name = trimmed[..<colon].lowercased()
     let value = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
     headers.append((name, value))
     if name == "location", !hops.isEmpty { hops[hops.count - 1].location = value }
+    return true
   }
 
   func finish(code: CURLcode) -> Result<FetchResponse, FetchError> {
     guard let easy = handle else { return .failure(.transport("internal error, please report")) }
+    let curlMessage = String(cString: errorBuffer)
+    // libcurl's own limit on one header line shows as "Out of memory" once a status line has arrived.
+    let curlHeaderLimit = code == CURLE_OUT_OF_MEMORY && !hops.isEmpty && body.isEmpty
+    if code != CURLE_OK,
+      headersTooLarge || curlHeaderLimit || curlMessage.contains("header") && curlMessage.contains("max")
+    {
+      return .failure(.headersTooLarge(limit: Self.maxHeaderBytes))
+    }
     switch code {
     case CURLE_OK: break
     case CURLE_OPERATION_TIMEDOUT: return .failure(.timeout(seconds: request.timeout))
     case CURLE_FILESIZE_EXCEEDED: return .failure(.tooLarge(limit: request.maxBytes))
     case CURLE_WRITE_ERROR where overflow: return .failure(.tooLarge(limit: request.maxBytes))
     case CURLE_TOO_MANY_REDIRECTS: return .failure(.tooManyRedirects)
-    case CURLE_UNSUPPORTED_PROTOCOL where hops.count > 1: return .failure(.forbiddenRedirect)
+    case CURLE_UNSUPPORTED_PROTOCOL where !hops.isEmpty:
+      let location = hops.last?.location.map { URLResolver.resolve($0, against: currentURL ?? request.url) }
+      return .failure(.forbiddenRedirect(location: location ?? "?"))
     case CURLE_ABORTED_BY_CALLBACK where refusedAddress != nil:
       return .failure(.redirectedInward(address: refusedAddress ?? ""))
     // Plain words for what a misbehaving server does most (curl's own say "Transferred a partial file").
@@ -276,8 +316,13 @@ private let transferConnected:
   ) -> Int32 = { context, primary, _, _, _ in
     guard let context, let primary else { return 0 }
     let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-    let address = String(cString: primary)
-    let scope = AddressScope(address)
+    var address = String(cString: primary)
+    var scope = AddressScope(address)
+    // Behind a proxy the connected address is the proxy's: judge the hop by its own host instead.
+    if let url = transfer.currentURL, ProxyEnvironment.isProxied(url) {
+      scope = ProxyEnvironment.scope(ofHostIn: url)
+      address = URLComponents(string: url)?.host ?? url
+    }
     guard let first = transfer.firstScope else {
       transfer.firstScope = scope
       return 0
@@ -297,6 +342,5 @@ private let transferHeader: @convention(c) (UnsafeMutablePointer<CChar>?, Int, I
   let line = data.withMemoryRebound(to: UInt8.self, capacity: length) {
     String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
   }
-  transfer.header(line)
-  return length
+  return transfer.header(line) ? length : 0
 }

@@ -75,8 +75,10 @@ public enum FetchError: Error, Sendable, Equatable {
   case tooLarge(limit: Int)
   /// More than five redirects, or a loop.
   case tooManyRedirects
-  /// A redirect to a scheme other than http/https (file://, ftp://…) was refused.
-  case forbiddenRedirect
+  /// A redirect to a scheme other than http/https (file://, ftp://…) was refused; where it pointed.
+  case forbiddenRedirect(location: String)
+  /// The response's headers are larger than the limit.
+  case headersTooLarge(limit: Int)
   /// A redirect led to an address more private than the first one (a public server pointing at
   /// 127.0.0.1, the LAN or a link-local metadata service); the address it would have connected to.
   case redirectedInward(address: String)
@@ -92,7 +94,10 @@ extension FetchError: CustomStringConvertible {
     case .timeout(let seconds): return "no complete answer within \(seconds) s"
     case .tooLarge(let limit): return "the response is larger than the \(ByteCount.format(limit)) limit"
     case .tooManyRedirects: return "more than 5 redirects (a redirect loop?)"
-    case .forbiddenRedirect: return "redirected to a URL that is not http or https; refused"
+    case .forbiddenRedirect(let location):
+      return "redirected to \(location), which is not an http or https URL; refused"
+    case .headersTooLarge(let limit):
+      return "the server sent more than \(ByteCount.format(limit)) of headers; refused"
     case .redirectedInward(let address):
       return "redirected to \(address), a more private address than the feed's own; refused"
     case .transport(let message): return message

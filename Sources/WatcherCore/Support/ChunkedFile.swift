@@ -127,3 +127,20 @@ final class ChunkedFile {
       userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: String(cString: strerror(code))])
   }
 }
+
+/// Reads small whole files (an OPML export, a config) the safe way: regular files only, size-capped.
+public enum RegularFile {
+  /// Why a file could not be read, in words.
+  public struct ReadError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+  }
+
+  /// The bytes of the regular file at `path`, at most `maxBytes`.
+  public static func read(_ path: String, maxBytes: Int) -> Result<Data, ReadError> {
+    switch ChunkedFile.readRegularFile(path, maxBytes: maxBytes) {
+    case .missing: return .failure(ReadError(description: "No such file or directory"))
+    case .failed(let reason): return .failure(ReadError(description: reason))
+    case .read(let data): return .success(data)
+    }
+  }
+}
