@@ -123,8 +123,9 @@ enum PollRun {
     let poller = Poller(
       config: config, store: store, transport: transport, runner: runner, cancellation: shutdown.stopping)
     let named = arguments.values["feed"] != nil
-    let outcomes = poller.poll(
+    let pass = poller.pass(
       feeds, force: named || mode == .catchUp, ignoreRetryAfter: arguments.flags.contains("force"), mode: mode)
+    let outcomes = pass.outcomes
     if progress != nil { terminal.errors(Array("\r\u{1B}[K".utf8)) }
     var failed = 0
     // An unreachable notification service is one error per poll, not one per feed.
@@ -146,6 +147,7 @@ enum PollRun {
     }
     for error in actionErrors { terminal.error("error: \(error)") }
     if !actionErrors.isEmpty { failed += 1 }
+    for line in KeptReport.lines(pass, keptNow: outcomes.reduce(0) { $0 + $1.kept }) { terminal.error(line) }
     let polled = outcomes.filter(\.polled).count
     let fresh = outcomes.reduce(0) { $0 + $1.newItems }
     let actions = outcomes.reduce(0) { $0 + $1.actions }

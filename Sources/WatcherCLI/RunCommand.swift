@@ -71,7 +71,9 @@ struct RunCommand: Command {
       let poller = Poller(
         config: config, store: store, transport: transport, runner: runner, cancellation: shutdown.stopping)
       let now = Date()
-      for outcome in poller.poll(config.feeds, force: false, now: now) where outcome.polled {
+      let pass = poller.pass(config.feeds, force: false, now: now)
+      for line in KeptReport.lines(pass, keptNow: pass.outcomes.reduce(0) { $0 + $1.kept }) { log(line) }
+      for outcome in pass.outcomes where outcome.polled {
         for warning in outcome.warnings { log("warning: feed '\(outcome.feed.name)': \(warning)") }
         for error in outcome.actionErrors { log("error: \(error)") }
         if let error = outcome.error {

@@ -75,8 +75,22 @@ struct StatusCommand: Command {
         notes.append("feed '\(feed.name)' moved permanently to \(moved): change its url in the config")
       }
     }
+    var kept = 0
+    do {
+      kept = try store.keptNotifications(readOnly: true).count
+    } catch {
+      notes.append("error: \(error)")
+    }
+    if kept > 0 {
+      notes.append(
+        "\(kept) notification\(kept == 1 ? " is" : "s are") kept until the notification service can be reached; "
+          + "the next poll shows them")
+    }
     if arguments.flags.contains("json") {
-      terminal.print(JSONOutput.object([("state_dir", .string(directory)), ("feeds", .array(rows))]).text)
+      terminal.print(
+        JSONOutput.object([
+          ("state_dir", .string(directory)), ("kept_notifications", .int(kept)), ("feeds", .array(rows)),
+        ]).text)
     } else {
       let widths = (0..<table[0].count).map { column in table.map { $0[column].count }.max() ?? 0 }
       // On a terminal (unless NO_COLOR), the header is bold and failing feeds are red.

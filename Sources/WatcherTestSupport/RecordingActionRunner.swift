@@ -16,9 +16,24 @@ public final class RecordingActionRunner: ActionRunner {
   /// Every action run so far, with its feed's name.
   public var actions: [(feed: String, action: FeedState.PendingAction)] { log.withLock { $0 } }
 
+  /// Every kept notification shown so far.
+  public var shownKept: [KeptNotification] { keptLog.withLock { $0 } }
+  private let keptLog = Locked<[KeptNotification]>([])
+
+  /// Set to false to act as if the notification service were unreachable: notifications are kept.
+  public let notificationServiceUp = Locked(true)
+
+  public func showKept(_ kept: [KeptNotification]) -> ActionOutcome {
+    guard succeed, notificationServiceUp.withLock({ $0 }) else { return .keep(reason: "no notification service") }
+    keptLog.withLock { $0 += kept }
+    return .done
+  }
+
   public func run(_ actions: [FeedState.PendingAction], feed: FeedConfig) -> [ActionOutcome] {
-    log.withLock { $0 += actions.map { (feed.name, $0) } }
+    let serviceUp = notificationServiceUp.withLock { $0 }
+    log.withLock { $0 += actions.filter { serviceUp || $0.kind != .notify }.map { (feed.name, $0) } }
     return actions.map { action in
+      if action.kind == .notify, !serviceUp { return .keep(reason: "no notification service") }
       var again = action
       again.attempts += 1
       return succeed ? .done : .retry(again, reason: "recorded failure")

@@ -131,4 +131,47 @@ struct NotificationTests {
     #expect(
       try String(contentsOfFile: "\(path)/clicked", encoding: .utf8) == "https://example.org/clicked?a=1&b=$(id)\n")
   }
+
+  @Test(
+    "notifications that cannot be shown are kept and shown as one summary when the service is back",
+    .enabled(if: available || inCI, "Xvfb, dbus-run-session and dunst are not installed (CI installs them)"))
+  func keptUntilServiceIsBack() throws {
+    let dir = try TemporaryDirectory()
+    let path = dir.url.path
+    var xml = "<rss version=\"2.0\"><channel><title>k</title>"
+    for index in 0..<3 { xml += "<item><title>Kept \(index)</title><guid>k\(index)</guid></item>" }
+    try (xml + "</channel></rss>").write(toFile: "\(path)/k.xml", atomically: true, encoding: .utf8)
+    try """
+    settings: { first_poll: all, max_age: none, notify: { expire: 60s } }
+    feeds:
+      - { url: \(path)/k.xml, name: k }
+    rules:
+      - { name: all, match: { title: kept }, notify: { summary: "{title}", urgency: critical } }
+    """.write(toFile: "\(path)/rules.yaml", atomically: true, encoding: .utf8)
+    let binary = try #require(BinaryTests.binary)
+    let arguments = ["--config", "\(path)/rules.yaml", "--state-dir", "\(path)/state"]
+    var away = ProcessInfo.processInfo.environment
+    away["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(path)/no-bus"
+    away["DISPLAY"] = nil
+    let first = try ChildProcess.run(binary, ["poll"] + arguments, environment: away)
+    #expect(first.status == 1)
+    #expect(first.errors.contains("3 notifications are kept"), "\(first.errors)")
+    let status = try ChildProcess.run(binary, ["status"] + arguments, environment: away)
+    #expect(status.errors.contains("3 notifications are kept"), "\(status.errors)")
+
+    let history = "\(path)/history.json"
+    let script = Fixtures.url("notify-e2e.sh", target: "WatcherCLITests").path
+    let quoted = ([script, history, "--", binary.path, "poll"] + arguments).map { "'\($0)'" }.joined(separator: " ")
+    let result = HookRunner.run(
+      command: "/bin/bash " + quoted, environment: ProcessInfo.processInfo.environment, input: Data(), timeout: 60)
+    #expect(result.succeeded, "\(result)")
+    #expect(try String(contentsOfFile: history + ".status", encoding: .utf8) == "0\n", "\(result.stderrTail)")
+    let shown = try Self.history(history)
+    #expect(shown.count == 1, "\(shown)")
+    #expect(shown.first?.0 == "While you were away: 3 notifications")
+    #expect(shown.first?.1 == "k: Kept 0\nk: Kept 1\nk: Kept 2")
+    #expect(shown.first?.2 == "CRITICAL")
+    let after = try ChildProcess.run(binary, ["status"] + arguments, environment: away)
+    #expect(!after.errors.contains("kept"), "\(after.errors)")
+  }
 }

@@ -7,8 +7,9 @@ public enum ActionOutcome: Sendable, Equatable {
   case done
   /// Not carried out because watcher is stopping; it stays pending as it was.
   case notRun
-  /// Failed and not to be retried (a notification that could not be shown); remove it, report the reason.
-  case failed(String)
+  /// A notification that could not be shown (the notification service is unreachable): keep it, bounded,
+  /// and show it when the service is back; the reason is reported.
+  case keep(reason: String)
   /// Failed; keep it (with its attempt count raised) and retry on a later poll.
   case retry(FeedState.PendingAction, reason: String)
   /// Failed too often; remove it and record it as dropped.
@@ -23,6 +24,10 @@ public enum ActionOutcome: Sendable, Equatable {
 public protocol ActionRunner: Sendable {
   /// Runs `actions` of `feed`; one outcome per action, in order.
   func run(_ actions: [FeedState.PendingAction], feed: FeedConfig) -> [ActionOutcome]
+
+  /// Shows notifications kept from earlier passes: one as it was, several as one "while you were away"
+  /// summary. `.done` when shown, `.keep` when still not.
+  func showKept(_ kept: [KeptNotification]) -> ActionOutcome
 }
 
 /// Prints each action instead of carrying it out (for tests and dry runs); it never runs a command.
@@ -32,6 +37,11 @@ public struct PrintingActionRunner: ActionRunner {
   /// Creates a runner that writes one line per action through `output`.
   public init(output: @escaping @Sendable (String) -> Void) {
     self.output = output
+  }
+
+  public func showKept(_ kept: [KeptNotification]) -> ActionOutcome {
+    for entry in kept { output("notify [\(entry.feed)] (kept) \(entry.action.summary ?? "")") }
+    return .done
   }
 
   public func run(_ actions: [FeedState.PendingAction], feed: FeedConfig) -> [ActionOutcome] {

@@ -6,8 +6,9 @@ import Foundation
 
 /// Shows notifications and runs hooks for real (SPEC §7, §8).
 ///
-/// Notifications: more than `max_per_poll` from one feed in one pass become one summary notification; one
-/// that cannot be shown is reported, not retried (the item is recorded all the same). Hooks: at most
+/// Notifications: more than `max_per_poll` from one feed in one pass become one summary notification; ones
+/// that cannot be shown are kept (the poller stores them) and shown later, several as one "while you were
+/// away" summary. Hooks: at most
 /// `hook_concurrency` at once; a failed or timed-out hook is retried on later polls until `hook_retries`
 /// attempts, then dropped and reported.
 public struct DeliveringActionRunner: ActionRunner {
@@ -79,10 +80,38 @@ public struct DeliveringActionRunner: ActionRunner {
       do {
         try notifier.show(notification)
       } catch {
-        return .failed("\(error)")
+        return .keep(reason: "\(error)")
       }
     }
     return .done
+  }
+
+  public func showKept(_ kept: [KeptNotification]) -> ActionOutcome {
+    guard let first = kept.first else { return .done }
+    let notification: DesktopNotification
+    if kept.count == 1 {
+      notification = DesktopNotification(
+        summary: first.action.summary ?? "", body: first.action.body ?? "",
+        urgency: Urgency(rawValue: first.action.urgency ?? "") ?? .normal, expire: first.action.expire,
+        icon: first.action.icon, link: first.action.link)
+    } else {
+      // Each line names its feed once (a summary may already start with it).
+      let lines = kept.suffix(20).map { entry in
+        let summary = entry.action.summary ?? ""
+        return summary.hasPrefix(entry.feed + ": ") ? summary : "\(entry.feed): \(summary)"
+      }
+      notification = DesktopNotification(
+        summary: "While you were away: \(kept.count) notifications",
+        body: (kept.count > 20 ? ["…"] : []).joined() + lines.joined(separator: "\n"),
+        urgency: kept.compactMap { Urgency(rawValue: $0.action.urgency ?? "") }.max() ?? settings.notify.urgency,
+        expire: settings.notify.expire, icon: settings.notify.icon)
+    }
+    do {
+      try notifier.show(notification)
+      return .done
+    } catch {
+      return .keep(reason: "\(error)")
+    }
   }
 
   private func runHook(_ action: FeedState.PendingAction, feed: FeedConfig) -> ActionOutcome {

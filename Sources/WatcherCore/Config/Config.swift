@@ -69,14 +69,22 @@ public struct NotifySettings: Sendable, Equatable {
   public var maxPerPoll: Int = 5
   /// Icon name or path.
   public var icon: String?
+  /// How long a notification that could not be shown (no notification service) is kept to show later.
+  public var keepFor: Int = 86_400
+  /// The most notifications kept to show later (the newest are kept).
+  public var keepMax: Int = 200
 
   /// Creates defaults.
   public init() {}
 }
 
-/// Notification urgency (Desktop Notifications spec).
-public enum Urgency: String, Sendable, Equatable, CaseIterable {
+/// Notification urgency (Desktop Notifications spec), ordered low < normal < critical.
+public enum Urgency: String, Sendable, Equatable, CaseIterable, Comparable {
   case low, normal, critical
+
+  public static func < (a: Urgency, b: Urgency) -> Bool {
+    allCases.firstIndex(of: a) ?? 0 < allCases.firstIndex(of: b) ?? 0
+  }
 }
 
 /// One feed to watch (`feeds:` entries).

@@ -130,7 +130,7 @@ struct ConfigMapper {
     "state_dir",
     "hook_concurrency", "hook_retries", "notify",
   ]
-  static let notifySettingsKeys = ["urgency", "expire", "max_per_poll", "icon"]
+  static let notifySettingsKeys = ["urgency", "expire", "max_per_poll", "icon", "keep_for", "keep_max"]
   static let feedKeys = ["url", "name", "interval", "tags", "notify", "identity"]
   static let ruleKeys = ["name", "feeds", "match", "tag", "mute", "notify", "hook", "stop"]
   static let conditionKeys = MatchField.allCases.map(\.rawValue) + ["all", "not", "older_than", "newer_than"]
@@ -197,6 +197,8 @@ struct ConfigMapper {
       case "expire": notify.expire = duration(entry.value, "'expire'") ?? notify.expire
       case "max_per_poll": notify.maxPerPoll = integer(entry.value, "'max_per_poll'", 1...1_000) ?? notify.maxPerPoll
       case "icon": notify.icon = string(entry.value, "'icon'")
+      case "keep_for": notify.keepFor = duration(entry.value, "'keep_for'") ?? notify.keepFor
+      case "keep_max": notify.keepMax = integer(entry.value, "'keep_max'", 0...100_000) ?? notify.keepMax
       default: break
       }
     }

@@ -43,6 +43,22 @@ public struct Poller {
     public var actionErrors: [String] = []
     /// Actions still pending after the pass (to retry, or not run because watcher was stopping).
     public var pendingLeft = 0
+    /// Notifications that could not be shown and were kept to show later.
+    public var kept = 0
+  }
+
+  /// What a pass did: one outcome per feed, and what became of the notifications kept for later.
+  public struct Pass: Sendable {
+    /// One outcome per feed, in the order given.
+    public var outcomes: [Outcome]
+    /// Kept notifications shown at the start of this pass (several as one summary).
+    public var keptShown = 0
+    /// Notifications kept at the end of the pass, waiting for the notification service.
+    public var keptWaiting = 0
+    /// Kept notifications given up on (older than `keep_for`, or beyond `keep_max`).
+    public var keptDropped = 0
+    /// Why the kept notifications could not be shown or stored, when they could not.
+    public var keptError: String?
   }
 
   let config: Config
@@ -77,6 +93,42 @@ public struct Poller {
   public func poll(
     _ feeds: [FeedConfig], force: Bool, ignoreRetryAfter: Bool = false, mode: Mode = .normal, now: Date = Date()
   ) -> [Outcome] {
+    pass(feeds, force: force, ignoreRetryAfter: ignoreRetryAfter, mode: mode, now: now).outcomes
+  }
+
+  /// Polls like `poll`, and first shows the notifications kept from earlier passes when it can.
+  public func pass(
+    _ feeds: [FeedConfig], force: Bool, ignoreRetryAfter: Bool = false, mode: Mode = .normal, now: Date = Date()
+  ) -> Pass {
+    var pass = Pass(outcomes: [])
+    if mode == .normal { showKept(&pass, now: now) }
+    pass.outcomes = feedOutcomes(feeds, force: force, ignoreRetryAfter: ignoreRetryAfter, mode: mode, now: now)
+    pass.keptWaiting = (try? store.keptNotifications(readOnly: true).count) ?? 0
+    return pass
+  }
+
+  /// Shows the kept notifications (one summary when several), or keeps them, pruned to the bounds.
+  private func showKept(_ pass: inout Pass, now: Date) {
+    do {
+      let stored = try store.keptNotifications()
+      guard !stored.isEmpty else { return }
+      let (kept, dropped) = KeptNotification.prune(stored, settings: config.settings.notify, now: now)
+      pass.keptDropped = dropped
+      if !kept.isEmpty, case .keep(let reason) = runner.showKept(kept) {
+        pass.keptError = reason
+        if dropped > 0 { try store.saveKept(kept) }
+        return
+      }
+      pass.keptShown = kept.count
+      try store.saveKept([])
+    } catch {
+      pass.keptError = "\(error)"
+    }
+  }
+
+  private func feedOutcomes(
+    _ feeds: [FeedConfig], force: Bool, ignoreRetryAfter: Bool, mode: Mode, now: Date
+  ) -> [Outcome] {
     var outcomes: [Outcome] = []
     var states: [FeedState] = []
     var chosen: [FeedConfig] = []
@@ -110,7 +162,7 @@ public struct Poller {
         // Not due, but actions left pending by an earlier pass (a failure, a crash) are retried every pass.
         if !state.pending.isEmpty, mode == .normal {
           var retried = state
-          runPending(&retried, feed: feed, outcome: &outcome)
+          runPending(&retried, feed: feed, outcome: &outcome, now: now)
         }
         outcomes.append(outcome)
         continue
@@ -158,7 +210,9 @@ public struct Poller {
         // Act only once the pending actions are durably saved: a state that cannot be written would
         // otherwise repeat the same actions on every poll.
         let saved = save(&state, outcome: &outcome, durably: !state.pending.isEmpty)
-        if saved, !state.pending.isEmpty, mode == .normal { runPending(&state, feed: feed, outcome: &outcome) }
+        if saved, !state.pending.isEmpty, mode == .normal {
+          runPending(&state, feed: feed, outcome: &outcome, now: now)
+        }
         outcomes[outcomeIndex] = outcome
       }
     }
@@ -168,14 +222,16 @@ public struct Poller {
 
   /// Hands the pending actions to the runner and saves the state without the ones it did (the pending
   /// list was saved before, so a crash here repeats actions but never loses one).
-  private func runPending(_ state: inout FeedState, feed: FeedConfig, outcome: inout Outcome) {
+  private func runPending(_ state: inout FeedState, feed: FeedConfig, outcome: inout Outcome, now: Date) {
     let results = runner.run(state.pending, feed: feed)
     var kept: [FeedState.PendingAction] = []
+    var toKeep: [FeedState.PendingAction] = []
     for (action, result) in zip(state.pending, results) {
       switch result {
       case .done: break
       case .notRun: kept.append(action)
-      case .failed(let reason):
+      case .keep(let reason):
+        toKeep.append(action)
         if !outcome.actionErrors.contains(reason) { outcome.actionErrors.append(reason) }
       case .retry(let updated, let reason):
         kept.append(updated)
@@ -188,6 +244,20 @@ public struct Poller {
         state.dropped = Array(state.dropped.suffix(20))
         outcome.actionErrors.append(
           "hook of rule '\(action.rule ?? "")' dropped after \(action.attempts + 1) attempts: \(reason)")
+      }
+    }
+    // Notifications that could not be shown move to the kept list (saved first: never lost); should that
+    // fail, they stay pending here.
+    if !toKeep.isEmpty {
+      do {
+        let stored = try store.keptNotifications()
+        let added = toKeep.map { KeptNotification(feed: feed.name, action: $0) }
+        let (bounded, _) = KeptNotification.prune(stored + added, settings: config.settings.notify, now: now)
+        try store.saveKept(bounded)
+        outcome.kept += toKeep.count
+      } catch {
+        kept += toKeep
+        outcome.actionErrors.append("cannot keep notifications for later: \(error)")
       }
     }
     // Actions the runner did not report on (a shorter answer) stay pending.

@@ -172,6 +172,27 @@ public struct FeedState: Codable, Sendable, Equatable {
   }
 }
 
+extension FeedState.PendingAction {
+  /// The action as JSON, as state files hold it.
+  var json: JSONOutput {
+    func date(_ value: Date?) -> JSONOutput { value.map { .string(ISODate.format($0)) } ?? .null }
+    let environment: JSONOutput =
+      self.environment.map { env in .object(env.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }) }
+      ?? .null
+    let fields: [(String, JSONOutput)] = [
+      ("attempts", .int(attempts)), ("body", .optional(body)),
+      ("command", .optional(command)), ("created", date(created)), ("environment", environment),
+      ("expire", expire.map { .int($0) } ?? .null), ("icon", .optional(icon)),
+      ("link", .optional(link)),
+      ("item", .optional(item)),
+      ("key", .string(key)), ("kind", .string(kind.rawValue)), ("rule", .optional(rule)),
+      ("summary", .optional(summary)), ("timeout", timeout.map { .int($0) } ?? .null),
+      ("urgency", .optional(urgency)),
+    ]
+    return .object(fields.filter { !$0.1.isNull })
+  }
+}
+
 extension FeedState {
   /// Brings numbers from a file into the ranges watcher computes with, so that no value a file can hold
   /// (a hand edit, a bit flip, a hostile file) makes later arithmetic overflow and trap.
@@ -213,28 +234,7 @@ extension FeedState {
       ("last_modified", .optional(lastModified)), ("last_success", date(lastSuccess)),
       ("last_success_before", date(lastSuccessBefore)), ("moved_to", .optional(movedTo)),
       ("not_before", date(notBefore)), ("retry_after_until", date(retryAfterUntil)),
-      (
-        "pending",
-        .array(
-          pending.map { action in
-            let environment: JSONOutput =
-              action.environment.map { env in
-                .object(env.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) })
-              }
-              ?? .null
-            let fields: [(String, JSONOutput)] = [
-              ("attempts", .int(action.attempts)), ("body", .optional(action.body)),
-              ("command", .optional(action.command)), ("created", date(action.created)), ("environment", environment),
-              ("expire", action.expire.map { .int($0) } ?? .null), ("icon", .optional(action.icon)),
-              ("link", .optional(action.link)),
-              ("item", .optional(action.item)),
-              ("key", .string(action.key)), ("kind", .string(action.kind.rawValue)), ("rule", .optional(action.rule)),
-              ("summary", .optional(action.summary)), ("timeout", action.timeout.map { .int($0) } ?? .null),
-              ("urgency", .optional(action.urgency)),
-            ]
-            return .object(fields.filter { !$0.1.isNull })
-          })
-      ),
+      ("pending", .array(pending.map(\.json))),
       ("url", .string(url)), ("version", .int(version)),
     ]
     members = members.filter { !$0.1.isNull }
