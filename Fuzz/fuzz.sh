@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Build the libFuzzer targets (ASan + coverage) and run each for a given time, seeded from the corpus and
 # the test fixtures. Usage: Fuzz/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
-# Targets: feed date config opml (default: all, one after the other). Findings land in Fuzz/artifacts/;
+# Targets: feed date config opml state (default: all, one after the other). Findings land in Fuzz/artifacts/;
 # copy each into Tests/WatcherCoreTests/Fixtures/Fuzz/<target>/ as a regression fixture (FuzzRegressionTests
 # runs every file there through the same code).
 set -euo pipefail
 cd "$(dirname "$0")"
 seconds=${1:-600}; shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(feed date config opml)
+[ ${#targets[@]} -gt 0 ] || targets=(feed date config opml state)
 toolchain=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
 fuzzer_lib=$(ls "$toolchain"/lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a | head -1)
 swift build -c release -Xswiftc -sanitize=address \
@@ -27,7 +27,8 @@ for target in "${targets[@]}"; do
     date) seeds=(seeds/date) ;;
     config) seeds=(seeds/config ../Tests/WatcherCoreTests/Fixtures/Config ../Tests/WatcherCLITests/Fixtures) ;;
     opml) seeds=(seeds/opml) ;;
-    *) echo "unknown target '$target' (feed date config opml)" >&2; exit 2 ;;
+    state) seeds=(seeds/state) ;;
+    *) echo "unknown target '$target' (feed date config opml state)" >&2; exit 2 ;;
   esac
   seeds+=("../Tests/WatcherCoreTests/Fixtures/Fuzz/$target")
   existing=()

@@ -274,16 +274,8 @@ public struct Poller {
   ) -> ParsedFeed? {
     let interval = feed.interval ?? config.settings.interval
     func fail(_ message: String, retryAfter: Int? = nil) -> ParsedFeed? {
-      state.consecutiveFailures = min(state.consecutiveFailures, 1_000_000) + 1
+      Self.recordFailure(&state, interval: interval, retryAfter: retryAfter, now: now)
       state.lastError = message
-      // Exponential backoff from the feed's interval, capped at a day; Retry-After wins when longer (up to a
-      // week). Saturating: no interval or count can overflow.
-      let (scaled, overflow) = max(interval, 1).multipliedReportingOverflow(
-        by: 1 << min(max(state.consecutiveFailures - 1, 0), 16))
-      let backoff = overflow ? 86_400 : min(86_400, scaled)
-      let wait = max(backoff, min(retryAfter ?? 0, Self.maxRetryAfter))
-      state.notBefore = now.addingTimeInterval(Double(wait))
-      state.retryAfterUntil = retryAfter.map { now.addingTimeInterval(Double(min($0, Self.maxRetryAfter))) }
       outcome.error = message
       return nil
     }
@@ -333,6 +325,19 @@ public struct Poller {
         return fail("HTTP \(http.status)")
       }
     }
+  }
+
+  /// Counts a failure and sets when to try again: exponential backoff from the feed's interval, capped at a
+  /// day; a server's Retry-After wins when longer (up to a week). Saturating: no interval, count or
+  /// Retry-After, whatever a state file or a server says, can overflow.
+  static func recordFailure(_ state: inout FeedState, interval: Int, retryAfter: Int?, now: Date) {
+    state.consecutiveFailures = min(max(state.consecutiveFailures, 0), 1_000_000) + 1
+    let (scaled, overflow) = max(interval, 1).multipliedReportingOverflow(
+      by: 1 << min(state.consecutiveFailures - 1, 16))
+    let backoff = overflow ? 86_400 : min(86_400, scaled)
+    let held = retryAfter.map { min(max($0, 0), maxRetryAfter) }
+    state.notBefore = now.addingTimeInterval(Double(max(backoff, held ?? 0)))
+    state.retryAfterUntil = held.map { now.addingTimeInterval(Double($0)) }
   }
 
   private func succeed(_ state: inout FeedState, maxAge: Int? = nil, now: Date = Date()) {

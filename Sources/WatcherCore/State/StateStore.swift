@@ -112,13 +112,8 @@ public final class StateStore {
     case .read(let bytes): data = bytes
     }
     do {
-      var state = try Self.decoder.decode(FeedState.self, from: data)
-      guard state.version <= FeedState.currentVersion else {
-        throw DecodingError.dataCorrupted(
-          .init(codingPath: [], debugDescription: "version \(state.version) is newer than this watcher"))
-      }
+      var state = try Self.decode(data)
       state.url = url
-      state.sanitize()
       return Loaded(state: state)
     } catch {
       let reason = Self.describe(error)
@@ -133,6 +128,17 @@ public final class StateStore {
         + "starting the feed again as first-polled, without notifying"
       return Loaded(state: FeedState(url: url), restarted: warning)
     }
+  }
+
+  /// A state file's contents, checked (a newer version is refused) and with its numbers in safe ranges.
+  static func decode(_ data: Data) throws -> FeedState {
+    var state = try decoder.decode(FeedState.self, from: data)
+    guard state.version <= FeedState.currentVersion else {
+      throw DecodingError.dataCorrupted(
+        .init(codingPath: [], debugDescription: "version \(state.version) is newer than this watcher"))
+    }
+    state.sanitize()
+    return state
   }
 
   /// The largest state file read (a feed of 10,000 items takes about 1 MB).
