@@ -1,5 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
+//
+// Hook supervisors and the spawner that forks them. Processes here are single-threaded C: nothing touches
+// Swift, and the one fork made from watcher (the spawner's, at start or on first use) runs only
+// async-signal-safe code before it settles.
+//
+// Why not a fork per hook: on the virtual machines this runs on, a fork of even a small process costs
+// 0.3-0.5 ms and of watcher 2 ms or more, which tripled the cost of a hook. A supervisor is forked once and
+// runs hooks one after another with posix_spawn (vfork, then exec).
 
 #define _GNU_SOURCE
 #include "hook_supervisor.h"
@@ -7,20 +15,58 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+enum { FD_STDIN, FD_STDOUT, FD_STDERR, FD_BLOB, REQUEST_FDS };
+
+/// A request's fixed part. The strings (path, argv, envp, each NUL-terminated) follow it in the same
+/// message when they are small (`inline_size`), else they are in a memfd sent as a fourth descriptor.
+typedef struct {
+  int32_t argc;
+  int32_t envc;
+  int64_t timeout_ms;
+  int64_t grace_ms;
+  int64_t inline_size;
+} request_header;
+
+/// The largest request sent in one message; larger string sets go through a memfd.
+enum { INLINE_MAX = 96 * 1024 };
 
 static long now_ms(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
+
+static void pause_ms(long ms) {
+  struct timespec pause = {0, ms * 1000 * 1000};
+  nanosleep(&pause, NULL);
+}
+
+static void close_from(int lowest) {
+#ifdef SYS_close_range
+  if (syscall(SYS_close_range, lowest, ~0U, 0) == 0) return;
+#endif
+  long max = sysconf(_SC_OPEN_MAX);
+  if (max < 0 || max > 65536) max = 65536;
+  for (int fd = lowest; fd < max; fd++) close(fd);
+}
+
+// MARK: - A supervisor
 
 /// Reaps every child that has exited; returns 1 when no child is left. Records the hook's status.
 static int reap(pid_t hook, int *hook_status) {
@@ -37,7 +83,7 @@ static int reap(pid_t hook, int *hook_status) {
 }
 
 /// Sends `sig` to every child of this process (and to the group each leads), and to the hook's group.
-/// Children are read from /proc/thread-self/children: the supervisor has one thread.
+/// Children are read from /proc/thread-self/children: a supervisor has one thread.
 static void signal_children(pid_t hook, int sig) {
   kill(-hook, sig);
   int fd = open("/proc/thread-self/children", O_RDONLY | O_CLOEXEC);
@@ -71,129 +117,461 @@ static void signal_children(pid_t hook, int sig) {
 static void kill_all(pid_t hook, int *hook_status, long grace_ms) {
   signal_children(hook, SIGTERM);
   long until = now_ms() + grace_ms;
-  while (!reap(hook, hook_status) && now_ms() < until) {
-    struct timespec pause = {0, 10 * 1000 * 1000};
-    nanosleep(&pause, NULL);
-  }
+  while (!reap(hook, hook_status) && now_ms() < until) pause_ms(10);
   // Killed processes hand their own children to us (we are their subreaper), so repeat until none is left.
   for (int round = 0; round < 10000 && !reap(hook, hook_status); round++) {
     signal_children(hook, SIGKILL);
-    struct timespec pause = {0, 2 * 1000 * 1000};
-    nanosleep(&pause, NULL);
+    pause_ms(2);
   }
 }
 
-static void report(int fd, char kind, int status, int error) {
-  watcher_hook_report message = {kind, status, error};
-  const char *p = (const char *)&message;
-  size_t left = sizeof message;
-  while (left > 0) {
-    ssize_t n = write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    p += n;
-    left -= (size_t)n;
-  }
+/// Sends the report on the supervisor's socket (one message).
+static void report(int fd, char kind, int reusable, int status, int error) {
+  watcher_hook_report message;
+  memset(&message, 0, sizeof message);
+  message.kind = kind;
+  message.reusable = (char)reusable;
+  message.status = status;
+  message.error = error;
+  ssize_t n;
+  do {
+    n = send(fd, &message, sizeof message, MSG_NOSIGNAL);
+  } while (n < 0 && errno == EINTR);
 }
 
-static void close_from(int lowest) {
-#ifdef SYS_close_range
-  if (syscall(SYS_close_range, lowest, ~0U, 0) == 0) return;
-#endif
-  long max = sysconf(_SC_OPEN_MAX);
-  if (max < 0 || max > 65536) max = 65536;
-  for (int fd = lowest; fd < max; fd++) close(fd);
-}
-
-static void supervise(const char *path, char *const argv[], char *const envp[], int fds[4], long timeout_ms,
-                      long grace_ms) {
+/// Runs one hook to its end, reporting on `sock`; returns whether this supervisor can take another.
+static int run_hook(int sock, int sfd, const char *path, char *const argv[], char *const envp[], int *fds,
+                    long timeout_ms, long grace_ms) {
   long started = now_ms();
-  sigset_t all;
-  sigfillset(&all);
-  sigprocmask(SIG_SETMASK, &all, NULL);
-  // Standard streams on 0-2 and the status pipe on 3, whatever numbers they had; nothing else stays open
-  // (watcher's other pipes, its state lock, its sockets).
-  for (int i = 0; i < 4; i++) fds[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 10);
-  for (int i = 0; i < 4; i++) {
-    if (fds[i] < 0 || dup2(fds[i], i) < 0) _exit(127);
-  }
-  close_from(4);
-  fcntl(3, F_SETFD, FD_CLOEXEC);
-  prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-
-  sigset_t wanted;
-  sigemptyset(&wanted);
-  sigaddset(&wanted, SIGCHLD);
-  sigaddset(&wanted, SIGTERM);
-  int sfd = signalfd(-1, &wanted, SFD_CLOEXEC | SFD_NONBLOCK);
-  if (sfd < 0) {
-    report(3, 'X', -1, errno);
-    _exit(127);
-  }
-
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
   sigset_t empty;
   sigemptyset(&empty);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
   posix_spawnattr_setsigmask(&attributes, &empty);
-  posix_spawnattr_setsigdefault(&attributes, &all);
   posix_spawnattr_setpgroup(&attributes, 0);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+  // Every disposition is already the default here (supervisor_loop), so no POSIX_SPAWN_SETSIGDEF: it
+  // would cost one sigaction per signal in every spawn.
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  for (int i = 0; i < 3; i++) posix_spawn_file_actions_adddup2(&actions, fds[i], i);
   pid_t hook = 0;
-  int spawned = posix_spawn(&hook, path, NULL, &attributes, argv, envp);
-  if (spawned != 0) {
-    report(3, 'X', -1, spawned);
-    _exit(127);
+  int spawned = posix_spawn(&hook, path, &actions, &attributes, argv, envp);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  // The hook's streams belong to it now: this side lets go of them at once.
+  for (int i = 0; i < 3; i++) {
+    close(fds[i]);
+    fds[i] = -1;
   }
-  // The hook's streams belong to it now.
-  int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-  for (int i = 0; i < 3; i++) dup2(devnull, i);
+  if (spawned != 0) {
+    report(sock, 'X', 1, -1, spawned);
+    return 1;
+  }
 
   int hook_status = -1;
   long deadline = started + timeout_ms;
+  char kind = 'E';
+  int gone = 0;
   for (;;) {
-    struct pollfd watch[2] = {{sfd, POLLIN, 0}, {3, 0, 0}};
     long left = deadline - now_ms();
     if (left <= 0) {
-      kill_all(hook, &hook_status, grace_ms);
-      report(3, 'T', hook_status, 0);
-      _exit(0);
+      kind = 'T';
+      break;
     }
+    struct pollfd watch[2] = {{sfd, POLLIN, 0}, {sock, POLLIN, 0}};
     int ready = poll(watch, 2, (int)(left > 60000 ? 60000 : left));
-    if (ready < 0 && errno != EINTR) break;
-    if (watch[1].revents & (POLLERR | POLLHUP)) break;  // watcher is gone
+    if (ready < 0 && errno != EINTR) {
+      kind = 'C';
+      break;
+    }
+    if (watch[1].revents) {  // watcher asks to stop (a message), or is gone (the socket closed)
+      char byte;
+      gone = recv(sock, &byte, 1, MSG_DONTWAIT) <= 0 && (watch[1].revents & (POLLHUP | POLLERR));
+      kind = 'C';
+      break;
+    }
     if (watch[0].revents & POLLIN) {
       struct signalfd_siginfo info;
-      int stop = 0;
       while (read(sfd, &info, sizeof info) == (ssize_t)sizeof info) {
-        if (info.ssi_signo == SIGTERM) stop = 1;
-      }
-      if (stop) {
-        kill_all(hook, &hook_status, grace_ms);
-        report(3, 'C', hook_status, 0);
-        _exit(0);
       }
       reap(hook, &hook_status);
-      if (hook_status != -1) {
-        report(3, 'E', hook_status, 0);
-        _exit(0);
-      }
+      if (hook_status != -1) break;
     }
   }
-  kill_all(hook, &hook_status, grace_ms);
-  _exit(0);
+  if (kind != 'E') {
+    kill_all(hook, &hook_status, grace_ms);
+    if (gone) _exit(0);
+    report(sock, kind, 1, hook_status, 0);
+    return 1;
+  }
+  // Processes the hook left running are ours now; they must never be taken for a later hook's, so this
+  // supervisor retires and leaves them to the system.
+  int reusable = reap(hook, &hook_status);
+  report(sock, 'E', reusable, hook_status, 0);
+  return reusable;
 }
 
-pid_t watcher_hook_spawn(const char *path, char *const argv[], char *const envp[], int stdin_fd, int stdout_fd,
-                         int stderr_fd, int status_fd, long timeout_ms, long grace_ms) {
-  pid_t pid = fork();
-  if (pid < 0) return -errno;
-  if (pid == 0) {
-    int fds[4] = {stdin_fd, stdout_fd, stderr_fd, status_fd};
-    supervise(path, argv, envp, fds, timeout_ms, grace_ms);
-    _exit(127);
+/// A supervisor's life: takes requests on `sock` one at a time until it retires or watcher is gone.
+static void supervisor_loop(int sock) {
+  prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+  prctl(PR_SET_NAME, "watcher-hook", 0, 0, 0);
+  // Every signal at its default, so hooks start with defaults (an ignored SIGPIPE would survive exec); all
+  // stay blocked here, and SIGCHLD is read from a signalfd.
+  for (int sig = 1; sig < NSIG; sig++) {
+    if (sig != SIGKILL && sig != SIGSTOP) signal(sig, SIG_DFL);
   }
-  return pid;
+  sigset_t wanted;
+  sigemptyset(&wanted);
+  sigaddset(&wanted, SIGCHLD);
+  int sfd = signalfd(-1, &wanted, SFD_CLOEXEC | SFD_NONBLOCK);
+  static char buffer[sizeof(request_header) + INLINE_MAX];
+  for (;;) {
+    struct iovec io = {buffer, sizeof buffer};
+    union {
+      char buffer[CMSG_SPACE(sizeof(int) * REQUEST_FDS)];
+      struct cmsghdr align;
+    } control;
+    struct msghdr message;
+    memset(&message, 0, sizeof message);
+    message.msg_iov = &io;
+    message.msg_iovlen = 1;
+    message.msg_control = control.buffer;
+    message.msg_controllen = sizeof control.buffer;
+    ssize_t n = recvmsg(sock, &message, MSG_CMSG_CLOEXEC);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) _exit(0);  // watcher is gone
+    int fds[REQUEST_FDS] = {-1, -1, -1, -1};
+    int received = 0;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&message); c; c = CMSG_NXTHDR(&message, c)) {
+      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+        received = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+        if (received > REQUEST_FDS) received = REQUEST_FDS;
+        memcpy(fds, CMSG_DATA(c), sizeof(int) * (size_t)received);
+      }
+    }
+    if ((size_t)n < sizeof(request_header) && received == 0) continue;  // a stop that came too late
+    request_header header;
+    memset(&header, 0, sizeof header);
+    if ((size_t)n >= sizeof header) memcpy(&header, buffer, sizeof header);
+    char *blob = NULL;
+    size_t size = 0;
+    int mapped = 0;
+    if (received == 3 && header.inline_size > 0 && (size_t)n == sizeof header + (size_t)header.inline_size) {
+      blob = buffer + sizeof header;
+      size = (size_t)header.inline_size;
+    } else if (received == 4) {
+      struct stat info;
+      if (fstat(fds[FD_BLOB], &info) == 0 && info.st_size > 0) {
+        size = (size_t)info.st_size;
+        blob = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fds[FD_BLOB], 0);
+        if (blob == MAP_FAILED) blob = NULL;
+        mapped = blob != NULL;
+      }
+    }
+    size_t count = (size_t)header.argc + (size_t)header.envc + 1;
+    // path, argv..., NULL, envp..., NULL
+    char **strings = blob && header.argc >= 1 && header.envc >= 0 && sfd >= 0 && received >= 3
+                         ? calloc(count + 2, sizeof(char *))
+                         : NULL;
+    if (strings) {
+      char *p = blob;
+      char *end = blob + size;
+      for (size_t i = 0; i < count; i++) {
+        char *nul = p < end ? memchr(p, 0, (size_t)(end - p)) : NULL;
+        if (!nul) {
+          free(strings);
+          strings = NULL;
+          break;
+        }
+        strings[i + (i > (size_t)header.argc ? 1 : 0)] = p;
+        p = nul + 1;
+      }
+    }
+    int keep = 1;
+    if (strings) {
+      keep = run_hook(sock, sfd, strings[0], strings + 1, strings + header.argc + 2, fds, header.timeout_ms,
+                      header.grace_ms);
+      free(strings);
+    } else {
+      report(sock, 'X', sfd >= 0, -1, sfd < 0 ? EMFILE : EINVAL);
+      if (sfd < 0) _exit(1);
+    }
+    if (mapped) munmap(blob, size);
+    for (int i = 0; i < REQUEST_FDS; i++) {
+      if (fds[i] >= 0) close(fds[i]);
+    }
+    if (!keep) _exit(0);
+  }
+}
+
+// MARK: - The spawner
+
+static int zygote_socket = -1;
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+/// Supervisors waiting for a hook (their sockets).
+static int idle[256];
+static int idle_count = 0;
+
+/// The spawner's loop: each message carries one socket, the new supervisor's end.
+static void zygote_loop(int sock) {
+  for (;;) {
+    char byte;
+    struct iovec io = {&byte, 1};
+    union {
+      char buffer[CMSG_SPACE(sizeof(int))];
+      struct cmsghdr align;
+    } control;
+    struct msghdr message;
+    memset(&message, 0, sizeof message);
+    message.msg_iov = &io;
+    message.msg_iovlen = 1;
+    message.msg_control = control.buffer;
+    message.msg_controllen = sizeof control.buffer;
+    ssize_t n = recvmsg(sock, &message, MSG_CMSG_CLOEXEC);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) _exit(0);  // watcher is gone
+    struct cmsghdr *c = CMSG_FIRSTHDR(&message);
+    if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int))) continue;
+    int fd;
+    memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    pid_t pid = fork();
+    if (pid == 0) {
+      close(sock);
+      if (fd != 3) {
+        dup2(fd, 3);
+        close(fd);
+      }
+      fcntl(3, F_SETFD, FD_CLOEXEC);
+      close_from(4);
+      supervisor_loop(3);
+      _exit(0);
+    }
+    close(fd);
+  }
+}
+
+/// Starts the spawner; the caller holds pool_lock (or runs before any thread).
+static void start_locked(void) {
+  if (zygote_socket >= 0) return;
+  int pair[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return;
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(pair[0]);
+    close(pair[1]);
+    return;
+  }
+  if (pid == 0) {
+    // Only async-signal-safe calls until the descriptors are settled: watcher may have threads.
+    sigset_t all;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, NULL);
+    int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0) _exit(1);
+    int sock = fcntl(pair[1], F_DUPFD_CLOEXEC, 3);
+    if (sock < 0) _exit(1);
+    if (sock != 3) {
+      dup2(sock, 3);
+      fcntl(3, F_SETFD, FD_CLOEXEC);
+    }
+    close_from(4);
+    signal(SIGCHLD, SIG_IGN);  // supervisors are reaped by the kernel
+    prctl(PR_SET_NAME, "watcher-hooks", 0, 0, 0);
+    zygote_loop(3);
+    _exit(0);
+  }
+  close(pair[1]);
+  zygote_socket = pair[0];
+}
+
+void watcher_hook_zygote_start(void) {
+  pthread_mutex_lock(&pool_lock);
+  start_locked();
+  pthread_mutex_unlock(&pool_lock);
+}
+
+/// A new supervisor's socket, or -1.
+static int new_supervisor(void) {
+  int pair[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return -1;
+  for (int attempt = 0; attempt < 2; attempt++) {
+    pthread_mutex_lock(&pool_lock);
+    start_locked();
+    int zygote = zygote_socket;
+    pthread_mutex_unlock(&pool_lock);
+    if (zygote < 0) break;
+    char byte = 'S';
+    struct iovec io = {&byte, 1};
+    union {
+      char buffer[CMSG_SPACE(sizeof(int))];
+      struct cmsghdr align;
+    } control;
+    memset(&control, 0, sizeof control);
+    struct msghdr message;
+    memset(&message, 0, sizeof message);
+    message.msg_iov = &io;
+    message.msg_iovlen = 1;
+    message.msg_control = control.buffer;
+    message.msg_controllen = sizeof control.buffer;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&message);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(c), &pair[1], sizeof(int));
+    ssize_t sent;
+    do {
+      sent = sendmsg(zygote, &message, MSG_NOSIGNAL);
+    } while (sent < 0 && errno == EINTR);
+    if (sent == 1) {
+      close(pair[1]);
+      return pair[0];
+    }
+    // The spawner is gone (killed?): start another and try once more.
+    pthread_mutex_lock(&pool_lock);
+    if (zygote_socket == zygote) {
+      close(zygote_socket);
+      zygote_socket = -1;
+    }
+    pthread_mutex_unlock(&pool_lock);
+  }
+  close(pair[0]);
+  close(pair[1]);
+  return -1;
+}
+
+/// The strings of a request: path, argv, envp, each NUL-terminated, in a malloc'd buffer.
+static char *pack(const char *path, char *const argv[], char *const envp[], int32_t *argc, int32_t *envc,
+                  size_t *total) {
+  *total = strlen(path) + 1;
+  *argc = 0;
+  *envc = 0;
+  for (char *const *a = argv; *a; a++, (*argc)++) *total += strlen(*a) + 1;
+  for (char *const *e = envp; *e; e++, (*envc)++) *total += strlen(*e) + 1;
+  char *buffer = malloc(sizeof(request_header) + *total);
+  if (!buffer) return NULL;
+  char *p = buffer + sizeof(request_header);
+  size_t length = strlen(path) + 1;
+  memcpy(p, path, length);
+  p += length;
+  for (char *const *a = argv; *a; a++) {
+    length = strlen(*a) + 1;
+    memcpy(p, *a, length);
+    p += length;
+  }
+  for (char *const *e = envp; *e; e++) {
+    length = strlen(*e) + 1;
+    memcpy(p, *e, length);
+    p += length;
+  }
+  return buffer;
+}
+
+/// A memfd holding `size` bytes from `bytes`, or -1.
+static int memfd_with(const char *bytes, size_t size) {
+  int fd = memfd_create("watcher-hook", MFD_CLOEXEC);
+  if (fd < 0) return -1;
+  size_t written = 0;
+  while (written < size) {
+    ssize_t n = write(fd, bytes + written, size - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    written += (size_t)n;
+  }
+  if (written != size) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+int watcher_hook_spawn(const char *path, char *const argv[], char *const envp[], int stdin_fd, int stdout_fd,
+                       int stderr_fd, long timeout_ms, long grace_ms) {
+  request_header header = {0, 0, timeout_ms, grace_ms, 0};
+  size_t total = 0;
+  char *buffer = pack(path, argv, envp, &header.argc, &header.envc, &total);
+  if (!buffer) return -ENOMEM;
+  if (header.argc < 1) {
+    free(buffer);
+    return -EINVAL;
+  }
+  int fds[REQUEST_FDS] = {stdin_fd, stdout_fd, stderr_fd, -1};
+  int fd_count = 3;
+  size_t length = sizeof header;
+  if (total <= INLINE_MAX) {
+    header.inline_size = (int64_t)total;
+    length += total;
+  } else {
+    fds[FD_BLOB] = memfd_with(buffer + sizeof header, total);
+    if (fds[FD_BLOB] < 0) {
+      int error = errno ? errno : EIO;
+      free(buffer);
+      return -error;
+    }
+    fd_count = 4;
+  }
+  memcpy(buffer, &header, sizeof header);
+  union {
+    char buffer[CMSG_SPACE(sizeof(int) * REQUEST_FDS)];
+    struct cmsghdr align;
+  } control;
+  memset(&control, 0, sizeof control);
+  struct iovec io = {buffer, length};
+  struct msghdr message;
+  memset(&message, 0, sizeof message);
+  message.msg_iov = &io;
+  message.msg_iovlen = 1;
+  message.msg_control = control.buffer;
+  message.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)fd_count);
+  struct cmsghdr *c = CMSG_FIRSTHDR(&message);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)fd_count);
+  memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)fd_count);
+  int result = -EIO;
+  // An idle supervisor may have gone away (killed): then take another, or start a new one.
+  for (int attempt = 0; attempt < 4; attempt++) {
+    int supervisor = -1;
+    pthread_mutex_lock(&pool_lock);
+    if (idle_count > 0) supervisor = idle[--idle_count];
+    pthread_mutex_unlock(&pool_lock);
+    if (supervisor < 0) supervisor = new_supervisor();
+    if (supervisor < 0) break;
+    ssize_t sent;
+    do {
+      sent = sendmsg(supervisor, &message, MSG_NOSIGNAL);
+    } while (sent < 0 && errno == EINTR);
+    if (sent == (ssize_t)length) {
+      result = supervisor;
+      break;
+    }
+    result = -(errno ? errno : EIO);
+    close(supervisor);
+  }
+  if (fds[FD_BLOB] >= 0) close(fds[FD_BLOB]);
+  free(buffer);
+  return result;
+}
+
+void watcher_hook_stop(int handle) {
+  char byte = 'C';
+  ssize_t n;
+  do {
+    n = send(handle, &byte, 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+  } while (n < 0 && errno == EINTR);
+}
+
+void watcher_hook_release(int handle, int reusable) {
+  if (handle < 0) return;
+  if (reusable) {
+    pthread_mutex_lock(&pool_lock);
+    if (idle_count < (int)(sizeof idle / sizeof idle[0])) {
+      idle[idle_count++] = handle;
+      handle = -1;
+    }
+    pthread_mutex_unlock(&pool_lock);
+  }
+  if (handle >= 0) close(handle);
 }
 
 int watcher_cloexec_pipe(int fds[2]) { return pipe2(fds, O_CLOEXEC); }

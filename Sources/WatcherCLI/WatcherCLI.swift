@@ -35,6 +35,8 @@ public enum WatcherCLI {
   public static func prepareProcess(_ arguments: [String]) {
     signal(SIGPIPE, SIG_IGN)
     if ["run", "poll", "catch-up"].contains(arguments.first) { SignalWaiter.block([SIGINT, SIGTERM, SIGHUP]) }
+    // The hook spawner is forked now, while the process is small and has one thread (HookRunner).
+    if ["run", "poll"].contains(arguments.first) { HookRunner.prepare() }
   }
 
   /// Runs `watcher` with `arguments` (without the program name).

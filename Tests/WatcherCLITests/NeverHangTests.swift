@@ -130,6 +130,24 @@ struct NeverHangTests {
     #expect(try setup.pending() == 3, "the unfinished hooks are not all pending")
   }
 
+  @Test("when watcher itself is killed, its running hook and everything the hook started die too")
+  func watcherKilled() throws {
+    let setup = try Setup(
+      rules:
+        "  - { name: r, match: { title: item }, hook: 'setsid sh -c \"echo \\$\\$ > $PIDS; exec sleep 600\" & echo $$ >> \"$PIDS.hook\"; sleep 600' }\n"
+    )
+    let pids = setup.path("pids")
+    setenv("PIDS", pids, 1)
+    defer { unsetenv("PIDS") }
+    let process = try setup.launch(["poll"])
+    #expect(Self.waitFor(seconds: 20) { Self.lines(pids).count == 1 && Self.lines(pids + ".hook").count == 1 })
+    kill(process.processIdentifier, SIGKILL)
+    #expect(DaemonTests.wait(process, seconds: 10))
+    let all = (Self.lines(pids) + Self.lines(pids + ".hook")).compactMap { Int32($0) }
+    #expect(all.count == 2)
+    #expect(Self.waitFor(seconds: 5) { all.allSatisfy { kill($0, 0) != 0 } }, "processes \(all) outlived watcher")
+  }
+
   @Test("behind an HTTP proxy, a redirect to a more private address is still refused; others are followed")
   func redirectBehindProxy() throws {
     let feed = "<rss version=\"2.0\"><channel><title>T</title><item><title>A</title></item></channel></rss>"

@@ -128,12 +128,26 @@ struct HookRunnerTests {
     #expect(result.stdoutBytes > 2_000_000)
   }
 
-  @Test("the hook starts with an empty signal mask, so SIGTERM works on it")
+  @Test("the hook starts with an empty signal mask and no ignored signal, so SIGTERM and SIGPIPE work on it")
   func signalMask() {
+    signal(SIGPIPE, SIG_IGN)  // as watcher does; the hook must not inherit it
     let result = HookRunner.run(
-      command: "grep SigBlk /proc/self/status | grep -q '0000000000000000'", environment: ["PATH": "/usr/bin:/bin"],
-      input: Data(), timeout: 10)
-    #expect(result.succeeded, "the hook inherited blocked signals")
+      // glibc's posix_spawn leaves its two internal signals (32, 33) ignored; no standard signal may be.
+      command:
+        "ign=$(grep SigIgn /proc/self/status | cut -f2); blk=$(grep SigBlk /proc/self/status | cut -f2);"
+        + " [ $((0x$ign & 0x7fffffff)) -eq 0 ] && [ $((0x$blk)) -eq 0 ]",
+      environment: ["PATH": "/usr/bin:/bin"], input: Data(), timeout: 10)
+    #expect(result.succeeded, "the hook inherited blocked or ignored signals")
+  }
+
+  @Test("a program that is not executable is reported, and the next hook still runs")
+  func notExecutable() throws {
+    let dir = try TemporaryDirectory()
+    let path = dir.url.appendingPathComponent("not-a-program").path
+    try "just text".write(toFile: path, atomically: true, encoding: .utf8)
+    let failed = HookRunner.run(program: path, arguments: ["x"], environment: [:], input: Data(), timeout: 5)
+    #expect(!failed.succeeded && failed.describe(timeout: 5).hasPrefix("cannot start \(path): "), "\(failed)")
+    #expect(HookRunner.run(command: "exit 0", environment: [:], input: Data(), timeout: 5).succeeded)
   }
 
   @Test("only http(s) links are ever handed to xdg-open")

@@ -1,37 +1,56 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 //
-// A hook's supervisor: a small forked process that runs one hook and answers for every process it starts.
+// Hook supervisors: small processes that run hooks and answer for every process a hook starts.
 #ifndef WATCHER_HOOK_SUPERVISOR_H
 #define WATCHER_HOOK_SUPERVISOR_H
 
 #include <sys/types.h>
 
-/// What the supervisor writes on its status pipe, once, just before it exits.
+/// What a supervisor writes on a hook's status pipe, once, when the hook is done.
 typedef struct {
   /// 'E': the hook exited by itself; 'T': it ran past its timeout and everything it started was killed;
-  /// 'C': watcher asked to stop it (SIGTERM to the supervisor) and everything was killed;
+  /// 'C': watcher asked to stop it (the control pipe) and everything was killed;
   /// 'X': the program could not be started (`error` holds errno).
   char kind;
+  /// Whether the supervisor takes further hooks (1), or retired (0) because this hook left processes
+  /// running in the background, which must not be mistaken for a later hook's.
+  char reusable;
   /// The hook's wait status (as from waitpid), when it was reaped; -1 when not.
   int status;
   /// errno for 'X'.
   int error;
 } watcher_hook_report;
 
-/// Forks a supervisor that starts `path` with `argv` and `envp` (in a process group of its own, every signal
-/// at its default and unblocked), with `stdin_fd`, `stdout_fd` and `stderr_fd` as its standard streams, and
-/// returns the supervisor's pid (or -errno).
+/// Forks the spawner: a small single-threaded process that forks supervisors.
 ///
-/// The supervisor is a child subreaper (PR_SET_CHILD_SUBREAPER), so every process the hook starts, even one
-/// that calls setsid, stays its descendant. It writes one `watcher_hook_report` to `status_fd` and exits:
-/// - as soon as the hook itself exits ('E'); what the hook left running in the background keeps running;
-/// - after `timeout_ms` ('T'), or on SIGTERM ('C'): it sends SIGTERM to every process below it, waits up to
-///   `grace_ms` for them to go, then SIGKILLs whatever is left, until none is left;
-/// - when the read end of `status_fd` closes (watcher died), it kills everything the same way.
-/// Only async-signal-safe calls run between fork and exit, so it is safe to call from any thread.
-pid_t watcher_hook_spawn(const char *path, char *const argv[], char *const envp[], int stdin_fd, int stdout_fd,
-                         int stderr_fd, int status_fd, long timeout_ms, long grace_ms);
+/// Call it at start, before any thread exists, while the process is small: supervisors are then forks of
+/// this small process, not of the grown, multi-threaded watcher. Without it, the first hook starts it.
+/// The spawner and its supervisors exit when watcher does.
+void watcher_hook_zygote_start(void);
+
+/// Starts `path` with `argv` and `envp` (in a process group of its own, every signal at its default and
+/// unblocked), with `stdin_fd`, `stdout_fd` and `stderr_fd` as its standard streams, under a supervisor.
+/// Returns the supervisor's handle (a socket, >= 0), or -errno when the request could not be made. The
+/// caller keeps its descriptors.
+///
+/// A supervisor is a child subreaper (PR_SET_CHILD_SUBREAPER) that runs one hook at a time, so every
+/// process the hook starts, even one that calls setsid, stays its descendant. It sends one
+/// `watcher_hook_report` on the handle (read it with read(2)):
+/// - as soon as the hook itself exits ('E'); what the hook left running in the background keeps running
+///   (the supervisor then retires, leaving those processes to the system);
+/// - after `timeout_ms` ('T'), after `watcher_hook_stop` ('C'), or when the handle closes (watcher died or
+///   gave up; no report then): it sends SIGTERM to every process below it, waits up to `grace_ms`, then
+///   SIGKILLs whatever is left, until none is left.
+/// Give the handle back with `watcher_hook_release` once the report is read.
+int watcher_hook_spawn(const char *path, char *const argv[], char *const envp[], int stdin_fd, int stdout_fd,
+                       int stderr_fd, long timeout_ms, long grace_ms);
+
+/// Asks the supervisor behind `handle` to end its hook and everything it started.
+void watcher_hook_stop(int handle);
+
+/// Gives a supervisor back after its report: kept for the next hook when `reusable`, else closed.
+void watcher_hook_release(int handle, int reusable);
 
 /// pipe2(fds, O_CLOEXEC), which Swift's Glibc module does not export; 0 or -1 with errno.
 int watcher_cloexec_pipe(int fds[2]);

@@ -57,6 +57,10 @@ public enum HookRunner {
   /// How long watcher keeps reading a hook's output after the hook exited.
   static let outputGrace: TimeInterval = 0.25
 
+  /// Starts the process that forks hook supervisors, while this process is still small and has one
+  /// thread (call it first thing in `main`; otherwise it starts on the first hook).
+  public static func prepare() { watcher_hook_zygote_start() }
+
   /// Spawn attributes for a child that starts clean (used by `LinkOpener`).
   ///
   /// An empty signal mask and every signal at its default (the daemon blocks SIGINT/SIGTERM/SIGHUP for its
@@ -96,55 +100,43 @@ public enum HookRunner {
     program: String, arguments: [String], environment: [String: String], input: Data, timeout: Int,
     stop: Cancellation? = nil
   ) -> HookResult {
-    var stdinPipe: [Int32] = [0, 0]
-    var stdoutPipe: [Int32] = [0, 0]
-    var stderrPipe: [Int32] = [0, 0]
-    var statusPipe: [Int32] = [0, 0]
-    var created: [Int32] = []
-    defer { for fd in created where fd >= 0 { close(fd) } }
-    for index in 0..<4 {
-      var fds: [Int32] = [0, 0]
+    // stdin, stdout and stderr; the supervisor reports on its own socket.
+    var pipes: [[Int32]] = []
+    defer { for fd in pipes.joined() where fd >= 0 { close(fd) } }
+    for _ in 0..<3 {
+      var fds: [Int32] = [-1, -1]
       guard watcher_cloexec_pipe(&fds) == 0 else {
         return HookResult(
           timedOut: false, startError: "cannot create pipes: \(String(cString: strerror(errno)))", stderrTail: "",
           stdoutBytes: 0)
       }
-      created += fds
-      switch index {
-      case 0: stdinPipe = fds
-      case 1: stdoutPipe = fds
-      case 2: stderrPipe = fds
-      default: statusPipe = fds
-      }
+      pipes.append(fds)
     }
     let environmentStrings = environment.map { "\($0.key)=\($0.value)" }
     let supervisor = withCStrings(arguments) { argv in
       withCStrings(environmentStrings) { envp in
         watcher_hook_spawn(
-          program, argv, envp, stdinPipe[0], stdoutPipe[1], stderrPipe[1], statusPipe[1],
-          timeout * 1_000, killGraceMilliseconds)
+          program, argv, envp, pipes[0][0], pipes[1][1], pipes[2][1], timeout * 1_000, killGraceMilliseconds)
       }
     }
-    // The child's ends belong to the supervisor now.
-    for fd in [stdinPipe[0], stdoutPipe[1], stderrPipe[1], statusPipe[1]] {
-      close(fd)
-      created.removeAll { $0 == fd }
-    }
-    guard supervisor > 0 else {
+    guard supervisor >= 0 else {
       return HookResult(
-        timedOut: false, startError: "cannot start a hook: \(String(cString: strerror(-supervisor)))", stderrTail: "",
-        stdoutBytes: 0)
+        timedOut: false, startError: "cannot start a hook: \(String(cString: strerror(-supervisor)))",
+        stderrTail: "", stdoutBytes: 0)
     }
-    func take(_ fd: Int32) -> Int32 {
-      created.removeAll { $0 == fd }
+    // The child's ends belong to the supervisor now; watcher keeps the others.
+    func take(_ pipe: Int, _ end: Int) -> Int32 {
+      let fd = pipes[pipe][end]
+      pipes[pipe][end] = -1
       return fd
     }
+    for (pipe, end) in [(0, 0), (1, 1), (2, 1)] { close(take(pipe, end)) }
     var session = Session(
-      input: [UInt8](input), inputFD: take(stdinPipe[1]), outputFD: take(stdoutPipe[0]),
-      errorFD: take(stderrPipe[0]), statusFD: take(statusPipe[0]))
-    session.run(supervisor: supervisor, timeout: timeout, stop: stop)
-    var status: Int32 = 0
-    while waitpid(supervisor, &status, 0) < 0, errno == EINTR {}
+      input: [UInt8](input), inputFD: take(0, 1), outputFD: take(1, 0), errorFD: take(2, 0), supervisor: supervisor)
+    session.run(timeout: timeout, stop: stop)
+    // A supervisor whose hook is done takes the next one, unless it retired, was stopped or never reported.
+    let reusable = !session.stopSent && session.report.map { $0.reusable != 0 } == true
+    watcher_hook_release(supervisor, reusable ? 1 : 0)
     return session.result(program: program)
   }
 
@@ -154,14 +146,16 @@ public enum HookRunner {
     var inputFD: Int32
     var outputFD: Int32
     var errorFD: Int32
-    var statusFD: Int32
+    /// The supervisor's socket: its report arrives here (not closed by the session).
+    let supervisor: Int32
+    var reportOpen = true
+    var stopSent = false
     var report: watcher_hook_report?
-    var reportBytes: [UInt8] = []
     var stderr: [UInt8] = []
     var stdoutBytes = 0
     var lostSupervisor = false
 
-    mutating func run(supervisor: pid_t, timeout: Int, stop: Cancellation?) {
+    mutating func run(timeout: Int, stop: Cancellation?) {
       if input.isEmpty {
         closeFD(&inputFD)
       } else {
@@ -170,27 +164,24 @@ public enum HookRunner {
       // A last resort should the supervisor itself hang: it enforces the timeout, so this never fires.
       let hardDeadline = Date().addingTimeInterval(Double(timeout) + Double(killGraceMilliseconds) / 1_000 + 10)
       var drainUntil: Date?
-      var stopSent = false
       var buffer = [UInt8](repeating: 0, count: 65_536)
       while true {
         if let drainUntil, outputFD < 0 && errorFD < 0 || Date() >= drainUntil { break }
-        if report == nil, statusFD < 0 {
+        if report == nil, !reportOpen {
           lostSupervisor = true
           break
         }
-        if !stopSent, stop?.isCancelled == true {
-          kill(supervisor, SIGTERM)
+        if !stopSent, report == nil, stop?.isCancelled == true {
+          watcher_hook_stop(supervisor)
           stopSent = true
         }
         if Date() >= hardDeadline {
-          kill(supervisor, SIGKILL)
           lostSupervisor = true
           break
         }
         var fds: [pollfd] = []
-        for fd in [outputFD, errorFD, statusFD] where fd >= 0 {
-          fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0))
-        }
+        for fd in [outputFD, errorFD] where fd >= 0 { fds.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+        if report == nil { fds.append(pollfd(fd: supervisor, events: Int16(POLLIN), revents: 0)) }
         if inputFD >= 0 { fds.append(pollfd(fd: inputFD, events: Int16(POLLOUT), revents: 0)) }
         let wait = drainUntil.map { max(0, $0.timeIntervalSinceNow) } ?? 0.1
         let ready = poll(&fds, nfds_t(fds.count), Int32(min(wait, 0.1) * 1_000) + 1)
@@ -202,32 +193,35 @@ public enum HookRunner {
             if written < 0 && errno != EAGAIN || input.isEmpty { closeFD(&inputFD) }
             continue
           }
+          if entry.fd == supervisor {
+            var message = watcher_hook_report()
+            let n = read(supervisor, &message, MemoryLayout<watcher_hook_report>.size)
+            if n == MemoryLayout<watcher_hook_report>.size {
+              report = message
+              // The hook is done: what is left of its output gets a short grace, and stdin is closed.
+              drainUntil = Date().addingTimeInterval(HookRunner.outputGrace)
+              closeFD(&inputFD)
+            } else if n == 0 || n < 0 && errno != EINTR && errno != EAGAIN {
+              reportOpen = false
+            }
+            continue
+          }
           let n = read(entry.fd, &buffer, buffer.count)
           if n <= 0 {
             if n < 0, errno == EINTR || errno == EAGAIN { continue }
             if entry.fd == outputFD { closeFD(&outputFD) }
             if entry.fd == errorFD { closeFD(&errorFD) }
-            if entry.fd == statusFD { closeFD(&statusFD) }
           } else if entry.fd == errorFD {
             stderr.append(contentsOf: buffer[0..<n])
             if stderr.count > 8_192 { stderr.removeFirst(stderr.count - 8_192) }
-          } else if entry.fd == outputFD {
-            stdoutBytes += n
           } else {
-            reportBytes.append(contentsOf: buffer[0..<n])
-            if reportBytes.count >= MemoryLayout<watcher_hook_report>.size, report == nil {
-              report = reportBytes.withUnsafeBytes { $0.loadUnaligned(as: watcher_hook_report.self) }
-              // The hook is done: what is left of its output gets a short grace, and stdin is closed.
-              drainUntil = Date().addingTimeInterval(HookRunner.outputGrace)
-              closeFD(&inputFD)
-            }
+            stdoutBytes += n
           }
         }
       }
       closeFD(&inputFD)
       closeFD(&outputFD)
       closeFD(&errorFD)
-      closeFD(&statusFD)
     }
 
     func result(program: String) -> HookResult {

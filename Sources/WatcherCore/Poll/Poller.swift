@@ -327,9 +327,11 @@ public struct Poller {
     }
   }
 
-  /// Counts a failure and sets when to try again: exponential backoff from the feed's interval, capped at a
-  /// day; a server's Retry-After wins when longer (up to a week). Saturating: no interval, count or
-  /// Retry-After, whatever a state file or a server says, can overflow.
+  /// Counts a failure and sets when to try again.
+  ///
+  /// Exponential backoff from the feed's interval, capped at a day; a server's Retry-After wins when longer
+  /// (up to a week). Saturating: no interval, count or Retry-After, whatever a state file or a server says,
+  /// can overflow.
   static func recordFailure(_ state: inout FeedState, interval: Int, retryAfter: Int?, now: Date) {
     state.consecutiveFailures = min(max(state.consecutiveFailures, 0), 1_000_000) + 1
     let (scaled, overflow) = max(interval, 1).multipliedReportingOverflow(
