@@ -66,6 +66,64 @@ static void close_from(int lowest) {
   for (int fd = lowest; fd < max; fd++) close(fd);
 }
 
+// MARK: - Messages with descriptors
+
+/// Receives one message into `buffer` and up to `max_fds` descriptors (close-on-exec) into `fds`; returns
+/// the message's length (0 when the other end closed, -1 on error) and sets `*received`.
+static ssize_t receive(int sock, void *buffer, size_t size, int *fds, int max_fds, int *received) {
+  struct iovec io = {buffer, size};
+  union {
+    char buffer[CMSG_SPACE(sizeof(int) * 8)];
+    struct cmsghdr align;
+  } control;
+  struct msghdr message;
+  memset(&message, 0, sizeof message);
+  message.msg_iov = &io;
+  message.msg_iovlen = 1;
+  message.msg_control = control.buffer;
+  message.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)max_fds);
+  ssize_t n;
+  do {
+    n = recvmsg(sock, &message, MSG_CMSG_CLOEXEC);
+  } while (n < 0 && errno == EINTR);
+  *received = 0;
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(&message); n >= 0 && c; c = CMSG_NXTHDR(&message, c)) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+      int count = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+      if (count > max_fds) count = max_fds;
+      memcpy(fds, CMSG_DATA(c), sizeof(int) * (size_t)count);
+      *received = count;
+    }
+  }
+  return n;
+}
+
+/// Sends one message of `size` bytes with `count` descriptors; returns whether all of it went.
+static int transmit(int sock, const void *buffer, size_t size, const int *fds, int count) {
+  union {
+    char buffer[CMSG_SPACE(sizeof(int) * 8)];
+    struct cmsghdr align;
+  } control;
+  memset(&control, 0, sizeof control);
+  struct iovec io = {(void *)buffer, size};
+  struct msghdr message;
+  memset(&message, 0, sizeof message);
+  message.msg_iov = &io;
+  message.msg_iovlen = 1;
+  message.msg_control = control.buffer;
+  message.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)count);
+  struct cmsghdr *c = CMSG_FIRSTHDR(&message);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)count);
+  memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)count);
+  ssize_t sent;
+  do {
+    sent = sendmsg(sock, &message, MSG_NOSIGNAL);
+  } while (sent < 0 && errno == EINTR);
+  return sent == (ssize_t)size;
+}
+
 // MARK: - A supervisor
 
 /// Reaps every child that has exited; returns 1 when no child is left. Records the hook's status.
@@ -227,29 +285,10 @@ static void supervisor_loop(int sock) {
   int sfd = signalfd(-1, &wanted, SFD_CLOEXEC | SFD_NONBLOCK);
   static char buffer[sizeof(request_header) + INLINE_MAX];
   for (;;) {
-    struct iovec io = {buffer, sizeof buffer};
-    union {
-      char buffer[CMSG_SPACE(sizeof(int) * REQUEST_FDS)];
-      struct cmsghdr align;
-    } control;
-    struct msghdr message;
-    memset(&message, 0, sizeof message);
-    message.msg_iov = &io;
-    message.msg_iovlen = 1;
-    message.msg_control = control.buffer;
-    message.msg_controllen = sizeof control.buffer;
-    ssize_t n = recvmsg(sock, &message, MSG_CMSG_CLOEXEC);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) _exit(0);  // watcher is gone
     int fds[REQUEST_FDS] = {-1, -1, -1, -1};
     int received = 0;
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(&message); c; c = CMSG_NXTHDR(&message, c)) {
-      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-        received = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-        if (received > REQUEST_FDS) received = REQUEST_FDS;
-        memcpy(fds, CMSG_DATA(c), sizeof(int) * (size_t)received);
-      }
-    }
+    ssize_t n = receive(sock, buffer, sizeof buffer, fds, REQUEST_FDS, &received);
+    if (n <= 0) _exit(0);  // watcher is gone
     if ((size_t)n < sizeof(request_header) && received == 0) continue;  // a stop that came too late
     request_header header;
     memset(&header, 0, sizeof header);
@@ -317,24 +356,11 @@ static int idle_count = 0;
 static void zygote_loop(int sock) {
   for (;;) {
     char byte;
-    struct iovec io = {&byte, 1};
-    union {
-      char buffer[CMSG_SPACE(sizeof(int))];
-      struct cmsghdr align;
-    } control;
-    struct msghdr message;
-    memset(&message, 0, sizeof message);
-    message.msg_iov = &io;
-    message.msg_iovlen = 1;
-    message.msg_control = control.buffer;
-    message.msg_controllen = sizeof control.buffer;
-    ssize_t n = recvmsg(sock, &message, MSG_CMSG_CLOEXEC);
-    if (n < 0 && errno == EINTR) continue;
+    int fd = -1;
+    int received = 0;
+    ssize_t n = receive(sock, &byte, 1, &fd, 1, &received);
     if (n <= 0) _exit(0);  // watcher is gone
-    struct cmsghdr *c = CMSG_FIRSTHDR(&message);
-    if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(int))) continue;
-    int fd;
-    memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    if (received != 1) continue;
     pid_t pid = fork();
     if (pid == 0) {
       close(sock);
@@ -402,28 +428,7 @@ static int new_supervisor(void) {
     pthread_mutex_unlock(&pool_lock);
     if (zygote < 0) break;
     char byte = 'S';
-    struct iovec io = {&byte, 1};
-    union {
-      char buffer[CMSG_SPACE(sizeof(int))];
-      struct cmsghdr align;
-    } control;
-    memset(&control, 0, sizeof control);
-    struct msghdr message;
-    memset(&message, 0, sizeof message);
-    message.msg_iov = &io;
-    message.msg_iovlen = 1;
-    message.msg_control = control.buffer;
-    message.msg_controllen = sizeof control.buffer;
-    struct cmsghdr *c = CMSG_FIRSTHDR(&message);
-    c->cmsg_level = SOL_SOCKET;
-    c->cmsg_type = SCM_RIGHTS;
-    c->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(c), &pair[1], sizeof(int));
-    ssize_t sent;
-    do {
-      sent = sendmsg(zygote, &message, MSG_NOSIGNAL);
-    } while (sent < 0 && errno == EINTR);
-    if (sent == 1) {
+    if (transmit(zygote, &byte, 1, &pair[1], 1)) {
       close(pair[1]);
       return pair[0];
     }
@@ -511,23 +516,6 @@ int watcher_hook_spawn(const char *path, char *const argv[], char *const envp[],
     fd_count = 4;
   }
   memcpy(buffer, &header, sizeof header);
-  union {
-    char buffer[CMSG_SPACE(sizeof(int) * REQUEST_FDS)];
-    struct cmsghdr align;
-  } control;
-  memset(&control, 0, sizeof control);
-  struct iovec io = {buffer, length};
-  struct msghdr message;
-  memset(&message, 0, sizeof message);
-  message.msg_iov = &io;
-  message.msg_iovlen = 1;
-  message.msg_control = control.buffer;
-  message.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)fd_count);
-  struct cmsghdr *c = CMSG_FIRSTHDR(&message);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)fd_count);
-  memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)fd_count);
   int result = -EIO;
   // An idle supervisor may have gone away (killed): then take another, or start a new one.
   for (int attempt = 0; attempt < 4; attempt++) {
@@ -537,11 +525,7 @@ int watcher_hook_spawn(const char *path, char *const argv[], char *const envp[],
     pthread_mutex_unlock(&pool_lock);
     if (supervisor < 0) supervisor = new_supervisor();
     if (supervisor < 0) break;
-    ssize_t sent;
-    do {
-      sent = sendmsg(supervisor, &message, MSG_NOSIGNAL);
-    } while (sent < 0 && errno == EINTR);
-    if (sent == (ssize_t)length) {
+    if (transmit(supervisor, buffer, length, fds, fd_count)) {
       result = supervisor;
       break;
     }
