@@ -319,7 +319,7 @@ private let transferConnected:
     var address = String(cString: primary)
     var scope = AddressScope(address)
     // Behind a proxy the connected address is the proxy's: judge the hop by its own host instead.
-    if let url = transfer.currentURL, ProxyEnvironment.isProxied(url) {
+    if !ProxyEnvironment.current.isEmpty, let url = transfer.currentURL, ProxyEnvironment.current.isProxied(url) {
       scope = ProxyEnvironment.scope(ofHostIn: url)
       address = URLComponents(string: url)?.host ?? url
     }

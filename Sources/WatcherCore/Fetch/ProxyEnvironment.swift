@@ -11,30 +11,50 @@ import Foundation
 ///
 /// Behind a proxy, the address libcurl connects to is the proxy's, so the redirect rule (never to a more
 /// private address) has to look at the target's own address instead: `scope(ofHostIn:)`.
-enum ProxyEnvironment {
-  /// Whether libcurl would send a request for `url` through a proxy, given `environment`.
-  ///
-  /// As libcurl does: `http_proxy` (lower case only) or `https_proxy`/`HTTPS_PROXY` by scheme, else
-  /// `all_proxy`/`ALL_PROXY`; `no_proxy`/`NO_PROXY` lists hosts (and domain suffixes) to reach directly,
-  /// `*` for all.
-  static func isProxied(_ url: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
-    guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-      let host = components.host?.lowercased()
-    else { return false }
+struct ProxyEnvironment: Sendable {
+  /// `http_proxy` (lower case only, as libcurl reads it).
+  var http: String?
+  /// `https_proxy`, else `HTTPS_PROXY`.
+  var https: String?
+  /// `all_proxy`, else `ALL_PROXY`.
+  var all: String?
+  /// `no_proxy`, else `NO_PROXY`, split at commas, lower-cased, without a leading dot.
+  var exceptions: [String]
+
+  /// Reads the variables from `environment`.
+  init(_ environment: [String: String]) {
     func value(_ names: String...) -> String? {
       for name in names { if let value = environment[name], !value.isEmpty { return value } }
       return nil
     }
-    let proxy =
-      (scheme == "http" ? value("http_proxy") : value("https_proxy", "HTTPS_PROXY")) ?? value("all_proxy", "ALL_PROXY")
-    guard proxy != nil else { return false }
-    let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-    for entry in (value("no_proxy", "NO_PROXY") ?? "").split(separator: ",") {
+    http = value("http_proxy")
+    https = value("https_proxy", "HTTPS_PROXY")
+    all = value("all_proxy", "ALL_PROXY")
+    exceptions = (value("no_proxy", "NO_PROXY") ?? "").split(separator: ",").compactMap { entry in
       var pattern = entry.trimmingCharacters(in: .whitespaces).lowercased()
-      if pattern == "*" { return false }
       if pattern.hasPrefix(".") { pattern.removeFirst() }
-      if pattern.isEmpty { continue }
-      if bare == pattern || bare.hasSuffix("." + pattern) { return false }
+      return pattern.isEmpty ? nil : pattern
+    }
+  }
+
+  /// This process's proxy variables, read once (the check runs for every connection).
+  static let current = ProxyEnvironment(ProcessInfo.processInfo.environment)
+
+  /// Whether any proxy is configured at all (when not, nothing else needs looking at).
+  var isEmpty: Bool { http == nil && https == nil && all == nil }
+
+  /// Whether libcurl would send a request for `url` through a proxy.
+  ///
+  /// As libcurl does: `http_proxy` or `https_proxy` by scheme, else `all_proxy`; `no_proxy` lists hosts
+  /// (and domain suffixes) to reach directly, `*` for all.
+  func isProxied(_ url: String) -> Bool {
+    guard !isEmpty, let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+      let host = components.host?.lowercased()
+    else { return false }
+    guard (scheme == "http" ? http : https) ?? all != nil else { return false }
+    let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+    for pattern in exceptions {
+      if pattern == "*" || bare == pattern || bare.hasSuffix("." + pattern) { return false }
     }
     return true
   }

@@ -83,14 +83,16 @@ final class ChunkedFile {
       guard file.size <= maxBytes else {
         return .failed("it is \(ByteCount.format(file.size)), more than the limit of \(ByteCount.format(maxBytes))")
       }
-      var data = Data()
-      while true {
-        let chunk = try file.read(upTo: 1 << 20)
-        if chunk.isEmpty { break }
+      // One read of the size fstat gave (plus one byte, to see a file that grew), more only if it did.
+      let expected = min(file.size, maxBytes) + 1
+      var data = Data(try file.read(upTo: expected))
+      if data.count < expected { return .read(data) }  // a short read is the end of the file
+      while data.count <= maxBytes {
+        let chunk = try file.read(upTo: 64 * 1_024)
+        if chunk.isEmpty { return .read(data) }
         data.append(contentsOf: chunk)
-        if data.count > maxBytes { return .failed("it is more than \(ByteCount.format(maxBytes))") }
       }
-      return .read(data)
+      return .failed("it is more than \(ByteCount.format(maxBytes))")
     } catch {
       let nsError = error as NSError
       if nsError.domain == NSPOSIXErrorDomain, nsError.code == Int(ENOENT) { return .missing }
