@@ -2,11 +2,24 @@
 // SPDX-License-Identifier: MIT
 import PackageDescription
 
+// The targets draw the architecture (docs/design.md); the compiler refuses an import that runs the wrong way.
+//
+//   WatcherSupport                      bytes, JSON writing, dates, hashing, atomic files, locks; no C
+//   WatcherRegex    -> Support          the linear-time regex engine
+//   WatcherXML      -> Support          libxml2 SAX, input decoding, UTF-8 repair, entities
+//   WatcherFeed     -> XML              the formats, the normalized model, HTML to text
+//   WatcherConfig   -> Feed, Regex      YAML, the config and rule model, loader, diagnostics, editor, OPML
+//   WatcherRules    -> Config           the rule engine, decisions, dry run
+//   WatcherState    -> Config           state files, kept notifications
+//   WatcherFetch    -> Support          HTTP(S) with libcurl
+//   WatcherActions  -> State            notifications (libnotify), hooks (CHookSupervisor)
+//   WatcherPoll     -> Rules, State, Fetch, Actions   the coordinator
+//   WatcherCLI      -> Poll             commands, arguments, words for every error
 let package = Package(
   name: "watcher",
   products: [
     .executable(name: "watcher", targets: ["watcher"]),
-    .library(name: "WatcherCore", targets: ["WatcherCore"]),
+    .library(name: "WatcherFuzzing", targets: ["WatcherFuzzing"]),
   ],
   targets: [
     .systemLibrary(name: "CYaml", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
@@ -17,20 +30,43 @@ let package = Package(
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
     // Our one C target: the hook supervisor, which must run between fork and exec where Swift cannot.
     .target(name: "CHookSupervisor"),
+
+    .target(name: "WatcherSupport"),
+    .target(name: "WatcherRegex", dependencies: ["WatcherSupport"]),
     .target(
-      name: "WatcherCore", dependencies: ["CLibXML2", "CZlib", "CYaml", "CCurl", "CNotify", "CHookSupervisor"],
+      name: "WatcherXML", dependencies: ["WatcherSupport", "CLibXML2"],
       // The parser's hot loops mutate class state per SAX callback; dynamic exclusivity checks cost ~5% of
       // parse time there. Debug builds (and so the tests) keep the checks.
       swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
-    .target(name: "WatcherCLI", dependencies: ["WatcherCore"]),
+    .target(
+      name: "WatcherFeed", dependencies: ["WatcherXML", "WatcherSupport", "CZlib"],
+      swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]),
+    .target(
+      name: "WatcherConfig", dependencies: ["WatcherFeed", "WatcherXML", "WatcherRegex", "WatcherSupport", "CYaml"]),
+    .target(name: "WatcherRules", dependencies: ["WatcherConfig", "WatcherFeed", "WatcherRegex", "WatcherSupport"]),
+    .target(name: "WatcherState", dependencies: ["WatcherConfig", "WatcherSupport"]),
+    .target(name: "WatcherFetch", dependencies: ["WatcherSupport", "CCurl"]),
+    .target(
+      name: "WatcherActions",
+      dependencies: ["WatcherState", "WatcherConfig", "WatcherFeed", "WatcherSupport", "CNotify", "CHookSupervisor"]),
+    .target(
+      name: "WatcherPoll",
+      dependencies: [
+        "WatcherRules", "WatcherState", "WatcherFetch", "WatcherActions", "WatcherConfig", "WatcherFeed",
+        "WatcherSupport",
+      ]),
+    // The code each fuzz target runs (Fuzz/), here so that the regression tests run exactly the same code.
+    .target(name: "WatcherFuzzing", dependencies: ["WatcherPoll"]),
+    .target(name: "WatcherCLI", dependencies: ["WatcherPoll"]),
     .executableTarget(name: "watcher", dependencies: ["WatcherCLI"]),
     // Benchmarks that print figures: swift run -c release watcher-bench rules
-    .executableTarget(name: "watcher-bench", dependencies: ["WatcherCore"]),
-    .target(name: "WatcherTestSupport", dependencies: ["WatcherCore"]),
+    .executableTarget(name: "watcher-bench", dependencies: ["WatcherPoll"]),
+    .target(name: "WatcherTestSupport", dependencies: ["WatcherPoll"]),
     .testTarget(
-      name: "WatcherCoreTests", dependencies: ["WatcherCore", "WatcherTestSupport"], exclude: ["Fixtures"]),
+      name: "WatcherCoreTests", dependencies: ["WatcherFuzzing", "WatcherPoll", "WatcherTestSupport"],
+      exclude: ["Fixtures"]),
     .testTarget(
-      name: "WatcherCLITests", dependencies: ["WatcherCLI", "WatcherCore", "WatcherTestSupport"], exclude: ["Fixtures"]),
+      name: "WatcherCLITests", dependencies: ["WatcherCLI", "WatcherPoll", "WatcherTestSupport"], exclude: ["Fixtures"]),
   ]
 )
 

@@ -6,6 +6,8 @@
 # runs every file there through the same code).
 set -euo pipefail
 cd "$(dirname "$0")"
+# The main package through a symlink named "watcher" (see Package.swift).
+mkdir -p .root && ln -sfn ../.. .root/watcher
 seconds=${1:-600}; shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(feed date config opml state)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import WatcherCore
+import WatcherConfig
 
 /// One option a command accepts.
 struct OptionSpec: Sendable {

@@ -2,7 +2,7 @@
 // Copyright the watcher authors.
 
 import Foundation
-import WatcherCore
+import WatcherConfig
 
 /// `watcher completions bash|zsh|fish`: prints a completion script.
 ///

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import WatcherCore
+import WatcherConfig
 
 /// `--config F`, shared by the commands that read the config.
 enum ConfigOption {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import WatcherCore
+import WatcherPoll
 
 /// The words for what became of notifications that could not be shown, shared by `poll` and `run`.
 enum KeptReport {

@@ -2,7 +2,8 @@
 // Copyright the watcher authors.
 
 import Foundation
-import WatcherCore
+import WatcherConfig
+import WatcherSupport
 
 #if canImport(Glibc)
   import Glibc

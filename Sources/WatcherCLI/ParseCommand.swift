@@ -2,7 +2,10 @@
 // Copyright the watcher authors.
 
 import Foundation
-import WatcherCore
+import WatcherFeed
+import WatcherFetch
+import WatcherSupport
+import WatcherXML
 
 /// `watcher parse FILE|URL [--json]`: parse one feed and print the normalized items.
 struct ParseCommand: Command {

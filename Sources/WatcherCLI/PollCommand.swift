@@ -2,7 +2,12 @@
 // Copyright the watcher authors.
 
 import Foundation
-import WatcherCore
+import WatcherActions
+import WatcherConfig
+import WatcherFetch
+import WatcherPoll
+import WatcherState
+import WatcherSupport
 
 #if canImport(Glibc)
   import Glibc

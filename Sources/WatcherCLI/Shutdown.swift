@@ -4,7 +4,7 @@
 import Dispatch
 import Foundation
 import Synchronization
-import WatcherCore
+import WatcherSupport
 
 #if canImport(Glibc)
   import Glibc

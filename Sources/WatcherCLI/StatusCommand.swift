@@ -2,7 +2,10 @@
 // Copyright the watcher authors.
 
 import Foundation
-import WatcherCore
+import WatcherConfig
+import WatcherPoll
+import WatcherState
+import WatcherSupport
 
 /// `watcher status [--json]`: per feed, what the state says.
 struct StatusCommand: Command {

@@ -2,7 +2,12 @@
 // Copyright the watcher authors.
 
 import Foundation
-import WatcherCore
+import WatcherActions
+import WatcherConfig
+import WatcherFeed
+import WatcherFetch
+import WatcherRules
+import WatcherSupport
 
 /// `watcher test-rules`: a dry run of the rules over feeds, files or a synthetic item.
 ///

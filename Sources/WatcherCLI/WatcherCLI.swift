@@ -2,7 +2,8 @@
 // Copyright the watcher authors.
 
 import Foundation
-import WatcherCore
+import WatcherActions
+import WatcherConfig
 
 #if canImport(Glibc)
   import Glibc

@@ -2,7 +2,7 @@
 // Copyright the watcher authors.
 
 import Foundation
-import WatcherCore
+import WatcherSupport
 
 #if canImport(Glibc)
   import Glibc

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import WatcherCore
+import WatcherActions
+import WatcherConfig
+import WatcherState
+import WatcherSupport
 
 /// An `ActionRunner` that records what it was asked to do and reports success (or failure, when told).
 public final class RecordingActionRunner: ActionRunner {

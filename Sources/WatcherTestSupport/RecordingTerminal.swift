@@ -2,7 +2,7 @@
 // Copyright the watcher authors.
 
 import Foundation
-import WatcherCore
+import WatcherSupport
 
 /// What a command wrote, captured in memory for tests.
 public final class TerminalRecording: Sendable {

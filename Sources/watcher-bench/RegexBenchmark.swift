@@ -2,7 +2,7 @@
 // Copyright the watcher authors.
 
 import Foundation
-import WatcherCore
+import WatcherRegex
 
 #if canImport(Glibc)
   import Glibc

@@ -3,7 +3,9 @@
 
 // Benchmarks that print figures (never timed tests). Usage: swift run -c release watcher-bench [rules|regex]
 import Foundation
-import WatcherCore
+import WatcherConfig
+import WatcherFeed
+import WatcherRules
 
 /// A deterministic pseudo-random generator (xorshift), so every run measures the same work.
 struct Generator {

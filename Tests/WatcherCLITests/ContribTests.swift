@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 import WatcherCLI
+import WatcherFeed
 import WatcherTestSupport
 
 /// Runs `executable` with `arguments` and returns (exit status, stdout, stderr).

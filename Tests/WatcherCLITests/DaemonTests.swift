@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+import WatcherFeed
 import WatcherTestSupport
 
 #if canImport(Glibc)

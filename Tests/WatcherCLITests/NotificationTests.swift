@@ -3,7 +3,7 @@
 
 import Foundation
 import Testing
-import WatcherCore
+import WatcherActions
 import WatcherTestSupport
 
 #if canImport(Glibc)

@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+import WatcherConfig
 import WatcherTestSupport
 
 #if canImport(Glibc)

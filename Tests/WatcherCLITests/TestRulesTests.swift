@@ -4,7 +4,7 @@
 import Foundation
 import Testing
 import WatcherCLI
-import WatcherCore
+import WatcherConfig
 import WatcherTestSupport
 
 /// `watcher test-rules` on the fixture config: goldens of its text and JSON output, and proof that it has no

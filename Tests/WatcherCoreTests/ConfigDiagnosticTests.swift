@@ -3,7 +3,9 @@
 
 import Foundation
 import Testing
-import WatcherCore
+import WatcherConfig
+import WatcherFeed
+import WatcherRules
 import WatcherTestSupport
 
 /// Every `Fixtures/Config/errors/<name>.yaml` is refused, and its full rendering (every diagnostic with position, source line, caret and notes) equals `<name>.stderr`.

@@ -3,7 +3,7 @@
 
 import Foundation
 import Testing
-import WatcherCore
+import WatcherConfig
 import WatcherTestSupport
 
 #if canImport(Glibc)

@@ -3,7 +3,7 @@
 
 import Foundation
 import Testing
-import WatcherCore
+import WatcherFeed
 import WatcherTestSupport
 
 /// Every file of the shared corpus (~2,900 real, synthetic and feedparser test-suite feeds, ill-formed ones

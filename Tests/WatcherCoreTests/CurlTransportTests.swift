@@ -4,8 +4,10 @@
 import Foundation
 import Testing
 import WatcherTestSupport
+import WatcherXML
 
-@testable import WatcherCore
+@testable import WatcherFetch
+@testable import WatcherSupport
 
 /// libcurl against a real loopback server.
 @Suite("HTTP fetching", .serialized)

@@ -3,7 +3,7 @@
 
 import Foundation
 import Testing
-import WatcherCore
+import WatcherSupport
 
 /// Every date shape found in `../shared/corpus` (one example of each), plus the variants SPEC §4 names.
 @Suite("Date parsing")

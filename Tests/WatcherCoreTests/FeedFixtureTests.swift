@@ -3,7 +3,7 @@
 
 import Foundation
 import Testing
-import WatcherCore
+import WatcherFeed
 import WatcherTestSupport
 
 /// Every feed under `Fixtures/Feeds/<kind>/` is parsed and its `watcher parse --json` output compared with `<name>.golden.json` beside it.

@@ -3,7 +3,8 @@
 
 import Foundation
 import Testing
-import WatcherCore
+import WatcherConfig
+import WatcherFuzzing
 import WatcherTestSupport
 
 /// Every saved fuzzer finding, run through the code the fuzzer ran (issue #7).

@@ -2,7 +2,7 @@
 // Copyright the watcher authors.
 
 import Testing
-import WatcherCore
+import WatcherFeed
 
 @Suite("HTML to text")
 struct HTMLTextTests {

@@ -6,7 +6,8 @@ import Foundation
 import Testing
 import WatcherTestSupport
 
-@testable import WatcherCore
+@testable import WatcherActions
+@testable import WatcherSupport
 
 #if canImport(Glibc)
   import Glibc

@@ -5,7 +5,8 @@ import Foundation
 import Testing
 import WatcherTestSupport
 
-@testable import WatcherCore
+@testable import WatcherFeed
+@testable import WatcherXML
 
 /// Hostile documents cost bounded time and memory and read no file (SPEC §4).
 ///

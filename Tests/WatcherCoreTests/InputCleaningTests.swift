@@ -4,7 +4,8 @@
 import Foundation
 import Testing
 
-@testable import WatcherCore
+@testable import WatcherFeed
+@testable import WatcherXML
 
 /// The streaming input cleaner must give the same bytes however the input is cut into chunks.
 @Suite("Input cleaning")

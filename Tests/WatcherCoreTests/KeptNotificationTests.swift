@@ -3,7 +3,12 @@
 
 import Foundation
 import Testing
-import WatcherCore
+import WatcherActions
+import WatcherConfig
+import WatcherFetch
+import WatcherPoll
+import WatcherState
+import WatcherSupport
 import WatcherTestSupport
 
 /// Notifications that cannot be shown are kept, bounded, and shown later: never silently lost.

@@ -5,7 +5,12 @@ import Foundation
 import Testing
 import WatcherTestSupport
 
-@testable import WatcherCore
+@testable import WatcherActions
+@testable import WatcherConfig
+@testable import WatcherFeed
+@testable import WatcherFetch
+@testable import WatcherRules
+@testable import WatcherXML
 
 /// The limits that bound memory and time for hostile feed content (issue #7).
 ///

@@ -4,7 +4,7 @@
 import Foundation
 import Testing
 
-@testable import WatcherCore
+@testable import WatcherRegex
 
 /// The rule regex engine: POSIX extended syntax with Perl shorthands, leftmost-longest matches, and work
 /// linear in the text whatever the text (issue #7).

@@ -4,7 +4,7 @@
 import Foundation
 import Testing
 
-@testable import WatcherCore
+@testable import WatcherConfig
 
 @Suite("OPML and config editing")
 struct OPMLTests {

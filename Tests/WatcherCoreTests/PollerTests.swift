@@ -3,7 +3,11 @@
 
 import Foundation
 import Testing
-import WatcherCore
+import WatcherConfig
+import WatcherFetch
+import WatcherPoll
+import WatcherState
+import WatcherSupport
 import WatcherTestSupport
 
 /// Polling against a real loopback server and a real state directory.

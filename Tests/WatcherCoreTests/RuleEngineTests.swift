@@ -4,7 +4,11 @@
 import Foundation
 import Testing
 
-@testable import WatcherCore
+@testable import WatcherConfig
+@testable import WatcherFeed
+@testable import WatcherRegex
+@testable import WatcherRules
+@testable import WatcherSupport
 
 /// Rule semantics (SPEC §3), on configs written as users write them.
 @Suite("Rule engine")

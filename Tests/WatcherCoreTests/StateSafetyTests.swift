@@ -3,7 +3,11 @@
 
 import Foundation
 import Testing
-import WatcherCore
+import WatcherConfig
+import WatcherFetch
+import WatcherPoll
+import WatcherState
+import WatcherSupport
 import WatcherTestSupport
 
 #if canImport(Glibc)

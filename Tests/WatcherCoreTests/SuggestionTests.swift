@@ -2,7 +2,7 @@
 // Copyright the watcher authors.
 
 import Testing
-import WatcherCore
+import WatcherConfig
 
 @Suite("Did you mean")
 struct SuggestionTests {

@@ -2,9 +2,9 @@
 // Copyright the watcher authors.
 
 import Foundation
-import WatcherCore
+import WatcherFuzzing
 
-/// The target named by `WATCHER_FUZZ_TARGET` (default `feed`); its code is `FuzzHarness` in WatcherCore.
+/// The target named by `WATCHER_FUZZ_TARGET` (default `feed`); its code is `FuzzHarness` in WatcherFuzzing.
 let selectedTarget =
   FuzzHarness(rawValue: ProcessInfo.processInfo.environment["WATCHER_FUZZ_TARGET"] ?? "feed") ?? .feed
 

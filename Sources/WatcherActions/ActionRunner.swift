@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import WatcherConfig
+import WatcherState
+
+/// What became of one pending action.
+public enum ActionOutcome: Sendable, Equatable {
+  /// Done; remove it.
+  case done
+  /// Not carried out because watcher is stopping; it stays pending as it was.
+  case notRun
+  /// A notification that could not be shown (the notification service is unreachable): keep it, bounded,
+  /// and show it when the service is back; the reason is reported.
+  case keep(reason: String)
+  /// Failed; keep it (with its attempt count raised) and retry on a later poll.
+  case retry(FeedState.PendingAction, reason: String)
+  /// Failed too often; remove it and record it as dropped.
+  case drop(reason: String)
+}
+
+/// Carries out pending actions (notifications, hooks) and says what became of each (SPEC §5: at least once).
+///
+/// The poller records actions as pending in the same state write that records their items as seen, then
+/// hands them to the runner and saves what it reports. A crash in between repeats an action but never loses
+/// one.
+public protocol ActionRunner: Sendable {
+  /// Runs `actions` of `feed`; one outcome per action, in order.
+  func run(_ actions: [FeedState.PendingAction], feed: FeedConfig) -> [ActionOutcome]
+
+  /// Shows notifications kept from earlier passes: one as it was, several as one "while you were away"
+  /// summary. `.done` when shown, `.keep` when still not.
+  func showKept(_ kept: [KeptNotification]) -> ActionOutcome
+}
+
+/// Prints each action instead of carrying it out (for tests and dry runs); it never runs a command.
+public struct PrintingActionRunner: ActionRunner {
+  private let output: @Sendable (String) -> Void
+
+  /// Creates a runner that writes one line per action through `output`.
+  public init(output: @escaping @Sendable (String) -> Void) {
+    self.output = output
+  }
+
+  public func showKept(_ kept: [KeptNotification]) -> ActionOutcome {
+    for entry in kept { output("notify [\(entry.feed)] (kept) \(entry.action.summary ?? "")") }
+    return .done
+  }
+
+  public func run(_ actions: [FeedState.PendingAction], feed: FeedConfig) -> [ActionOutcome] {
+    for action in actions {
+      switch action.kind {
+      case .notify:
+        output("notify [\(feed.name)] \(action.summary ?? "")\(action.body.map { $0.isEmpty ? "" : " — \($0)" } ?? "")")
+      case .hook:
+        output(
+          "hook [\(feed.name)] rule '\(action.rule ?? "")' would run: \(action.command ?? "")")
+      }
+    }
+    return actions.map { _ in .done }
+  }
+}

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Dispatch
+import Foundation
+import WatcherConfig
+import WatcherState
+import WatcherSupport
+
+/// Shows notifications and runs hooks for real (SPEC §7, §8).
+///
+/// Notifications: more than `max_per_poll` from one feed in one pass become one summary notification; ones
+/// that cannot be shown are kept (the poller stores them) and shown later, several as one "while you were
+/// away" summary. Hooks: at most
+/// `hook_concurrency` at once; a failed or timed-out hook is retried on later polls until `hook_retries`
+/// attempts, then dropped and reported.
+public struct DeliveringActionRunner: ActionRunner {
+  package let notifier: any Notifier
+  package let settings: Settings
+  package let environment: [String: String]
+  package let log: @Sendable (String) -> Void
+  package let stopping: Cancellation?
+  package let killing: Cancellation?
+
+  /// Creates a runner; hooks inherit `environment` plus their `WATCHER_*` variables.
+  ///
+  /// Once `stopping` is set no hook is started (the ones not started stay pending); once `killing` is set,
+  /// running hooks and everything they started are killed (they stay pending too). Watcher sets the first
+  /// on SIGINT/SIGTERM and the second a short grace later.
+  public init(
+    notifier: any Notifier, settings: Settings, environment: [String: String],
+    stopping: Cancellation? = nil, killing: Cancellation? = nil, log: @escaping @Sendable (String) -> Void
+  ) {
+    self.notifier = notifier
+    self.settings = settings
+    self.environment = environment
+    self.stopping = stopping
+    self.killing = killing
+    self.log = log
+  }
+
+  public func run(_ actions: [FeedState.PendingAction], feed: FeedConfig) -> [ActionOutcome] {
+    var outcomes = [ActionOutcome](repeating: .done, count: actions.count)
+    let notifications = actions.indices.filter { actions[$0].kind == .notify }
+    if !notifications.isEmpty {
+      let result = notify(notifications.map { actions[$0] }, feed: feed)
+      for index in notifications { outcomes[index] = result }
+    }
+    let hooks = actions.indices.filter { actions[$0].kind == .hook }
+    let results = Locked<[Int: ActionOutcome]>([:])
+    let slots = DispatchSemaphore(value: max(1, settings.hookConcurrency))
+    DispatchQueue.concurrentPerform(iterations: hooks.count) { position in
+      slots.wait()
+      defer { slots.signal() }
+      let index = hooks[position]
+      let outcome = stopping?.isCancelled == true ? .notRun : runHook(actions[index], feed: feed)
+      results.withLock { $0[index] = outcome }
+    }
+    for (index, outcome) in results.withLock({ $0 }) { outcomes[index] = outcome }
+    return outcomes
+  }
+
+  /// Shows the notifications (or one summary of them); every action gets the same outcome.
+  private func notify(_ actions: [FeedState.PendingAction], feed: FeedConfig) -> ActionOutcome {
+    var batch: [DesktopNotification]
+    if actions.count > settings.notify.maxPerPoll {
+      let titles = actions.compactMap(\.summary)
+      let first = titles.prefix(3).joined(separator: ", ")
+      batch = [
+        DesktopNotification(
+          summary: "\(actions.count) new items in \(feed.name): \(first)\(titles.count > 3 ? ", …" : "")",
+          body: titles.prefix(20).joined(separator: "\n"), urgency: settings.notify.urgency,
+          expire: settings.notify.expire, icon: settings.notify.icon)
+      ]
+    } else {
+      batch = actions.map {
+        DesktopNotification(
+          summary: $0.summary ?? "", body: $0.body ?? "", urgency: Urgency(rawValue: $0.urgency ?? "") ?? .normal,
+          expire: $0.expire, icon: $0.icon, link: $0.link)
+      }
+    }
+    for notification in batch {
+      do {
+        try notifier.show(notification)
+      } catch {
+        return .keep(reason: "\(error)")
+      }
+    }
+    return .done
+  }
+
+  public func showKept(_ kept: [KeptNotification]) -> ActionOutcome {
+    guard let first = kept.first else { return .done }
+    let notification: DesktopNotification
+    if kept.count == 1 {
+      notification = DesktopNotification(
+        summary: first.action.summary ?? "", body: first.action.body ?? "",
+        urgency: Urgency(rawValue: first.action.urgency ?? "") ?? .normal, expire: first.action.expire,
+        icon: first.action.icon, link: first.action.link)
+    } else {
+      // Each line names its feed once (a summary may already start with it).
+      let lines = kept.suffix(20).map { entry in
+        let summary = entry.action.summary ?? ""
+        return summary.hasPrefix(entry.feed + ": ") ? summary : "\(entry.feed): \(summary)"
+      }
+      notification = DesktopNotification(
+        summary: "While you were away: \(kept.count) notifications",
+        body: (kept.count > 20 ? ["…"] : []).joined() + lines.joined(separator: "\n"),
+        urgency: kept.compactMap { Urgency(rawValue: $0.action.urgency ?? "") }.max() ?? settings.notify.urgency,
+        expire: settings.notify.expire, icon: settings.notify.icon)
+    }
+    do {
+      try notifier.show(notification)
+      return .done
+    } catch {
+      return .keep(reason: "\(error)")
+    }
+  }
+
+  private func runHook(_ action: FeedState.PendingAction, feed: FeedConfig) -> ActionOutcome {
+    var variables = environment
+    for (name, value) in action.environment ?? [:] { variables[name] = value }
+    let timeout = action.timeout ?? 30
+    let result = HookRunner.run(
+      command: action.command ?? "", environment: variables, input: Data((action.item ?? "{}").utf8), timeout: timeout,
+      stop: killing)
+    if result.succeeded { return .done }
+    // Ended because watcher is stopping: not the hook's fault, so it stays pending as it was.
+    if result.cancelled { return .notRun }
+    var reason = result.describe(timeout: timeout)
+    if !result.stderrTail.isEmpty {
+      reason += "; stderr: " + result.stderrTail.replacingOccurrences(of: "\n", with: " | ")
+    }
+    log("hook of rule '\(action.rule ?? "")' for '\(action.key)' in feed '\(feed.name)' failed: \(reason)")
+    var again = action
+    again.attempts += 1
+    return again.attempts >= settings.hookRetries ? .drop(reason: reason) : .retry(again, reason: reason)
+  }
+}

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import WatcherConfig
+
+/// A desktop notification to show.
+public struct DesktopNotification: Sendable, Equatable {
+  /// The summary line (plain text, per the Desktop Notifications spec).
+  public var summary: String
+  /// The body (plain text; the notifier escapes it for the server's markup).
+  public var body: String
+  /// Urgency.
+  public var urgency: Urgency
+  /// How long it stays, seconds (`nil`: the server's default).
+  public var expire: Int?
+  /// Icon name or path.
+  public var icon: String?
+  /// The item's link, opened with `xdg-open` when the notification is clicked (in `watcher run`).
+  public var link: String?
+
+  /// Creates a notification.
+  public init(
+    summary: String, body: String, urgency: Urgency = .normal, expire: Int? = nil, icon: String? = nil,
+    link: String? = nil
+  ) {
+    self.summary = summary
+    self.body = body
+    self.urgency = urgency
+    self.expire = expire
+    self.icon = icon
+    self.link = link
+  }
+}
+
+/// Why an action could not be carried out.
+public enum ActionError: Error, Sendable, Equatable {
+  /// The desktop notification service cannot be reached; the payload says why and how to fix it.
+  case notificationService(String)
+}
+
+extension ActionError: CustomStringConvertible {
+  public var description: String {
+    switch self {
+    case .notificationService(let reason): return "cannot reach the desktop notification service: \(reason)"
+    }
+  }
+}
+
+/// Shows desktop notifications: `LibnotifyNotifier` in production, a recording fake in tests.
+public protocol Notifier: Sendable {
+  /// Shows one notification, or throws why it could not.
+  func show(_ notification: DesktopNotification) throws(ActionError)
+}
+
+/// Text for the body of a notification: the server interprets a small HTML-like markup in bodies, so `&`,
+/// `<` and `>` are escaped and a title such as `<b>x</b>` shows literally.
+public enum NotificationMarkup {
+  /// `text` with markup characters escaped.
+  public static func escape(_ text: String) -> String {
+    var out = ""
+    out.reserveCapacity(text.utf8.count)
+    for scalar in text.unicodeScalars {
+      switch scalar {
+      case "&": out += "&amp;"
+      case "<": out += "&lt;"
+      case ">": out += "&gt;"
+      default: out.unicodeScalars.append(scalar)
+      }
+    }
+    return out
+  }
+}

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import WatcherFeed
+import WatcherRegex
+
+/// The fields a rule can match (SPEC §3).
+public enum MatchField: String, Sendable, CaseIterable {
+  /// The title.
+  case title
+  /// The plain text of the summary and content.
+  case text
+  /// Any of the item's categories.
+  case category
+  /// The author.
+  case author
+  /// The link.
+  case link
+  /// The feed's name.
+  case feed
+  /// Any tag given so far (feed tags and earlier rules' tags).
+  case tag
+  /// Title, text or category.
+  case any
+}
+
+/// A condition on an item.
+public indirect enum Condition: Sendable {
+  /// A field matches a pattern.
+  case field(MatchField, Pattern)
+  /// Every condition holds.
+  case all([Condition])
+  /// At least one holds.
+  case any([Condition])
+  /// The condition does not hold.
+  case not(Condition)
+  /// Published longer ago than this many seconds.
+  case olderThan(Int)
+  /// Published less long ago than this many seconds.
+  case newerThan(Int)
+}
+
+/// How a field's text is matched.
+public struct Pattern: Sendable {
+  /// The kind of test.
+  public enum Kind: Sendable {
+    /// Contains any of these (folded unless case-sensitive).
+    case contains([String])
+    /// Contains any of these as whole words.
+    case words([String])
+    /// Equals any of these (whitespace collapsed).
+    case equals([String])
+    /// Matches the regular expression.
+    case regex(LinearRegex)
+  }
+
+  /// The test.
+  public var kind: Kind
+  /// Whether case matters (`case: sensitive`).
+  public var caseSensitive: Bool
+
+  /// Creates a pattern; the needles are folded here unless the pattern is case-sensitive.
+  public init(_ kind: Kind, caseSensitive: Bool = false) {
+    self.caseSensitive = caseSensitive
+    guard !caseSensitive else {
+      self.kind = kind
+      return
+    }
+    switch kind {
+    case .contains(let needles): self.kind = .contains(needles.map(TextFolding.fold))
+    case .words(let needles): self.kind = .words(needles.map(TextFolding.fold))
+    case .equals(let needles): self.kind = .equals(needles.map { TextFolding.fold(HTMLText.collapsed($0) ?? "") })
+    case .regex: self.kind = kind
+    }
+  }
+}

@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherSupport
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Adds feeds to a config file as text, so the user's comments, order and layout stay exactly as they were.
+///
+/// The config is never re-serialized: new entries are inserted at the end of the top-level `feeds:` list (or
+/// a `feeds:` list is appended), and the result must load with every old feed and every new one, or nothing
+/// is written.
+public enum ConfigEditor {
+  /// Why feeds could not be added.
+  public struct EditError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+  }
+
+  /// What an import would do.
+  public struct Plan: Sendable {
+    /// The entries to add, with unique names.
+    public var added: [FeedConfig]
+    /// URLs already in the config (or twice in the import), skipped.
+    public var skipped: [String]
+    /// URLs that are not http(s) feeds (a `file:` path, a `javascript:` link, a relative link), skipped:
+    /// an import adds web feeds only.
+    public var notWeb: [String] = []
+  }
+
+  /// Which subscriptions are new to `config`, named uniquely (a slug of the title, else of the URL).
+  public static func plan(_ subscriptions: [OPMLSubscription], into config: Config) -> Plan {
+    var urls = Set(config.feeds.map { normalized($0.url) })
+    var names = Set(config.feeds.map(\.name))
+    var plan = Plan(added: [], skipped: [])
+    for subscription in subscriptions {
+      guard FeedLocation.isHTTP(subscription.url), URLComponents(string: subscription.url)?.host?.isEmpty == false
+      else {
+        plan.notWeb.append(subscription.url)
+        continue
+      }
+      guard urls.insert(normalized(subscription.url)).inserted else {
+        plan.skipped.append(subscription.url)
+        continue
+      }
+      let base =
+        subscription.title.map(FeedConfig.slugify).flatMap { $0.isEmpty ? nil : $0 }
+        ?? FeedConfig.slug(for: subscription.url)
+      var name = base
+      var counter = 2
+      while !names.insert(name).inserted {
+        name = "\(base)-\(counter)"
+        counter += 1
+      }
+      plan.added.append(FeedConfig(url: subscription.url, name: name, tags: subscription.tags))
+    }
+    return plan
+  }
+
+  /// The same feed written differently: scheme and host case, a default port, a trailing slash.
+  package static func normalized(_ url: String) -> String {
+    var text = FeedLocation.normalized(url.trimmingCharacters(in: .whitespaces))
+    while text.hasSuffix("/") { text.removeLast() }
+    return text
+  }
+
+  /// YAML list entries for `feeds`, indented by `indent`.
+  public static func entries(_ feeds: [FeedConfig], indent: String = "  ") -> String {
+    var out = ""
+    for feed in feeds {
+      out += "\(indent)- url: \(quoted(feed.url))\n\(indent)  name: \(quoted(feed.name))\n"
+      if !feed.tags.isEmpty { out += "\(indent)  tags: [\(feed.tags.map(quoted).joined(separator: ", "))]\n" }
+    }
+    return out
+  }
+
+  /// `text` with `feeds` added to its top-level `feeds:` list.
+  public static func adding(_ feeds: [FeedConfig], to text: String, path: String) throws(EditError) -> String {
+    var lines = text.components(separatedBy: "\n")
+    if lines.last == "" { lines.removeLast() }
+    func isKey(_ line: String) -> Bool {
+      guard let first = line.first, !" \t#-.".contains(first) else {
+        return line.hasPrefix("---") || line.hasPrefix("...")
+      }
+      return true
+    }
+    guard let start = lines.firstIndex(where: { $0.hasPrefix("feeds:") || $0.hasPrefix("feeds :") }) else {
+      // No feeds yet: append the list.
+      let body = lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
+      return try validated(body + "feeds:\n" + entries(feeds), adding: feeds.count, to: text, path: path)
+    }
+    let rest = lines[start].drop { $0 != ":" }.dropFirst().trimmingCharacters(in: .whitespaces)
+    if rest.hasPrefix("[") {
+      guard rest.hasPrefix("[]") else {
+        throw EditError(
+          description: "\(path):\(start + 1): 'feeds' is written as a [flow, list]; add the entries by hand "
+            + "(use --print to get them)")
+      }
+      lines[start] = "feeds:" + rest.dropFirst(2)
+    } else if !rest.isEmpty, !rest.hasPrefix("#") {
+      throw EditError(description: "\(path):\(start + 1): 'feeds' is not a list; fix it first (watcher check)")
+    }
+    var end = lines.index(after: start)
+    while end < lines.count, !isKey(lines[end]) { end += 1 }
+    // Blank lines and comments just before the next key belong to it.
+    while end > start + 1,
+      lines[end - 1].trimmingCharacters(in: .whitespaces).isEmpty
+        || lines[end - 1].hasPrefix("#")
+    {
+      end -= 1
+    }
+    let indent =
+      lines[(start + 1)..<end].first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("- ") }
+      .map { String($0.prefix { $0 == " " }) } ?? "  "
+    var entryLines = entries(feeds, indent: indent).components(separatedBy: "\n")
+    entryLines.removeLast()
+    lines.insert(contentsOf: entryLines, at: end)
+    return try validated(lines.joined(separator: "\n") + "\n", adding: feeds.count, to: text, path: path)
+  }
+
+  /// Refuses an edit unless the new text loads with exactly `count` more feeds than the old one.
+  private static func validated(_ new: String, adding count: Int, to old: String, path: String) throws(EditError)
+    -> String
+  {
+    let before = (try? ConfigLoader.parse(old, path: path))?.feeds.count ?? 0
+    do {
+      let after = try ConfigLoader.parse(new, path: path)
+      guard after.feeds.count == before + count else {
+        throw EditError(description: "\(path): the edited config would not hold the new feeds as expected")
+      }
+      return new
+    } catch let error as ConfigError {
+      throw EditError(
+        description: "the edited config would not load, so nothing was changed (use --print and add the entries "
+          + "by hand):\n\(error.rendered)")
+    } catch {
+      throw EditError(description: "\(error)")
+    }
+  }
+
+  /// Writes `text` to `path` atomically (keeping its permissions), after copying the old file to `PATH.bak`.
+  ///
+  /// Returns the backup's path, or `nil` when there was no old file.
+  public static func write(_ text: String, to path: String) throws(EditError) -> String? {
+    let directory = (path as NSString).deletingLastPathComponent
+    var info = stat()
+    var backup: String?
+    var mode: mode_t = 0o644
+    if stat(path, &info) == 0 {
+      mode = info.st_mode & 0o7777
+      backup = path + ".bak"
+      guard let old = FileManager.default.contents(atPath: path) else {
+        throw EditError(description: "cannot read \(path)")
+      }
+      do {
+        try AtomicFile.write(
+          old, to: path + ".bak", directory: directory.isEmpty ? "." : directory, mode: mode)
+      } catch {
+        throw EditError(description: "cannot write the backup: \(error)")
+      }
+    } else {
+      try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+    do {
+      try AtomicFile.write(
+        Data(text.utf8), to: path, directory: directory.isEmpty ? "." : directory, mode: mode)
+    } catch {
+      throw EditError(description: "\(error)")
+    }
+    return backup
+  }
+
+  /// A YAML double-quoted scalar: YAML's escapes include JSON's, so a JSON string literal is one.
+  package static func quoted(_ text: String) -> String {
+    var out = ""
+    JSONOutput.escape(text, into: &out)
+    return out
+  }
+}

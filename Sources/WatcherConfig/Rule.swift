@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+/// One rule: an optional scope, a condition, and actions (SPEC §3).
+public struct Rule: Sendable {
+  /// Its name (default `rule N`), used in decisions, logs and `WATCHER_RULE`.
+  public var name: String
+  /// Feed names or feed tags it applies to; empty for every feed.
+  public var scope: [String]
+  /// What an item must satisfy.
+  public var condition: Condition
+  /// What happens to a matching item.
+  public var actions: RuleActions
+  /// Where the rule starts in the file.
+  public var mark: Mark?
+
+  /// Creates a rule.
+  public init(name: String, scope: [String] = [], condition: Condition, actions: RuleActions, mark: Mark? = nil) {
+    self.name = name
+    self.scope = scope
+    self.condition = condition
+    self.actions = actions
+    self.mark = mark
+  }
+}
+
+/// What a matching rule does.
+public struct RuleActions: Sendable {
+  /// Tags to add.
+  public var tags: [String] = []
+  /// Mute the item: no notification and no hook, whatever else matched.
+  public var mute = false
+  /// Show a notification.
+  public var notify: NotifyAction?
+  /// Run a hook.
+  public var hook: HookAction?
+  /// Look at no later rule for this item.
+  public var stop = false
+
+  /// Creates actions.
+  public init(
+    tags: [String] = [], mute: Bool = false, notify: NotifyAction? = nil, hook: HookAction? = nil, stop: Bool = false
+  ) {
+    self.tags = tags
+    self.mute = mute
+    self.notify = notify
+    self.hook = hook
+    self.stop = stop
+  }
+
+  /// Whether there is anything to do.
+  package var isEmpty: Bool { tags.isEmpty && !mute && notify == nil && hook == nil && !stop }
+}
+
+/// A notification a rule asks for; unset parts come from the feed or the settings.
+public struct NotifyAction: Sendable, Equatable {
+  /// Summary template (default `{feed}: {title}`).
+  public var summary: Template?
+  /// Body template (default: the first 200 characters of the text).
+  public var body: Template?
+  /// Urgency.
+  public var urgency: Urgency?
+  /// Expire time, seconds.
+  public var expire: Int?
+  /// Icon.
+  public var icon: String?
+
+  /// Creates a notification action.
+  public init(
+    summary: Template? = nil, body: Template? = nil, urgency: Urgency? = nil, expire: Int? = nil, icon: String? = nil
+  ) {
+    self.summary = summary
+    self.body = body
+    self.urgency = urgency
+    self.expire = expire
+    self.icon = icon
+  }
+}
+
+/// A hook a rule runs: `/bin/sh -c COMMAND`, with the item in the environment and on stdin (SPEC §8).
+public struct HookAction: Sendable, Equatable {
+  /// The command exactly as written.
+  public var command: String
+  /// Timeout, seconds (`nil`: the default 30 s).
+  public var timeout: Int?
+
+  /// Creates a hook action.
+  public init(command: String, timeout: Int? = nil) {
+    self.command = command
+    self.timeout = timeout
+  }
+}

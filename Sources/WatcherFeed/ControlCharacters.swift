@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import WatcherSupport
+
+/// Removes terminal control characters from feed text, so that a feed cannot drive the terminal that
+/// shows it (`watcher parse`, `test-rules`, logs) or the programs a hook passes its text to.
+///
+/// C0 controls other than tab, newline and carriage return, DEL, and the C1 controls U+0080–U+009F
+/// (U+009B is a one-character CSI to many terminals) become spaces. XML 1.0 forbids the C0 ones already,
+/// but JSON Feed can spell them (`\u001b`), and XML allows C1. One pass over the UTF-8; strings without
+/// any are not copied.
+package enum ControlCharacters {
+  /// `text` with every control character replaced by a space.
+  package static func replaced(_ text: String) -> String {
+    guard contains(text) else { return text }
+    var out = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+      out.append(isControl(scalar) ? " " : scalar)
+    }
+    return String(out)
+  }
+
+  /// Whether `text` has a control character: eight bytes at a time, looking closer only at words with a
+  /// byte below 0x20 (newlines are common), DEL, or 0xC2 (the lead byte of U+0080–U+00BF).
+  package static func contains(_ text: String) -> Bool {
+    var text = text
+    return text.withUTF8 { bytes in
+      guard let base = bytes.baseAddress else { return false }
+      let count = bytes.count
+      func isControl(at j: Int) -> Bool {
+        let b = bytes[j]
+        if b < 0x20 { return b != 0x09 && b != 0x0A && b != 0x0D }
+        if b == 0x7F { return true }
+        return b == 0xC2 && j + 1 < count && bytes[j + 1] >= 0x80 && bytes[j + 1] <= 0x9F
+      }
+      var i = 0
+      while i + 8 <= count {
+        let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+        if ByteScanning.hasByteBelow(word, 0x20) || ByteScanning.hasByte(word, 0x7F)
+          || ByteScanning.hasByte(word, 0xC2)
+        {
+          for j in i..<(i + 8) where isControl(at: j) { return true }
+        }
+        i += 8
+      }
+      while i < count {
+        if isControl(at: i) { return true }
+        i += 1
+      }
+      return false
+    }
+  }
+
+  private static func isControl(_ s: Unicode.Scalar) -> Bool {
+    let v = s.value
+    return (v < 0x20 && v != 0x09 && v != 0x0A && v != 0x0D) || (v >= 0x7F && v <= 0x9F)
+  }
+
+  /// Applies `replaced` to every text field of `feed` and of its items.
+  package static func clean(_ feed: inout Feed) {
+    feed.title = feed.title.map(replaced)
+    feed.link = feed.link.map(replaced)
+    for index in feed.items.indices {
+      feed.items[index].id = feed.items[index].id.map(replaced)
+      feed.items[index].title = feed.items[index].title.map(replaced)
+      feed.items[index].link = feed.items[index].link.map(replaced)
+      feed.items[index].author = feed.items[index].author.map(replaced)
+      feed.items[index].categories = feed.items[index].categories.map(replaced)
+      feed.items[index].text = feed.items[index].text.map(replaced)
+      feed.items[index].html = feed.items[index].html.map(replaced)
+      feed.items[index].image = feed.items[index].image.map(replaced)
+    }
+  }
+}

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Dispatch
+import Foundation
+import WatcherSupport
+import WatcherXML
+
+/// Writes a `ParsedFeed` in the stable `watcher parse --json` schema.
+///
+/// It streams through `sink` in chunks, so a 60 MB feed never needs its whole JSON in memory. The schema
+/// (docs/parse-json.md):
+///
+/// ```
+/// {"feed":{"title","link","format"},
+///  "items":[{"key","id","title","link","author","categories":[],"published","updated","text","html",
+///            "enclosures":[{"url","type","length"}],"image"}],
+///  "warnings":["LINE:COL: message"]}
+/// ```
+/// Keys always appear in this order; a missing value is `null`; dates are ISO 8601 UTC to the second.
+public struct FeedJSONWriter {
+  private let sink: ([UInt8]) -> Void
+  /// Items encoded per batch; two batches are encoded at once on large feeds.
+  private let batchSize = 512
+
+  /// Creates a writer that hands each encoded chunk to `sink`, in order.
+  public init(sink: @escaping ([UInt8]) -> Void) {
+    self.sink = sink
+  }
+
+  /// Writes the whole document.
+  public mutating func write(_ parsed: ParsedFeed) {
+    var head = JSONBytes()
+    head.raw("{\"feed\":{\"title\":")
+    head.string(parsed.feed.title)
+    head.raw(",\"link\":")
+    head.string(parsed.feed.link)
+    head.raw(",\"format\":")
+    head.string(parsed.feed.format.rawValue)
+    head.raw("},\"items\":[")
+    let items = parsed.feed.items
+    if items.count <= batchSize {
+      head.items(items, 0..<items.count)
+      sink(head.bytes)
+    } else {
+      sink(head.bytes)
+      var start = 0
+      while start < items.count {
+        let first = start..<min(start + batchSize, items.count)
+        let second = first.upperBound..<min(first.upperBound + batchSize, items.count)
+        for chunk in Self.encodeInParallel(items, [first, second]) { sink(chunk) }
+        start = second.upperBound
+      }
+    }
+    var tail = JSONBytes()
+    tail.raw("\n],\"warnings\":[")
+    for (index, warning) in parsed.warnings.enumerated() {
+      if index > 0 { tail.raw(",") }
+      tail.string(warning.description)
+    }
+    tail.raw("]}\n")
+    sink(tail.bytes)
+  }
+
+  /// One item as `watcher parse --json` prints it, with `extra` members added at the end (a hook's stdin
+  /// adds its feed, rule and tags).
+  public static func itemJSON(_ item: FeedItem, extra: [(String, JSONOutput)]) -> String {
+    var bytes = JSONBytes()
+    bytes.items([item], 0..<1)
+    var text = String(decoding: bytes.bytes, as: UTF8.self)
+    if text.hasPrefix("\n") { text.removeFirst() }
+    if text.hasSuffix("}") { text.removeLast() }
+    for (key, value) in extra { text += "," + JSONOutput.object([(key, value)]).text.dropFirst().dropLast() }
+    return text + "}"
+  }
+
+  /// Encodes the item ranges at the same time, one per thread; results in range order.
+  private static func encodeInParallel(_ items: [FeedItem], _ ranges: [Range<Int>]) -> [[UInt8]] {
+    let results = Locked<[Int: [UInt8]]>([:])
+    DispatchQueue.concurrentPerform(iterations: ranges.count) { index in
+      var bytes = JSONBytes()
+      bytes.items(items, ranges[index])
+      let encoded = bytes.bytes
+      results.withLock { $0[index] = encoded }
+    }
+    return results.withLock { all in ranges.indices.map { all[$0] ?? [] } }
+  }
+}
+
+/// JSON text being built: the item encoding and string escaping behind `FeedJSONWriter`.
+private struct JSONBytes {
+  package var bytes: [UInt8] = []
+
+  package init() { bytes.reserveCapacity(1 << 16) }
+
+  /// The items in `range`, each on its own line, comma-separated (a comma precedes every item but the
+  /// document's first).
+  package mutating func items(_ items: [FeedItem], _ range: Range<Int>) {
+    for index in range {
+      let item = items[index]
+      if index > 0 { raw(",") }
+      raw("\n{\"key\":")
+      string(item.key)
+      raw(",\"id\":")
+      string(item.id)
+      raw(",\"title\":")
+      string(item.title)
+      raw(",\"link\":")
+      string(item.link)
+      raw(",\"author\":")
+      string(item.author)
+      raw(",\"categories\":[")
+      for (k, category) in item.categories.enumerated() {
+        if k > 0 { raw(",") }
+        string(category)
+      }
+      raw("],\"published\":")
+      string(item.published.map(ISODate.format))
+      raw(",\"updated\":")
+      string(item.updated.map(ISODate.format))
+      raw(",\"text\":")
+      string(item.text)
+      raw(",\"html\":")
+      string(item.html)
+      raw(",\"enclosures\":[")
+      for (k, enclosure) in item.enclosures.enumerated() {
+        if k > 0 { raw(",") }
+        raw("{\"url\":")
+        string(enclosure.url)
+        raw(",\"type\":")
+        string(enclosure.type)
+        raw(",\"length\":")
+        raw(enclosure.length.map(String.init) ?? "null")
+        raw("}")
+      }
+      raw("],\"image\":")
+      string(item.image)
+      raw("}")
+    }
+  }
+
+  package mutating func raw(_ s: StaticString) {
+    s.withUTF8Buffer { bytes.append(contentsOf: $0) }
+  }
+
+  package mutating func raw(_ s: String) {
+    bytes.append(contentsOf: s.utf8)
+  }
+
+  /// Whether any byte of `word` is a C0 control character (exact even when some bytes are ≥ 0x80).
+  @inline(__always)
+  private func hasControl(_ word: UInt64) -> Bool {
+    // Clear the high bit of every byte so the subtraction test is exact, then test < 0x20 on the bytes
+    // that had no high bit.
+    let low = word & 0x7F7F_7F7F_7F7F_7F7F
+    let below = ((low &+ 0x6060_6060_6060_6060) & 0x8080_8080_8080_8080) ^ 0x8080_8080_8080_8080
+    return below & ~word & 0x8080_8080_8080_8080 != 0
+  }
+
+  /// A JSON string (or `null`), escaping only what JSON requires; `/` is left alone.
+  package mutating func string(_ value: String?) {
+    guard var value else {
+      raw("null")
+      return
+    }
+    bytes.append(UInt8(ascii: "\""))
+    value.withUTF8 { utf8 in
+      var start = 0
+      var i = 0
+      let n = utf8.count
+      while i < n {
+        // Skip eight plain bytes at a time.
+        if i + 8 <= n, let base = utf8.baseAddress {
+          let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+          if !hasControl(word), !ByteScanning.hasByte(word, UInt8(ascii: "\"")),
+            !ByteScanning.hasByte(word, UInt8(ascii: "\\"))
+          {
+            i += 8
+            continue
+          }
+        }
+        let c = utf8[i]
+        i += 1
+        guard c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") else { continue }
+        let at = i - 1
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<at]))
+        switch c {
+        case UInt8(ascii: "\""): bytes.append(contentsOf: [92, 34])
+        case UInt8(ascii: "\\"): bytes.append(contentsOf: [92, 92])
+        case 10: bytes.append(contentsOf: [92, 110])
+        case 13: bytes.append(contentsOf: [92, 114])
+        case 9: bytes.append(contentsOf: [92, 116])
+        default:
+          let hex = Array("0123456789abcdef".utf8)
+          bytes.append(contentsOf: [92, 117, 48, 48, hex[Int(c >> 4)], hex[Int(c & 15)]])
+        }
+        start = i
+      }
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<n]))
+    }
+    bytes.append(UInt8(ascii: "\""))
+  }
+}

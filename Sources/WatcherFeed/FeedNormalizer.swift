@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherSupport
+import WatcherXML
+
+/// The normalization every format's adapter shares: text, links, authors, dates, sizes.
+package enum FeedNormalizer {
+  /// Builds a `FeedItem` (without its key, which `FeedIdentity` assigns) from the parts a format found.
+  package static func item(
+    id: String?, title: TextConstruct?, link: String?, author: String?, categories: [String],
+    published: Date?, updated: Date?, summary: TextConstruct?, content: TextConstruct?,
+    enclosures: [Enclosure], image: String?
+  ) -> FeedItem {
+    var seen = Set<String>()
+    let uniqueCategories = categories.filter { seen.insert($0).inserted }
+    return FeedItem(
+      key: "", id: id.flatMap(HTMLText.collapsed), title: title?.plainText(singleLine: true), link: link,
+      author: author, categories: uniqueCategories, published: published ?? updated, updated: updated,
+      text: summary?.plainText(singleLine: false) ?? content?.plainText(singleLine: false),
+      html: content?.html ?? summary?.html, enclosures: enclosures, image: image)
+  }
+
+  /// A link with whitespace trimmed, resolved against `base`.
+  package static func link(_ value: String, base: String?) -> String {
+    URLResolver.resolve(value.trimmingASCIIWhitespace, against: base)
+  }
+
+  /// Whether `value` is an http(s) URL (a permalink guid).
+  package static func isWebURL(_ value: String) -> Bool { FeedLocation.isHTTP(value) }
+
+  /// A name from an RSS author field: `mail@example.com (Name)` and `Name <mail@example.com>` give `Name`;
+  /// anything else is kept as written.
+  package static func author(_ raw: String) -> String? {
+    guard let value = HTMLText.collapsed(raw) else { return nil }
+    if value.hasSuffix(")"), let open = value.firstIndex(of: "("), value[..<open].contains("@") {
+      let name = value[value.index(after: open)..<value.index(before: value.endIndex)]
+      if let clean = HTMLText.collapsed(String(name)) { return clean }
+    }
+    if value.hasSuffix(">"), let open = value.lastIndex(of: "<"), value[open...].contains("@") {
+      if let clean = HTMLText.collapsed(String(value[..<open])) { return clean }
+    }
+    return value
+  }
+
+  /// A byte count from an enclosure's `length`, or `nil` if it is not a non-negative number.
+  package static func length(_ raw: String) -> Int? {
+    guard let value = Int(raw.trimmingASCIIWhitespace), value >= 0 else { return nil }
+    return value
+  }
+
+  /// A date read by `DateParser`, or `nil` with a warning at the reader's position.
+  package static func date(_ raw: String, reader: XMLStreamParser) -> Date? {
+    if let date = DateParser.parse(raw) { return date }
+    guard let value = HTMLText.collapsed(raw) else { return nil }
+    reader.warn("unparseable date '\(value.prefix(80))'; left empty")
+    return nil
+  }
+}

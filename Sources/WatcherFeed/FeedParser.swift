@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherSupport
+import WatcherXML
+
+/// Parses any supported feed into the normalized model: the entry point of the Feed layer.
+///
+/// The format is sniffed from the content: JSON Feed when the document starts with `{`, else XML (RSS,
+/// RDF, Atom) read by `XMLStreamParser`. The input is decoded to UTF-8 first (`InputDecoder`).
+public enum FeedParser {
+  /// Limits and context for one parse.
+  public struct Options: Sendable {
+    /// The largest document accepted, in bytes (default 20 MB).
+    public var maxBytes: Int
+    /// The most bytes kept of one text field (title, summary, content); longer ones are cut with a warning.
+    public var maxFieldBytes: Int
+    /// The most items read from one document; later ones are ignored with a warning (default 10,000).
+    public var maxItems: Int
+    /// The most categories kept per item (default 100).
+    public var maxCategories: Int
+    /// The document's URL, when it came from one: relative links are resolved against it.
+    public var documentURL: String?
+    /// The charset the transport reported (HTTP `Content-Type`), used when the document declares none.
+    public var charset: String?
+
+    /// Creates options; the defaults suit feeds from the web.
+    public init(
+      maxBytes: Int = 20_000_000, maxFieldBytes: Int = 1_048_576, maxItems: Int = 10_000, maxCategories: Int = 100,
+      documentURL: String? = nil, charset: String? = nil
+    ) {
+      self.maxBytes = maxBytes
+      self.maxFieldBytes = maxFieldBytes
+      self.maxItems = maxItems
+      self.maxCategories = maxCategories
+      self.documentURL = documentURL
+      self.charset = charset
+    }
+  }
+
+  /// Parses a document held in memory.
+  public static func parse(_ data: Data, options: Options = Options()) throws(FeedParseError) -> ParsedFeed {
+    guard data.count <= options.maxBytes else { throw .tooLarge(limit: options.maxBytes) }
+    let result: Result<ParsedFeed, FeedParseError> = data.withUnsafeBytes { raw in
+      do {
+        let bytes = raw.bindMemory(to: UInt8.self)
+        if let parsed = try parseWhole(bytes, data: data, options: options) { return .success(parsed) }
+        let (encoding, bom) = InputDecoder.sniff(bytes, charsetHint: options.charset)
+        return .success(
+          try parseXML(UnsafeBufferPointer(rebasing: bytes[bom...]), encoding: encoding, options: options))
+      } catch let error as FeedParseError {
+        return .failure(error)
+      } catch {
+        return .failure(.notAFeed(found: "\(error)"))
+      }
+    }
+    return try result.get()
+  }
+
+  /// Reads and parses a file.
+  ///
+  /// UTF-8 XML is parsed as it is read, in 64 KiB chunks, so a large feed never sits in memory whole; at most
+  /// `maxBytes` are read.
+  public static func parse(contentsOf path: String, options: Options = Options()) throws -> ParsedFeed {
+    let file = try ChunkedFile(path: path)
+    if file.size > options.maxBytes { throw FeedParseError.tooLarge(limit: options.maxBytes) }
+    var head = try file.read(upTo: 64 * 1_024)
+    let (encoding, bom) = head.withUnsafeBufferPointer { InputDecoder.sniff($0, charsetHint: options.charset) }
+    let streamable =
+      encoding == "utf-8"
+      && head.withUnsafeBufferPointer { first in
+        let rest = UnsafeBufferPointer(rebasing: first[bom...])
+        guard let lead = rest.first(where: { $0 != 32 && !(9...13).contains($0) }) else { return false }
+        return lead == UInt8(ascii: "<")
+      }
+    guard streamable else {
+      // JSON, gzip, other encodings, or not a feed: these are small; read the rest and parse in memory.
+      head.append(contentsOf: try file.read(upTo: options.maxBytes + 1 - head.count))
+      return try parse(Data(head), options: options)
+    }
+    var total = head.count
+    var repairer = UTF8ChunkRepairer()
+    let reader = XMLFeedReader(documentURL: options.documentURL, maxFieldBytes: options.maxFieldBytes)
+    let (feed, xmlWarnings) = try reader.read { consume in
+      head.withUnsafeBufferPointer { first in
+        repairer.process(UnsafeBufferPointer(rebasing: first[bom...]), isLast: false, emit: consume)
+      }
+      head = []
+      while true {
+        let chunk = try file.read(upTo: 64 * 1_024)
+        total += chunk.count
+        if total > options.maxBytes { throw FeedParseError.tooLarge(limit: options.maxBytes) }
+        chunk.withUnsafeBufferPointer { repairer.process($0, isLast: chunk.isEmpty, emit: consume) }
+        if chunk.isEmpty { break }
+      }
+    }
+    return try finishedXML(feed, warnings: xmlWarnings, repairer: repairer, reader: reader, options: options)
+  }
+
+  /// JSON Feed and gzip, which are parsed whole; `nil` for XML.
+  private static func parseWhole(_ bytes: UnsafeBufferPointer<UInt8>, data: Data, options: Options) throws
+    -> ParsedFeed?
+  {
+    var i = 0
+    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
+    while i < bytes.count, bytes[i] == 32 || (bytes[i] >= 9 && bytes[i] <= 13) { i += 1 }
+    guard i < bytes.count else { throw FeedParseError.empty }
+    let first = bytes[i]
+    if (first == UInt8(ascii: "{") || first == UInt8(ascii: "[")) && i + 1 < bytes.count && bytes[i + 1] != 0 {
+      let (feed, warnings) = try JSONFeedParser.parse(i == 0 ? data : Data(bytes[i...]))
+      return finished(feed, warnings: warnings, options: options)
+    }
+    if Gzip.isGzip(bytes) {
+      // A saved .gz feed, or a server that compressed twice.
+      guard let inflated = try Gzip.decompress(bytes, limit: options.maxBytes) else {
+        throw FeedParseError.notAFeed(found: "corrupt gzip-compressed data")
+      }
+      var parsed = try parse(inflated, options: options)
+      parsed.warnings.insert(FeedWarning(message: "the document was gzip-compressed"), at: 0)
+      return parsed
+    }
+    return nil
+  }
+
+  /// Parses XML bytes in `encoding` (after any byte-order mark).
+  private static func parseXML(_ bytes: UnsafeBufferPointer<UInt8>, encoding: String, options: Options) throws
+    -> ParsedFeed
+  {
+    var converted: [UInt8]?
+    var warnings: [FeedWarning] = []
+    var encoding = encoding
+    if encoding == "windows-1252", InputDecoder.isMultibyteUTF8(bytes) {
+      // Declared Latin-1 but valid UTF-8 with multi-byte characters: the declaration is wrong (valid UTF-8
+      // by accident is vanishingly rare in Latin text).
+      warnings.append(FeedWarning(message: "the document declares a Latin-1 encoding but is UTF-8; read as UTF-8"))
+      encoding = "utf-8"
+    }
+    if encoding != "utf-8" {
+      let (utf8, warning) = InputDecoder.convert(bytes, from: encoding)
+      converted = utf8
+      if let warning { warnings.append(warning) }
+    }
+    var repairer = UTF8ChunkRepairer()
+    let reader = XMLFeedReader(documentURL: options.documentURL, maxFieldBytes: options.maxFieldBytes)
+    let (feed, xmlWarnings) = reader.read { consume in
+      func run(_ all: UnsafeBufferPointer<UInt8>) {
+        var offset = 0
+        repeat {
+          let end = min(all.count, offset + 64 * 1_024)
+          repairer.process(UnsafeBufferPointer(rebasing: all[offset..<end]), isLast: end == all.count, emit: consume)
+          offset = end
+        } while offset < all.count
+      }
+      if let converted { converted.withUnsafeBufferPointer(run) } else { run(bytes) }
+    }
+    var parsed = try finishedXML(
+      feed, warnings: xmlWarnings, repairer: repairer, reader: reader, options: options)
+    parsed.warnings.insert(contentsOf: warnings, at: 0)
+    return parsed
+  }
+
+  private static func finishedXML(
+    _ feed: Feed?, warnings: [FeedWarning], repairer: UTF8ChunkRepairer, reader: XMLFeedReader, options: Options
+  ) throws(FeedParseError) -> ParsedFeed {
+    guard let feed else {
+      throw .notAFeed(found: describe(firstElement: reader.firstElement, sawMarkup: repairer.sawMarkup))
+    }
+    var all = warnings
+    if repairer.escapedAmpersands > 0 {
+      all.insert(
+        FeedWarning(
+          message: "\(repairer.escapedAmpersands) '&' did not start a known entity and were kept as text"), at: 0)
+    }
+    if repairer.invalidBytes > 0 {
+      all.insert(
+        FeedWarning(message: "\(repairer.invalidBytes) byte(s) were not valid UTF-8 and were read as windows-1252"),
+        at: 0)
+    }
+    return finished(feed, warnings: all, options: options)
+  }
+
+  /// Applies the item and category limits, replaces control characters, then gives every item its key.
+  private static func finished(_ feed: Feed, warnings: [FeedWarning], options: Options) -> ParsedFeed {
+    var feed = feed
+    var warnings = warnings
+    if feed.items.count > options.maxItems {
+      warnings.append(
+        FeedWarning(
+          message: "the feed has \(feed.items.count) items; only the first \(options.maxItems) were read (max_items)"))
+      feed.items.removeSubrange(options.maxItems...)
+    }
+    var cut = 0
+    for index in feed.items.indices where feed.items[index].categories.count > options.maxCategories {
+      cut += 1
+      feed.items[index].categories.removeSubrange(options.maxCategories...)
+    }
+    if cut > 0 {
+      warnings.append(
+        FeedWarning(message: "\(cut) item(s) had more than \(options.maxCategories) categories; the rest were ignored"))
+    }
+    ControlCharacters.clean(&feed)
+    FeedIdentity.assignKeys(&feed.items)
+    return ParsedFeed(feed: feed, warnings: warnings)
+  }
+
+  /// What a document that is not a feed holds, in words.
+  private static func describe(firstElement: String?, sawMarkup: Bool) -> String {
+    if let name = firstElement {
+      if name.lowercased() == "html" || name.lowercased().hasPrefix("html ") { return "an HTML page" }
+      return "XML whose root element is <\(name)>, not rss, RDF or feed"
+    }
+    return sawMarkup ? "a document with no elements" : "text or binary data that is not XML or JSON"
+  }
+}

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import WatcherXML
+
+/// An element name as the feed parsers see it: a vocabulary (namespace) and a known local name.
+///
+/// Names are classified once per document and name (`XMLStreamParser` caches them), so the parsers switch
+/// over these small values instead of comparing strings on every element.
+package struct FeedTag: Equatable {
+  /// The namespace an element is in.
+  package enum Vocabulary: Int {
+    case core, atom, rdf, dc, dcterms, content, media, itunes, xhtml, other
+  }
+
+  /// The local names any parser cares about; everything else is `other`.
+  package enum Name: Int, CaseIterable {
+    case other
+    case rss, RDF, channel, item, title, link, description, guid, pubDate, author, category, enclosure, source
+    case image, textinput, feed, entry, id, updated, published, issued, modified, created, summary
+    case content, name, creator, date, subject, encoded, group, thumbnail, keywords, body, div, url
+  }
+
+  package var vocabulary: Vocabulary
+  package var name: Name
+
+  private static let names: [String: Name] = Dictionary(
+    uniqueKeysWithValues: Name.allCases.map { ("\($0)".lowercased(), $0) })
+
+  /// Classifies an element.
+  package init(localName: String, namespace: XMLNamespace) {
+    switch namespace {
+    case .none, .rss, .rss090: vocabulary = .core
+    case .atom: vocabulary = .atom
+    case .rdf: vocabulary = .rdf
+    case .dc: vocabulary = .dc
+    case .dcterms: vocabulary = .dcterms
+    case .content: vocabulary = .content
+    case .media: vocabulary = .media
+    case .itunes: vocabulary = .itunes
+    case .xhtml: vocabulary = .xhtml
+    case .xml, .other: vocabulary = .other
+    }
+    // Feeds are not always careful with case (`<pubdate>`, `<PubDate>`); feedparser ignores it too.
+    name = Self.names[localName.lowercased()] ?? .other
+  }
+
+  /// Packs the tag into the integer `XMLFeedHandler` passes around.
+  package var rawValue: Int { vocabulary.rawValue << 8 | name.rawValue }
+
+  /// Unpacks a tag made by `rawValue`.
+  package init(rawValue: Int) {
+    vocabulary = Vocabulary(rawValue: rawValue >> 8) ?? .other
+    name = Name(rawValue: rawValue & 0xFF) ?? .other
+  }
+
+  package init(_ vocabulary: Vocabulary, _ name: Name) {
+    self.vocabulary = vocabulary
+    self.name = name
+  }
+}

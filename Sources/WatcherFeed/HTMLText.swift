@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import WatcherSupport
+import WatcherXML
+
+/// Plain text from the HTML that feeds put in titles, summaries and content.
+///
+/// Tags are removed; block elements (`p`, `div`, `li`, `br`, headings, …) become line breaks, or spaces in
+/// single-line mode; `script`, `style`, `head` and comments are dropped with their content; character
+/// references and HTML named entities are decoded; whitespace (NBSP included) is collapsed and each line
+/// trimmed. HTML that was escaped twice (`&lt;p&gt;` arriving as text) is converted once more.
+public enum HTMLText {
+  /// The plain text of `html`, or `nil` when nothing but markup and whitespace remains.
+  public static func plainText(fromHTML html: String, singleLine: Bool = false) -> String? {
+    let (text, decodedMarkup) = convert(html, singleLine: singleLine)
+    // Escaped twice: entities decoded to `<`/`&` and the result is HTML again.
+    if decodedMarkup, let text, looksLikeHTML(text) {
+      return convert(text, singleLine: singleLine).0
+    }
+    return text
+  }
+
+  /// `text` with runs of whitespace (NBSP included) collapsed to one space and trimmed; `nil` if empty.
+  public static func collapsed(_ text: String) -> String? {
+    if isCollapsed(text) { return text.isEmpty ? nil : text }
+    var out = [UInt8]()
+    out.reserveCapacity(text.utf8.count)
+    var pendingSpace = false
+    var utf8 = text.utf8.makeIterator()
+    var previous: UInt8 = 0
+    while let c = utf8.next() {
+      if c == 32 || (c >= 9 && c <= 13) {
+        pendingSpace = true
+      } else if c == 0xC2 {
+        previous = c
+        continue
+      } else if previous == 0xC2 && c == 0xA0 {
+        pendingSpace = true
+      } else {
+        if previous == 0xC2 {
+          if pendingSpace && !out.isEmpty { out.append(32) }
+          pendingSpace = false
+          out.append(0xC2)
+        }
+        if pendingSpace && !out.isEmpty { out.append(32) }
+        pendingSpace = false
+        out.append(c)
+      }
+      previous = 0
+    }
+    if previous == 0xC2 {
+      if pendingSpace && !out.isEmpty { out.append(32) }
+      out.append(0xC2)
+    }
+    return out.isEmpty ? nil : String(utf8Bytes: out)
+  }
+
+  /// Whether `text` needs no collapsing: no control characters, NBSP, leading, trailing or double spaces.
+  private static func isCollapsed(_ text: String) -> Bool {
+    var previousSpace = true
+    for c in text.utf8 {
+      if c == 32 {
+        if previousSpace { return false }
+        previousSpace = true
+      } else if c < 32 || c == 0xC2 {
+        return false
+      } else {
+        previousSpace = false
+      }
+    }
+    return !previousSpace || text.isEmpty
+  }
+
+  /// `text` with each line's whitespace collapsed, blank lines dropped, lines joined by `\n`; `nil` if empty.
+  public static func collapsedLines(_ text: String) -> String? {
+    var lines: [String] = []
+    for line in text.split(
+      omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+    {
+      if let clean = collapsed(String(line)) { lines.append(clean) }
+    }
+    return lines.isEmpty ? nil : lines.joined(separator: "\n")
+  }
+
+  /// Whether `text` looks like HTML rather than plain text: it has an end tag or a start tag of a known HTML element (`</b>`, `<p>`, `<br/>`, `<a href=…>`), or a character reference (`&amp;`, `&#8217;`).
+  ///
+  /// Used for fields whose type the format does not say (RSS titles, descriptions), as feedparser does.
+  public static func looksLikeHTML(_ text: String) -> Bool {
+    var found = false
+    var copy = text
+    copy.withUTF8 { b in
+      var i = 0
+      let n = b.count
+      while i < n, !found {
+        let c = b[i]
+        if c == UInt8(ascii: "<"), i + 1 < n {
+          var j = i + 1
+          if b[j] == UInt8(ascii: "/") { j += 1 }
+          let nameStart = j
+          while j < n, isAlnum(b[j]) { j += 1 }
+          if j > nameStart, j < n,
+            b[j] == UInt8(ascii: ">") || b[j] == 32 || b[j] == UInt8(ascii: "/")
+              || b[j] == 9 || b[j] == 10
+          {
+            if knownTags.contains(ByteScanning.lowercaseHash(UnsafeBufferPointer(rebasing: b[nameStart..<j]))) {
+              found = true
+            }
+          }
+        } else if c == UInt8(ascii: "&"), HTMLEntities.characterReference(b, at: i) != nil {
+          found = true
+        }
+        i += 1
+      }
+    }
+    return found
+  }
+
+  // MARK: - Conversion
+
+  /// Plain text of `html`, and whether decoding produced a `<` or `&` (so it may be HTML escaped twice).
+  private static func convert(_ html: String, singleLine: Bool) -> (String?, Bool) {
+    var copy = html
+    return copy.withUTF8 { b -> (String?, Bool) in
+      var sink = TextSink(capacity: b.count, singleLine: singleLine)
+      let n = b.count
+      var i = 0
+      while i < n {
+        let c = b[i]
+        if c == UInt8(ascii: "<") {
+          if let tag = scanTag(b, at: i) {
+            let end = tag.end
+            if !tag.closing, skipContentTags.contains(tag.name) {
+              i = skipElement(b, from: end, name: UnsafeBufferPointer(rebasing: b[tag.nameRange]))
+              sink.pendingSpace = true
+              continue
+            }
+            if blockTags.contains(tag.name) {
+              sink.pendingBreak = true
+            } else if tag.name == imgTag {
+              sink.pendingSpace = true
+            }
+            i = end
+            continue
+          }
+          sink.append(c)
+          i += 1
+        } else if c == UInt8(ascii: "&") {
+          if let (length, scalar) = HTMLEntities.characterReference(b, at: i) {
+            sink.append(scalar: scalar)
+            i += length
+          } else {
+            sink.append(c)
+            i += 1
+          }
+        } else if c == 32 || (c >= 9 && c <= 13) {
+          sink.pendingSpace = true
+          i += 1
+        } else if c == 0xC2, i + 1 < n, b[i + 1] == 0xA0 {
+          sink.pendingSpace = true
+          i += 2
+        } else {
+          // Copy a run of ordinary bytes at once.
+          var j = i + 1
+          while j < n {
+            let d = b[j]
+            if d == UInt8(ascii: "<") || d == UInt8(ascii: "&") || d <= 32 || d == 0xC2 { break }
+            j += 1
+          }
+          sink.append(run: UnsafeBufferPointer(rebasing: b[i..<j]))
+          i = j
+        }
+      }
+      return (sink.finish(), sink.decodedMarkup)
+    }
+  }
+
+  /// The text being built: pending separators are written only before the next visible character.
+  private struct TextSink {
+    package var out: [UInt8]
+    package var pendingSpace = false
+    package var pendingBreak = false
+    package var decodedMarkup = false
+    package let singleLine: Bool
+
+    package init(capacity: Int, singleLine: Bool) {
+      out = []
+      out.reserveCapacity(capacity)
+      self.singleLine = singleLine
+    }
+
+    @inline(__always)
+    package mutating func flushSeparator() {
+      if !out.isEmpty, out[out.count - 1] != 10 {
+        if pendingBreak {
+          out.append(singleLine ? 32 : 10)
+        } else if pendingSpace {
+          out.append(32)
+        }
+      }
+      pendingSpace = false
+      pendingBreak = false
+    }
+
+    @inline(__always)
+    package mutating func append(_ c: UInt8) {
+      if pendingSpace || pendingBreak { flushSeparator() }
+      out.append(c)
+    }
+
+    package mutating func append(run: UnsafeBufferPointer<UInt8>) {
+      if pendingSpace || pendingBreak { flushSeparator() }
+      out.append(contentsOf: run)
+    }
+
+    package mutating func append(scalar: UInt32) {
+      if scalar == 0xA0 || scalar == 32 || scalar == 9 || scalar == 10 || scalar == 13 {
+        pendingSpace = true
+        return
+      }
+      if scalar == 0x3C || scalar == 0x26 { decodedMarkup = true }
+      if pendingSpace || pendingBreak { flushSeparator() }
+      InputDecoder.appendUTF8(of: scalar, to: &out)
+    }
+
+    package mutating func finish() -> String? {
+      while let last = out.last, last == 32 || last == 10 { out.removeLast() }
+      return out.isEmpty ? nil : String(utf8Bytes: out)
+    }
+  }
+
+  /// A tag found by `scanTag`.
+  private struct Tag {
+    /// The offset after the tag.
+    package var end: Int
+    /// `ByteScanning.lowercaseHash` of the name (0 for comments and declarations).
+    package var name: UInt64
+    /// Where the name is.
+    package var nameRange: Range<Int>
+    /// Whether it is an end tag.
+    package var closing: Bool
+  }
+
+  /// The tag, comment or declaration that starts at `i`, or `nil` when `<` is just a character.
+  private static func scanTag(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> Tag? {
+    let n = b.count
+    guard i + 1 < n else { return nil }
+    var j = i + 1
+    let next = b[j]
+    if next == UInt8(ascii: "!") {
+      if j + 2 < n, b[j + 1] == UInt8(ascii: "-"), b[j + 2] == UInt8(ascii: "-") {
+        var k = j + 3
+        while k + 2 < n, !(b[k] == UInt8(ascii: "-") && b[k + 1] == UInt8(ascii: "-") && b[k + 2] == UInt8(ascii: ">"))
+        {
+          k += 1
+        }
+        return Tag(end: min(n, k + 3), name: 0, nameRange: 0..<0, closing: false)
+      }
+      return Tag(end: endOfTag(b, from: j), name: 0, nameRange: 0..<0, closing: false)
+    }
+    if next == UInt8(ascii: "?") { return Tag(end: endOfTag(b, from: j), name: 0, nameRange: 0..<0, closing: false) }
+    var closing = false
+    if next == UInt8(ascii: "/") {
+      closing = true
+      j += 1
+    }
+    guard j < n, isLetter(b[j]) else { return nil }
+    let nameStart = j
+    while j < n, isAlnum(b[j]) || b[j] == UInt8(ascii: ":") || b[j] == UInt8(ascii: "-") { j += 1 }
+    let name = ByteScanning.lowercaseHash(UnsafeBufferPointer(rebasing: b[nameStart..<j]))
+    return Tag(end: endOfTag(b, from: j), name: name, nameRange: nameStart..<j, closing: closing)
+  }
+
+  /// The offset after the `>` that closes a tag, skipping quoted attribute values.
+  private static func endOfTag(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    var j = start
+    var quote: UInt8 = 0
+    while j < b.count {
+      let c = b[j]
+      if quote != 0 {
+        if c == quote { quote = 0 }
+      } else if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
+        // Only a quote that starts an attribute value opens a quoted run.
+        if j > 0, b[j - 1] == UInt8(ascii: "=") || b[j - 1] == 32 { quote = c }
+      } else if c == UInt8(ascii: ">") {
+        return j + 1
+      }
+      j += 1
+    }
+    return b.count
+  }
+
+  /// The offset after `</name>` (or the end), for elements whose content is not text.
+  private static func skipElement(
+    _ b: UnsafeBufferPointer<UInt8>, from start: Int, name target: UnsafeBufferPointer<UInt8>
+  ) -> Int {
+    var j = start
+    while j + 1 < b.count {
+      if b[j] == UInt8(ascii: "<"), b[j + 1] == UInt8(ascii: "/"), j + 2 + target.count <= b.count {
+        var match = true
+        for k in 0..<target.count where b[j + 2 + k] | 0x20 != target[k] | 0x20 {
+          match = false
+          break
+        }
+        if match { return endOfTag(b, from: j + 2 + target.count) }
+      }
+      j += 1
+    }
+    return b.count
+  }
+
+  @inline(__always) private static func isLetter(_ c: UInt8) -> Bool { (c | 0x20) >= 97 && (c | 0x20) <= 122 }
+  @inline(__always) private static func isAlnum(_ c: UInt8) -> Bool { isLetter(c) || (c >= 48 && c <= 57) }
+
+  private static let imgTag = ByteScanning.lowercaseHash("img")
+
+  /// Elements that end a line of text (as name hashes, so no String is made per tag).
+  private static let blockTags = Set(blockTagNames.map(ByteScanning.lowercaseHash))
+  private static let blockTagNames = [
+    "p", "br", "div", "li", "ul", "ol", "tr", "td", "th", "table", "h1", "h2", "h3", "h4", "h5", "h6",
+    "blockquote", "pre", "hr", "section", "article", "header", "footer", "dd", "dt", "dl", "figure",
+    "figcaption", "aside", "nav", "main", "address", "caption", "tbody", "thead", "tfoot", "details",
+    "summary", "form", "fieldset", "iframe", "video", "audio",
+  ]
+  /// Elements whose content is not text to show.
+  private static let skipContentTagNames = ["script", "style", "head", "title", "template", "noscript"]
+  private static let skipContentTags = Set(skipContentTagNames.map(ByteScanning.lowercaseHash))
+  /// Elements whose presence marks a string as HTML.
+  private static let knownTags = Set(
+    (blockTagNames + skipContentTagNames + [
+      "a", "b", "i", "u", "s", "em", "strong", "span", "img", "code", "small", "big", "sub", "sup", "font",
+      "abbr", "cite", "q", "del", "ins", "mark", "tt", "kbd", "var", "html", "body", "center", "strike",
+    ]).map(ByteScanning.lowercaseHash))
+}

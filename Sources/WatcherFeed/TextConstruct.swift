@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+/// A text field as the feed gave it, with whether it is HTML, before normalization.
+package struct TextConstruct {
+  /// The raw value (HTML source when `isHTML`).
+  package var value: String
+  /// Whether `value` is HTML (RSS descriptions, Atom `type="html"`/`"xhtml"`, or text that looks like it).
+  package var isHTML: Bool
+
+  /// For fields whose type the format leaves open (RSS titles, iTunes summaries): HTML when it looks like it.
+  package init(guessing value: String) {
+    self.value = value
+    isHTML = HTMLText.looksLikeHTML(value)
+  }
+
+  package init(value: String, isHTML: Bool) {
+    self.value = value
+    self.isHTML = isHTML
+  }
+
+  /// An Atom text construct: `type` is `text` (the default), `html`, `xhtml`, a MIME type, or Atom 0.3's
+  /// `mode="escaped"`.
+  package static func isHTML(atomType type: String?, mode: String?) -> Bool {
+    if mode?.lowercased() == "escaped" { return true }
+    guard let type = type?.lowercased() else { return false }
+    return type == "html" || type == "xhtml" || type.contains("html")
+  }
+
+  /// Whether an Atom `type` asks for inline XHTML.
+  package static func isXHTML(atomType type: String?) -> Bool {
+    guard let type = type?.lowercased() else { return false }
+    return type == "xhtml" || type == "application/xhtml+xml"
+  }
+
+  /// Plain text: HTML converted, plain text with its lines kept (or joined in single-line mode).
+  package func plainText(singleLine: Bool) -> String? {
+    if isHTML { return HTMLText.plainText(fromHTML: value, singleLine: singleLine) }
+    return singleLine ? HTMLText.collapsed(value) : HTMLText.collapsedLines(value)
+  }
+
+  /// HTML source: the value itself, or plain text escaped.
+  package var html: String? {
+    if isHTML { return value.isEmpty ? nil : value }
+    guard HTMLText.collapsed(value) != nil else { return nil }
+    var out = ""
+    out.reserveCapacity(value.utf8.count)
+    for c in value.unicodeScalars {
+      switch c {
+      case "<": out += "&lt;"
+      case ">": out += "&gt;"
+      case "&": out += "&amp;"
+      default: out.unicodeScalars.append(c)
+      }
+    }
+    return out
+  }
+}

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherXML
+
+/// A format's reader of XML elements (`RSSParser`, `AtomParser`).
+package protocol FeedElementParser: AnyObject {
+  /// An element inside the feed starts.
+  func start(_ tag: FeedTag, attributes: XMLAttributes) -> XMLCapture
+  /// An element inside the feed ends, with its captured text.
+  func end(_ tag: FeedTag, text: String?)
+  /// The normalized feed, once the document is read.
+  func finish() -> Feed
+}
+
+/// Finds the feed's root element, picks the format's parser, and hands it the elements inside.
+///
+/// The root may be nested (an Atom feed wrapped in an XHTML page); elements before it are skipped. When the
+/// document has no feed root at all, `found` says what it had instead.
+package final class XMLFeedReader: XMLFeedHandler {
+  private var parser: (any FeedElementParser)?
+  private var rootDepth = 0
+  private var depth = 0
+  private var done = false
+  private var rootIsEntry = false
+  /// Whether an element in the Netscape RSS 0.90 namespace was seen (RDF roots are 0.90 or 1.0).
+  private var sawRSS090 = false
+  /// The first element's name, for the "not a feed" message.
+  package private(set) var firstElement: String?
+  private var documentURL: String?
+  private let maxFieldBytes: Int
+  private var stream: XMLStreamParser?
+
+  package init(documentURL: String?, maxFieldBytes: Int) {
+    self.documentURL = documentURL
+    self.maxFieldBytes = maxFieldBytes
+  }
+
+  /// Parses the UTF-8 document `produce` delivers in chunks (see `XMLStreamParser.parse`); `nil` feed when
+  /// it has no feed root.
+  package func read(_ produce: ((UnsafeBufferPointer<UInt8>) -> Void) throws -> Void) rethrows -> (Feed?, [FeedWarning])
+  {
+    // The format parsers keep an unowned reference to the stream; the reader keeps it alive.
+    let stream = XMLStreamParser(handler: self, documentURL: documentURL, maxFieldBytes: maxFieldBytes)
+    self.stream = stream
+    try stream.parse(produce)
+    var feed = parser?.finish()
+    if feed?.format == .rss10, sawRSS090 { feed?.format = .rss090 }
+    return (feed, stream.warnings)
+  }
+
+  package func tag(for localName: String, namespace: XMLNamespace) -> Int {
+    if namespace == .rss090 { sawRSS090 = true }
+    if firstElement == nil {
+      firstElement = namespace == .none ? localName : "\(localName) (\(namespace))"
+    }
+    return FeedTag(localName: localName, namespace: namespace).rawValue
+  }
+
+  package func start(_ raw: Int, attributes: XMLAttributes) -> XMLCapture {
+    depth += 1
+    let tag = FeedTag(rawValue: raw)
+    if let parser {
+      return done ? .none : parser.start(tag, attributes: attributes)
+    }
+    guard let stream, let (format, kind) = Self.root(tag, attributes: attributes) else { return .none }
+    rootDepth = depth
+    switch kind {
+    case .rss:
+      parser = RSSParser(format: format, reader: stream)
+    case .atom(let acceptsCore, let entry):
+      let atom = AtomParser(format: format, acceptsCore: acceptsCore, reader: stream)
+      parser = atom
+      // A lone Atom entry is its own root: it is passed in like any entry.
+      rootIsEntry = entry
+      if entry { return atom.start(tag, attributes: attributes) }
+    }
+    return .none
+  }
+
+  package func end(_ raw: Int, text: String?) {
+    defer { depth -= 1 }
+    guard let parser, !done else { return }
+    if depth == rootDepth {
+      if rootIsEntry { parser.end(FeedTag(rawValue: raw), text: text) }
+      done = true
+      stream?.stop()
+      return
+    }
+    parser.end(FeedTag(rawValue: raw), text: text)
+  }
+
+  private enum Kind {
+    case rss
+    case atom(acceptsCore: Bool, entry: Bool)
+  }
+
+  /// The format a root element starts, or `nil` when it is not a feed root.
+  private static func root(_ tag: FeedTag, attributes: XMLAttributes) -> (FeedFormat, Kind)? {
+    switch (tag.vocabulary, tag.name) {
+    case (.core, .rss):
+      let version = attributes.value("version")?.trimmingCharacters(in: .whitespaces) ?? ""
+      let format: FeedFormat =
+        switch version {
+        case "0.91": .rss091
+        case "0.92": .rss092
+        case "0.93": .rss093
+        case "0.94": .rss094
+        case "0.90", "0.9": .rss090
+        default: .rss20
+        }
+      return (format, .rss)
+    case (.rdf, .RDF), (.core, .RDF), (.other, .RDF):
+      return (.rss10, .rss)
+    case (.core, .channel):
+      return (.rss20, .rss)
+    case (.atom, .feed):
+      let version = attributes.value("version")
+      return (version == "0.3" ? .atom03 : .atom10, .atom(acceptsCore: false, entry: false))
+    case (.core, .feed), (.other, .feed):
+      return (attributes.value("version") == "0.3" ? .atom03 : .atom10, .atom(acceptsCore: true, entry: false))
+    case (.atom, .entry):
+      return (.atom10, .atom(acceptsCore: false, entry: true))
+    default:
+      return nil
+    }
+  }
+}

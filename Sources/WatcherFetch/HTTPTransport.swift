@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Synchronization
+import WatcherSupport
+
+/// One conditional GET.
+public struct FetchRequest: Sendable, Equatable {
+  /// The URL (http or https).
+  public var url: String
+  /// `If-None-Match`.
+  public var etag: String?
+  /// `If-Modified-Since`.
+  public var lastModified: String?
+  /// The most bytes accepted.
+  public var maxBytes: Int
+  /// Hard timeout for the whole transfer, seconds.
+  public var timeout: Int
+
+  /// Creates a request.
+  public init(
+    url: String, etag: String? = nil, lastModified: String? = nil, maxBytes: Int = 20_000_000, timeout: Int = 30
+  ) {
+    self.url = url
+    self.etag = etag
+    self.lastModified = lastModified
+    self.maxBytes = maxBytes
+    self.timeout = timeout
+  }
+}
+
+/// What a server answered.
+public struct FetchResponse: Sendable, Equatable {
+  /// The final status (after redirects).
+  public var status: Int
+  /// The body (decoded from gzip/deflate).
+  public var body: Data
+  /// `ETag`.
+  public var etag: String?
+  /// `Last-Modified`.
+  public var lastModified: String?
+  /// The `charset` of `Content-Type`.
+  public var charset: String?
+  /// `Retry-After`, as seconds from now.
+  public var retryAfter: Int?
+  /// `Cache-Control: max-age`, seconds.
+  public var maxAge: Int?
+  /// The URL the body came from (after redirects).
+  public var finalURL: String
+  /// Where a permanent redirect (301/308) chain from the requested URL ends, if it started with one.
+  public var permanentRedirect: String?
+
+  /// Creates a response.
+  public init(
+    status: Int, body: Data = Data(), etag: String? = nil, lastModified: String? = nil, charset: String? = nil,
+    retryAfter: Int? = nil, maxAge: Int? = nil, finalURL: String, permanentRedirect: String? = nil
+  ) {
+    self.status = status
+    self.body = body
+    self.etag = etag
+    self.lastModified = lastModified
+    self.charset = charset
+    self.retryAfter = retryAfter
+    self.maxAge = maxAge
+    self.finalURL = finalURL
+    self.permanentRedirect = permanentRedirect
+  }
+}
+
+/// Why a fetch failed before an HTTP answer could be used.
+public enum FetchError: Error, Sendable, Equatable {
+  /// No complete answer within the time limit (or the server was too slow).
+  case timeout(seconds: Int)
+  /// The body is larger than the cap.
+  case tooLarge(limit: Int)
+  /// More than five redirects, or a loop.
+  case tooManyRedirects
+  /// A redirect to a scheme other than http/https (file://, ftp://…) was refused; where it pointed.
+  case forbiddenRedirect(location: String)
+  /// The response's headers are larger than the limit.
+  case headersTooLarge(limit: Int)
+  /// A redirect led to an address more private than the first one (a public server pointing at
+  /// 127.0.0.1, the LAN or a link-local metadata service); the address it would have connected to.
+  case redirectedInward(address: String)
+  /// DNS, connection, TLS or transfer failure, in libcurl's words.
+  case transport(String)
+  /// Stopped because watcher is shutting down (not the feed's fault).
+  case cancelled
+}
+
+extension FetchError: CustomStringConvertible {
+  public var description: String {
+    switch self {
+    case .timeout(let seconds): return "no complete answer within \(seconds) s"
+    case .tooLarge(let limit): return "the response is larger than the \(ByteCount.format(limit)) limit"
+    case .tooManyRedirects: return "more than 5 redirects (a redirect loop?)"
+    case .forbiddenRedirect(let location):
+      return "redirected to \(location), which is not an http or https URL; refused"
+    case .headersTooLarge(let limit):
+      return "the server sent more than \(ByteCount.format(limit)) of headers; refused"
+    case .redirectedInward(let address):
+      return "redirected to \(address), a more private address than the feed's own; refused"
+    case .transport(let message): return message
+    case .cancelled: return "cancelled (watcher is stopping)"
+    }
+  }
+}
+
+/// Fetches URLs; `CurlTransport` in production, fakes in tests.
+public protocol HTTPTransport: Sendable {
+  /// Fetches every request, at most `concurrency` at once and two per host; results in request order.
+  /// Transfers still running when `cancellation` is set end as `.cancelled` within about a second.
+  func fetch(_ requests: [FetchRequest], concurrency: Int, cancellation: Cancellation?) -> [Result<
+    FetchResponse, FetchError
+  >]
+}
+
+extension HTTPTransport {
+  /// Fetches without cancellation.
+  public func fetch(_ requests: [FetchRequest], concurrency: Int) -> [Result<FetchResponse, FetchError>] {
+    fetch(requests, concurrency: concurrency, cancellation: nil)
+  }
+}

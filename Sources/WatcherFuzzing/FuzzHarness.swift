@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherConfig
+import WatcherFeed
+import WatcherPoll
+import WatcherRules
+import WatcherState
+import WatcherSupport
+
+/// The code each libFuzzer target runs on one input (Fuzz/), kept here so that the regression tests run
+/// every saved finding through exactly the same code.
+public enum FuzzHarness: String, CaseIterable, Sendable {
+  /// The whole feed parser: sniffing, decoding, libxml2 SAX, RSS/Atom/JSON adapters, JSON output.
+  case feed
+  /// The date parser alone.
+  case date
+  /// The config loader (YAML, the rule mapping, regex compilation), then the loaded rules run on an item
+  /// made of the same bytes, which drives the regex matcher over fuzzed text.
+  case config
+  /// The OPML reader, then an export of what it read.
+  case opml
+  /// A feed's state file as read from disk, then every computation made with it: the schedule, a
+  /// failure's backoff with a Retry-After, the JSON written back, and the kept-notifications bounds.
+  case state
+
+  /// Runs the target on `data`; any outcome but a crash, a leak or a hang is fine.
+  public func run(_ data: Data) {
+    switch self {
+    case .feed:
+      guard let parsed = try? FeedParser.parse(data, options: .init(maxBytes: 1 << 20)) else { return }
+      var writer = FeedJSONWriter { _ in }
+      writer.write(parsed)
+    case .date:
+      _ = DateParser.parse(String(decoding: data, as: UTF8.self))
+    case .config:
+      let text = String(decoding: data, as: UTF8.self)
+      guard let config = try? ConfigLoader.parse(text, path: "fuzz.yaml"), let feed = config.feeds.first else { return }
+      let engine = RuleEngine(rules: config.rules, settings: config.settings.notify)
+      let item = FeedItem(key: "k", title: text, categories: [text], text: text)
+      _ = engine.evaluate(item, feed: feed, now: Date(timeIntervalSince1970: 0))
+    case .state:
+      guard var state = try? StateStore.decode(data) else { return }
+      let now = Date(timeIntervalSince1970: 1_800_000_000)
+      let feed = FeedConfig(url: state.url, name: "f", interval: 5_200 * 604_800)
+      _ = Schedule.nextDue(feed, state: state, settings: Settings())
+      Poller.recordFailure(&state, interval: 5_200 * 604_800, retryAfter: Int.max, now: now)
+      _ = Schedule.isDue(feed, state: state, settings: Settings(), now: now)
+      _ = state.json.pretty
+      let kept = state.pending.map { KeptNotification(feed: "f", action: $0) }
+      _ = KeptNotification.prune(kept, settings: NotifySettings(), now: now)
+    case .opml:
+      guard let subscriptions = try? OPML.parse(data) else { return }
+      let feeds = subscriptions.map { FeedConfig(url: $0.url, name: $0.title ?? $0.url, tags: $0.tags) }
+      _ = OPML.export(feeds, date: Date(timeIntervalSince1970: 0))
+    }
+  }
+}

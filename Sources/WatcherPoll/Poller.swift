@@ -1,0 +1,462 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherActions
+import WatcherConfig
+import WatcherFeed
+import WatcherFetch
+import WatcherRules
+import WatcherState
+import WatcherSupport
+
+/// One pass over feeds: fetch, parse, diff against state, rules, pending actions, save (SPEC §5, §6).
+///
+/// A failing feed never stops the others. State is saved after each feed with durable atomic writes.
+public struct Poller {
+  /// What to do with new items.
+  public enum Mode: Sendable {
+    /// Act on new items (subject to the first-poll policy and `max_age`).
+    case normal
+    /// Record every current item as seen, act on none (`watcher catch-up`).
+    case catchUp
+    /// A feed whose state file was corrupt: record everything, act on nothing.
+    case silentRestart
+  }
+
+  /// What happened to one feed.
+  public struct Outcome: Sendable {
+    /// The feed.
+    public var feed: FeedConfig
+    /// Whether it was polled (false: not due yet).
+    public var polled = false
+    /// HTTP 304 (or an unchanged file).
+    public var notModified = false
+    /// Items in the feed now.
+    public var items = 0
+    /// Items not seen before.
+    public var newItems = 0
+    /// New items acted on (rules evaluated).
+    public var actedOn = 0
+    /// Actions recorded as pending.
+    public var actions = 0
+    /// The failure, when the feed could not be polled.
+    public var error: String?
+    /// Set when the feed was named (forced) but not polled because its server asked to wait until then.
+    public var heldUntil: Date?
+    /// Problems worth reporting that did not stop the feed (corrupt state, parse warnings).
+    public var warnings: [String] = []
+    /// Actions that failed (a notification service that cannot be reached, a failing hook).
+    public var actionErrors: [String] = []
+    /// Actions still pending after the pass (to retry, or not run because watcher was stopping).
+    public var pendingLeft = 0
+    /// Notifications that could not be shown and were kept to show later.
+    public var kept = 0
+  }
+
+  /// What a pass did: one outcome per feed, and what became of the notifications kept for later.
+  public struct Pass: Sendable {
+    /// One outcome per feed, in the order given.
+    public var outcomes: [Outcome]
+    /// Kept notifications shown at the start of this pass (several as one summary).
+    public var keptShown = 0
+    /// Notifications kept at the end of the pass, waiting for the notification service.
+    public var keptWaiting = 0
+    /// Kept notifications given up on (older than `keep_for`, or beyond `keep_max`).
+    public var keptDropped = 0
+    /// Why the kept notifications could not be shown or stored, when they could not.
+    public var keptError: String?
+  }
+
+  package let config: Config
+  package let store: StateStore
+  package let transport: any HTTPTransport
+  package let runner: any ActionRunner
+  package let cancellation: Cancellation?
+
+  /// Creates a poller; setting `cancellation` stops it between feeds and aborts transfers in flight.
+  public init(
+    config: Config, store: StateStore, transport: any HTTPTransport, runner: any ActionRunner,
+    cancellation: Cancellation? = nil
+  ) {
+    self.config = config
+    self.store = store
+    self.transport = transport
+    self.runner = runner
+    self.cancellation = cancellation
+  }
+
+  /// The longest a server's `Retry-After` is honoured (a week).
+  package static let maxRetryAfter = 7 * 86_400
+
+  /// Whether `feed` is due at `now` given its state.
+  public func isDue(_ feed: FeedConfig, state: FeedState, now: Date) -> Bool {
+    Schedule.isDue(feed, state: state, settings: config.settings, now: now)
+  }
+
+  /// Polls `feeds` (all of them when `force`, else the due ones) and returns one outcome per feed.
+  ///
+  /// A server's `Retry-After` holds even for forced feeds, unless `ignoreRetryAfter`.
+  public func poll(
+    _ feeds: [FeedConfig], force: Bool, ignoreRetryAfter: Bool = false, mode: Mode = .normal, now: Date = Date()
+  ) -> [Outcome] {
+    pass(feeds, force: force, ignoreRetryAfter: ignoreRetryAfter, mode: mode, now: now).outcomes
+  }
+
+  /// Polls like `poll`, and first shows the notifications kept from earlier passes when it can.
+  public func pass(
+    _ feeds: [FeedConfig], force: Bool, ignoreRetryAfter: Bool = false, mode: Mode = .normal, now: Date = Date()
+  ) -> Pass {
+    var pass = Pass(outcomes: [])
+    if mode == .normal { showKept(&pass, now: now) }
+    pass.outcomes = feedOutcomes(feeds, force: force, ignoreRetryAfter: ignoreRetryAfter, mode: mode, now: now)
+    pass.keptWaiting = (try? store.keptNotifications(readOnly: true).count) ?? 0
+    return pass
+  }
+
+  /// Shows the kept notifications (one summary when several), or keeps them, pruned to the bounds.
+  private func showKept(_ pass: inout Pass, now: Date) {
+    do {
+      let stored = try store.keptNotifications()
+      guard !stored.isEmpty else { return }
+      let (kept, dropped) = KeptNotification.prune(stored, settings: config.settings.notify, now: now)
+      pass.keptDropped = dropped
+      if !kept.isEmpty, case .keep(let reason) = runner.showKept(kept) {
+        pass.keptError = reason
+        if dropped > 0 { try store.saveKept(kept) }
+        return
+      }
+      pass.keptShown = kept.count
+      try store.saveKept([])
+    } catch {
+      pass.keptError = "\(error)"
+    }
+  }
+
+  private func feedOutcomes(
+    _ feeds: [FeedConfig], force: Bool, ignoreRetryAfter: Bool, mode: Mode, now: Date
+  ) -> [Outcome] {
+    var outcomes: [Outcome] = []
+    var states: [FeedState] = []
+    var chosen: [FeedConfig] = []
+    var restarted: Set<String> = []
+    for feed in feeds {
+      var outcome = Outcome(feed: feed)
+      let state: FeedState
+      do {
+        let loaded = try store.load(url: feed.url)
+        state = loaded.state
+        if let warning = loaded.restarted {
+          outcome.warnings.append(warning)
+          restarted.insert(feed.url)
+        }
+      } catch {
+        // A state file that exists but cannot be read: never overwritten, nothing done for the feed.
+        outcome.error = "\(error)"
+        outcomes.append(outcome)
+        continue
+      }
+      if force, let until = state.retryAfterUntil, until > now {
+        guard ignoreRetryAfter else {
+          outcome.heldUntil = until
+          outcomes.append(outcome)
+          continue
+        }
+        outcome.warnings.append(
+          "the server asked not to be polled before \(ISODate.format(until)) (Retry-After); polling anyway (--force)")
+      }
+      guard force || isDue(feed, state: state, now: now) else {
+        // Not due, but actions left pending by an earlier pass (a failure, a crash) are retried every pass.
+        if !state.pending.isEmpty, mode == .normal {
+          var retried = state
+          runPending(&retried, feed: feed, outcome: &outcome, now: now)
+        }
+        outcomes.append(outcome)
+        continue
+      }
+      outcome.polled = true
+      outcomes.append(outcome)
+      states.append(state)
+      chosen.append(feed)
+    }
+    // Fetch the HTTP feeds together (concurrently, two per host); read the files directly. In batches, so
+    // that a pass over 1,000 feeds holds a batch of bodies in memory, not all of them.
+    let engine = RuleEngine(rules: config.rules, settings: config.settings.notify)
+    let batchSize = max(32, 4 * config.settings.concurrency)
+    var outcomeIndex = 0
+    for batchStart in stride(from: 0, to: chosen.count, by: batchSize) {
+      let batch = batchStart..<min(chosen.count, batchStart + batchSize)
+      let httpIndices = batch.filter { FeedLocation.isHTTP(chosen[$0].url) }
+      let requests = httpIndices.map {
+        FetchRequest(
+          url: chosen[$0].url, etag: states[$0].etag,
+          lastModified: states[$0].lastModified, maxBytes: config.settings.maxBytes, timeout: config.settings.timeout)
+      }
+      let fetched =
+        requests.isEmpty
+        ? [] : transport.fetch(requests, concurrency: config.settings.concurrency, cancellation: cancellation)
+      var responses: [Int: Result<FetchResponse, FetchError>] = [:]
+      for (offset, index) in httpIndices.enumerated() { responses[index] = fetched[offset] }
+
+      for index in batch {
+        let feed = chosen[index]
+        while outcomes[outcomeIndex].feed != feed || !outcomes[outcomeIndex].polled { outcomeIndex += 1 }
+        var state = states[index]
+        var outcome = outcomes[outcomeIndex]
+        // Stopping: leave unfinished feeds exactly as they were.
+        if case .failure(.cancelled)? = responses[index] { continue }
+        if cancellation?.isCancelled == true, responses[index] == nil { continue }
+        state.lastAttempt = now
+        let parsed = load(feed, response: responses[index], state: &state, outcome: &outcome, now: now)
+        if let parsed {
+          // After a corrupt state file the feed starts again silently, whatever first_poll says: its items
+          // may have been handled already.
+          let feedMode = restarted.contains(feed.url) && mode == .normal ? .silentRestart : mode
+          apply(parsed, feed: feed, state: &state, outcome: &outcome, engine: engine, mode: feedMode, now: now)
+        }
+        // Act only once the pending actions are durably saved: a state that cannot be written would
+        // otherwise repeat the same actions on every poll.
+        let saved = save(&state, outcome: &outcome, durably: !state.pending.isEmpty)
+        if saved, !state.pending.isEmpty, mode == .normal {
+          runPending(&state, feed: feed, outcome: &outcome, now: now)
+        }
+        outcomes[outcomeIndex] = outcome
+      }
+    }
+    store.syncDirectory()
+    return outcomes
+  }
+
+  /// Hands the pending actions to the runner and saves the state without the ones it did (the pending
+  /// list was saved before, so a crash here repeats actions but never loses one).
+  private func runPending(_ state: inout FeedState, feed: FeedConfig, outcome: inout Outcome, now: Date) {
+    let results = runner.run(state.pending, feed: feed)
+    var kept: [FeedState.PendingAction] = []
+    var toKeep: [FeedState.PendingAction] = []
+    for (action, result) in zip(state.pending, results) {
+      switch result {
+      case .done: break
+      case .notRun: kept.append(action)
+      case .keep(let reason):
+        toKeep.append(action)
+        if !outcome.actionErrors.contains(reason) { outcome.actionErrors.append(reason) }
+      case .retry(let updated, let reason):
+        kept.append(updated)
+        outcome.actionErrors.append("hook of rule '\(action.rule ?? "")' failed (\(reason)); will retry")
+      case .drop(let reason):
+        state.dropped.append(
+          FeedState.DroppedAction(
+            key: action.key, rule: action.rule, what: action.command ?? action.summary ?? "", reason: reason,
+            time: Date()))
+        state.dropped = Array(state.dropped.suffix(20))
+        outcome.actionErrors.append(
+          "hook of rule '\(action.rule ?? "")' dropped after \(action.attempts + 1) attempts: \(reason)")
+      }
+    }
+    // Notifications that could not be shown move to the kept list (saved first: never lost); should that
+    // fail, they stay pending here.
+    if !toKeep.isEmpty {
+      do {
+        let stored = try store.keptNotifications()
+        let added = toKeep.map { KeptNotification(feed: feed.name, action: $0) }
+        let (bounded, _) = KeptNotification.prune(stored + added, settings: config.settings.notify, now: now)
+        try store.saveKept(bounded)
+        outcome.kept += toKeep.count
+      } catch {
+        kept += toKeep
+        outcome.actionErrors.append("cannot keep notifications for later: \(error)")
+      }
+    }
+    // Actions the runner did not report on (a shorter answer) stay pending.
+    kept += state.pending.dropFirst(results.count)
+    state.pending = kept
+    outcome.pendingLeft = kept.count
+    save(&state, outcome: &outcome)
+  }
+
+  /// The parsed feed, or `nil` when there is nothing new to read (304) or the feed failed.
+  private func load(
+    _ feed: FeedConfig, response: Result<FetchResponse, FetchError>?, state: inout FeedState, outcome: inout Outcome,
+    now: Date
+  ) -> ParsedFeed? {
+    let interval = feed.interval ?? config.settings.interval
+    func fail(_ message: String, retryAfter: Int? = nil) -> ParsedFeed? {
+      Self.recordFailure(&state, interval: interval, retryAfter: retryAfter, now: now)
+      state.lastError = message
+      outcome.error = message
+      return nil
+    }
+    guard let response else {
+      // A file or a plain path.
+      do {
+        let parsed = try FeedParser.parse(
+          contentsOf: FeedLocation.path(of: feed.url), options: FeedParser.options(config.settings))
+        succeed(&state)
+        return parsed
+      } catch let error as FeedParseError {
+        return fail("\(error)")
+      } catch {
+        return fail("cannot read: \((error as NSError).localizedDescription)")
+      }
+    }
+    switch response {
+    case .failure(let error):
+      return fail("\(error)")
+    case .success(let http):
+      if let moved = http.permanentRedirect { state.movedTo = moved }
+      switch http.status {
+      case 304:
+        succeed(&state, maxAge: http.maxAge, now: now)
+        outcome.notModified = true
+        for key in state.items.keys where state.items[key]?.lastSeen == state.lastSuccessBefore {
+          state.items[key]?.lastSeen = now
+        }
+        return nil
+      case 200..<300:
+        do {
+          let parsed = try FeedParser.parse(
+            http.body,
+            options: FeedParser.options(config.settings, documentURL: http.finalURL, charset: http.charset))
+          state.etag = http.etag
+          state.lastModified = http.lastModified
+          succeed(&state, maxAge: http.maxAge, now: now)
+          return parsed
+        } catch {
+          return fail("\(error)")
+        }
+      case 429, 503:
+        return fail(
+          "HTTP \(http.status)" + (http.retryAfter.map { "; the server asks to wait \($0) s" } ?? ""),
+          retryAfter: http.retryAfter)
+      default:
+        return fail("HTTP \(http.status)")
+      }
+    }
+  }
+
+  /// Counts a failure and sets when to try again.
+  ///
+  /// Exponential backoff from the feed's interval, capped at a day; a server's Retry-After wins when longer
+  /// (up to a week). Saturating: no interval, count or Retry-After, whatever a state file or a server says,
+  /// can overflow.
+  package static func recordFailure(_ state: inout FeedState, interval: Int, retryAfter: Int?, now: Date) {
+    state.consecutiveFailures = min(max(state.consecutiveFailures, 0), 1_000_000) + 1
+    let (scaled, overflow) = max(interval, 1).multipliedReportingOverflow(
+      by: 1 << min(state.consecutiveFailures - 1, 16))
+    let backoff = overflow ? 86_400 : min(86_400, scaled)
+    let held = retryAfter.map { min(max($0, 0), maxRetryAfter) }
+    state.notBefore = now.addingTimeInterval(Double(max(backoff, held ?? 0)))
+    state.retryAfterUntil = held.map { now.addingTimeInterval(Double($0)) }
+  }
+
+  private func succeed(_ state: inout FeedState, maxAge: Int? = nil, now: Date = Date()) {
+    state.lastSuccessBefore = state.lastSuccess
+    state.lastSuccess = now
+    state.consecutiveFailures = 0
+    state.lastError = nil
+    state.retryAfterUntil = nil
+    state.notBefore = maxAge.map { now.addingTimeInterval(Double(min($0, 86_400))) }
+  }
+
+  /// Diffs the parsed items against the state, applies first-poll and max_age, evaluates rules for the
+  /// items to act on, and records pending actions.
+  private func apply(
+    _ parsed: ParsedFeed, feed: FeedConfig, state: inout FeedState, outcome: inout Outcome, engine: RuleEngine,
+    mode: Mode, now: Date
+  ) {
+    outcome.warnings += parsed.warnings.prefix(3).map { "\($0)" }
+    let items = parsed.feed.items
+    outcome.items = items.count
+    var fresh: [(index: Int, item: FeedItem)] = []
+    for (index, item) in items.enumerated() {
+      let key = Self.identity(item, feed.identity)
+      if state.items[key] == nil {
+        fresh.append((index, item))
+        state.items[key] = FeedState.KnownItem(firstSeen: now, lastSeen: now)
+      } else {
+        state.items[key]?.lastSeen = now
+      }
+    }
+    outcome.newItems = fresh.count
+    // Forget items that left the feed longer ago than the retention.
+    let horizon = now.addingTimeInterval(-Double(config.settings.retention))
+    state.items = state.items.filter { $0.value.lastSeen >= horizon }
+
+    var act = fresh
+    if mode == .catchUp || mode == .silentRestart {
+      act = []
+    } else if !state.initialized {
+      switch config.settings.firstPoll {
+      case .silent: act = []
+      case .all: break
+      case .latest(let n):
+        act = Array(
+          fresh.sorted {
+            ($0.item.published ?? .distantPast, -$0.index) > ($1.item.published ?? .distantPast, -$1.index)
+          }
+          .prefix(n)
+        ).sorted { $0.index < $1.index }
+      }
+    }
+    state.initialized = true
+    if let maxAge = config.settings.maxAge {
+      let oldest = now.addingTimeInterval(-Double(maxAge))
+      act = act.filter { ($0.item.published ?? now) >= oldest }
+    }
+    outcome.actedOn = act.count
+    for (_, item) in act {
+      let decision = engine.evaluate(item, feed: feed, now: now)
+      let key = Self.identity(item, feed.identity)
+      for notification in decision.notifications {
+        state.pending.append(
+          FeedState.PendingAction(
+            kind: .notify, key: key, rule: notification.rule, summary: notification.summary, body: notification.body,
+            urgency: notification.urgency.rawValue, expire: notification.expire,
+            icon: notification.icon, link: item.link, created: now))
+      }
+      for hook in decision.hooks {
+        let variables = HookEnvironment.variables(item: item, feed: feed, rule: hook.rule, tags: decision.tags)
+        let json = FeedJSONWriter.itemJSON(
+          item,
+          extra: [
+            ("feed", .string(feed.name)), ("feed_url", .string(feed.url)), ("rule", .string(hook.rule)),
+            ("tags", .array(decision.tags.map { .string($0) })),
+          ])
+        state.pending.append(
+          FeedState.PendingAction(
+            kind: .hook, key: key, rule: hook.rule, command: hook.command, timeout: hook.timeout, item: json,
+            environment: Dictionary(variables, uniquingKeysWith: { first, _ in first }), created: now))
+      }
+      outcome.actions += decision.notifications.count + decision.hooks.count
+    }
+  }
+
+  /// Saves the state, and returns false when it could not (reported in the outcome).
+  ///
+  /// `durably` also syncs the directory, so the rename survives a crash.
+  @discardableResult
+  private func save(_ state: inout FeedState, outcome: inout Outcome, durably: Bool = false) -> Bool {
+    do {
+      try store.save(state, syncDirectory: durably)
+      return true
+    } catch {
+      var message = "\(error)"
+      if !state.pending.isEmpty {
+        message += "; its \(state.pending.count) new action(s) are not run until the state can be saved"
+      }
+      outcome.error = (outcome.error.map { $0 + "; " } ?? "") + message
+      return false
+    }
+  }
+
+  /// The key that decides novelty under a feed's identity setting.
+  package static func identity(_ item: FeedItem, _ identity: FeedConfig.Identity) -> String {
+    switch identity {
+    case .guid: return item.key
+    case .link: return item.link ?? item.key
+    case .title: return item.title.map { "title:" + $0 } ?? item.key
+    case .hash:
+      return FeedIdentity.baseKey(FeedItem(key: "", title: item.title, published: item.published, text: item.text))
+    }
+  }
+}

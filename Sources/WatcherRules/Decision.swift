@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import WatcherConfig
+
+/// What the rules decided for one item, and why (the result of `RuleEngine.evaluate`).
+public struct Decision: Sendable, Equatable {
+  /// One reason: a rule matched because this field had this text.
+  public struct Match: Sendable, Equatable {
+    /// The rule's name.
+    public var rule: String
+    /// The field that matched (`published` for age conditions).
+    public var field: String
+    /// The text that matched (the needle found, the regex match, or the date).
+    public var text: String
+  }
+
+  /// A notification to show.
+  public struct Notification: Sendable, Equatable {
+    /// The rule that asked for it, or `nil` for a feed's `notify: true`.
+    public var rule: String?
+    /// Rendered summary.
+    public var summary: String
+    /// Rendered body.
+    public var body: String
+    /// Urgency.
+    public var urgency: Urgency
+    /// Expire time, seconds.
+    public var expire: Int?
+    /// Icon.
+    public var icon: String?
+  }
+
+  /// A hook to run.
+  public struct Hook: Sendable, Equatable {
+    /// The rule that asked for it.
+    public var rule: String
+    /// The command exactly as written.
+    public var command: String
+    /// Timeout, seconds.
+    public var timeout: Int?
+  }
+
+  /// Tags in the order given, feed tags first, without duplicates.
+  public var tags: [String] = []
+  /// Whether a rule muted the item.
+  public var muted: Bool { mutedBy != nil }
+  /// The first rule that muted it.
+  public var mutedBy: String?
+  /// Notifications to show (empty when muted).
+  public var notifications: [Notification] = []
+  /// Hooks to run (empty when muted).
+  public var hooks: [Hook] = []
+  /// Every matching rule's reasons, in rule order.
+  public var matches: [Match] = []
+  /// The rule that stopped evaluation, if any.
+  public var stoppedBy: String?
+
+  /// Whether any rule matched or the feed acts on every item.
+  public var isTouched: Bool { !matches.isEmpty || !notifications.isEmpty || muted }
+}

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherConfig
+import WatcherFeed
+import WatcherSupport
+
+/// What `watcher test-rules` computes: the decision for every item of the chosen feeds, with no side effect (no notification, no hook, no state).
+///
+/// Pure apart from reading the feed files.
+public struct DryRun: Sendable {
+  /// One item's outcome.
+  public struct Outcome: Sendable {
+    /// The feed it came from.
+    public var feed: FeedConfig
+    /// The item.
+    public var item: FeedItem
+    /// What the rules decided.
+    public var decision: Decision
+  }
+
+  /// Every item's outcome, feed by feed, in document order.
+  public var outcomes: [Outcome] = []
+  /// Feeds that could not be read, with the reason (the run goes on without them).
+  public var failures: [(feed: FeedConfig, reason: String)] = []
+
+  /// An empty run.
+  public init() {}
+
+  /// Evaluates `items` of `feed` with the config's rules.
+  public mutating func add(_ items: [FeedItem], feed: FeedConfig, engine: RuleEngine, now: Date) {
+    for item in items {
+      outcomes.append(Outcome(feed: feed, item: item, decision: engine.evaluate(item, feed: feed, now: now)))
+    }
+  }
+
+  /// The outcomes as the documented JSON (docs/rules.md, "test-rules --json").
+  public func json(includeUntouched: Bool) -> JSONOutput {
+    let shown = outcomes.filter { includeUntouched || $0.decision.isTouched }
+    let items: [JSONOutput] = shown.map { outcome in
+      let d = outcome.decision
+      return .object([
+        ("feed", .string(outcome.feed.name)),
+        ("key", .string(outcome.item.key)),
+        ("title", .optional(outcome.item.title)),
+        ("link", .optional(outcome.item.link)),
+        ("muted", .bool(d.muted)),
+        ("muted_by", .optional(d.mutedBy)),
+        ("tags", .array(d.tags.map { .string($0) })),
+        (
+          "notify",
+          .array(
+            d.notifications.map {
+              .object([
+                ("rule", .optional($0.rule)), ("summary", .string($0.summary)), ("body", .string($0.body)),
+                ("urgency", .string($0.urgency.rawValue)),
+              ])
+            })
+        ),
+        ("hooks", .array(d.hooks.map { .object([("rule", .string($0.rule)), ("command", .string($0.command))]) })),
+        (
+          "matches",
+          .array(
+            d.matches.map {
+              .object([("rule", .string($0.rule)), ("field", .string($0.field)), ("text", .string($0.text))])
+            })
+        ),
+      ])
+    }
+    return .object([("items", .array(items)), ("summary", summary.json)])
+  }
+
+  /// Counts over all outcomes.
+  public var summary: Summary {
+    var s = Summary()
+    for outcome in outcomes {
+      s.items += 1
+      if outcome.decision.isTouched { s.touched += 1 }
+      if outcome.decision.muted { s.muted += 1 }
+      s.notifications += outcome.decision.notifications.count
+      s.hooks += outcome.decision.hooks.count
+    }
+    s.feeds = Set(outcomes.map(\.feed.name)).count
+    s.failedFeeds = failures.count
+    return s
+  }
+
+  /// Counts for the summary line.
+  public struct Summary: Sendable, Equatable {
+    public var feeds = 0
+    public var items = 0
+    public var touched = 0
+    public var muted = 0
+    public var notifications = 0
+    public var hooks = 0
+    public var failedFeeds = 0
+
+    package var json: JSONOutput {
+      .object([
+        ("feeds", .int(feeds)), ("items", .int(items)), ("touched", .int(touched)), ("muted", .int(muted)),
+        ("notifications", .int(notifications)), ("hooks", .int(hooks)), ("failed_feeds", .int(failedFeeds)),
+      ])
+    }
+
+    /// "12 items in 2 feeds: 4 touched, 1 muted, 3 notifications, 1 hook".
+    public var line: String {
+      func n(_ count: Int, _ word: String) -> String { "\(count) \(word)\(count == 1 ? "" : "s")" }
+      var line = "\(n(items, "item")) in \(n(feeds, "feed")): \(touched) touched, \(muted) muted, "
+      line += "\(n(notifications, "notification")), \(n(hooks, "hook"))"
+      if failedFeeds > 0 { line += "; \(n(failedFeeds, "feed")) could not be read" }
+      return line
+    }
+  }
+}

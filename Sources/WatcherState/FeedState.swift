@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherSupport
+
+/// What watcher remembers about one feed between polls (SPEC §5), stored as one JSON file.
+public struct FeedState: Codable, Sendable, Equatable {
+  /// The file format version; bumped when the layout changes incompatibly.
+  public static let currentVersion = 1
+
+  /// The format version of this state.
+  public var version: Int = FeedState.currentVersion
+  /// The feed URL this state belongs to.
+  public var url: String
+  /// HTTP validators from the last 200 response.
+  public var etag: String?
+  /// `Last-Modified` from the last 200 response.
+  public var lastModified: String?
+  /// When a poll was last attempted.
+  public var lastAttempt: Date?
+  /// When a poll last succeeded (200 or 304).
+  public var lastSuccess: Date?
+  /// The success before `lastSuccess` (items last seen then are still in an unchanged feed).
+  public var lastSuccessBefore: Date?
+  /// Failures in a row since the last success.
+  public var consecutiveFailures: Int = 0
+  /// The last failure's description.
+  public var lastError: String?
+  /// Not before this time (from `Retry-After`, `Cache-Control: max-age`, or backoff).
+  public var notBefore: Date?
+  /// Until when the server asked not to be polled (`Retry-After` on 429/503); holds even for a feed named
+  /// on the command line, unless forced.
+  public var retryAfterUntil: Date?
+  /// Where a permanent redirect (301/308) pointed.
+  public var movedTo: String?
+  /// Whether the feed has been polled successfully at least once (first-poll policy applies until then).
+  public var initialized: Bool = false
+  /// Items known, by key.
+  public var items: [String: KnownItem] = [:]
+  /// Actions decided but not yet done (the action layer marks them done).
+  public var pending: [PendingAction] = []
+  /// The most recent actions given up on after too many failures (the last 20), for `status`.
+  public var dropped: [DroppedAction] = []
+
+  /// An action that failed too often.
+  public struct DroppedAction: Codable, Sendable, Equatable {
+    /// The item's key.
+    public var key: String
+    /// The rule.
+    public var rule: String?
+    /// What it was (the hook's command).
+    public var what: String
+    /// The last failure.
+    public var reason: String
+    /// When it was dropped.
+    public var time: Date
+
+    package init(key: String, rule: String?, what: String, reason: String, time: Date) {
+      self.key = key
+      self.rule = rule
+      self.what = what
+      self.reason = reason
+      self.time = time
+    }
+  }
+
+  /// Creates an empty state for a feed.
+  public init(url: String) {
+    self.url = url
+  }
+
+  /// Reads a state file; keys added in later versions may be missing and take their defaults.
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    version = try c.decodeIfPresent(Int.self, forKey: .version) ?? FeedState.currentVersion
+    url = try c.decode(String.self, forKey: .url)
+    etag = try c.decodeIfPresent(String.self, forKey: .etag)
+    lastModified = try c.decodeIfPresent(String.self, forKey: .lastModified)
+    lastAttempt = try c.decodeIfPresent(Date.self, forKey: .lastAttempt)
+    lastSuccess = try c.decodeIfPresent(Date.self, forKey: .lastSuccess)
+    lastSuccessBefore = try c.decodeIfPresent(Date.self, forKey: .lastSuccessBefore)
+    consecutiveFailures = try c.decodeIfPresent(Int.self, forKey: .consecutiveFailures) ?? 0
+    lastError = try c.decodeIfPresent(String.self, forKey: .lastError)
+    notBefore = try c.decodeIfPresent(Date.self, forKey: .notBefore)
+    movedTo = try c.decodeIfPresent(String.self, forKey: .movedTo)
+    retryAfterUntil = try c.decodeIfPresent(Date.self, forKey: .retryAfterUntil)
+    initialized = try c.decodeIfPresent(Bool.self, forKey: .initialized) ?? false
+    items = try c.decodeIfPresent([String: KnownItem].self, forKey: .items) ?? [:]
+    pending = try c.decodeIfPresent([PendingAction].self, forKey: .pending) ?? []
+    dropped = try c.decodeIfPresent([DroppedAction].self, forKey: .dropped) ?? []
+  }
+
+  // Explicit snake_case keys: a key-conversion strategy costs more than the rest of the decoding.
+  package enum CodingKeys: String, CodingKey {
+    case version, url, etag, items, pending, initialized
+    case lastModified = "last_modified"
+    case lastAttempt = "last_attempt"
+    case lastSuccess = "last_success"
+    case lastSuccessBefore = "last_success_before"
+    case consecutiveFailures = "consecutive_failures"
+    case lastError = "last_error"
+    case notBefore = "not_before"
+    case movedTo = "moved_to"
+    case retryAfterUntil = "retry_after_until"
+    case dropped
+  }
+
+  /// One item seen in the feed.
+  public struct KnownItem: Codable, Sendable, Equatable {
+    /// When it was first seen.
+    public var firstSeen: Date
+    /// When it was last seen in the feed.
+    public var lastSeen: Date
+
+    package init(firstSeen: Date, lastSeen: Date) {
+      self.firstSeen = firstSeen
+      self.lastSeen = lastSeen
+    }
+
+    package enum CodingKeys: String, CodingKey {
+      case firstSeen = "first_seen"
+      case lastSeen = "last_seen"
+    }
+  }
+
+  /// An action decided for a new item, recorded in the same write that records the item as seen.
+  public struct PendingAction: Codable, Sendable, Equatable {
+    /// What kind.
+    public enum Kind: String, Codable, Sendable {
+      case notify, hook
+    }
+
+    /// What kind.
+    public var kind: Kind
+    /// The item's key.
+    public var key: String
+    /// The rule that asked for it (`nil` for a feed's `notify: true`).
+    public var rule: String?
+    /// A notification's summary and body, or a hook's command.
+    public var summary: String?
+    public var body: String?
+    public var urgency: String?
+    /// A notification's expire time, seconds, and icon.
+    public var expire: Int?
+    public var icon: String?
+    /// A notification's item link (clicking it opens the link).
+    public var link: String?
+    public var command: String?
+    public var timeout: Int?
+    /// The item as `watcher parse --json` prints it, for the hook's stdin and environment.
+    public var item: String?
+    /// Attempts so far.
+    public var attempts: Int = 0
+    /// A hook's `WATCHER_*` variables.
+    public var environment: [String: String]?
+    /// When it was decided.
+    public var created: Date
+
+    package enum CodingKeys: String, CodingKey {
+      case kind, key, rule, summary, body, urgency, command, timeout, item, attempts, created, environment
+      case expire, icon, link
+    }
+
+    /// Creates a pending action.
+    public init(
+      kind: Kind, key: String, rule: String?, summary: String? = nil, body: String? = nil, urgency: String? = nil,
+      command: String? = nil, timeout: Int? = nil, item: String? = nil, environment: [String: String]? = nil,
+      expire: Int? = nil, icon: String? = nil, link: String? = nil, created: Date
+    ) {
+      self.link = link
+      self.environment = environment
+      self.expire = expire
+      self.icon = icon
+      self.kind = kind
+      self.key = key
+      self.rule = rule
+      self.summary = summary
+      self.body = body
+      self.urgency = urgency
+      self.command = command
+      self.timeout = timeout
+      self.item = item
+      self.created = created
+    }
+  }
+}
+
+extension FeedState.PendingAction {
+  /// The action as JSON, as state files hold it.
+  package var json: JSONOutput {
+    func date(_ value: Date?) -> JSONOutput { value.map { .string(ISODate.format($0)) } ?? .null }
+    let environment: JSONOutput =
+      self.environment.map { env in .object(env.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }) }
+      ?? .null
+    let fields: [(String, JSONOutput)] = [
+      ("attempts", .int(attempts)), ("body", .optional(body)),
+      ("command", .optional(command)), ("created", date(created)), ("environment", environment),
+      ("expire", expire.map { .int($0) } ?? .null), ("icon", .optional(icon)),
+      ("link", .optional(link)),
+      ("item", .optional(item)),
+      ("key", .string(key)), ("kind", .string(kind.rawValue)), ("rule", .optional(rule)),
+      ("summary", .optional(summary)), ("timeout", timeout.map { .int($0) } ?? .null),
+      ("urgency", .optional(urgency)),
+    ]
+    return .object(fields.filter { !$0.1.isNull })
+  }
+}
+
+extension FeedState {
+  /// Brings numbers from a file into the ranges watcher computes with, so that no value a file can hold
+  /// (a hand edit, a bit flip, a hostile file) makes later arithmetic overflow and trap.
+  package mutating func sanitize() {
+    consecutiveFailures = min(max(consecutiveFailures, 0), 1_000_000)
+    for index in pending.indices {
+      pending[index].attempts = min(max(pending[index].attempts, 0), 1_000_000)
+      if let timeout = pending[index].timeout { pending[index].timeout = min(max(timeout, 1), 7 * 86_400) }
+      if let expire = pending[index].expire { pending[index].expire = min(max(expire, -1), 86_400) }
+    }
+  }
+
+  /// The state as JSON with sorted keys and ISO 8601 dates, written by hand: JSONEncoder took most of the
+  /// time of an unchanged re-poll.
+  package var json: JSONOutput {
+    func date(_ value: Date?) -> JSONOutput { value.map { .string(ISODate.format($0)) } ?? .null }
+    var members: [(String, JSONOutput)] = [
+      ("consecutive_failures", .int(consecutiveFailures)),
+      (
+        "dropped",
+        .array(
+          dropped.map {
+            .object([
+              ("key", .string($0.key)), ("reason", .string($0.reason)), ("rule", .optional($0.rule)),
+              ("time", date($0.time)), ("what", .string($0.what)),
+            ])
+          })
+      ),
+      ("etag", .optional(etag)),
+      ("initialized", .bool(initialized)),
+      (
+        "items",
+        .object(
+          items.sorted { $0.key < $1.key }.map { key, item in
+            (key, .object([("first_seen", date(item.firstSeen)), ("last_seen", date(item.lastSeen))]))
+          })
+      ),
+      ("last_attempt", date(lastAttempt)), ("last_error", .optional(lastError)),
+      ("last_modified", .optional(lastModified)), ("last_success", date(lastSuccess)),
+      ("last_success_before", date(lastSuccessBefore)), ("moved_to", .optional(movedTo)),
+      ("not_before", date(notBefore)), ("retry_after_until", date(retryAfterUntil)),
+      ("pending", .array(pending.map(\.json))),
+      ("url", .string(url)), ("version", .int(version)),
+    ]
+    members = members.filter { !$0.1.isNull }
+    return .object(members)
+  }
+}

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherConfig
+import WatcherSupport
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A notification that could not be shown (no notification service), kept to show later.
+public struct KeptNotification: Sendable, Equatable {
+  /// The feed's name.
+  public var feed: String
+  /// The notification, as it was pending.
+  public var action: FeedState.PendingAction
+
+  /// Creates a kept notification.
+  public init(feed: String, action: FeedState.PendingAction) {
+    self.feed = feed
+    self.action = action
+  }
+
+  /// The newest `settings.keepMax` of `kept` that are younger than `settings.keepFor`, and how many were
+  /// dropped.
+  public static func prune(_ kept: [KeptNotification], settings: NotifySettings, now: Date) -> (
+    kept: [KeptNotification], dropped: Int
+  ) {
+    let horizon = now.addingTimeInterval(-Double(settings.keepFor))
+    let young = kept.filter { $0.action.created >= horizon }
+    let result = Array(young.suffix(settings.keepMax))
+    return (result, kept.count - result.count)
+  }
+}
+
+/// The kept notifications live in one file of the state directory, `notifications.json`, written like the
+/// feeds' state (atomic and durable).
+extension StateStore {
+  private struct File: Decodable {
+    package struct Entry: Decodable {
+      package var feed: String
+      package var action: FeedState.PendingAction
+    }
+    package var notifications: [Entry]
+  }
+
+  /// The kept notifications' file.
+  public var keptPath: String { directory + "/notifications.json" }
+
+  /// The kept notifications, oldest first; none when the file is missing.
+  ///
+  /// A corrupt file is moved aside (unless `readOnly`) and counts as none; a file that cannot be read
+  /// throws and is left alone.
+  public func keptNotifications(readOnly: Bool = false) throws(StateError) -> [KeptNotification] {
+    let data: Data
+    switch ChunkedFile.readRegularFile(keptPath, maxBytes: Self.maxFileBytes, followSymlinks: false) {
+    case .missing: return []
+    case .failed(let reason): throw .unreadable(path: keptPath, reason: reason)
+    case .read(let bytes): data = bytes
+    }
+    do {
+      let file = try Self.decoder.decode(File.self, from: data)
+      return file.notifications.map { KeptNotification(feed: $0.feed, action: $0.action) }
+    } catch {
+      if !readOnly {
+        _ = rename(keptPath, keptPath + ".corrupt-" + ISODate.format(Date()).replacingOccurrences(of: ":", with: ""))
+      }
+      return []
+    }
+  }
+
+  /// Replaces the kept notifications (durably: the caller removes them from a feed's pending list next).
+  public func saveKept(_ kept: [KeptNotification]) throws(StateError) {
+    let json = JSONOutput.object([
+      ("version", .int(1)),
+      (
+        "notifications",
+        .array(kept.map { .object([("action", $0.action.json), ("feed", .string($0.feed))]) })
+      ),
+    ])
+    try Self.writeAtomically(Data(json.pretty), to: keptPath, directory: directory)
+  }
+}

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherSupport
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Why state could not be read, written or locked.
+public enum StateError: Error, Sendable, Equatable {
+  /// Another watcher holds the state directory's lock.
+  case locked(path: String)
+  /// The state directory cannot be created or opened; the payload is the path and the system's reason.
+  case unusable(path: String, reason: String)
+  /// A state file cannot be written.
+  case writeFailed(path: String, reason: String)
+  /// A state file exists but cannot be read (permissions, not a regular file); it is left alone.
+  case unreadable(path: String, reason: String)
+}
+
+extension StateError: CustomStringConvertible {
+  public var description: String {
+    switch self {
+    case .locked(let path):
+      return "another watcher (a poll or the daemon) is using \(path); try again when it is done"
+    case .unusable(let path, let reason): return "cannot use the state directory \(path): \(reason)"
+    case .writeFailed(let path, let reason): return "cannot write \(path): \(reason)"
+    case .unreadable(let path, let reason):
+      return "cannot read the state file \(path): \(reason); the feed is not polled until it can be read"
+    }
+  }
+}
+
+/// One JSON file per feed under the state directory, named from a stable hash of the feed URL (SPEC §5).
+///
+/// Writes are durable and atomic: a temporary file from `mkstemp` (mode 0600), a full write, `fsync`,
+/// `rename` over the old file, then `fsync` of the directory (LINUX-NOTES §7), so a crash leaves either the
+/// old or the new file, never a torn one. A file that cannot be read is moved aside as
+/// `<name>.corrupt-<time>` and reported; the feed then starts again as first-polled (silent).
+public final class StateStore {
+  /// The state directory.
+  public let directory: String
+  private var lockDescriptor: Int32 = -1
+
+  /// Opens (and creates, mode 0700) the state directory.
+  public init(directory: String) throws(StateError) {
+    self.directory = directory
+    do {
+      try FileManager.default.createDirectory(
+        atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    } catch {
+      throw .unusable(path: directory, reason: (error as NSError).localizedDescription)
+    }
+    // State files hold hook commands still to retry: nobody else may be able to write them.
+    if let problem = FileSafety.problem(directory, groupMayWrite: false) {
+      throw .unusable(path: directory, reason: problem)
+    }
+  }
+
+  deinit { unlock() }
+
+  /// Takes the directory's lock (`flock` on `<dir>/lock`), or throws `.locked` at once when another process holds it.
+  ///
+  /// The lock is released on `unlock`, on deinit, or when the process dies.
+  public func lock() throws(StateError) {
+    let path = directory + "/lock"
+    // O_NOFOLLOW: a symlink planted at <dir>/lock must not make watcher create or open another file.
+    let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    guard fd >= 0 else { throw .unusable(path: path, reason: String(cString: strerror(errno))) }
+    if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+      close(fd)
+      throw .locked(path: directory)
+    }
+    lockDescriptor = fd
+  }
+
+  /// Releases the lock.
+  public func unlock() {
+    if lockDescriptor >= 0 {
+      close(lockDescriptor)
+      lockDescriptor = -1
+    }
+  }
+
+  /// The file name for a feed URL: `feed-<16 hex digits>.json`.
+  public static func fileName(for url: String) -> String { "feed-\(StableHash.hex(of: url)).json" }
+
+  /// The path of a feed's state file.
+  public func path(for url: String) -> String { directory + "/" + Self.fileName(for: url) }
+
+  /// A feed's state as read from its file.
+  public struct Loaded: Sendable {
+    /// The state (a fresh one when there was no file, or when the file was corrupt).
+    public var state: FeedState
+    /// Set when the file was corrupt: it was moved aside (unless read-only) and the feed starts again,
+    /// silently whatever `first_poll` says, so that items already handled are not acted on again.
+    public var restarted: String?
+  }
+
+  /// A feed's state: a fresh one when there is no file, a fresh one marked `restarted` when the file is
+  /// corrupt (moved aside as `<name>.corrupt-<time>` unless `readOnly`).
+  ///
+  /// Throws `.unreadable` when the file exists but cannot be read (no permission, a FIFO, a device, a
+  /// directory, a symlink): such a file is never replaced, and the feed is not polled.
+  public func load(url: String, readOnly: Bool = false) throws(StateError) -> Loaded {
+    let path = path(for: url)
+    let data: Data
+    switch ChunkedFile.readRegularFile(path, maxBytes: Self.maxFileBytes, followSymlinks: false) {
+    case .missing: return Loaded(state: FeedState(url: url))
+    case .failed(let reason): throw .unreadable(path: path, reason: reason)
+    case .read(let bytes): data = bytes
+    }
+    do {
+      var state = try Self.decode(data)
+      state.url = url
+      return Loaded(state: state)
+    } catch {
+      let reason = Self.describe(error)
+      guard !readOnly else {
+        return Loaded(state: FeedState(url: url), restarted: "state file \(path) is unreadable (\(reason))")
+      }
+      let aside = path + ".corrupt-" + ISODate.format(Date()).replacingOccurrences(of: ":", with: "")
+      let moved = rename(path, aside) == 0
+      let warning =
+        "state file \(path) is unreadable (\(reason)); "
+        + (moved ? "moved it to \(aside) and " : "could not move it aside; ")
+        + "starting the feed again as first-polled, without notifying"
+      return Loaded(state: FeedState(url: url), restarted: warning)
+    }
+  }
+
+  /// A state file's contents, checked (a newer version is refused) and with its numbers in safe ranges.
+  package static func decode(_ data: Data) throws -> FeedState {
+    var state = try decoder.decode(FeedState.self, from: data)
+    guard state.version <= FeedState.currentVersion else {
+      throw DecodingError.dataCorrupted(
+        .init(codingPath: [], debugDescription: "version \(state.version) is newer than this watcher"))
+    }
+    state.sanitize()
+    return state
+  }
+
+  /// The largest state file read (a feed of 10,000 items takes about 1 MB).
+  package static let maxFileBytes = 256 << 20
+
+  /// Whether the directory can be written (a poll records nothing, and so acts on nothing, until it can).
+  public func writeProblem() -> String? {
+    access(directory, W_OK) == 0 ? nil : String(cString: strerror(errno))
+  }
+
+  /// Writes a feed's state durably and atomically.
+  ///
+  /// With `syncDirectory: false` the directory's fsync is left to one `syncDirectory()` call after a batch of saves
+  /// (the poller's pass): every file is still whole and synced, and a crash can at worst roll a feed back to its
+  /// previous state, which repeats actions but never loses one.
+  public func save(_ state: FeedState, syncDirectory: Bool = true) throws(StateError) {
+    let path = path(for: state.url)
+    let data = Data(state.json.pretty)
+    try Self.writeAtomically(data, to: path, directory: directory, syncDirectory: syncDirectory)
+  }
+
+  /// fsyncs the state directory, making every rename before it durable.
+  public func syncDirectory() {
+    let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if fd >= 0 {
+      fsync(fd)
+      close(fd)
+    }
+  }
+
+  /// Every readable state file in the directory.
+  public func allStates() -> [FeedState] {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    return names.filter { $0.hasPrefix("feed-") && $0.hasSuffix(".json") }.sorted().compactMap { name in
+      guard case .read(let data) = ChunkedFile.readRegularFile(directory + "/" + name, maxBytes: Self.maxFileBytes)
+      else { return nil }
+      return try? Self.decoder.decode(FeedState.self, from: data)
+    }
+  }
+
+  /// Writes a file of the state directory durably and atomically (`AtomicFile`), as a `StateError`.
+  package static func writeAtomically(
+    _ data: Data, to path: String, directory: String, syncDirectory: Bool = true
+  ) throws(StateError) {
+    do {
+      try AtomicFile.write(data, to: path, directory: directory, syncDirectory: syncDirectory)
+    } catch {
+      throw .writeFailed(path: error.path, reason: error.reason)
+    }
+  }
+
+  package static let decoder: JSONDecoder = {
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .custom { decoder in
+      let container = try decoder.singleValueContainer()
+      let text = try container.decode(String.self)
+      guard let date = DateParser.parse(text) else {
+        throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a date: \(text)")
+      }
+      return date
+    }
+    return decoder
+  }()
+
+  private static func describe(_ error: any Error) -> String {
+    switch error {
+    case DecodingError.dataCorrupted(let context): return context.debugDescription
+    case DecodingError.keyNotFound(let key, _): return "missing '\(key.stringValue)'"
+    case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+      return "bad value at \(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
+    default: return "\(error)"
+    }
+  }
+}

@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+
+/// The one place feed dates are read: RFC 822/1123/2822 in every variant seen in the wild, RFC 3339 and
+/// ISO 8601 (W3C-DTF) with or without seconds, fraction and zone, and asctime.
+///
+/// It is a hand-written scanner, not a table of `DateFormatter` patterns: it is fast, `Sendable`, and
+/// accepts the variants as they combine (weekday or none, day and month either way round, 2- or 4-digit
+/// years, long or lowercase month names, missing seconds, named, military or numeric zones with or without
+/// a colon, surrounding whitespace). A date with no zone is UTC. It never returns "now": what it cannot
+/// read gives `nil`, and the caller reports it.
+public enum DateParser {
+  /// Parses `string`, or returns `nil` when it is not a date this parser can read.
+  public static func parse(_ string: String) -> Date? {
+    var copy = string
+    return copy.withUTF8 { bytes -> Date? in
+      var start = 0
+      var end = bytes.count
+      while start < end, isSpace(bytes[start]) { start += 1 }
+      while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+      guard end > start else { return nil }
+      let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
+      if let date = parseISO(text) { return date }
+      return parseTokens(text)
+    }
+  }
+
+  /// Seconds since 1970 for a UTC civil date and time, or `nil` if a field is out of range.
+  package static func timestamp(
+    year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0, offsetSeconds: Int = 0
+  ) -> Date? {
+    guard (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+      (0...24).contains(hour), (0...59).contains(minute), (0...60).contains(second),
+      hour < 24 || (minute == 0 && second == 0), (1...9999).contains(year)
+    else { return nil }
+    // Days from civil (Howard Hinnant's algorithm): proleptic Gregorian, no Calendar needed.
+    let y = month <= 2 ? year - 1 : year
+    let era = (y >= 0 ? y : y - 399) / 400
+    let yoe = y - era * 400
+    let mp = (month + 9) % 12
+    let doy = (153 * mp + 2) / 5 + day - 1
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+    let days = era * 146_097 + doe - 719_468
+    let seconds = days * 86_400 + hour * 3_600 + minute * 60 + min(second, 59) - offsetSeconds
+    return Date(timeIntervalSince1970: TimeInterval(seconds))
+  }
+
+  // MARK: - ISO 8601 / RFC 3339
+
+  /// `YYYY-MM-DD`, optionally followed by `T` or a space, `hh:mm[:ss[.fff]]`, and `Z` or `±hh[:mm]`.
+  ///
+  /// Also the compact `YYYYMMDDThhmmss`.
+  private static func parseISO(_ s: UnsafeBufferPointer<UInt8>) -> Date? {
+    var i = 0
+    func digits(_ n: Int) -> Int? {
+      guard i + n <= s.count else { return nil }
+      var value = 0
+      for k in i..<(i + n) {
+        guard isDigit(s[k]) else { return nil }
+        value = value * 10 + Int(s[k] - 48)
+      }
+      i += n
+      return value
+    }
+    func accept(_ c: UInt8) -> Bool {
+      if i < s.count, s[i] == c {
+        i += 1
+        return true
+      }
+      return false
+    }
+    guard let year = digits(4) else { return nil }
+    // W3C-DTF allows just the year ("2002") or year and month ("2002-10").
+    if i == s.count { return timestamp(year: year, month: 1, day: 1) }
+    let compact = !(i < s.count && s[i] == UInt8(ascii: "-"))
+    if !compact { i += 1 }
+    guard let month = digits(2) else { return nil }
+    if i == s.count, !compact { return timestamp(year: year, month: month, day: 1) }
+    if !compact, !accept(UInt8(ascii: "-")) { return nil }
+    guard let day = digits(2) else { return nil }
+    var hour = 0
+    var minute = 0
+    var second = 0
+    var offset = 0
+    if i < s.count {
+      guard s[i] == UInt8(ascii: "T") || s[i] == UInt8(ascii: "t") || s[i] == UInt8(ascii: " ") else { return nil }
+      i += 1
+      while i < s.count, s[i] == UInt8(ascii: " ") { i += 1 }
+      guard let h = digits(2) else { return nil }
+      hour = h
+      _ = accept(UInt8(ascii: ":"))
+      guard let m = digits(2) else { return nil }
+      minute = m
+      if accept(UInt8(ascii: ":")) || (i < s.count && isDigit(s[i])) {
+        // "12:35:9" happens; read one or two digits.
+        guard let sec = digits(2) ?? digits(1) else { return nil }
+        second = sec
+        if accept(UInt8(ascii: ".")) || accept(UInt8(ascii: ",")) {
+          while i < s.count, isDigit(s[i]) { i += 1 }
+        }
+      }
+      while i < s.count, s[i] == UInt8(ascii: " ") { i += 1 }
+      if i < s.count {
+        if s[i] == UInt8(ascii: "Z") || s[i] == UInt8(ascii: "z") {
+          i += 1
+        } else if s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-") {
+          let sign = s[i] == UInt8(ascii: "-") ? -1 : 1
+          i += 1
+          guard let oh = digits(2) else { return nil }
+          var om = 0
+          if i < s.count {
+            _ = accept(UInt8(ascii: ":"))
+            // "+00:0" happens; read one or two digits.
+            guard let m = digits(2) ?? digits(1) else { return nil }
+            om = m
+          }
+          offset = sign * (oh * 3_600 + om * 60)
+        } else {
+          // A zone name after an ISO date ("2012-01-24 14:00:54 GMT").
+          guard let z = zoneOffset(UnsafeBufferPointer(rebasing: s[i...])) else { return nil }
+          offset = z
+          i = s.count
+        }
+      }
+      guard i == s.count else { return nil }
+    }
+    return timestamp(
+      year: year, month: month, day: day, hour: hour, minute: minute, second: second, offsetSeconds: offset)
+  }
+
+  // MARK: - RFC 822 and friends, by tokens
+
+  /// Reads the date as tokens: words (weekday, month, zone), numbers (day, year), a `hh:mm[:ss]` time, and a numeric zone.
+  ///
+  /// Their order may vary, as it does in the wild.
+  private static func parseTokens(_ s: UnsafeBufferPointer<UInt8>) -> Date? {
+    var day: Int?
+    var month: Int?
+    var year: Int?
+    var yearDigits = 0
+    var time: (Int, Int, Int)?
+    var offset: Int?
+    // Numbers with no month name ("22.11.2022", "2020/1/10"), in order, and the separator after the first.
+    var numbers: [(value: Int, digits: Int)] = []
+    var numericSeparator: UInt8 = 0
+    var i = 0
+    while i < s.count {
+      let c = s[i]
+      if isSpace(c) || c == UInt8(ascii: ",") || c == UInt8(ascii: ".") || c == UInt8(ascii: "/") {
+        i += 1
+        continue
+      }
+      if isDigit(c) {
+        var j = i
+        var value = 0
+        while j < s.count, isDigit(s[j]) {
+          value = value &* 10 &+ Int(s[j] - 48)
+          j += 1
+        }
+        let count = j - i
+        if j < s.count, s[j] == UInt8(ascii: ":") {
+          guard time == nil, count <= 2, let parsed = parseTime(s, from: i, end: &j) else { return nil }
+          time = parsed
+        } else if month == nil, time == nil, numbers.count < 3,
+          !numbers.isEmpty
+            || (j < s.count && (s[j] == UInt8(ascii: ".") || s[j] == UInt8(ascii: "/") || s[j] == UInt8(ascii: "-")))
+        {
+          if numbers.isEmpty { numericSeparator = s[j] }
+          numbers.append((value, count))
+        } else if count == 4, year != nil, time == nil, value / 100 < 24, value % 100 < 60 {
+          // "03 Apr 02 1500 GMT": a time without its colon.
+          time = (value / 100, value % 100, 0)
+        } else if count == 4 || count == 3 || (count == 2 && day != nil && year == nil) || (count == 2 && value > 31) {
+          guard year == nil else { return nil }
+          year = value
+          yearDigits = count
+        } else if count <= 2, day == nil {
+          day = value
+        } else if count <= 2, year == nil {
+          year = value
+          yearDigits = count
+        } else {
+          return nil
+        }
+        i = j
+        continue
+      }
+      if c == UInt8(ascii: "-"), year == nil, time == nil {
+        // A separator ("24-Jan-2012"), not a zone offset: no year or time has been read yet.
+        i += 1
+        continue
+      }
+      if c == UInt8(ascii: "+") || c == UInt8(ascii: "-") {
+        guard time != nil || year != nil, offset == nil else { return nil }
+        let sign = c == UInt8(ascii: "-") ? -1 : 1
+        var j = i + 1
+        var digits: [Int] = []
+        while j < s.count, isDigit(s[j]) || s[j] == UInt8(ascii: ":") {
+          if isDigit(s[j]) { digits.append(Int(s[j] - 48)) }
+          j += 1
+        }
+        switch digits.count {
+        case 1, 2: offset = sign * digits.reduce(0) { $0 * 10 + $1 } * 3_600
+        case 4: offset = sign * ((digits[0] * 10 + digits[1]) * 3_600 + (digits[2] * 10 + digits[3]) * 60)
+        default: return nil
+        }
+        i = j
+        continue
+      }
+      if isLetter(c) {
+        var j = i
+        while j < s.count, isLetter(s[j]) || s[j] == UInt8(ascii: "/") { j += 1 }
+        let word = UnsafeBufferPointer(rebasing: s[i..<j])
+        if month == nil, let m = monthNumber(word) {
+          month = m
+        } else if isWeekday(word) {
+          // Ignored: weekdays are often wrong in feeds, and the date says it anyway.
+        } else if time != nil || year != nil, offset == nil, let z = zoneOffset(word) {
+          offset = z
+          // "GMT+2", "UTC-05:00": the numeric part follows as the next token.
+          if j < s.count, s[j] == UInt8(ascii: "+") || s[j] == UInt8(ascii: "-") { offset = nil }
+        } else if word.count <= 2, equalsIgnoringCase(word, "at") || equalsIgnoringCase(word, "t") {
+          // "24 Jan 2012 at 14:00"
+        } else {
+          return nil
+        }
+        i = j
+        continue
+      }
+      return nil
+    }
+    if month == nil, numbers.count == 3, day == nil, year == nil {
+      let (a, b, c) = (numbers[0], numbers[1], numbers[2])
+      if a.digits == 4 {
+        (year, month, day, yearDigits) = (a.value, b.value, c.value, 4)
+      } else if numericSeparator != UInt8(ascii: "/") || a.value > 12 {
+        // Day first ("22.11.2022"), as everywhere but the US.
+        (day, month, year, yearDigits) = (a.value, b.value, c.value, c.digits)
+      } else {
+        (month, day, year, yearDigits) = (a.value, b.value, c.value, c.digits)
+      }
+    } else if !numbers.isEmpty {
+      // Numbers that were not a numeric date: read them as the general rules would have.
+      guard numbers.count <= 2, month != nil else { return nil }
+      for number in numbers {
+        if number.digits == 4 || (day != nil && year == nil) {
+          guard year == nil else { return nil }
+          (year, yearDigits) = (number.value, number.digits)
+        } else if day == nil {
+          day = number.value
+        } else {
+          return nil
+        }
+      }
+    }
+    guard let d = day, let m = month, var y = year else { return nil }
+    if yearDigits <= 2 { y += y < 90 ? 2000 : 1900 }
+    let (h, mi, sec) = time ?? (0, 0, 0)
+    return timestamp(year: y, month: m, day: d, hour: h, minute: mi, second: sec, offsetSeconds: offset ?? 0)
+  }
+
+  /// `h:mm`, `hh:mm:ss`, optionally followed by a fraction; advances `end` past it.
+  private static func parseTime(_ s: UnsafeBufferPointer<UInt8>, from start: Int, end: inout Int) -> (Int, Int, Int)? {
+    var parts: [Int] = []
+    var i = start
+    while parts.count < 3 {
+      var value = 0
+      var n = 0
+      while i < s.count, isDigit(s[i]), n < 2 {
+        value = value * 10 + Int(s[i] - 48)
+        i += 1
+        n += 1
+      }
+      guard n > 0 else { return nil }
+      parts.append(value)
+      guard i < s.count, s[i] == UInt8(ascii: ":") else { break }
+      i += 1
+    }
+    guard parts.count >= 2 else { return nil }
+    if i < s.count, s[i] == UInt8(ascii: ".") {
+      i += 1
+      while i < s.count, isDigit(s[i]) { i += 1 }
+    }
+    // "2:30 PM"
+    var k = i
+    while k < s.count, s[k] == UInt8(ascii: " ") { k += 1 }
+    if k + 1 < s.count, s[k + 1] | 0x20 == UInt8(ascii: "m"), k + 2 == s.count || !isLetter(s[k + 2]) {
+      let marker = s[k] | 0x20
+      if marker == UInt8(ascii: "p") || marker == UInt8(ascii: "a") {
+        guard (1...12).contains(parts[0]) else { return nil }
+        parts[0] = parts[0] % 12 + (marker == UInt8(ascii: "p") ? 12 : 0)
+        i = k + 2
+      }
+    }
+    end = i
+    return (parts[0], parts[1], parts.count > 2 ? parts[2] : 0)
+  }
+
+  private static let months: [StaticString] = [
+    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+  ]
+  private static let longMonths: [StaticString] = [
+    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+    "november", "december",
+  ]
+
+  /// 1–12 for a month name: its 3-letter form, the full name, or "Sept", in any case.
+  private static func monthNumber(_ word: UnsafeBufferPointer<UInt8>) -> Int? {
+    guard word.count >= 3 else { return nil }
+    for (index, name) in months.enumerated() where hasPrefixIgnoringCase(word, name) {
+      if word.count == 3 || equalsIgnoringCase(word, longMonths[index]) || equalsIgnoringCase(word, "sept") {
+        return index + 1
+      }
+    }
+    return nil
+  }
+
+  private static func isWeekday(_ word: UnsafeBufferPointer<UInt8>) -> Bool {
+    let names: [StaticString] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+    let long: [StaticString] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+    for (index, name) in names.enumerated() where hasPrefixIgnoringCase(word, name) {
+      return word.count == 3 || equalsIgnoringCase(word, long[index]) || word.count == 4
+    }
+    return false
+  }
+
+  /// Zone names: UT/UTC/GMT/Z, the US zones, a few common European and Asian ones, and the RFC 822
+  /// military letters (with RFC 822's own signs, as feedparser reads them).
+  private static let zones: [String: Int] = [
+    "ut": 0, "utc": 0, "gmt": 0, "z": 0, "wet": 0, "bst": 1, "cet": 1, "met": 1, "cest": 2, "mest": 2,
+    "eet": 2, "eest": 3, "msk": 3, "ist": 5 * 60 + 30, "jst": 9, "kst": 9, "hkt": 8, "sgt": 8,
+    "aest": 10, "aedt": 11, "nzst": 12, "nzdt": 13,
+    "adt": -3, "ast": -4, "edt": -4, "est": -5, "cdt": -5, "cst": -6, "mdt": -6, "mst": -7, "pdt": -7,
+    "pst": -8, "akst": -9, "akdt": -8, "hst": -10, "et": -5, "ct": -6, "mt": -7, "pt": -8,
+    "etc/gmt": 0, "etc/utc": 0,
+  ]
+
+  private static func zoneOffset(_ word: UnsafeBufferPointer<UInt8>) -> Int? {
+    guard word.count <= 7 else { return nil }
+    let name = String(decoding: word, as: UTF8.self).lowercased()
+    if let hours = zones[name] {
+      // IST is the only half-hour zone in the table; it is stored in minutes.
+      return name == "ist" ? hours * 60 : hours * 3_600
+    }
+    if name.count == 1, let c = name.utf8.first {
+      switch c {
+      case UInt8(ascii: "a")...UInt8(ascii: "i"): return -Int(c - UInt8(ascii: "a") + 1) * 3_600
+      case UInt8(ascii: "k")...UInt8(ascii: "m"): return -Int(c - UInt8(ascii: "k") + 10) * 3_600
+      case UInt8(ascii: "n")...UInt8(ascii: "y"): return Int(c - UInt8(ascii: "n") + 1) * 3_600
+      default: return nil
+      }
+    }
+    return nil
+  }
+
+  private static func daysIn(month: Int, year: Int) -> Int {
+    switch month {
+    case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+    case 4, 6, 9, 11: return 30
+    default: return 31
+    }
+  }
+
+  private static func hasPrefixIgnoringCase(_ word: UnsafeBufferPointer<UInt8>, _ prefix: StaticString) -> Bool {
+    let count = prefix.utf8CodeUnitCount
+    guard word.count >= count else { return false }
+    let p = prefix.utf8Start
+    for k in 0..<count where word[k] | 0x20 != p[k] { return false }
+    return true
+  }
+
+  private static func equalsIgnoringCase(_ word: UnsafeBufferPointer<UInt8>, _ other: StaticString) -> Bool {
+    word.count == other.utf8CodeUnitCount && hasPrefixIgnoringCase(word, other)
+  }
+
+  @inline(__always) private static func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
+  @inline(__always) private static func isLetter(_ c: UInt8) -> Bool { (c | 0x20) >= 97 && (c | 0x20) <= 122 }
+  @inline(__always) private static func isSpace(_ c: UInt8) -> Bool { c == 32 || (c >= 9 && c <= 13) }
+}
+
+/// Dates as the JSON schemas and the state print them: ISO 8601 UTC to the second.
+public enum ISODate {
+  /// `2012-01-24T14:00:54Z`.
+  public static func format(_ date: Date) -> String {
+    let total = Int(date.timeIntervalSince1970.rounded(.down))
+    var days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
+    let secs = total - days * 86_400
+    // Civil from days (Howard Hinnant).
+    days += 719_468
+    let era = (days >= 0 ? days : days - 146_096) / 146_097
+    let doe = days - era * 146_097
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+    let mp = (5 * doy + 2) / 153
+    let d = doy - (153 * mp + 2) / 5 + 1
+    let m = mp < 10 ? mp + 3 : mp - 9
+    let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+    func pad(_ v: Int, _ n: Int) -> String {
+      let s = String(v)
+      return s.count >= n ? s : String(repeating: "0", count: n - s.count) + s
+    }
+    return
+      "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secs / 3_600, 2)):\(pad(secs / 60 % 60, 2)):\(pad(secs % 60, 2))Z"
+  }
+}

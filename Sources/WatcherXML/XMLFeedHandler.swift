@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+internal import CLibXML2
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// How the parser should collect an element's content for the handler.
+package enum XMLCapture {
+  /// Not at all: child elements are reported one by one.
+  case none
+  /// As text; child elements (HTML that was not escaped) are kept as markup in the text.
+  case text
+  /// As XHTML turned into HTML source: child elements kept as markup, character data escaped.
+  case xhtml
+}
+
+/// Receives the elements of one feed document from `XMLStreamParser`.
+///
+/// Element names are classified once per distinct (local name, namespace) by `tag(for:namespace:)` into the
+/// raw value of the handler's own tag enum, so the callbacks switch over small integers, not strings.
+package protocol XMLFeedHandler: AnyObject {
+  /// Classifies an element name.
+  func tag(for localName: String, namespace: XMLNamespace) -> Int
+  /// An element starts; say whether to capture its content.
+  func start(_ tag: Int, attributes: XMLAttributes) -> XMLCapture
+  /// An element ends; `text` is its captured content (`nil` when not captured).
+  func end(_ tag: Int, text: String?)
+}
+
+/// The attributes of the element being started, read on demand (no strings are made for the others).
+package struct XMLAttributes {
+  let base: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+  let count: Int
+  /// The `xml:base` in effect for this element, already resolved.
+  package let xmlBase: String?
+
+  /// The value of the attribute `name` (any namespace unless `namespace` is given), or `nil`.
+  package func value(_ name: String, namespace: XMLNamespace? = nil) -> String? {
+    guard let base, count > 0 else { return nil }
+    return name.withCString { wanted -> String? in
+      for index in 0..<count {
+        let entry = base + index * 5
+        guard let local = entry[0], strcmp(UnsafeRawPointer(local).assumingMemoryBound(to: CChar.self), wanted) == 0
+        else { continue }
+        if let namespace {
+          let uri = entry[2].map { String(cString: $0) }
+          let prefix = entry[1].map { String(cString: $0) }
+          guard XMLNamespace(uri: uri, prefix: prefix) == namespace else { continue }
+        }
+        guard let start = entry[3], let end = entry[4] else { return "" }
+        return attributeString(UnsafeBufferPointer(start: start, count: end - start))
+      }
+      return nil
+    }
+  }
+}

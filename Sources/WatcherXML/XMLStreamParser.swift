@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+internal import CLibXML2
+import Foundation
+import WatcherSupport
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A streaming XML reader on libxml2's SAX2 push parser, configured to be safe on hostile input.
+///
+/// Configuration (LINUX-NOTES §3): `XML_PARSE_RECOVER | XML_PARSE_NONET | XML_PARSE_IGNORE_ENC`, never
+/// `NOENT` or `DTDLOAD`; the DTD handlers are removed so no entity a document declares is ever recorded or
+/// expanded (billion laughs, quadratic blowup and external entities all come to nothing); HTML named
+/// entities (`&nbsp;`, `&eacute;`) are resolved through `getEntity`; input is fed in 64 KiB chunks; each
+/// captured field is capped. The input must already be UTF-8 (`InputDecoder`).
+/// The corresponding C functions are `xmlCreatePushParserCtxt`, `xmlParseChunk` and `xmlFreeParserCtxt`.
+package final class XMLStreamParser {
+  private unowned(unsafe) let handler: any XMLFeedHandler
+  private let maxFieldBytes: Int
+  fileprivate var ctxt: xmlParserCtxtPtr?
+  private var tags: [NameKey: Int] = [:]
+  private var depth = 0
+  private var captureDepth = 0
+  private var captureMode = XMLCapture.none
+  private var buffer: [UInt8] = []
+  private var truncated = false
+  private var bases: [(depth: Int, base: String?)] = []
+  private var errorCount = 0
+  private var stopped = false
+  /// Problems met so far, in document order.
+  package private(set) var warnings: [FeedWarning] = []
+  /// The most warnings kept; the rest are counted.
+  private let maxWarnings = 50
+
+  /// Creates a parser that reports to `handler`; `documentURL` is the base for relative links.
+  package init(handler: any XMLFeedHandler, documentURL: String?, maxFieldBytes: Int) {
+    self.handler = handler
+    self.maxFieldBytes = maxFieldBytes
+    bases = [(0, documentURL)]
+    buffer.reserveCapacity(4_096)
+  }
+
+  /// The current position in the document (1-based line and column).
+  package var position: (line: Int, column: Int) {
+    guard let ctxt else { return (0, 0) }
+    return (Int(xmlSAX2GetLineNumber(ctxt)), Int(xmlSAX2GetColumnNumber(ctxt)))
+  }
+
+  /// Adds a warning at the current position.
+  package func warn(_ message: String) {
+    let (line, column) = position
+    appendWarning(FeedWarning(line: line, column: column, message: message))
+  }
+
+  /// Stops parsing after the current callback (the document's feed element has ended, say).
+  package func stop() {
+    stopped = true
+    if let ctxt { xmlStopParser(ctxt) }
+  }
+
+  /// Parses a UTF-8 document that `produce` delivers in chunks of any size, by calling the function it is given once per chunk.
+  ///
+  /// An error `produce` throws (input too large, say) ends parsing and is rethrown.
+  package func parse(_ produce: ((UnsafeBufferPointer<UInt8>) -> Void) throws -> Void) rethrows {
+    // Only our own handlers: every default SAX2 handler expects the parser context as its user data and
+    // would record or resolve DTD entities. With none of them, no entity a document declares is stored,
+    // resolved (no `resolveEntity`, no `getParameterEntity`) or expanded.
+    var sax = xmlSAXHandler()
+    sax.initialized = UInt32(XML_SAX2_MAGIC)
+    sax.startElementNs = xmlStartElement
+    sax.endElementNs = xmlEndElement
+    sax.characters = xmlCharacters
+    sax.ignorableWhitespace = xmlCharacters
+    sax.cdataBlock = xmlCharacters
+    sax.serror = xmlStructuredError
+    sax.getEntity = xmlGetEntity
+
+    // The SAX user data is this object, not the parser context: libxml2 then never falls back to its own
+    // entity table (`xmlSAX2GetEntity` is only consulted when the user data is the context), so an entity a
+    // document declares can never be expanded, whatever libxml2 recorded for "SAX compatibility".
+    let userData = Unmanaged.passUnretained(self).toOpaque()
+    guard let context = xmlCreatePushParserCtxt(&sax, userData, nil, 0, nil) else {
+      warnings.append(FeedWarning(message: "internal error: libxml2 could not create a parser, please report"))
+      return
+    }
+    ctxt = context
+    defer {
+      if let doc = context.pointee.myDoc { xmlFreeDoc(doc) }
+      xmlFreeParserCtxt(context)
+      ctxt = nil
+    }
+    let options = XML_PARSE_RECOVER.rawValue | XML_PARSE_NONET.rawValue | XML_PARSE_IGNORE_ENC.rawValue
+    xmlCtxtUseOptions(context, Int32(options))
+
+    let chunk = 64 * 1_024
+    try produce { input in
+      guard let baseAddress = input.baseAddress else { return }
+      var offset = 0
+      while offset < input.count, !stopped {
+        let length = min(chunk, input.count - offset)
+        let raw = UnsafeRawPointer(baseAddress + offset).assumingMemoryBound(to: CChar.self)
+        xmlParseChunk(context, raw, Int32(length), 0)
+        offset += length
+      }
+    }
+    if !stopped { xmlParseChunk(context, nil, 0, 1) }
+    if errorCount > maxWarnings {
+      warnings.append(FeedWarning(message: "\(errorCount - maxWarnings) more warnings not shown"))
+    }
+  }
+
+  private func appendWarning(_ warning: FeedWarning) {
+    errorCount += 1
+    if errorCount <= maxWarnings { warnings.append(warning) }
+  }
+
+  // MARK: - Callbacks (called by the C trampolines below)
+
+  fileprivate func startElement(
+    localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?, uri: UnsafePointer<xmlChar>?,
+    attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+  ) {
+    depth += 1
+    if captureDepth > 0 {
+      appendStartTag(localName: localName, prefix: prefix, attributeCount: attributeCount, attributes: attributes)
+      return
+    }
+    var xmlBase = bases[bases.count - 1].base
+    if attributeCount > 0, let attributes {
+      for index in 0..<attributeCount {
+        let entry = attributes + index * 5
+        guard let name = entry[0], let p = entry[1], strcmp(cString(name), "base") == 0,
+          strcmp(cString(p), "xml") == 0, let start = entry[3], let end = entry[4]
+        else { continue }
+        let value = attributeString(UnsafeBufferPointer(start: start, count: end - start))
+        xmlBase = URLResolver.resolve(value.trimmingASCIIWhitespace, against: xmlBase)
+        bases.append((depth, xmlBase))
+      }
+    }
+    let key = NameKey(name: Int(bitPattern: localName), uri: Int(bitPattern: uri), prefix: Int(bitPattern: prefix))
+    let tag: Int
+    if let known = tags[key] {
+      tag = known
+    } else {
+      let name = String(cString: cString(localName))
+      let namespace = XMLNamespace(
+        uri: uri.map { String(cString: cString($0)) }, prefix: prefix.map { String(cString: cString($0)) })
+      tag = handler.tag(for: name, namespace: namespace)
+      tags[key] = tag
+    }
+    let capture = handler.start(
+      tag, attributes: XMLAttributes(base: attributes, count: attributeCount, xmlBase: xmlBase))
+    if case .none = capture { return }
+    captureDepth = depth
+    captureMode = capture
+    buffer.removeAll(keepingCapacity: true)
+    truncated = false
+  }
+
+  fileprivate func endElement(
+    localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?, uri: UnsafePointer<xmlChar>?
+  ) {
+    defer {
+      if let last = bases.last, last.depth == depth, bases.count > 1 { bases.removeLast() }
+      depth -= 1
+    }
+    if captureDepth > 0, depth > captureDepth {
+      appendEndTag(localName: localName, prefix: prefix)
+      return
+    }
+    let key = NameKey(name: Int(bitPattern: localName), uri: Int(bitPattern: uri), prefix: Int(bitPattern: prefix))
+    guard let tag = tags[key] else { return }
+    if captureDepth > 0 {
+      captureDepth = 0
+      if truncated { warn("content longer than \(ByteCount.format(maxFieldBytes)) was cut") }
+      let text = String(utf8Bytes: InputDecoder.undoDoubleEncoding(buffer) ?? buffer)
+      if buffer.count > 65_536 { buffer = [] }
+      handler.end(tag, text: text)
+    } else {
+      handler.end(tag, text: nil)
+    }
+  }
+
+  fileprivate func characters(_ bytes: UnsafePointer<xmlChar>, count: Int) {
+    guard captureDepth > 0, count > 0 else { return }
+    if buffer.count + count > maxFieldBytes {
+      truncated = true
+      return
+    }
+    let chunk = UnsafeBufferPointer(start: bytes, count: count)
+    if case .xhtml = captureMode {
+      for c in chunk {
+        switch c {
+        case UInt8(ascii: "<"): buffer.append(contentsOf: "&lt;".utf8)
+        case UInt8(ascii: "&"): buffer.append(contentsOf: "&amp;".utf8)
+        case UInt8(ascii: ">"): buffer.append(contentsOf: "&gt;".utf8)
+        default: buffer.append(c)
+        }
+      }
+    } else {
+      buffer.append(contentsOf: chunk)
+    }
+  }
+
+  fileprivate func structuredError(_ error: xmlErrorPtr) {
+    let e = error.pointee
+    guard e.level != XML_ERR_NONE else { return }
+    var message = e.message.map { String(cString: $0) } ?? "XML error \(e.code)"
+    while message.last?.isWhitespace == true { message.removeLast() }
+    appendWarning(FeedWarning(line: Int(e.line), column: Int(e.int2), message: message))
+  }
+
+  // MARK: - Markup inside captured elements
+
+  private func appendStartTag(
+    localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?, attributeCount: Int,
+    attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
+  ) {
+    guard buffer.count < maxFieldBytes else { return }
+    buffer.append(UInt8(ascii: "<"))
+    appendName(localName, prefix: prefix)
+    if let attributes {
+      for index in 0..<attributeCount {
+        let entry = attributes + index * 5
+        guard let name = entry[0], let start = entry[3], let end = entry[4] else { continue }
+        buffer.append(32)
+        appendName(name, prefix: entry[1])
+        buffer.append(contentsOf: "=\"".utf8)
+        for c in UnsafeBufferPointer(start: start, count: end - start) {
+          if c == UInt8(ascii: "\"") {
+            buffer.append(contentsOf: "&quot;".utf8)
+          } else if c == UInt8(ascii: "&") {
+            buffer.append(contentsOf: "&amp;".utf8)
+          } else {
+            buffer.append(c)
+          }
+        }
+        buffer.append(UInt8(ascii: "\""))
+      }
+    }
+    buffer.append(UInt8(ascii: ">"))
+  }
+
+  private func appendEndTag(localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?) {
+    guard buffer.count < maxFieldBytes else { return }
+    buffer.append(contentsOf: "</".utf8)
+    appendName(localName, prefix: prefix)
+    buffer.append(UInt8(ascii: ">"))
+  }
+
+  private func appendName(_ name: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?) {
+    // XHTML is written without its prefix, which is what HTML readers expect.
+    if let prefix, strcmp(cString(prefix), "xhtml") != 0, strcmp(cString(prefix), "html") != 0 {
+      buffer.append(contentsOf: UnsafeBufferPointer(start: prefix, count: strlen(cString(prefix))))
+      buffer.append(UInt8(ascii: ":"))
+    }
+    buffer.append(contentsOf: UnsafeBufferPointer(start: name, count: strlen(cString(name))))
+  }
+}
+
+/// A libxml2 dictionary-interned name: the same pointers stand for the same name within one parse.
+private struct NameKey: Hashable {
+  package var name: Int
+  package var uri: Int
+  package var prefix: Int
+}
+
+/// An attribute value as text.
+///
+/// Without entity substitution (never `XML_PARSE_NOENT`), libxml2 hands over `&amp;` as `&#38;` and leaves HTML
+/// entities as written, so references are decoded here.
+func attributeString(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+  guard bytes.contains(UInt8(ascii: "&")) else { return String(decoding: bytes, as: UTF8.self) }
+  var out: [UInt8] = []
+  out.reserveCapacity(bytes.count)
+  var i = 0
+  while i < bytes.count {
+    if bytes[i] == UInt8(ascii: "&"), let (length, scalar) = HTMLEntities.characterReference(bytes, at: i) {
+      InputDecoder.appendUTF8(of: scalar, to: &out)
+      i += length
+    } else {
+      out.append(bytes[i])
+      i += 1
+    }
+  }
+  return String(utf8Bytes: out)
+}
+
+@inline(__always)
+func cString(_ p: UnsafePointer<xmlChar>) -> UnsafePointer<CChar> {
+  UnsafeRawPointer(p).assumingMemoryBound(to: CChar.self)
+}
+
+/// The parser object stored in the libxml2 context's `_private` (the SAX `ctx` is the parser context).
+///
+/// The SAX user data is the parser object, kept alive by `parse` for the whole parse, so no reference
+/// counting is needed per callback.
+@inline(__always)
+private func withParser(_ ctx: UnsafeMutableRawPointer?, _ body: (XMLStreamParser) -> Void) {
+  guard let ctx else { return }
+  Unmanaged<XMLStreamParser>.fromOpaque(ctx)._withUnsafeGuaranteedRef { parser in
+    // After any error libxml2 stops substituting entity references (`xmlParseReference` returns early when
+    // the document is not well-formed, a flag it sets after reporting the error), which would silently drop
+    // every later `&lt;` and `&amp;`. The only entities it can reach are the predefined ones and HTML
+    // characters (`getEntity` below), so substituting them stays safe; recovery goes on as before.
+    parser.ctxt?.pointee.wellFormed = 1
+    body(parser)
+  }
+}
+
+private let xmlStartElement: startElementNsSAX2Func = {
+  ctx, localName, prefix, uri, _, _, attributeCount, _, attributes in
+  guard let localName else { return }
+  withParser(ctx) {
+    $0.startElement(
+      localName: localName, prefix: prefix, uri: uri, attributeCount: Int(attributeCount), attributes: attributes)
+  }
+}
+
+private let xmlEndElement: endElementNsSAX2Func = { ctx, localName, prefix, uri in
+  guard let localName else { return }
+  withParser(ctx) { $0.endElement(localName: localName, prefix: prefix, uri: uri) }
+}
+
+private let xmlCharacters: charactersSAXFunc = { ctx, bytes, count in
+  guard let bytes else { return }
+  withParser(ctx) { $0.characters(bytes, count: Int(count)) }
+}
+
+private let xmlStructuredError: xmlStructuredErrorFunc = { ctx, error in
+  guard let error else { return }
+  withParser(ctx) { $0.structuredError(error) }
+}
+
+/// Predefined XML entities as usual; otherwise an HTML named entity, made once per process and kept (libxml2
+/// 2.9 offers no public way to free one, and there are only 253).
+private let xmlGetEntity: getEntitySAXFunc = { ctx, name in
+  guard let name else { return nil }
+  if let predefined = xmlGetPredefinedEntity(name) { return predefined }
+  return HTMLEntities.xmlEntity(named: name)
+}
