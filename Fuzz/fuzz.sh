@@ -24,8 +24,8 @@ for target in "${targets[@]}"; do
   mkdir -p "work/$target"
   seeds=()
   case $target in
-    feed) seeds=(../Tests/WatcherCoreTests/Fixtures/Feeds ../../shared/corpus/real ../../shared/corpus/synthetic
-                 ../../shared/corpus/feedparser-tests) ;;
+    feed) seeds=(../Tests/WatcherCoreTests/Fixtures/Feeds ../Tests/Corpus/real ../Tests/Corpus/synthetic
+                 ../Tests/Corpus/feedparser-tests) ;;
     date) seeds=(seeds/date) ;;
     config) seeds=(seeds/config ../Tests/WatcherCoreTests/Fixtures/Config ../Tests/WatcherCLITests/Fixtures) ;;
     opml) seeds=(seeds/opml) ;;

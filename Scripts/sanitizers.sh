@@ -2,7 +2,7 @@
 # Runs the whole test suite under AddressSanitizer and then ThreadSanitizer, each in its own build
 # directory (.build-asan, .build-tsan) so the normal build is untouched. Exit 0 only if both are clean.
 #   Scripts/sanitizers.sh [address|thread]...     (default: both)
-# LeakSanitizer is off: it reports XCTest's own leaks (LINUX-NOTES §5). SWIFT_BACKTRACE=enable=no keeps
+# LeakSanitizer is off: it reports XCTest's own leaks (docs/development.md). SWIFT_BACKTRACE=enable=no keeps
 # Swift's crash handler from tripping ASan and burying the real stack.
 set -uo pipefail
 cd "$(dirname "$0")/.."

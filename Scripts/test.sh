@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: the README's test command, and what .ci/run runs.
 # Builds, checks formatting, runs every test (unit, fixtures with goldens, corpus robustness when
-# ../shared/corpus is present, the CLI in-process and the built binary), then fails if a golden changed.
+# the whole corpus in Tests/Corpus, the CLI in-process and the built binary), then fails if a golden changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build 2>&1 | grep -v "warning: 'main': Source files for target" || true

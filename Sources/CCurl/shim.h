@@ -1,7 +1,7 @@
 #include <curl/curl.h>
 
 /* curl_easy_setopt and curl_easy_getinfo are variadic, which Swift cannot call:
-   typed wrappers, one per argument kind (LINUX-NOTES §4). */
+   typed wrappers, one per argument kind (docs/design.md, "Platform notes"). */
 static inline CURLcode ccurl_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
 static inline CURLcode ccurl_setopt_str(CURL *h, CURLoption o, const char *v) { return curl_easy_setopt(h, o, v); }
 static inline CURLcode ccurl_setopt_off(CURL *h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }

@@ -1,4 +1,4 @@
-/* libxml2 for watcher's SAX2 push parser (LINUX-NOTES §3).
+/* libxml2 for watcher's SAX2 push parser (docs/design.md, "Platform notes").
  *
  * Debian builds libxml2 with ICU, and encoding.h then includes ICU's <unicode/ucnv.h>, whose UErrorCode
  * clashes with the copy inside Foundation (_FoundationICU) when both modules meet in one Swift file.

@@ -19,7 +19,7 @@ public enum ActionOutcome: Sendable, Equatable {
   case drop(reason: String)
 }
 
-/// Carries out pending actions (notifications, hooks) and says what became of each (SPEC §5: at least once).
+/// Carries out pending actions (notifications, hooks) and says what became of each (at least once; docs/design.md, "State").
 ///
 /// The poller records actions as pending in the same state write that records their items as seen, then
 /// hands them to the runner and saves what it reports. A crash in between repeats an action but never loses

@@ -7,7 +7,7 @@ import WatcherConfig
 import WatcherState
 import WatcherSupport
 
-/// Shows notifications and runs hooks for real (SPEC §7, §8).
+/// Shows notifications and runs hooks for real (docs/rules.md, "Notifications" and "Hooks").
 ///
 /// Notifications: more than `max_per_poll` from one feed in one pass become one summary notification; ones
 /// that cannot be shown are kept (the poller stores them) and shown later, several as one "while you were

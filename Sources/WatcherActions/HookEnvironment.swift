@@ -5,13 +5,12 @@ import WatcherConfig
 import WatcherFeed
 import WatcherSupport
 
-/// The `WATCHER_*` variables a hook gets (SPEC §8): the only way, with stdin, that item data reaches it.
+/// The `WATCHER_*` variables a hook gets: the only way, with stdin, that item data reaches it.
 public enum HookEnvironment {
   /// The longest value a variable gets, in bytes; a longer one is cut at a character boundary.
   ///
-  /// Linux
-  /// refuses to start a program with any one environment string over 128 KiB (`E2BIG`), so an uncut 1 MB
-  /// text would make the hook fail for that item every time. The whole item is on stdin, uncut.
+  /// Linux refuses to start a program with any one environment string over 128 KiB (`E2BIG`), so an uncut
+  /// 1 MB text would make the hook fail for that item every time. The whole item is on stdin, uncut.
   public static let maxValueBytes = 65_536
 
   /// The variables for `item` of `feed` when `rule` runs its hook, in a stable order.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-/// The process exit statuses watcher uses (SPEC §2).
+/// The process exit statuses watcher uses.
 public enum ExitCode: Int32, Sendable {
   /// Everything worked.
   case success = 0

@@ -4,6 +4,7 @@
 import Foundation
 import WatcherFeed
 import WatcherFetch
+import WatcherPoll
 import WatcherSupport
 import WatcherXML
 
@@ -36,35 +37,21 @@ struct ParseCommand: Command {
       options[keyPath: limit] = value
     }
     let parsed: ParsedFeed
-    do {
-      if FeedLocation.isHTTP(source) {
-        let request = FetchRequest(url: source, maxBytes: options.maxBytes)
-        switch CurlTransport(userAgent: WatcherCLI.userAgent).fetch([request], concurrency: 1)[0] {
-        case .failure(let error):
-          terminal.error("error: \(source): \(error)")
-          return .failure
-        case .success(let response) where !(200..<300).contains(response.status):
-          terminal.error("error: \(source): HTTP \(response.status)")
-          return .failure
-        case .success(let response):
-          options.documentURL = response.finalURL
-          options.charset = options.charset ?? response.charset
-          parsed = try FeedParser.parse(response.body, options: options)
-        }
-      } else if source == "-" {
-        // One byte past the cap is enough to tell that the input is too large.
+    if source == "-" {
+      // One byte past the cap is enough to tell that the input is too large.
+      do {
         parsed = try FeedParser.parse(terminal.readInput(options.maxBytes + 1), options: options)
-      } else {
-        let path =
-          source.lowercased().hasPrefix("file://") ? (URL(string: source)?.path ?? String(source.dropFirst(7))) : source
-        parsed = try FeedParser.parse(contentsOf: path, options: options)
+      } catch {
+        terminal.error("error: \(source): \(error)")
+        return .failure
       }
-    } catch let error as FeedParseError {
-      terminal.error("error: \(source): \(error)")
-      return .failure
-    } catch {
-      terminal.error("error: \(source): cannot read: \(Self.describe(error))")
-      return .failure
+    } else {
+      switch FeedLoader.load(source, options: options, transport: CurlTransport(userAgent: WatcherCLI.userAgent)) {
+      case .success(let feed): parsed = feed
+      case .failure(let error):
+        terminal.error("error: \(source): \(error)")
+        return .failure
+      }
     }
     if arguments.flags.contains("json") {
       var writer = FeedJSONWriter(sink: terminal.output)
@@ -103,14 +90,4 @@ struct ParseCommand: Command {
     terminal.output(Array(out.utf8))
   }
 
-  static func describe(_ error: any Error) -> String {
-    let nsError = error as NSError
-    if nsError.domain == NSCocoaErrorDomain, nsError.code == CocoaError.fileReadNoSuchFile.rawValue {
-      return "no such file"
-    }
-    if let posix = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
-      return String(cString: strerror(Int32(posix.code)))
-    }
-    return nsError.localizedDescription
-  }
 }

@@ -6,6 +6,7 @@ import WatcherActions
 import WatcherConfig
 import WatcherFeed
 import WatcherFetch
+import WatcherPoll
 import WatcherRules
 import WatcherSupport
 
@@ -53,36 +54,14 @@ struct TestRulesCommand: Command {
       run.add([item], feed: feed, engine: engine, now: now)
     } else {
       guard let sources = sources(arguments, config: config, terminal: terminal) else { return .usage }
-      // Fetch the http(s) feeds together; read the files directly.
-      let remote = sources.filter { FeedLocation.isHTTP($0.url) }
-      let fetched = CurlTransport(userAgent: WatcherCLI.userAgent).fetch(
-        remote.map { FetchRequest(url: $0.url, maxBytes: config.settings.maxBytes, timeout: config.settings.timeout) },
-        concurrency: config.settings.concurrency)
-      var responses: [String: Result<FetchResponse, FetchError>] = [:]
-      for (feed, result) in zip(remote, fetched) { responses[feed.url] = result }
-      for feed in sources {
-        do {
-          let parsed: ParsedFeed
-          if let result = responses[feed.url] {
-            let response = try result.get()
-            guard (200..<300).contains(response.status) else {
-              run.failures.append((feed, "HTTP \(response.status)"))
-              continue
-            }
-            parsed = try FeedParser.parse(
-              response.body,
-              options: FeedParser.options(config.settings, documentURL: response.finalURL, charset: response.charset))
-          } else {
-            parsed = try FeedParser.parse(
-              contentsOf: FeedLocation.path(of: feed.url), options: FeedParser.options(config.settings))
-          }
-          run.add(parsed.feed.items, feed: feed, engine: engine, now: now)
-        } catch let error as FeedParseError {
-          run.failures.append((feed, "\(error)"))
-        } catch let error as FetchError {
-          run.failures.append((feed, "\(error)"))
-        } catch {
-          run.failures.append((feed, ParseCommand.describe(error)))
+      // The http(s) feeds are fetched together; the files read directly.
+      let results = FeedLoader.load(
+        sources.map(\.url), options: FeedParser.options(config.settings), timeout: config.settings.timeout,
+        concurrency: config.settings.concurrency, transport: CurlTransport(userAgent: WatcherCLI.userAgent))
+      for (feed, result) in zip(sources, results) {
+        switch result {
+        case .success(let parsed): run.add(parsed.feed.items, feed: feed, engine: engine, now: now)
+        case .failure(let error): run.failures.append((feed, "\(error)"))
         }
       }
     }

@@ -18,8 +18,8 @@ public enum WatcherCLI {
 
   /// Where to learn about watcher, for the User-Agent.
   ///
-  /// The project has no public home yet; `.invalid` is a
-  /// reserved name that can never point at someone else's site. Change it when there is one.
+  /// The project has no public home yet; `.invalid` is a reserved name that can never point at someone
+  /// else's site. Change it when there is one.
   public static let projectURL = "https://watcher.invalid/"
 
   /// The User-Agent for every request: the version and where to learn about watcher.

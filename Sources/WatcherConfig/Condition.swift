@@ -4,7 +4,7 @@
 import WatcherFeed
 import WatcherRegex
 
-/// The fields a rule can match (SPEC §3).
+/// The fields a rule can match.
 public enum MatchField: String, Sendable, CaseIterable {
   /// The title.
   case title

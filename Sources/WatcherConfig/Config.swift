@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-/// The whole configuration: settings, feeds and rules (SPEC §3).
+/// The whole configuration: settings, feeds and rules.
 public struct Config: Sendable {
   /// Global settings, all optional in the file.
   public var settings: Settings

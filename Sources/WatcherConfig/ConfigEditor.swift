@@ -173,9 +173,5 @@ public enum ConfigEditor {
   }
 
   /// A YAML double-quoted scalar: YAML's escapes include JSON's, so a JSON string literal is one.
-  package static func quoted(_ text: String) -> String {
-    var out = ""
-    JSONOutput.escape(text, into: &out)
-    return out
-  }
+  package static func quoted(_ text: String) -> String { JSONString.literal(text) }
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-/// Where the config is (SPEC §2): `--config`, else `$WATCHER_CONFIG`, else
+/// Where the config is: `--config`, else `$WATCHER_CONFIG`, else
 /// `$XDG_CONFIG_HOME/watcher/rules.yaml` (default `~/.config/watcher/rules.yaml`).
 public enum ConfigLocator {
   /// The path to use, and every path considered (for the "not found" message).

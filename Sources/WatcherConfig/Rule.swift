@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-/// One rule: an optional scope, a condition, and actions (SPEC §3).
+/// One rule: an optional scope, a condition, and actions.
 public struct Rule: Sendable {
   /// Its name (default `rule N`), used in decisions, logs and `WATCHER_RULE`.
   public var name: String
@@ -77,7 +77,7 @@ public struct NotifyAction: Sendable, Equatable {
   }
 }
 
-/// A hook a rule runs: `/bin/sh -c COMMAND`, with the item in the environment and on stdin (SPEC §8).
+/// A hook a rule runs: `/bin/sh -c COMMAND`, with the item in the environment and on stdin.
 public struct HookAction: Sendable, Equatable {
   /// The command exactly as written.
   public var command: String

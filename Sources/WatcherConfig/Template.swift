@@ -5,7 +5,7 @@ import Foundation
 import WatcherFeed
 import WatcherSupport
 
-/// A notification text with `{field}` placeholders, parsed when the config loads (SPEC §3).
+/// A notification text with `{field}` placeholders, parsed when the config loads.
 ///
 /// Templates are never used to build a shell command.
 public struct Template: Sendable, Equatable {

@@ -43,9 +43,9 @@ package final class AtomParser: FeedElementParser {
   package let format: FeedFormat
   private var feed = AtomFeed()
   private let entries = ItemPipeline<AtomEntry>(normalize: AtomParser.normalize)
-  /// The entry being read.
+  /// The entry being read, meaningful while `hasEntry`.
   ///
-  /// meaningful while `hasEntry`. Mutated in place.
+  /// Mutated in place.
   private var entry = AtomEntry()
   private var hasEntry = false
   private var stack: [FeedTag] = []

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-/// One feed after parsing, in the normalized model every format translates into (SPEC §4).
+/// One feed after parsing, in the normalized model every format translates into.
 ///
 /// Which source element fills each field is documented on the field, for every format.
 public struct Feed: Sendable, Equatable {

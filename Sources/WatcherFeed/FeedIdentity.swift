@@ -3,7 +3,7 @@
 
 import WatcherSupport
 
-/// Item identity (SPEC §5): the key that decides whether an item is new.
+/// Item identity: the key that decides whether an item is new.
 public enum FeedIdentity {
   /// Sets every item's `key`: its id, else its link, else `hash:` and a stable hash of title, date and text.
   ///

@@ -3,12 +3,12 @@
 
 import Foundation
 
-/// One item (RSS item, Atom entry, JSON Feed item) in the normalized model (SPEC §4).
+/// One item (RSS item, Atom entry, JSON Feed item) in the normalized model.
 ///
 /// Strings are `nil` when the feed gives nothing (never empty). Text fields are plain text with entities
 /// decoded and whitespace collapsed; `html` keeps the markup.
 public struct FeedItem: Sendable, Equatable {
-  /// The identity used for novelty (SPEC §5): the id, else the link, else a stable hash of title, date and
+  /// The identity used for novelty: the id, else the link, else a stable hash of title, date and
   /// text; a repeated identity within one feed gets a deterministic `#2`, `#3`, … suffix.
   public var key: String
   /// The id exactly as the feed gives it (whitespace trimmed): RSS `guid`, RDF `rdf:about`, Atom `id`,

@@ -13,7 +13,7 @@ package enum Gzip {
 
   /// The decompressed bytes, or `nil` when the data is corrupt.
   ///
-  /// throws `FeedParseError.tooLarge` past `limit` bytes of output. The corresponding C functions are
+  /// Throws `FeedParseError.tooLarge` past `limit` bytes of output. The corresponding C functions are
   /// `inflateInit2_`, `inflate` and `inflateEnd`.
   package static func decompress(_ input: UnsafeBufferPointer<UInt8>, limit: Int) throws(FeedParseError) -> Data? {
     var stream = z_stream()

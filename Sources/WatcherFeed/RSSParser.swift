@@ -48,9 +48,9 @@ package final class RSSParser: FeedElementParser {
   package private(set) var format: FeedFormat
   private var channel = RSSChannel()
   private let items = ItemPipeline<RSSItem>(normalize: RSSParser.normalize)
-  /// The item being read.
+  /// The item being read, meaningful while `hasItem`.
   ///
-  /// meaningful while `hasItem`. Mutated in place (no copy per element).
+  /// Mutated in place (no copy per element).
   private var item = RSSItem()
   private var hasItem = false
   private var stack: [FeedTag] = []

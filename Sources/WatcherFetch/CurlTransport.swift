@@ -6,11 +6,12 @@ import Foundation
 import WatcherSupport
 
 /// HTTP(S) through libcurl's multi interface, driven from one thread with `curl_multi_poll` (no busy
-/// waiting; LINUX-NOTES §4 explains why not URLSession).
+/// waiting; docs/design.md, "Platform notes", explains why not URLSession).
 ///
 /// Every transfer: gzip/deflate, at most 5 redirects and only to http/https, a hard timeout and a
 /// low-speed abort, the body capped (by Content-Length when known, else while it arrives), a User-Agent with
-/// the version, conditional headers. Proxy variables (`https_proxy`…) are honoured by libcurl itself.
+/// the version, conditional headers. Proxy variables (`https_proxy`…) are honoured by libcurl itself; the
+/// redirect rule then judges each hop by its own host (`ProxyEnvironment`).
 /// The corresponding C functions are `curl_multi_init`, `curl_multi_add_handle`, `curl_multi_perform`,
 /// `curl_multi_poll`, `curl_multi_info_read` and `curl_easy_*`.
 public struct CurlTransport: HTTPTransport {
@@ -18,8 +19,7 @@ public struct CurlTransport: HTTPTransport {
   public let userAgent: String
   /// Called on the fetching thread as each transfer finishes: (finished, failed, total) so far.
   ///
-  /// A failure
-  /// is a transfer error or an HTTP status of 400 or more.
+  /// A failure is a transfer error or an HTTP status of 400 or more.
   public var progress: (@Sendable (_ done: Int, _ failed: Int, _ total: Int) -> Void)?
 
   /// Creates a transport.

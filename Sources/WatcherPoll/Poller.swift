@@ -10,7 +10,7 @@ import WatcherRules
 import WatcherState
 import WatcherSupport
 
-/// One pass over feeds: fetch, parse, diff against state, rules, pending actions, save (SPEC §5, §6).
+/// One pass over feeds: fetch, parse, diff against state, rules, pending actions, save (docs/design.md, "The path of one feed").
 ///
 /// A failing feed never stops the others. State is saved after each feed with durable atomic writes.
 public struct Poller {
@@ -288,15 +288,12 @@ public struct Poller {
     }
     guard let response else {
       // A file or a plain path.
-      do {
-        let parsed = try FeedParser.parse(
-          contentsOf: FeedLocation.path(of: feed.url), options: FeedParser.options(config.settings))
+      switch FeedLoader.read(FeedLocation.path(of: feed.url), options: FeedParser.options(config.settings)) {
+      case .success(let parsed):
         succeed(&state)
         return parsed
-      } catch let error as FeedParseError {
+      case .failure(let error):
         return fail("\(error)")
-      } catch {
-        return fail("cannot read: \((error as NSError).localizedDescription)")
       }
     }
     switch response {
@@ -313,23 +310,20 @@ public struct Poller {
         }
         return nil
       case 200..<300:
-        do {
-          let parsed = try FeedParser.parse(
-            http.body,
-            options: FeedParser.options(config.settings, documentURL: http.finalURL, charset: http.charset))
+        switch FeedLoader.parse(http, options: FeedParser.options(config.settings)) {
+        case .success(let parsed):
           state.etag = http.etag
           state.lastModified = http.lastModified
           succeed(&state, maxAge: http.maxAge, now: now)
           return parsed
-        } catch {
+        case .failure(let error):
           return fail("\(error)")
         }
       case 429, 503:
         return fail(
-          "HTTP \(http.status)" + (http.retryAfter.map { "; the server asks to wait \($0) s" } ?? ""),
-          retryAfter: http.retryAfter)
+          "\(FeedLoadError.status(http.status, retryAfter: http.retryAfter))", retryAfter: http.retryAfter)
       default:
-        return fail("HTTP \(http.status)")
+        return fail("\(FeedLoadError.status(http.status, retryAfter: nil))")
       }
     }
   }

@@ -4,7 +4,7 @@
 import Foundation
 import WatcherSupport
 
-/// What watcher remembers about one feed between polls (SPEC §5), stored as one JSON file.
+/// What watcher remembers about one feed between polls, stored as one JSON file.
 public struct FeedState: Codable, Sendable, Equatable {
   /// The file format version; bumped when the layout changes incompatibly.
   public static let currentVersion = 1

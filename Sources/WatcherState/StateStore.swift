@@ -33,10 +33,10 @@ extension StateError: CustomStringConvertible {
   }
 }
 
-/// One JSON file per feed under the state directory, named from a stable hash of the feed URL (SPEC §5).
+/// One JSON file per feed under the state directory, named from a stable hash of the feed URL.
 ///
-/// Writes are durable and atomic: a temporary file from `mkstemp` (mode 0600), a full write, `fsync`,
-/// `rename` over the old file, then `fsync` of the directory (LINUX-NOTES §7), so a crash leaves either the
+/// Writes are durable and atomic (`AtomicFile`): a temporary file from `mkstemp` (mode 0600), a full
+/// write, `fsync`, `rename` over the old file, then `fsync` of the directory, so a crash leaves either the
 /// old or the new file, never a torn one. A file that cannot be read is moved aside as
 /// `<name>.corrupt-<time>` and reported; the feed then starts again as first-polled (silent).
 public final class StateStore {

@@ -294,10 +294,10 @@ package enum InputDecoder {
 
   // MARK: - iconv
 
-  /// Converts with glibc's iconv.
+  /// Converts with glibc's iconv; `nil` if iconv does not know the encoding.
   ///
-  /// each byte it cannot read becomes U+FFFD. `nil` if iconv does not know the encoding. The corresponding C
-  /// functions are `iconv_open`, `iconv` and `iconv_close`.
+  /// Each byte it cannot read becomes U+FFFD. The corresponding C functions are `iconv_open`, `iconv` and
+  /// `iconv_close`.
   package static func iconvToUTF8(_ input: UnsafeBufferPointer<UInt8>, from name: String) -> ([UInt8], Int)? {
     let cd = iconv_open("UTF-8", name.uppercased())
     guard let cd, Int(bitPattern: cd) != -1 else { return nil }

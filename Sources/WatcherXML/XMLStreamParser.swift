@@ -11,7 +11,7 @@ import WatcherSupport
 
 /// A streaming XML reader on libxml2's SAX2 push parser, configured to be safe on hostile input.
 ///
-/// Configuration (LINUX-NOTES §3): `XML_PARSE_RECOVER | XML_PARSE_NONET | XML_PARSE_IGNORE_ENC`, never
+/// Configuration (docs/design.md, "Platform notes"): `XML_PARSE_RECOVER | XML_PARSE_NONET | XML_PARSE_IGNORE_ENC`, never
 /// `NOENT` or `DTDLOAD`; the DTD handlers are removed so no entity a document declares is ever recorded or
 /// expanded (billion laughs, quadratic blowup and external entities all come to nothing); HTML named
 /// entities (`&nbsp;`, `&eacute;`) are resolved through `getEntity`; input is fed in 64 KiB chunks; each

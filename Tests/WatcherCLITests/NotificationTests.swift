@@ -10,7 +10,7 @@ import WatcherTestSupport
   import Glibc
 #endif
 
-/// `watcher poll` against a real notification server: Xvfb + a private session bus + dunst, checked through `dunstctl history` (LINUX-NOTES §2).
+/// `watcher poll` against a real notification server: Xvfb + a private session bus + dunst, checked through `dunstctl history` (docs/design.md, "Platform notes").
 ///
 /// CI installs the tools and never skips these.
 @Suite("Notifications on a real server", .serialized)
@@ -73,7 +73,7 @@ struct NotificationTests {
     let history = dir.url.appendingPathComponent("history.json").path
     let script = Fixtures.url("notify-e2e.sh", target: "WatcherCLITests").path
     // Started through HookRunner: Foundation's Process would pass on the test runner's blocked signals, and
-    // then Xvfb, dunst and the bus could not be stopped (LINUX-NOTES §6).
+    // then Xvfb, dunst and the bus could not be stopped (docs/design.md, "Platform notes").
     let quoted = [
       script, history, "--", binary.path, "poll", "--config", config, "--state-dir",
       dir.url.appendingPathComponent("state").path,

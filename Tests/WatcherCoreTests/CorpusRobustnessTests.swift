@@ -6,15 +6,14 @@ import Testing
 import WatcherFeed
 import WatcherTestSupport
 
-/// Every file of the shared corpus (~2,900 real, synthetic and feedparser test-suite feeds, ill-formed ones
-/// included) parses or is refused with a `FeedParseError`, never a crash, and always yields valid JSON.
+/// Every file of the corpus in Tests/Corpus (~2,900 real, synthetic and feedparser test-suite feeds,
+/// ill-formed ones included) parses or is refused with a `FeedParseError`, never a crash, and always yields
+/// valid JSON.
 @Suite("Corpus robustness")
 struct CorpusRobustnessTests {
-  static let corpus = Fixtures.repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus")
+  static let corpus = Fixtures.repositoryRoot.appendingPathComponent("Tests/Corpus")
 
-  @Test(
-    "every corpus file parses or is refused cleanly",
-    .enabled(if: FileManager.default.fileExists(atPath: corpus.path), "../shared/corpus is not beside the repository"))
+  @Test("every corpus file parses or is refused cleanly")
   func wholeCorpus() throws {
     let enumerator = try #require(FileManager.default.enumerator(atPath: Self.corpus.path))
     var parsed = 0

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 import WatcherSupport
 
-/// Every date shape found in `../shared/corpus` (one example of each), plus the variants SPEC §4 names.
+/// Every date shape found in the corpus (Tests/Corpus; one example of each), plus the variants real feeds use.
 @Suite("Date parsing")
 struct DateParserTests {
   static let cases: [(String, String?)] = [

@@ -8,7 +8,7 @@ import WatcherTestSupport
 @testable import WatcherFeed
 @testable import WatcherXML
 
-/// Hostile documents cost bounded time and memory and read no file (SPEC §4).
+/// Hostile documents cost bounded time and memory and read no file.
 ///
 /// Time and memory figures are measured by `Scripts/bench/hostile.sh`, not asserted here.
 @Suite("Hostile input")

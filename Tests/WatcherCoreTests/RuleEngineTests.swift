@@ -10,7 +10,7 @@ import Testing
 @testable import WatcherRules
 @testable import WatcherSupport
 
-/// Rule semantics (SPEC §3), on configs written as users write them.
+/// Rule semantics, on configs written as users write them.
 @Suite("Rule engine")
 struct RuleEngineTests {
   static let now = DateParser.parse("2026-11-29T12:00:00Z") ?? Date()

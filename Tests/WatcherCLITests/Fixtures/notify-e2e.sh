@@ -4,7 +4,7 @@
 # Xvfb (a free display via -displayfd), a private session bus (dbus-run-session) and dunst; waits until
 # dunst owns org.freedesktop.Notifications, runs CMD, closes every notification (so it enters the
 # history), and writes `dunstctl history` to HISTORY_JSON. CMD's exit status is saved in HISTORY_JSON.status.
-# The recipe is LINUX-NOTES §2's.
+# The recipe is in docs/design.md, "Platform notes".
 set -euo pipefail
 OUT=$1; shift 2
 T=$(mktemp -d)

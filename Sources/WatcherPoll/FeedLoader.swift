@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherConfig
+import WatcherFeed
+import WatcherFetch
+import WatcherSupport
+
+/// Why a feed could not be loaded: typed, and turned into words only where they are shown.
+public enum FeedLoadError: Error, Sendable, Equatable {
+  /// The fetch failed (timeout, size, redirects, connection).
+  case fetch(FetchError)
+  /// The server answered with a status that is not a success.
+  case status(Int, retryAfter: Int?)
+  /// The document is not a feed, or too large.
+  case parse(FeedParseError)
+  /// The file cannot be read; the system's reason.
+  case read(String)
+}
+
+extension FeedLoadError: CustomStringConvertible {
+  public var description: String {
+    switch self {
+    case .fetch(let error): return "\(error)"
+    case .status(let status, let retryAfter):
+      return "HTTP \(status)" + (retryAfter.map { "; the server asks to wait \($0) s" } ?? "")
+    case .parse(let error): return "\(error)"
+    case .read(let reason): return "cannot read: \(reason)"
+    }
+  }
+}
+
+/// The one way a feed is loaded (fetched or read, decoded, parsed): `poll`, `parse` and `test-rules` all
+/// go through it.
+public enum FeedLoader {
+  /// Loads every source, one result per source, in order.
+  ///
+  /// http(s) URLs are fetched together (at most `concurrency` at once, two per host); files are read
+  /// directly.
+  public static func load(
+    _ sources: [String], options: FeedParser.Options, timeout: Int = 30, concurrency: Int = 8,
+    transport: any HTTPTransport
+  ) -> [Result<ParsedFeed, FeedLoadError>] {
+    let remote = sources.indices.filter { FeedLocation.isHTTP(sources[$0]) }
+    let fetched = transport.fetch(
+      remote.map { FetchRequest(url: sources[$0], maxBytes: options.maxBytes, timeout: timeout) },
+      concurrency: concurrency)
+    var results = sources.map { read(FeedLocation.path(of: $0), options: options) }
+    for (index, result) in zip(remote, fetched) {
+      switch result {
+      case .failure(let error): results[index] = .failure(.fetch(error))
+      case .success(let response):
+        guard (200..<300).contains(response.status) else {
+          results[index] = .failure(.status(response.status, retryAfter: response.retryAfter))
+          continue
+        }
+        results[index] = parse(response, options: options)
+      }
+    }
+    return results
+  }
+
+  /// Loads one source (see `load`).
+  public static func load(_ source: String, options: FeedParser.Options, transport: any HTTPTransport) -> Result<
+    ParsedFeed, FeedLoadError
+  > {
+    load([source], options: options, concurrency: 1, transport: transport)[0]
+  }
+
+  /// The feed in a successful HTTP response: its final URL resolves relative links, its charset is the
+  /// fallback encoding.
+  public static func parse(_ response: FetchResponse, options: FeedParser.Options) -> Result<
+    ParsedFeed, FeedLoadError
+  > {
+    var options = options
+    options.documentURL = response.finalURL
+    options.charset = options.charset ?? response.charset
+    do {
+      return .success(try FeedParser.parse(response.body, options: options))
+    } catch {
+      return .failure(.parse(error))
+    }
+  }
+
+  /// The feed in a local file (regular files only, at most `options.maxBytes`).
+  public static func read(_ path: String, options: FeedParser.Options) -> Result<ParsedFeed, FeedLoadError> {
+    do {
+      return .success(try FeedParser.parse(contentsOf: path, options: options))
+    } catch let error as FeedParseError {
+      return .failure(.parse(error))
+    } catch {
+      return .failure(.read(describe(error)))
+    }
+  }
+
+  /// The system's reason for a file error, in its own words ("No such file or directory").
+  static func describe(_ error: any Error) -> String {
+    let nsError = error as NSError
+    if nsError.domain == NSCocoaErrorDomain, nsError.code == CocoaError.fileReadNoSuchFile.rawValue {
+      return "no such file"
+    }
+    if let posix = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
+      return String(cString: strerror(Int32(posix.code)))
+    }
+    return nsError.localizedDescription
+  }
+}
