@@ -75,7 +75,7 @@ public struct DeliveringActionRunner: ActionRunner {
     } else {
       batch = actions.map {
         DesktopNotification(
-          summary: $0.summary ?? "", body: $0.body ?? "", urgency: Urgency(rawValue: $0.urgency ?? "") ?? .normal,
+          summary: $0.summary ?? "", body: $0.body ?? "", urgency: $0.urgency ?? .normal,
           expire: $0.expire, icon: $0.icon, link: $0.link)
       }
     }
@@ -95,7 +95,7 @@ public struct DeliveringActionRunner: ActionRunner {
     if kept.count == 1 {
       notification = DesktopNotification(
         summary: first.action.summary ?? "", body: first.action.body ?? "",
-        urgency: Urgency(rawValue: first.action.urgency ?? "") ?? .normal, expire: first.action.expire,
+        urgency: first.action.urgency ?? .normal, expire: first.action.expire,
         icon: first.action.icon, link: first.action.link)
     } else {
       // Each line names its feed once (a summary may already start with it).
@@ -106,7 +106,7 @@ public struct DeliveringActionRunner: ActionRunner {
       notification = DesktopNotification(
         summary: "While you were away: \(kept.count) notifications",
         body: (kept.count > 20 ? ["…"] : []).joined() + lines.joined(separator: "\n"),
-        urgency: kept.compactMap { Urgency(rawValue: $0.action.urgency ?? "") }.max() ?? settings.notify.urgency,
+        urgency: kept.compactMap(\.action.urgency).max() ?? settings.notify.urgency,
         expire: settings.notify.expire, icon: settings.notify.icon)
     }
     do {

@@ -405,7 +405,7 @@ public struct Poller {
         state.pending.append(
           FeedState.PendingAction(
             kind: .notify, key: key, rule: notification.rule, summary: notification.summary, body: notification.body,
-            urgency: notification.urgency.rawValue, expire: notification.expire,
+            urgency: notification.urgency, expire: notification.expire,
             icon: notification.icon, link: item.link, created: now))
       }
       for hook in decision.hooks {

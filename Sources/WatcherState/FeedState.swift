@@ -2,6 +2,7 @@
 // Copyright the watcher authors.
 
 import Foundation
+import WatcherConfig
 import WatcherSupport
 
 /// What watcher remembers about one feed between polls, stored as one JSON file.
@@ -140,7 +141,7 @@ public struct FeedState: Codable, Sendable, Equatable {
     /// A notification's summary and body, or a hook's command.
     public var summary: String?
     public var body: String?
-    public var urgency: String?
+    public var urgency: Urgency?
     /// A notification's expire time, seconds, and icon.
     public var expire: Int?
     public var icon: String?
@@ -164,7 +165,7 @@ public struct FeedState: Codable, Sendable, Equatable {
 
     /// Creates a pending action.
     public init(
-      kind: Kind, key: String, rule: String?, summary: String? = nil, body: String? = nil, urgency: String? = nil,
+      kind: Kind, key: String, rule: String?, summary: String? = nil, body: String? = nil, urgency: Urgency? = nil,
       command: String? = nil, timeout: Int? = nil, item: String? = nil, environment: [String: String]? = nil,
       expire: Int? = nil, icon: String? = nil, link: String? = nil, created: Date
     ) {
@@ -201,7 +202,7 @@ extension FeedState.PendingAction {
       ("item", .optional(item)),
       ("key", .string(key)), ("kind", .string(kind.rawValue)), ("rule", .optional(rule)),
       ("summary", .optional(summary)), ("timeout", timeout.map { .int($0) } ?? .null),
-      ("urgency", .optional(urgency)),
+      ("urgency", .optional(urgency?.rawValue)),
     ]
     return .object(fields.filter { !$0.1.isNull })
   }

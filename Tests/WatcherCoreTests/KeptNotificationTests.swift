@@ -71,7 +71,8 @@ struct KeptNotificationTests {
       KeptNotification(
         feed: "f",
         action: .init(
-          kind: .notify, key: summary, rule: nil, summary: summary, body: "b", urgency: urgency, created: Self.now))
+          kind: .notify, key: summary, rule: nil, summary: summary, body: "b", urgency: Urgency(rawValue: urgency),
+          created: Self.now))
     }
     #expect(runner.showKept([kept("Only", "low")]) == .done)
     #expect(runner.showKept([kept("A", "low"), kept("B", "critical"), kept("C", "normal")]) == .done)
