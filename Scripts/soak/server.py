@@ -79,6 +79,7 @@ class Handler(BaseHTTPRequestHandler):
         if roll < 21:
             self.count("garbage")
             body = os.urandom(random.randrange(10, 5000))
+            ids = []  # nothing readable was sent: these items are not served
         elif roll < 24:
             self.count("huge")
             self.send_response(200)
