@@ -64,12 +64,17 @@ public struct DeliveringActionRunner: ActionRunner {
   private func notify(_ actions: [FeedState.PendingAction], feed: FeedConfig) -> ActionOutcome {
     var batch: [DesktopNotification]
     if actions.count > settings.notify.maxPerPoll {
-      let titles = actions.compactMap(\.summary)
+      // One summary that names the feed once (item summaries often start with it) and is as urgent as the
+      // most urgent item it stands for.
+      let titles = actions.compactMap(\.summary).map { summary in
+        summary.hasPrefix(feed.name + ": ") ? String(summary.dropFirst(feed.name.count + 2)) : summary
+      }
       let first = titles.prefix(3).joined(separator: ", ")
       batch = [
         DesktopNotification(
           summary: "\(actions.count) new items in \(feed.name): \(first)\(titles.count > 3 ? ", …" : "")",
-          body: titles.prefix(20).joined(separator: "\n"), urgency: settings.notify.urgency,
+          body: titles.prefix(20).joined(separator: "\n"),
+          urgency: actions.compactMap(\.urgency).max() ?? settings.notify.urgency,
           expire: settings.notify.expire, icon: settings.notify.icon)
       ]
     } else {

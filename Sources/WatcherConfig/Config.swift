@@ -67,12 +67,15 @@ public struct NotifySettings: Sendable, Equatable {
   public var expire: Int? = 10
   /// More notifiable items than this from one feed in one poll become one summary notification.
   public var maxPerPoll: Int = 5
-  /// Icon name or path.
-  public var icon: String?
+  /// Icon name or path (the freedesktop icon for feeds by default).
+  public var icon: String? = NotifySettings.defaultIcon
   /// How long a notification that could not be shown (no notification service) is kept to show later.
   public var keepFor: Int = 86_400
   /// The most notifications kept to show later (the newest are kept).
   public var keepMax: Int = 200
+
+  /// The icon a notification gets when nothing else is set: the freedesktop icon name for feeds.
+  public static let defaultIcon = "application-rss+xml"
 
   /// Creates defaults.
   public init() {}
@@ -119,6 +122,8 @@ public struct FeedConfig: Sendable, Equatable {
   public var notify: Bool
   /// Identity scheme.
   public var identity: Identity
+  /// A hook run for every new (unmuted) item of this feed, rule or not.
+  public var hook: HookAction?
   /// Where the entry starts in the file.
   public var mark: Mark?
 

@@ -37,7 +37,7 @@ package struct ConfigMapper {
     "hook_concurrency", "hook_retries", "notify",
   ]
   package static let notifySettingsKeys = ["urgency", "expire", "max_per_poll", "icon", "keep_for", "keep_max"]
-  package static let feedKeys = ["url", "name", "interval", "tags", "notify", "identity"]
+  package static let feedKeys = ["url", "name", "interval", "tags", "notify", "hook", "identity"]
   package static let ruleKeys = ["name", "feeds", "match", "tag", "mute", "notify", "hook", "stop"]
   package static let conditionKeys = MatchField.allCases.map(\.rawValue) + ["all", "not", "older_than", "newer_than"]
   package static let patternKeys = ["contains", "words", "regex", "equals", "case"]
@@ -154,6 +154,7 @@ package struct ConfigMapper {
         case "interval": feed.interval = duration(entry.value, "'interval'", positive: true)
         case "tags": feed.tags = stringList(entry.value, "'tags'", allowEmpty: true) ?? []
         case "notify": feed.notify = bool(entry.value, "'notify'") ?? false
+        case "hook": feed.hook = hookAction(entry.value, in: context)
         case "identity":
           if let text = string(entry.value, "'identity'") {
             if let identity = FeedConfig.Identity(rawValue: text) {
@@ -230,12 +231,30 @@ package struct ConfigMapper {
         }
       }
       var condition: Condition?
-      if let matchNode = value("match", in: entries) {
-        condition = self.condition(matchNode, in: context)
+      // A rule scoped by `feeds:` may leave out `match` (or give `match: {}`): it is for every item of those
+      // feeds. Without a scope that would be every item of every feed, which is a feed's own notify/hook.
+      let matchNode = value("match", in: entries)
+      let everyItem = matchNode.map {
+        if case .mapping(let pairs) = $0.kind { return pairs.isEmpty } else { return false }
+      }
+      if let matchNode, everyItem != true {
+        if case .scalar("true", true) = matchNode.kind {
+          error(
+            "'match' in \(context) must be a mapping of conditions, not true", at: matchNode.mark,
+            notes: ["for every item of some feeds, scope the rule with feeds: and leave out match"])
+        } else {
+          condition = self.condition(matchNode, in: context)
+        }
+      } else if !scope.isEmpty {
+        condition = .all([])
       } else if !misspells("match", in: entries) {
         error(
-          "\(context) has no 'match'", at: element.mark,
-          notes: ["say which items it is for, e.g. match: { title: release }"])
+          matchNode == nil ? "\(context) has no 'match'" : "empty 'match' in \(context)",
+          at: matchNode?.mark ?? element.mark,
+          notes: [
+            "say which items it is for, e.g. match: { title: release }",
+            "for every item of some feeds, scope the rule with feeds: and leave out match",
+          ])
       }
       var actions = RuleActions()
       for entry in entries {

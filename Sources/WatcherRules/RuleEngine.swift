@@ -78,6 +78,14 @@ public struct RuleEngine: Sendable {
       decision.notifications.append(
         notification(NotifyAction(), rule: nil, item: item, feed: feed.name, tags: decision.tags))
     }
+    // One item, one notification: the first rule's texts, the highest urgency any rule asked for.
+    if var first = decision.notifications.first, decision.notifications.count > 1 {
+      first.urgency = decision.notifications.map(\.urgency).max() ?? first.urgency
+      decision.notifications = [first]
+    }
+    if let hook = feed.hook, !decision.hooks.contains(where: { $0.command == hook.command }) {
+      decision.hooks.append(Decision.Hook(rule: "feed '\(feed.name)'", command: hook.command, timeout: hook.timeout))
+    }
     if decision.muted {
       decision.notifications = []
       decision.hooks = []

@@ -259,10 +259,10 @@ struct QuickStartTests {
     let out = result.output
     for expected in [
       "rules.example.yaml: 2 feeds, 5 rules: OK",
-      "6 items in 2 feeds: 5 touched, 1 muted, 5 notifications, 1 hook",
+      "6 items in 2 feeds: 5 touched, 1 muted, 4 notifications, 1 hook",
       "swift: 3 items, 3 new",
       "advisories: 3 items, 3 new",
-      "poll: 2 of 2 feeds polled, 6 new items, 6 actions",
+      "poll: 2 of 2 feeds polled, 6 new items, 5 actions",
       "cannot reach the desktop notification service",
       "No desktop session here",
       "FEED        LAST POLL",

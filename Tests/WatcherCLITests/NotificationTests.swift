@@ -88,7 +88,7 @@ struct NotificationTests {
     // The summary is plain text, sent as is; the body is escaped for the server's markup.
     #expect(shown.contains { $0 == ("a: AT&T <3 Unicode é", "AT&amp;T &lt;3 Unicode é / Text 0", "CRITICAL") })
     #expect(shown.contains { $0 == ("a: Plain", "Plain / Text 1", "CRITICAL") })
-    #expect(shown.contains { $0.0 == "7 new items in b: b: Batch 1, b: Batch 2, b: Batch 3, …" && $0.2 == "NORMAL" })
+    #expect(shown.contains { $0.0 == "7 new items in b: Batch 1, Batch 2, Batch 3, …" && $0.2 == "NORMAL" })
   }
 
   @Test(

@@ -198,7 +198,8 @@ struct RuleEngineTests {
       "  - { match: { title: nothing }, tag: [z] }", Self.item(title: "t", text: "body"), notify: true)
     #expect(
       feedNotify.notifications == [
-        Decision.Notification(rule: nil, summary: "news: t", body: "body", urgency: .normal, expire: 10, icon: nil)
+        Decision.Notification(
+          rule: nil, summary: "news: t", body: "body", urgency: .normal, expire: 10, icon: "application-rss+xml")
       ])
     let long = String(repeating: "word ", count: 100)
     let body =
