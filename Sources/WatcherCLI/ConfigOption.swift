@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
+import Foundation
 import WatcherConfig
 
 /// `--config F`, shared by the commands that read the config.
@@ -39,6 +40,10 @@ struct CheckCommand: Command {
       return .usage
     }
     guard let (config, path) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
+    if !config.notices.isEmpty {
+      let source = try? String(contentsOfFile: path, encoding: .utf8)
+      terminal.errors(Array(DiagnosticRenderer.render(config.notices, path: path, source: source).utf8))
+    }
     let feeds = config.feeds.count
     let rules = config.rules.count
     terminal.print("\(path): \(feeds) feed\(feeds == 1 ? "" : "s"), \(rules) rule\(rules == 1 ? "" : "s"): OK")

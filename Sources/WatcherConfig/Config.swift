@@ -9,6 +9,9 @@ public struct Config: Sendable {
   public var feeds: [FeedConfig]
   /// The rules, in file order.
   public var rules: [Rule]
+  /// Warnings and notes about a config that loaded (a feed file that does not exist yet, where a relative
+  /// path points), rendered by `watcher check`.
+  public var notices: [Diagnostic] = []
 
   /// Creates a config.
   public init(settings: Settings = Settings(), feeds: [FeedConfig] = [], rules: [Rule] = []) {

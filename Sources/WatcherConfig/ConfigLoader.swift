@@ -88,7 +88,7 @@ public enum ConfigLoader {
       throw .invalid(path: path, diagnostics: [error], source: text)
     }
     var mapper = ConfigMapper(baseDirectory: baseDirectory)
-    let config = mapper.config(root)
+    var config = mapper.config(root)
     let errors = mapper.diagnostics.filter { $0.severity == .error }
     if !errors.isEmpty {
       throw .invalid(
@@ -97,6 +97,7 @@ public enum ConfigLoader {
           ($0.mark ?? Mark(line: 0, column: 0)) < ($1.mark ?? Mark(line: 0, column: 0))
         }, source: text)
     }
+    config.notices = mapper.diagnostics
     return config
   }
 }

@@ -230,7 +230,16 @@ extension ConfigMapper {
     return false
   }
 
+  /// Records an error once per place and message (aliases repeat the nodes they point at), and at most
+  /// `maxDiagnostics` of them.
   package mutating func error(_ message: String, at mark: Mark?, notes: [String] = []) {
+    let key = "\(mark?.line ?? 0):\(mark?.column ?? 0):\(message)"
+    guard reported.insert(key).inserted else { return }
+    if diagnostics.count == Self.maxDiagnostics {
+      diagnostics.append(
+        Diagnostic(message: "too many errors; fix these first and run watcher check again", mark: mark))
+    }
+    guard diagnostics.count < Self.maxDiagnostics else { return }
     diagnostics.append(Diagnostic(message: message, mark: mark, notes: notes))
   }
 }

@@ -14,8 +14,14 @@ package struct ConfigMapper {
   package init(baseDirectory: String? = nil) {
     self.baseDirectory = baseDirectory
   }
-  /// Compiled regexes by (pattern, case): an alias that repeats a regex shares one compiled program.
-  private var regexes: [String: LinearRegex] = [:]
+  /// Compiled regexes (or why they do not compile) by (pattern, case): an alias that repeats a regex
+  /// shares one compiled program, and an invalid one is compiled once.
+  private var regexes: [String: Result<LinearRegex, LinearRegex.RegexError>] = [:]
+  /// The diagnostics already reported, so that an alias repeating a mistake reports it once.
+  var reported: Set<String> = []
+
+  /// The most diagnostics reported for one config; past it, the rest are summed up in one line.
+  static let maxDiagnostics = 10_000
   /// Conditions mapped so far, aliases counted as often as they are used.
   private var conditions = 0
   /// Set once a work cap was passed (reported once; the rest of the rules are not mapped).
@@ -143,6 +149,7 @@ package struct ConfigMapper {
         continue
       }
       guard let written = string(urlNode, "'url'") else { continue }
+      guard checkLocation(written, at: urlNode) else { continue }
       // A relative path means relative to the config file, wherever watcher is started from.
       let url = FeedLocation.resolve(written, against: baseDirectory)
       var feed = FeedConfig(url: url, name: FeedConfig.slug(for: written), mark: element.mark)
@@ -188,6 +195,66 @@ package struct ConfigMapper {
       feeds.append(feed)
     }
     return feeds
+  }
+
+  /// Checks a feed's location; returns false after reporting an error.
+  ///
+  /// Errors: no scheme (`www.example.com/feed` would be read as a file), a malformed scheme (`https//…`), a
+  /// scheme watcher does not read (`ftp:`). For a relative path: a note of where it points, and a warning
+  /// when that file does not exist.
+  mutating func checkLocation(_ written: String, at node: YAMLNode) -> Bool {
+    let text = written.trimmingCharacters(in: .whitespaces)
+    let lower = text.lowercased()
+    for broken in ["https//", "http//", "https:/", "http:/", "https:\\", "http:\\"]
+    where lower.hasPrefix(broken) && !FeedLocation.isHTTP(lower) {
+      let scheme = lower.hasPrefix("https") ? "https" : "http"
+      let rest = text.dropFirst(broken.count).drop { $0 == "/" || $0 == "\\" }
+      error(
+        "malformed URL '\(text)' for 'url'", at: node.mark, notes: ["did you mean '\(scheme)://\(rest)'?"])
+      return false
+    }
+    if URLResolver.hasScheme(text), !FeedLocation.isHTTP(text), !lower.hasPrefix("file:") {
+      let scheme = String(text.prefix { $0 != ":" })
+      let afterColon = text.dropFirst(scheme.count + 1)
+      // `localhost:8080/feed` reads as the scheme "localhost": a host and port without http://.
+      if afterColon.first?.isNumber == true || ["localhost"].contains(scheme.lowercased()) {
+        error(
+          "feed URL '\(text)' has no scheme", at: node.mark, notes: ["did you mean 'http://\(text)'?"])
+        return false
+      }
+      var notes = ["watcher reads http://, https:// and file:// URLs, and file paths"]
+      if ["feed", "rss", "itpc", "pcast", "podcast", "feeds"].contains(scheme.lowercased()) {
+        let rest = afterColon.drop { $0 == "/" }
+        notes.insert("did you mean 'https://\(rest)'?", at: 0)
+      }
+      error("unsupported URL scheme '\(scheme):' in '\(text)'", at: node.mark, notes: notes)
+      return false
+    }
+    guard !FeedLocation.isHTTP(text), !lower.hasPrefix("file:"), !text.hasPrefix("/"), !text.hasPrefix("~") else {
+      return true
+    }
+    // A relative path: relative to the config's directory. One that names no existing file but looks like a
+    // host (`www.example.com/feed`, `127.0.0.1:8080/x`) is a URL without its scheme.
+    let resolved = FeedLocation.resolve(text, against: baseDirectory)
+    let exists = baseDirectory != nil && FileManager.default.fileExists(atPath: resolved)
+    let head = text.prefix { $0 != "/" }
+    let looksLikeHost =
+      text.contains("/") && head.contains(".") && !head.hasPrefix(".")
+      && head.allSatisfy { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == ":" }
+    if !exists, looksLikeHost {
+      error("feed URL '\(text)' has no scheme", at: node.mark, notes: ["did you mean 'https://\(text)'?"])
+      return false
+    }
+    guard baseDirectory != nil else { return true }
+    if exists {
+      diagnostics.append(Diagnostic(.note, message: "'\(text)' is \(resolved)", mark: node.mark))
+    } else {
+      diagnostics.append(
+        Diagnostic(
+          .warning, message: "feed file \(resolved) does not exist", mark: node.mark,
+          notes: ["a relative path is read from the config's directory"]))
+    }
+    return true
   }
 
   // MARK: - Rules
@@ -455,15 +522,21 @@ package struct ConfigMapper {
         return stringList(kind.value, "'equals'").map { Pattern(.equals($0), caseSensitive: caseSensitive) }
       default:
         guard let text = string(kind.value, "'regex'") else { return nil }
-        do {
+        do throws(LinearRegex.RegexError) {
           let key = (caseSensitive ? "s:" : "i:") + text
           let compiled: LinearRegex
-          if let cached = regexes[key] {
-            compiled = cached
-          } else {
-            compiled = try LinearRegex(text, caseSensitive: caseSensitive)
+          switch regexes[key] {
+          case .success(let cached)?: compiled = cached
+          case .failure(let error)?: throw error
+          case nil:
+            do {
+              compiled = try LinearRegex(text, caseSensitive: caseSensitive)
+              regexes[key] = .success(compiled)
+            } catch {
+              regexes[key] = .failure(error)
+              throw error
+            }
           }
-          regexes[key] = compiled
           regexSteps += compiled.programSize
           if regexSteps > Self.maxRegexSteps, !overBudget {
             overBudget = true

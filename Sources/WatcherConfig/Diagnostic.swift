@@ -10,6 +10,8 @@ public struct Diagnostic: Error, Sendable, Equatable {
     case error
     /// Worth knowing; the file still works.
     case warning
+    /// Information (where a relative path points).
+    case note
   }
 
   /// How bad it is.

@@ -24,7 +24,7 @@ struct ConfigHardeningTests {
       _ = try ConfigLoader.load(path: path)
       return []
     } catch {
-      if case .invalid(_, let diagnostics, _) = error { return diagnostics }
+      if case .invalid(_, let diagnostics, _) = error { return diagnostics.filter { $0.severity == .error } }
       return [Diagnostic(message: "\(error)", mark: nil)]
     }
   }
