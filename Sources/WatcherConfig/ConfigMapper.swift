@@ -268,6 +268,13 @@ package struct ConfigMapper {
     for (index, element) in elements.enumerated() {
       var context = "rules[\(index + 1)]"
       guard let entries = mapping(element, context) else { continue }
+      // A feed entry pasted under rules: say so once, instead of "unknown key", "no match", "does nothing".
+      if let urlEntry = entries.first(where: { $0.key == "url" }), value("match", in: entries) == nil {
+        error(
+          "\(context) looks like a feed (it has a 'url'), not a rule", at: urlEntry.keyMark,
+          notes: ["feeds belong under 'feeds:'; a rule has a match and actions"])
+        continue
+      }
       var name = "rule \(index + 1)"
       if let nameNode = value("name", in: entries), let given = string(nameNode, "'name'") {
         name = given
@@ -522,6 +529,16 @@ package struct ConfigMapper {
         return stringList(kind.value, "'equals'").map { Pattern(.equals($0), caseSensitive: caseSensitive) }
       default:
         guard let text = string(kind.value, "'regex'") else { return nil }
+        for flag in ["(?i)", "(?-i)", "(?s)", "(?m)", "(?x)"] where text.hasPrefix(flag) {
+          error(
+            "'\(flag)' is not supported in a regex", at: kind.value.mark,
+            notes: [
+              flag == "(?i)"
+                ? "matching is already case-insensitive; remove '(?i)' (say case: sensitive for the other way)"
+                : "watcher regexes are POSIX extended: no inline flags; case: sensitive chooses the case"
+            ])
+          return nil
+        }
         do throws(LinearRegex.RegexError) {
           let key = (caseSensitive ? "s:" : "i:") + text
           let compiled: LinearRegex

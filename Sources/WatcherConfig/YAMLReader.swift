@@ -31,7 +31,7 @@ package enum YAMLReader {
       var builder = TreeBuilder()
       var event = yaml_event_t()
       while true {
-        guard yaml_parser_parse(&parser, &event) == 1 else { throw syntaxError(parser) }
+        guard yaml_parser_parse(&parser, &event) == 1 else { throw syntaxError(parser, source: text) }
         defer { yaml_event_delete(&event) }
         let done = try builder.handle(&event)
         if done { break }
@@ -40,14 +40,28 @@ package enum YAMLReader {
     }
   }
 
-  /// libyaml's own error, at its mark, with its context as a note.
-  private static func syntaxError(_ parser: yaml_parser_t) -> Diagnostic {
+  /// libyaml's own error, at its mark, with its context as a note, and the hint a person needs for the
+  /// mistakes people make most (libyaml's words alone rarely say what to change).
+  private static func syntaxError(_ parser: yaml_parser_t, source: String) -> Diagnostic {
     let problem = parser.problem.map { String(cString: $0) } ?? "invalid YAML"
     var notes: [String] = []
     if let context = parser.context.map({ String(cString: $0) }) {
       notes.append("\(context) at line \(parser.context_mark.line + 1), column \(parser.context_mark.column + 1)")
     }
     let mark = Mark(line: Int(parser.problem_mark.line) + 1, column: Int(parser.problem_mark.column) + 1)
+    let line = source.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(mark.line - 1).first ?? ""
+    let indentation = line.prefix { $0 == " " || $0 == "\t" }
+    if indentation.contains("\t") {
+      notes.append("this line is indented with a tab; YAML indents with spaces only")
+    } else if problem.contains("unknown escape character") {
+      notes.append(
+        "a backslash starts an escape in double quotes; write regexes in single quotes, as in regex: '\\d+'")
+    } else if problem.contains("expected '-' indicator") || problem.contains("did not find expected key")
+      || problem.contains("mapping values are not allowed")
+    {
+      notes.append(
+        "check the indentation: the keys of one entry line up under each other, indented past its '-'")
+    }
     return Diagnostic(message: "YAML syntax: \(problem)", mark: mark, notes: notes)
   }
 
