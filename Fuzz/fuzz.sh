@@ -11,6 +11,9 @@ mkdir -p .root && ln -sfn ../.. .root/watcher
 seconds=${1:-600}; shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(feed date config opml state)
+# SwiftPM's incremental build can keep a target compiled against an older layout of a type from another
+# target (docs/development.md, "Incremental builds"), so the fuzzers are always built clean.
+swift package clean
 toolchain=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")
 fuzzer_lib=$(ls "$toolchain"/lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a | head -1)
 swift build -c release -Xswiftc -sanitize=address \

@@ -126,9 +126,19 @@ public struct DeliveringActionRunner: ActionRunner {
     var variables = environment
     for (name, value) in action.environment ?? [:] { variables[name] = value }
     let timeout = action.timeout ?? 30
-    let result = HookRunner.run(
-      command: action.command ?? "", environment: variables, input: Data((action.item ?? "{}").utf8), timeout: timeout,
-      stop: killing)
+    let input = Data((action.item ?? "{}").utf8)
+    let result: HookResult
+    if let arguments = action.arguments, let program = arguments.first {
+      // run: the program itself, found on the hook's PATH, with each argument whole: no shell.
+      let path = HookProgram.resolve(program, environment: variables) ?? program
+      // Each argument is cut like a variable (64 KiB): Linux refuses longer ones (E2BIG).
+      result = HookRunner.run(
+        program: path, arguments: arguments.map(HookEnvironment.clipped), environment: variables, input: input,
+        timeout: timeout, stop: killing)
+    } else {
+      result = HookRunner.run(
+        command: action.command ?? "", environment: variables, input: input, timeout: timeout, stop: killing)
+    }
     if result.succeeded { return .done }
     // Ended because watcher is stopping: not the hook's fault, so it stays pending as it was.
     if result.cancelled { return .notRun }

@@ -116,7 +116,12 @@ struct TestRulesCommand: Command {
         if !n.body.isEmpty { out += "    body: \(n.body)\n" }
       }
       for hook in d.hooks {
-        out += "  hook (rule '\(hook.rule)'): /bin/sh -c \(hook.command)\n"
+        if let arguments = hook.arguments {
+          out +=
+            "  hook (rule '\(hook.rule)'): runs \(arguments.map { JSONString.literal($0) }.joined(separator: " "))\n"
+        } else {
+          out += "  hook (rule '\(hook.rule)'): /bin/sh -c \(hook.command)\n"
+        }
         for (name, value) in HookEnvironment.variables(
           item: outcome.item, feed: outcome.feed, rule: hook.rule, tags: d.tags)
         {

@@ -48,7 +48,7 @@ package struct ConfigMapper {
   package static let conditionKeys = MatchField.allCases.map(\.rawValue) + ["all", "not", "older_than", "newer_than"]
   package static let patternKeys = ["contains", "words", "regex", "equals", "case"]
   package static let notifyKeys = ["summary", "body", "urgency", "expire", "icon"]
-  package static let hookKeys = ["command", "timeout"]
+  package static let hookKeys = ["command", "run", "timeout"]
 
   // MARK: - Top level
 
@@ -384,17 +384,65 @@ package struct ConfigMapper {
     }
     guard let entries = mapping(node, "'hook' in \(context)") else { return nil }
     checkKeys(entries, allowed: Self.hookKeys, in: "'hook' in \(context)")
-    guard let commandNode = value("command", in: entries), let command = string(commandNode, "'command'") else {
-      if value("command", in: entries) == nil {
+    var action: HookAction
+    if let runNode = value("run", in: entries) {
+      if value("command", in: entries) != nil {
         error(
-          "'hook' in \(context) has no 'command'", at: node.mark,
-          notes: ["hook: { command: ~/bin/archive, timeout: 30s }"])
+          "'hook' in \(context) has both 'command' and 'run'", at: node.mark,
+          notes: ["'command' runs through /bin/sh; 'run' runs a program directly: choose one"])
+        return nil
       }
-      return nil
+      guard let words = stringList(runNode, "'run'") else { return nil }
+      var templates: [Template] = []
+      for (offset, word) in words.enumerated() {
+        let wordNode: YAMLNode = {
+          if case .sequence(let nodes) = runNode.kind, offset < nodes.count { return nodes[offset] }
+          return runNode
+        }()
+        guard let parsed = template(wordNode, "'run'") else { return nil }
+        if offset == 0, word.contains("{") {
+          error(
+            "the program in 'run' cannot be a template", at: wordNode.mark,
+            notes: ["item fields may fill the arguments, never the program"])
+          return nil
+        }
+        templates.append(parsed)
+      }
+      checkProgram(words[0], at: runNode)
+      action = HookAction(command: words.joined(separator: " "), run: templates)
+    } else {
+      guard let commandNode = value("command", in: entries), let command = string(commandNode, "'command'") else {
+        if value("command", in: entries) == nil {
+          error(
+            "'hook' in \(context) has no 'command' or 'run'", at: node.mark,
+            notes: ["hook: { command: ~/bin/archive, timeout: 30s }", "hook: { run: [notify-send, \"{title}\"] }"])
+        }
+        return nil
+      }
+      action = HookAction(command: command)
     }
-    var action = HookAction(command: command)
     if let timeout = value("timeout", in: entries) { action.timeout = duration(timeout, "'timeout'", positive: true) }
     return action
+  }
+
+  /// Reports a `run:` program that cannot be found: an absolute (or `~`) path that is not an executable
+  /// file, or a name found on no directory of `PATH`.
+  mutating func checkProgram(_ program: String, at node: YAMLNode) {
+    let expanded = (program as NSString).expandingTildeInPath
+    if expanded.contains("/") {
+      guard !FileManager.default.isExecutableFile(atPath: expanded) else { return }
+      error(
+        "the program '\(program)' in 'run' is not an executable file", at: node.mark,
+        notes: [
+          FileManager.default.fileExists(atPath: expanded)
+            ? "make it executable: chmod +x \(expanded)" : "no file at \(expanded)"
+        ])
+      return
+    }
+    guard HookProgram.resolve(program) == nil else { return }
+    error(
+      "the program '\(program)' in 'run' is not on PATH", at: node.mark,
+      notes: ["give its full path, or install it"])
   }
 
   package mutating func template(_ node: YAMLNode, _ what: String) -> Template? {

@@ -77,16 +77,21 @@ public struct NotifyAction: Sendable, Equatable {
   }
 }
 
-/// A hook a rule runs: `/bin/sh -c COMMAND`, with the item in the environment and on stdin.
+/// A hook a rule runs: `/bin/sh -c COMMAND`, or a program without a shell (`run:`), with the item in the
+/// environment and on stdin.
 public struct HookAction: Sendable, Equatable {
-  /// The command exactly as written.
+  /// The command exactly as written (for `run:`, the program and arguments, for messages).
   public var command: String
+  /// `run: [PROGRAM, ARG...]`: the program and its arguments, each a template whose `{field}`s become the
+  /// item's values as whole arguments; `nil` for a shell command.
+  public var run: [Template]?
   /// Timeout, seconds (`nil`: the default 30 s).
   public var timeout: Int?
 
   /// Creates a hook action.
-  public init(command: String, timeout: Int? = nil) {
+  public init(command: String, run: [Template]? = nil, timeout: Int? = nil) {
     self.command = command
+    self.run = run
     self.timeout = timeout
   }
 }

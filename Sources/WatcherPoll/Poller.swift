@@ -418,7 +418,8 @@ public struct Poller {
           ])
         state.pending.append(
           FeedState.PendingAction(
-            kind: .hook, key: key, rule: hook.rule, command: hook.command, timeout: hook.timeout, item: json,
+            kind: .hook, key: key, rule: hook.rule, command: hook.command, arguments: hook.arguments,
+            timeout: hook.timeout, item: json,
             environment: Dictionary(variables, uniquingKeysWith: { first, _ in first }), created: now))
       }
       outcome.actions += decision.notifications.count + decision.hooks.count

@@ -37,8 +37,18 @@ public struct Decision: Sendable, Equatable {
     public var rule: String
     /// The command exactly as written.
     public var command: String
+    /// For a `run:` hook: the program and its arguments with the item's values filled in, one argument each.
+    public var arguments: [String]?
     /// Timeout, seconds.
     public var timeout: Int?
+
+    /// Creates a hook decision.
+    public init(rule: String, command: String, arguments: [String]? = nil, timeout: Int?) {
+      self.rule = rule
+      self.command = command
+      self.arguments = arguments
+      self.timeout = timeout
+    }
   }
 
   /// Tags in the order given, feed tags first, without duplicates.

@@ -58,7 +58,15 @@ public struct DryRun: Sendable {
               ])
             })
         ),
-        ("hooks", .array(d.hooks.map { .object([("rule", .string($0.rule)), ("command", .string($0.command))]) })),
+        (
+          "hooks",
+          .array(
+            d.hooks.map {
+              .object(
+                [("rule", .string($0.rule)), ("command", .string($0.command))]
+                  + ($0.arguments.map { [("run", JSONOutput.array($0.map { .string($0) }))] } ?? []))
+            })
+        ),
         (
           "matches",
           .array(

@@ -67,7 +67,10 @@ public struct RuleEngine: Sendable {
           notification(notify, rule: rule.name, item: item, feed: feed.name, tags: decision.tags))
       }
       if let hook = actions.hook {
-        decision.hooks.append(Decision.Hook(rule: rule.name, command: hook.command, timeout: hook.timeout))
+        decision.hooks.append(
+          Decision.Hook(
+            rule: rule.name, command: hook.command,
+            arguments: hook.run?.map { $0.render(item, feed: feed.name, tags: decision.tags) }, timeout: hook.timeout))
       }
       if actions.stop {
         decision.stoppedBy = rule.name
@@ -84,7 +87,10 @@ public struct RuleEngine: Sendable {
       decision.notifications = [first]
     }
     if let hook = feed.hook, !decision.hooks.contains(where: { $0.command == hook.command }) {
-      decision.hooks.append(Decision.Hook(rule: "feed '\(feed.name)'", command: hook.command, timeout: hook.timeout))
+      decision.hooks.append(
+        Decision.Hook(
+          rule: "feed '\(feed.name)'", command: hook.command,
+          arguments: hook.run?.map { $0.render(item, feed: feed.name, tags: decision.tags) }, timeout: hook.timeout))
     }
     if decision.muted {
       decision.notifications = []

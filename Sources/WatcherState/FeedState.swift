@@ -148,6 +148,8 @@ public struct FeedState: Codable, Sendable, Equatable {
     /// A notification's item link (clicking it opens the link).
     public var link: String?
     public var command: String?
+    /// A `run:` hook's program and arguments, filled in when the action was decided.
+    public var arguments: [String]?
     public var timeout: Int?
     /// The item as `watcher parse --json` prints it, for the hook's stdin and environment.
     public var item: String?
@@ -159,14 +161,15 @@ public struct FeedState: Codable, Sendable, Equatable {
     public var created: Date
 
     package enum CodingKeys: String, CodingKey {
-      case kind, key, rule, summary, body, urgency, command, timeout, item, attempts, created, environment
+      case kind, key, rule, summary, body, urgency, command, arguments, timeout, item, attempts, created, environment
       case expire, icon, link
     }
 
     /// Creates a pending action.
     public init(
       kind: Kind, key: String, rule: String?, summary: String? = nil, body: String? = nil, urgency: Urgency? = nil,
-      command: String? = nil, timeout: Int? = nil, item: String? = nil, environment: [String: String]? = nil,
+      command: String? = nil, arguments: [String]? = nil, timeout: Int? = nil, item: String? = nil,
+      environment: [String: String]? = nil,
       expire: Int? = nil, icon: String? = nil, link: String? = nil, created: Date
     ) {
       self.link = link
@@ -180,6 +183,7 @@ public struct FeedState: Codable, Sendable, Equatable {
       self.body = body
       self.urgency = urgency
       self.command = command
+      self.arguments = arguments
       self.timeout = timeout
       self.item = item
       self.created = created
@@ -195,6 +199,7 @@ extension FeedState.PendingAction {
       self.environment.map { env in .object(env.sorted { $0.key < $1.key }.map { ($0.key, .string($0.value)) }) }
       ?? .null
     let fields: [(String, JSONOutput)] = [
+      ("arguments", arguments.map { .array($0.map { .string($0) }) } ?? .null),
       ("attempts", .int(attempts)), ("body", .optional(body)),
       ("command", .optional(command)), ("created", date(created)), ("environment", environment),
       ("expire", expire.map { .int($0) } ?? .null), ("icon", .optional(icon)),

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Testing
+import WatcherTestSupport
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `hook: { run: [PROGRAM, ARG...] }`: a program run without a shell, each `{field}` one whole argument.
+@Suite("run: hooks without a shell", .serialized)
+struct RunHookTests {
+  @Test("hostile titles arrive as one argument each, never split or interpreted")
+  func hostileTitles() throws {
+    let dir = try TemporaryDirectory()
+    let path = dir.url.path
+    let hostile = ["$(touch \(path)/pwned)", "a b c; reboot", "`id` && echo x | tee \(path)/pwned2", "-rf *", "\"'\\"]
+    var xml = "<rss version=\"2.0\"><channel><title>F</title>"
+    for (index, title) in hostile.enumerated() {
+      let escaped = title.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+      xml += "<item><title>\(escaped)</title><guid>g\(index)</guid></item>"
+    }
+    try (xml + "</channel></rss>").write(toFile: "\(path)/feed.xml", atomically: true, encoding: .utf8)
+    // The program writes each of its arguments on a line of its own, NUL-free, so splitting would show.
+    let script = "\(path)/args.sh"
+    try "#!/bin/sh\nfor a in \"$@\"; do printf '[%s]\\n' \"$a\"; done >> \(path)/args.log\n".write(
+      toFile: script, atomically: true, encoding: .utf8)
+    chmod(script, 0o755)
+    try """
+    settings: { first_poll: all, max_age: none, hook_concurrency: 1 }
+    feeds:
+      - { url: \(path)/feed.xml, name: f }
+    rules:
+      - name: r
+        match: { title: '' }
+        hook: { run: ['\(script)', "{title}", "feed={feed}"] }
+    """.write(toFile: "\(path)/rules.yaml", atomically: true, encoding: .utf8)
+    let binary = try #require(BinaryTests.binary)
+    let check = try ChildProcess.run(binary, ["check", "--config", "\(path)/rules.yaml"])
+    #expect(check.status == 0, "\(check.errors)")
+    let poll = try ChildProcess.run(binary, ["poll", "--config", "\(path)/rules.yaml", "--state-dir", "\(path)/state"])
+    #expect(poll.status == 0, "\(poll.errors)")
+    let lines = try String(contentsOfFile: "\(path)/args.log", encoding: .utf8).split(separator: "\n").map(String.init)
+    #expect(lines.count == hostile.count * 2)
+    for title in hostile {
+      #expect(lines.contains("[\(title)]"), "'\(title)' did not arrive whole: \(lines)")
+    }
+    #expect(lines.filter { $0 == "[feed=f]" }.count == hostile.count)
+    #expect(!FileManager.default.fileExists(atPath: "\(path)/pwned"))
+    #expect(!FileManager.default.fileExists(atPath: "\(path)/pwned2"))
+  }
+
+  @Test("check reports a run: program that is not found, not executable, or a template")
+  func programMistakes() throws {
+    let dir = try TemporaryDirectory()
+    let path = dir.url.path
+    try "plain text".write(toFile: "\(path)/not-exec", atomically: true, encoding: .utf8)
+    try """
+    feeds:
+      - { url: https://example.com/feed, name: f }
+    rules:
+      - { name: a, match: { title: x }, hook: { run: [no-such-program-anywhere, "{title}"] } }
+      - { name: b, match: { title: x }, hook: { run: ['\(path)/not-exec'] } }
+      - { name: c, match: { title: x }, hook: { run: ['{link}'] } }
+      - { name: d, match: { title: x }, hook: { run: [true], command: 'true' } }
+      - { name: e, match: { title: x }, hook: { run: [sh, "{titel}"] } }
+    """.write(toFile: "\(path)/rules.yaml", atomically: true, encoding: .utf8)
+    let binary = try #require(BinaryTests.binary)
+    let check = try ChildProcess.run(binary, ["check", "--config", "\(path)/rules.yaml"])
+    #expect(check.status == 78)
+    for expected in [
+      "the program 'no-such-program-anywhere' in 'run' is not on PATH",
+      "the program '\(path)/not-exec' in 'run' is not an executable file",
+      "the program in 'run' cannot be a template",
+      "has both 'command' and 'run'",
+      "unknown template field '{titel}' in 'run'",
+    ] {
+      #expect(check.errors.contains(expected), "missing '\(expected)' in:\n\(check.errors)")
+    }
+  }
+}
