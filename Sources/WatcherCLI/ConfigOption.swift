@@ -2,6 +2,7 @@
 // Copyright the watcher authors.
 
 import Foundation
+import WatcherActions
 import WatcherConfig
 
 /// `--config F`, shared by the commands that read the config.
@@ -40,13 +41,44 @@ struct CheckCommand: Command {
       return .usage
     }
     guard let (config, path) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
-    if !config.notices.isEmpty {
+    let hookFindings = Self.hookMistakes(config, environment: terminal.environment)
+    let hookErrors = hookFindings.filter { $0.severity == .error }
+    let notices = (config.notices + hookFindings).sorted {
+      ($0.mark ?? Mark(line: 0, column: 0)) < ($1.mark ?? Mark(line: 0, column: 0))
+    }
+    if !notices.isEmpty {
       let source = try? String(contentsOfFile: path, encoding: .utf8)
-      terminal.errors(Array(DiagnosticRenderer.render(config.notices, path: path, source: source).utf8))
+      terminal.errors(Array(DiagnosticRenderer.render(notices, path: path, source: source).utf8))
+    }
+    if !hookErrors.isEmpty {
+      terminal.error("\(hookErrors.count) error\(hookErrors.count == 1 ? "" : "s") in \(path)")
+      return .config
     }
     let feeds = config.feeds.count
     let rules = config.rules.count
     terminal.print("\(path): \(feeds) feed\(feeds == 1 ? "" : "s"), \(rules) rule\(rules == 1 ? "" : "s"): OK")
     return .success
+  }
+
+  /// Every shell hook's mistakes: `HookLint`'s, and the shell's own syntax check (`sh -n`, which reads the
+  /// command without running any of it).
+  static func hookMistakes(_ config: Config, environment: [String: String]) -> [Diagnostic] {
+    let hooks = config.rules.compactMap(\.actions.hook) + config.feeds.compactMap(\.hook)
+    var found: [Diagnostic] = []
+    var checked: Set<String> = []
+    for hook in hooks where hook.run == nil && checked.insert(hook.command).inserted {
+      found += HookLint.check(hook, environment: environment)
+      let syntax = HookRunner.run(
+        program: "/bin/sh", arguments: ["/bin/sh", "-n", "-c", hook.command], environment: ["PATH": "/usr/bin:/bin"],
+        input: Data(), timeout: 5)
+      if !syntax.succeeded {
+        let reason = syntax.stderrTail.replacingOccurrences(of: "/bin/sh: ", with: "")
+        found.append(
+          Diagnostic(
+            message: "the hook's command is not valid shell: \(reason.isEmpty ? syntax.describe(timeout: 5) : reason)",
+            mark: hook.mark, notes: ["the command runs as /bin/sh -c COMMAND; check its quotes and brackets"]))
+      }
+    }
+    return found
   }
 }

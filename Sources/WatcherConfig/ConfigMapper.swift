@@ -380,7 +380,7 @@ package struct ConfigMapper {
         error("'hook' in \(context) is empty", at: node.mark, notes: ["give the command to run"])
         return nil
       }
-      return HookAction(command: command)
+      return HookAction(command: command, mark: node.mark)
     }
     guard let entries = mapping(node, "'hook' in \(context)") else { return nil }
     checkKeys(entries, allowed: Self.hookKeys, in: "'hook' in \(context)")
@@ -419,7 +419,7 @@ package struct ConfigMapper {
         }
         return nil
       }
-      action = HookAction(command: command)
+      action = HookAction(command: command, mark: commandNode.mark)
     }
     if let timeout = value("timeout", in: entries) { action.timeout = duration(timeout, "'timeout'", positive: true) }
     return action

@@ -87,11 +87,24 @@ public struct HookAction: Sendable, Equatable {
   public var run: [Template]?
   /// Timeout, seconds (`nil`: the default 30 s).
   public var timeout: Int?
+  /// Where the command is written (for `watcher check`'s messages).
+  public var mark: Mark?
+
+  /// The variables a hook gets; any other `$WATCHER_…` in a command is a mistake.
+  public static let variableNames = [
+    "WATCHER_FEED", "WATCHER_FEED_URL", "WATCHER_TITLE", "WATCHER_LINK", "WATCHER_ID", "WATCHER_AUTHOR",
+    "WATCHER_PUBLISHED", "WATCHER_CATEGORIES", "WATCHER_TAGS", "WATCHER_TEXT", "WATCHER_RULE",
+  ]
 
   /// Creates a hook action.
-  public init(command: String, run: [Template]? = nil, timeout: Int? = nil) {
+  public init(command: String, run: [Template]? = nil, timeout: Int? = nil, mark: Mark? = nil) {
     self.command = command
     self.run = run
     self.timeout = timeout
+    self.mark = mark
+  }
+
+  public static func == (a: HookAction, b: HookAction) -> Bool {
+    a.command == b.command && a.run == b.run && a.timeout == b.timeout
   }
 }

@@ -80,4 +80,31 @@ struct RunHookTests {
       #expect(check.errors.contains(expected), "missing '\(expected)' in:\n\(check.errors)")
     }
   }
+
+  @Test("check catches shell hook mistakes: syntax, unknown $WATCHER_ names, templates, missing scripts")
+  func shellHookMistakes() throws {
+    let dir = try TemporaryDirectory()
+    let path = dir.url.path
+    try """
+    feeds:
+      - { url: https://example.com/feed, name: f, hook: 'echo "$WATCHER_TITEL"' }
+    rules:
+      - { name: a, match: { title: x }, hook: "echo 'unterminated" }
+      - { name: b, match: { title: x }, hook: 'notify-send {title}' }
+      - { name: c, match: { title: x }, hook: '\(path)/no-such-script --flag' }
+      - { name: d, match: { title: x }, hook: 'printf "%s\\n" "$WATCHER_TITLE" >> \(path)/x.log' }
+    """.write(toFile: "\(path)/rules.yaml", atomically: true, encoding: .utf8)
+    let binary = try #require(BinaryTests.binary)
+    let check = try ChildProcess.run(binary, ["check", "--config", "\(path)/rules.yaml"])
+    #expect(check.status == 78)
+    for expected in [
+      "rules.yaml:2:", "the hook uses '$WATCHER_TITEL', which watcher does not set", "did you mean '$WATCHER_TITLE'?",
+      "rules.yaml:4:", "the hook's command is not valid shell", "Unterminated quoted string",
+      "rules.yaml:5:", "'{title}' is not expanded in a shell command", "use \"$WATCHER_TITLE\" (quoted)",
+      "rules.yaml:6:", "the hook's script \(path)/no-such-script does not exist", "4 errors in",
+    ] {
+      #expect(check.errors.contains(expected), "missing '\(expected)' in:\n\(check.errors)")
+    }
+    #expect(!check.errors.contains("rules.yaml:7:"), "a correct hook was reported")
+  }
 }
