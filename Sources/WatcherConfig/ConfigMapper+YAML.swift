@@ -204,12 +204,15 @@ extension ConfigMapper {
     hint: String? = nil
   ) {
     for entry in entries where !allowed.contains(entry.key) {
+      let message = "unknown key '\(entry.key)' in \(context)"
+      // An alias repeats its keys: the did-you-mean is worked out once.
+      guard !reported.contains(Self.reportKey(message, entry.keyMark)) else { continue }
       var notes: [String] = []
       if let suggestion = Suggestion.closest(to: entry.key, in: allowed) {
         notes.append("did you mean '\(suggestion)'?")
       }
       notes.append(hint ?? "valid keys: " + allowed.joined(separator: ", "))
-      error("unknown key '\(entry.key)' in \(context)", at: entry.keyMark, notes: notes)
+      error(message, at: entry.keyMark, notes: notes)
     }
   }
 
@@ -233,13 +236,17 @@ extension ConfigMapper {
   /// Records an error once per place and message (aliases repeat the nodes they point at), and at most
   /// `maxDiagnostics` of them.
   package mutating func error(_ message: String, at mark: Mark?, notes: [String] = []) {
-    let key = "\(mark?.line ?? 0):\(mark?.column ?? 0):\(message)"
-    guard reported.insert(key).inserted else { return }
+    guard reported.insert(Self.reportKey(message, mark)).inserted else { return }
     if diagnostics.count == Self.maxDiagnostics {
       diagnostics.append(
         Diagnostic(message: "too many errors; fix these first and run watcher check again", mark: mark))
     }
     guard diagnostics.count < Self.maxDiagnostics else { return }
     diagnostics.append(Diagnostic(message: message, mark: mark, notes: notes))
+  }
+
+  /// What makes a diagnostic a repeat: its place and its message.
+  static func reportKey(_ message: String, _ mark: Mark?) -> String {
+    "\(mark?.line ?? 0):\(mark?.column ?? 0):\(message)"
   }
 }

@@ -31,7 +31,7 @@ package struct ConfigMapper {
   private var regexSteps = 0
 
   /// The most conditions (fields, combinators, age tests) a config may hold, aliases expanded.
-  package static let maxConditions = 20_000
+  package static let maxConditions = 10_000
   /// The most regex steps all regex conditions may hold together, aliases expanded: each step is work
   /// done for every item.
   package static let maxRegexSteps = 2_000_000

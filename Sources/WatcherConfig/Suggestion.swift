@@ -7,8 +7,11 @@ public enum Suggestion {
   public static func closest(to word: String, in candidates: [String]) -> String? {
     let limit = max(1, word.count / 3)
     var best: (String, Int)?
-    for candidate in candidates {
-      let d = distance(word.lowercased(), candidate.lowercased())
+    let lowered = word.lowercased()
+    // A length difference alone past the limit rules a candidate out, at no cost (a 10 KB key against short
+    // names would otherwise cost a full edit-distance table each).
+    for candidate in candidates where abs(candidate.count - word.count) <= limit {
+      let d = distance(lowered, candidate.lowercased())
       if d <= limit, d < best?.1 ?? Int.max { best = (candidate, d) }
     }
     return best?.0

@@ -122,7 +122,7 @@ struct ConfigHardeningTests {
     do {
       _ = try ConfigLoader.parse(text, path: "t.yaml")
     } catch {
-      #expect(error.rendered.contains("the rules hold more than 20000 conditions"))
+      #expect(error.rendered.contains("the rules hold more than 10000 conditions"))
     }
   }
 }
