@@ -16,16 +16,22 @@ import WatcherSupport
 struct TestRulesCommand: Command {
   let name = "test-rules"
   let summary = "dry run: show what the rules would do to each item, and why"
-  let usage = "[--config FILE] [--feed NAME | FILE]... [--all] [--json] [--title T --text T --category C --link L]"
+  let usage =
+    "[--config FILE] [--feed NAME | FILE]... [FILE | URL [--as NAME]]... [--all] [--json] "
+    + "[--title T [--text T] [--category C]... [--link L] [--published DATE] [--feed NAME]]"
   let options = [
     ConfigOption.spec,
-    OptionSpec(name: "feed", value: "NAME", help: "only this configured feed (repeatable)"),
+    OptionSpec(
+      name: "feed", value: "NAME",
+      help: "only this configured feed, or a file or URL (repeatable); the feed of a synthetic item"),
+    OptionSpec(name: "as", value: "NAME", help: "read the one FILE or URL given as the configured feed NAME"),
     OptionSpec(name: "all", value: nil, help: "also list the items no rule touched"),
     OptionSpec(name: "json", value: nil, help: "print the stable JSON schema (docs/rules.md)"),
     OptionSpec(name: "title", value: "TEXT", help: "test a synthetic item with this title"),
     OptionSpec(name: "text", value: "TEXT", help: "… with this text"),
     OptionSpec(name: "category", value: "NAME", help: "… with this category (repeatable)"),
     OptionSpec(name: "link", value: "URL", help: "… with this link"),
+    OptionSpec(name: "published", value: "DATE", help: "… published at this date (ISO 8601; default: now)"),
     OptionSpec(name: "now", value: "DATE", help: "evaluate age conditions as of this date (ISO 8601)"),
     OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
   ]
@@ -42,14 +48,31 @@ struct TestRulesCommand: Command {
       now = date
     }
     var run = DryRun()
-    let synthetic = ["title", "text", "category", "link"].contains { arguments.values[$0] != nil }
+    let synthetic = ["title", "text", "category", "link", "published"].contains { arguments.values[$0] != nil }
     if synthetic {
+      // The item is put in the named feed, so the rules scoped to it (or to its tags) apply; an unknown name
+      // is an error, never a silent feed of its own.
       let names = arguments.values["feed"] ?? []
-      var feed = config.feeds.first { names.contains($0.name) } ?? FeedConfig(url: "test:", name: names.first ?? "test")
-      if !names.isEmpty, !config.feeds.contains(where: { names.contains($0.name) }) { feed.tags = [] }
+      guard names.count <= 1 else {
+        terminal.error("error: a synthetic item belongs to one feed; give --feed once")
+        return .usage
+      }
+      var feed = FeedConfig(url: "test:", name: "test")
+      if let name = names.first {
+        guard let named = StateOptions.named([name], config: config, terminal: terminal)?.first else { return .usage }
+        feed = named
+      }
+      var published = now
+      if let given = arguments.value("published") {
+        guard let date = DateParser.parse(given) else {
+          terminal.error("error: --published needs a date such as 2026-11-29T12:00:00Z, not '\(given)'")
+          return .usage
+        }
+        published = date
+      }
       var item = FeedItem(
         key: "test", title: arguments.value("title"), link: arguments.value("link"),
-        categories: arguments.values["category"] ?? [], published: now, text: arguments.value("text"))
+        categories: arguments.values["category"] ?? [], published: published, text: arguments.value("text"))
       item.id = nil
       run.add([item], feed: feed, engine: engine, now: now)
     } else {
@@ -79,10 +102,27 @@ struct TestRulesCommand: Command {
   /// The feeds to read: named ones, files or URLs (matched to a configured feed when it points at the same
   /// place), or every configured feed.
   private func sources(_ arguments: Arguments, config: Config, terminal: Terminal) -> [FeedConfig]? {
-    guard var result = StateOptions.named(arguments.values["feed"] ?? [], config: config, terminal: terminal) else {
-      return nil
+    // --feed takes a configured name, or a file or URL (as the positional arguments do).
+    var files = arguments.positionals
+    var names: [String] = []
+    for value in arguments.values["feed"] ?? [] {
+      let isFeed = config.feeds.contains { $0.name == value }
+      let isFile = FeedLocation.isHTTP(value) || FileManager.default.fileExists(atPath: FeedLocation.path(of: value))
+      if !isFeed, isFile { files.append(value) } else { names.append(value) }
     }
-    for file in arguments.positionals {
+    guard var result = StateOptions.named(names, config: config, terminal: terminal) else { return nil }
+    if let name = arguments.value("as") {
+      // --as NAME: a local copy (or another URL) read as the configured feed NAME, with its tags, scope
+      // and settings.
+      guard files.count == 1 else {
+        terminal.error("error: --as needs exactly one FILE or URL to read as the feed '\(name)'")
+        return nil
+      }
+      guard var feed = StateOptions.named([name], config: config, terminal: terminal)?.first else { return nil }
+      feed.url = FeedLocation.isHTTP(files[0]) ? files[0] : FeedLocation.path(of: files[0])
+      return result + [feed]
+    }
+    for file in files {
       if FeedLocation.isHTTP(file) {
         result.append(config.feeds.first { $0.url == file } ?? FeedConfig(url: file, name: FeedConfig.slug(for: file)))
         continue

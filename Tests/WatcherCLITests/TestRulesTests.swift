@@ -64,6 +64,38 @@ struct TestRulesTests {
     #expect(created.isEmpty, "test-rules wrote \(created)")
   }
 
+  @Test("a synthetic item goes in the named feed, so scoped rules apply; an unknown feed is an error")
+  func syntheticInNamedFeed() throws {
+    let binary = try #require(BinaryTests.binary)
+    let item = [
+      "test-rules", "--config", Self.config, "--title", "Patch for CVE-2026-1", "--published", "2026-11-29T10:00:00Z",
+    ]
+    let inNews = try ChildProcess.run(binary, item + ["--feed", "news"])
+    #expect(inNews.status == 0, "\(inNews.errors)")
+    #expect(
+      inNews.output.contains("[news]") && inNews.output.contains("Security: Patch for CVE-2026-1"), "\(inNews.output)")
+    let inBlog = try ChildProcess.run(binary, item + ["--feed", "blog"])
+    #expect(!inBlog.output.contains("Security:"), "a rule scoped to news applied to blog: \(inBlog.output)")
+    let unknown = try ChildProcess.run(binary, item + ["--feed", "nwes"])
+    #expect(unknown.status == 64)
+    #expect(unknown.errors.contains("no feed named 'nwes'") && unknown.errors.contains("did you mean 'news'?"))
+  }
+
+  @Test("FILE --as NAME reads a local copy as that configured feed; --feed takes a file too")
+  func fileAsFeed() throws {
+    let binary = try #require(BinaryTests.binary)
+    let copy = Self.directory.appendingPathComponent("news.rss").path
+    let asBlog = try ChildProcess.run(binary, ["test-rules", "--config", Self.config, copy, "--as", "blog", "--json"])
+    #expect(asBlog.status == 0, "\(asBlog.errors)")
+    #expect(asBlog.output.contains("\"feed\":\"blog\""), "\(asBlog.output)")
+    #expect(!asBlog.output.contains("Security:"), "rules scoped to news applied to the copy read as blog")
+    let byFeedOption = try ChildProcess.run(binary, ["test-rules", "--config", Self.config, "--feed", copy])
+    #expect(byFeedOption.status == 0, "\(byFeedOption.errors)")
+    #expect(byFeedOption.output.contains("Security:"))
+    let twoFiles = try ChildProcess.run(binary, ["test-rules", "--config", Self.config, copy, copy, "--as", "blog"])
+    #expect(twoFiles.status == 64)
+  }
+
   @Test("check prints a summary, or every error and exit 78")
   func check() throws {
     let (code, out, _) = run(["check", "--config", Self.config])
