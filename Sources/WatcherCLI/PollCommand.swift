@@ -71,14 +71,23 @@ enum StateOptions {
 struct PollCommand: Command {
   let name = "poll"
   let summary = "one pass over the feeds that are due (or the named ones), then exit"
-  let usage = "[--config FILE] [--state-dir DIR] [--feed NAME]... [--force]"
+  let usage = "[--config FILE] [--state-dir DIR] [--feed NAME]... [--force] [--dry-run [--json]]"
   let options = [
     ConfigOption.spec, StateOptions.stateDir, StateOptions.feed, StateOptions.force,
+    OptionSpec(
+      name: "dry-run", value: nil,
+      help: "do everything but act and save: print the notifications and hooks the poll would make"),
+    OptionSpec(name: "json", value: nil, help: "with --dry-run: the actions as JSON (docs/rules.md)"),
     OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
   ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
-    PollRun.run(arguments, terminal: terminal, mode: .normal, command: name)
+    if arguments.flags.contains("dry-run") { return DryRunPoll.run(arguments, terminal: terminal) }
+    if arguments.flags.contains("json") {
+      terminal.error("error: --json goes with --dry-run")
+      return .usage
+    }
+    return PollRun.run(arguments, terminal: terminal, mode: .normal, command: name)
   }
 }
 
@@ -176,5 +185,72 @@ enum PollRun {
     var text = "\(outcome.items) items, \(outcome.newItems) new"
     if outcome.newItems > 0 { text += ", \(outcome.actedOn) acted on, \(outcome.actions) actions" }
     return text
+  }
+}
+
+/// `watcher poll --dry-run`: the poll without acting or saving, and what it would do.
+enum DryRunPoll {
+  static func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
+    guard arguments.positionals.isEmpty else {
+      terminal.error("error: 'watcher poll' takes no arguments; name feeds with --feed")
+      return .usage
+    }
+    guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
+    guard let feeds = StateOptions.feeds(arguments, config: config, terminal: terminal) else { return .usage }
+    let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
+    // No lock: nothing is written, so a running daemon does not stop a dry run.
+    let store: StateStore
+    do {
+      store = try StateStore(directory: directory)
+    } catch {
+      terminal.error("error: \(error)")
+      return .failure
+    }
+    let poller = Poller(
+      config: config, store: store, transport: CurlTransport(userAgent: WatcherCLI.userAgent),
+      runner: PrintingActionRunner { _ in })
+    let pass = poller.pass(
+      feeds, force: arguments.values["feed"] != nil, ignoreRetryAfter: arguments.flags.contains("force"), dryRun: true)
+    var actions: [JSONOutput] = []
+    var text = ""
+    var failed = 0
+    for outcome in pass.outcomes {
+      if let error = outcome.error {
+        failed += 1
+        terminal.error("error: feed '\(outcome.feed.name)' (\(outcome.feed.url)): \(error)")
+      }
+      let notifications = outcome.planned.filter { $0.kind == .notify }
+      let batched = notifications.count > config.settings.notify.maxPerPoll
+      for action in outcome.planned {
+        var fields: [(String, JSONOutput)] = [
+          ("feed", .string(outcome.feed.name)), ("kind", .string(action.kind.rawValue)), ("key", .string(action.key)),
+          ("rule", .optional(action.rule)), ("retry", .bool(action.attempts > 0)),
+        ]
+        switch action.kind {
+        case .notify:
+          fields += [
+            ("summary", .string(action.summary ?? "")), ("urgency", .optional(action.urgency?.rawValue)),
+            ("batched", .bool(batched)),
+          ]
+          text += "\(outcome.feed.name): would notify: \(action.summary ?? "")\n"
+        case .hook:
+          fields.append(("command", .string(action.command ?? "")))
+          if let arguments = action.arguments { fields.append(("run", .array(arguments.map { .string($0) }))) }
+          text += "\(outcome.feed.name): would run the hook of rule '\(action.rule ?? "")': \(action.command ?? "")\n"
+        }
+        actions.append(.object(fields))
+      }
+      if batched {
+        text += "\(outcome.feed.name): the \(notifications.count) notifications would be shown as one summary\n"
+      }
+    }
+    if arguments.flags.contains("json") {
+      terminal.print(JSONOutput.object([("actions", .array(actions))]).text)
+    } else {
+      terminal.output(Array(text.utf8))
+      terminal.error(
+        "poll --dry-run: \(actions.count) action\(actions.count == 1 ? "" : "s"); nothing was done or saved")
+    }
+    return failed > 0 ? .failure : .success
   }
 }

@@ -52,6 +52,8 @@ public struct Poller {
     public var pendingLeft = 0
     /// Notifications that could not be shown and were kept to show later.
     public var kept = 0
+    /// In a dry run: the actions the real poll would carry out for this feed (new ones and retries).
+    public var planned: [FeedState.PendingAction] = []
   }
 
   /// What a pass did: one outcome per feed, and what became of the notifications kept for later.
@@ -104,12 +106,18 @@ public struct Poller {
   }
 
   /// Polls like `poll`, and first shows the notifications kept from earlier passes when it can.
+  ///
+  /// With `dryRun`, everything a real pass does (fetch, diff against state, first_poll, max_age, retention,
+  /// rules) except acting and saving: each outcome's `planned` lists what the real pass would do, and no
+  /// file is written or moved.
   public func pass(
-    _ feeds: [FeedConfig], force: Bool, ignoreRetryAfter: Bool = false, mode: Mode = .normal, now: Date = Date()
+    _ feeds: [FeedConfig], force: Bool, ignoreRetryAfter: Bool = false, mode: Mode = .normal, now: Date = Date(),
+    dryRun: Bool = false
   ) -> Pass {
     var pass = Pass(outcomes: [])
-    if mode == .normal { showKept(&pass, now: now) }
-    pass.outcomes = feedOutcomes(feeds, force: force, ignoreRetryAfter: ignoreRetryAfter, mode: mode, now: now)
+    if mode == .normal, !dryRun { showKept(&pass, now: now) }
+    pass.outcomes = feedOutcomes(
+      feeds, force: force, ignoreRetryAfter: ignoreRetryAfter, mode: mode, now: now, dryRun: dryRun)
     pass.keptWaiting = (try? store.keptNotifications(readOnly: true).count) ?? 0
     return pass
   }
@@ -134,7 +142,7 @@ public struct Poller {
   }
 
   private func feedOutcomes(
-    _ feeds: [FeedConfig], force: Bool, ignoreRetryAfter: Bool, mode: Mode, now: Date
+    _ feeds: [FeedConfig], force: Bool, ignoreRetryAfter: Bool, mode: Mode, now: Date, dryRun: Bool
   ) -> [Outcome] {
     var outcomes: [Outcome] = []
     var states: [FeedState] = []
@@ -144,7 +152,7 @@ public struct Poller {
       var outcome = Outcome(feed: feed)
       let state: FeedState
       do {
-        let loaded = try store.load(url: feed.url)
+        let loaded = try store.load(url: feed.url, readOnly: dryRun)
         state = loaded.state
         if let warning = loaded.restarted {
           outcome.warnings.append(warning)
@@ -168,8 +176,12 @@ public struct Poller {
       guard force || isDue(feed, state: state, now: now) else {
         // Not due, but actions left pending by an earlier pass (a failure, a crash) are retried every pass.
         if !state.pending.isEmpty, mode == .normal {
-          var retried = state
-          runPending(&retried, feed: feed, outcome: &outcome, now: now)
+          if dryRun {
+            outcome.planned = state.pending
+          } else {
+            var retried = state
+            runPending(&retried, feed: feed, outcome: &outcome, now: now)
+          }
         }
         outcomes.append(outcome)
         continue
@@ -214,6 +226,11 @@ public struct Poller {
           let feedMode = restarted.contains(feed.url) && mode == .normal ? .silentRestart : mode
           apply(parsed, feed: feed, state: &state, outcome: &outcome, engine: engine, mode: feedMode, now: now)
         }
+        if dryRun {
+          if mode == .normal { outcome.planned = state.pending }
+          outcomes[outcomeIndex] = outcome
+          continue
+        }
         // Act only once the pending actions are durably saved: a state that cannot be written would
         // otherwise repeat the same actions on every poll.
         let saved = save(&state, outcome: &outcome, durably: !state.pending.isEmpty)
@@ -223,7 +240,7 @@ public struct Poller {
         outcomes[outcomeIndex] = outcome
       }
     }
-    store.syncDirectory()
+    if !dryRun { store.syncDirectory() }
     return outcomes
   }
 
