@@ -53,6 +53,16 @@ enum StateOptions {
     return result
   }
 
+  /// Opens the store without its lock, for commands that only read it, or reports why it cannot.
+  static func unlockedStore(_ directory: String, terminal: Terminal) -> StateStore? {
+    do {
+      return try StateStore(directory: directory)
+    } catch {
+      terminal.error("error: \(error)")
+      return nil
+    }
+  }
+
   /// Opens and locks the store, or reports why not (exit 75 when another watcher holds it).
   static func lockedStore(_ directory: String, terminal: Terminal) -> (store: StateStore?, code: ExitCode) {
     do {
@@ -199,13 +209,7 @@ enum DryRunPoll {
     guard let feeds = StateOptions.feeds(arguments, config: config, terminal: terminal) else { return .usage }
     let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
     // No lock: nothing is written, so a running daemon does not stop a dry run.
-    let store: StateStore
-    do {
-      store = try StateStore(directory: directory)
-    } catch {
-      terminal.error("error: \(error)")
-      return .failure
-    }
+    guard let store = StateOptions.unlockedStore(directory, terminal: terminal) else { return .failure }
     let poller = Poller(
       config: config, store: store, transport: CurlTransport(userAgent: WatcherCLI.userAgent),
       runner: PrintingActionRunner { _ in })

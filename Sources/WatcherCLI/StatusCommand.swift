@@ -21,13 +21,7 @@ struct StatusCommand: Command {
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
     guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
     let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
-    let store: StateStore
-    do {
-      store = try StateStore(directory: directory)
-    } catch {
-      terminal.error("error: \(error)")
-      return .failure
-    }
+    guard let store = StateOptions.unlockedStore(directory, terminal: terminal) else { return .failure }
     let now = Date()
     var rows: [JSONOutput] = []
     var table: [[String]] = [["FEED", "LAST POLL", "LAST OK", "NEXT", "ITEMS", "FAIL", "PENDING", "LAST ERROR"]]

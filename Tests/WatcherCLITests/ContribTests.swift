@@ -44,7 +44,10 @@ struct ContribTests {
       #expect(commands.contains(name), "offered \(commands)")
     }
     #expect(try bashCompletions(["p"]) == ["poll", "parse"])
-    #expect(try Set(bashCompletions(["poll", "--"])) == ["--config", "--state-dir", "--feed", "--force", "--dry-run", "--json", "--help"])
+    #expect(
+      try Set(bashCompletions(["poll", "--"])) == [
+        "--config", "--state-dir", "--feed", "--force", "--dry-run", "--json", "--help",
+      ])
     #expect(try bashCompletions(["test-rules", "--ti"]) == ["--title"])
     #expect(try bashCompletions(["help", "ca"]) == ["catch-up"])
     #expect(try bashCompletions(["completions", ""]) == ["bash", "zsh", "fish"])
