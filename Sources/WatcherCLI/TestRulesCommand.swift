@@ -26,6 +26,9 @@ struct TestRulesCommand: Command {
       help: "only this configured feed, or a file or URL (repeatable); the feed of a synthetic item"),
     OptionSpec(name: "as", value: "NAME", help: "read the one FILE or URL given as the configured feed NAME"),
     OptionSpec(name: "all", value: nil, help: "also list the items no rule touched"),
+    OptionSpec(
+      name: "explain", value: nil,
+      help: "for every item and rule: matched or not, and each condition with what decided it (implies --all)"),
     OptionSpec(name: "json", value: nil, help: "print the stable JSON schema (docs/rules.md)"),
     OptionSpec(name: "title", value: "TEXT", help: "test a synthetic item with this title"),
     OptionSpec(name: "text", value: "TEXT", help: "… with this text"),
@@ -92,9 +95,16 @@ struct TestRulesCommand: Command {
       terminal.error("error: feed '\(failure.feed.name)' (\(failure.feed.url)): \(failure.reason)")
     }
     if arguments.flags.contains("json") {
-      terminal.print(run.json(includeUntouched: arguments.flags.contains("all")).text)
+      let explain = arguments.flags.contains("explain")
+      terminal.print(
+        run.json(
+          includeUntouched: explain || arguments.flags.contains("all"), explain: explain ? config.rules : nil, now: now
+        )
+        .text)
     } else {
-      printText(run, all: arguments.flags.contains("all"), terminal: terminal)
+      printText(
+        run, all: arguments.flags.contains("all") || arguments.flags.contains("explain"),
+        explain: arguments.flags.contains("explain") ? config.rules : nil, now: now, terminal: terminal)
     }
     return run.failures.isEmpty ? .success : .failure
   }
@@ -138,7 +148,7 @@ struct TestRulesCommand: Command {
     return result
   }
 
-  private func printText(_ run: DryRun, all: Bool, terminal: Terminal) {
+  private func printText(_ run: DryRun, all: Bool, explain rules: [Rule]?, now: Date, terminal: Terminal) {
     let color = terminal.outputIsTerminal && terminal.environment["NO_COLOR"] == nil
     func bold(_ s: String) -> String { color ? "\u{1B}[1m\(s)\u{1B}[0m" : s }
     func highlight(_ s: String) -> String { color ? "\u{1B}[33m\(s)\u{1B}[0m" : "\"\(s)\"" }
@@ -174,6 +184,17 @@ struct TestRulesCommand: Command {
         out += "  why: rule '\(match.rule)' matched \(match.field) \(highlight(match.text))\n"
       }
       if let stop = d.stoppedBy { out += "  rule '\(stop)' stopped evaluation\n" }
+      if let rules {
+        for verdict in RuleExplainer.explain(outcome.item, feed: outcome.feed, rules: rules, now: now) {
+          if let skipped = verdict.skipped {
+            out += "  - rule '\(verdict.rule)' not looked at: \(skipped)\n"
+          } else {
+            out +=
+              "  \(verdict.matched ? "+" : "-") rule '\(verdict.rule)' \(verdict.matched ? "matched" : "did not match")\n"
+            out += (verdict.steps?.lines(indent: "      ") ?? []).joined(separator: "\n") + "\n"
+          }
+        }
+      }
       out += "\n"
     }
     out += run.summary.line + "\n"

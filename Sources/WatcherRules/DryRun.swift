@@ -36,45 +36,55 @@ public struct DryRun: Sendable {
   }
 
   /// The outcomes as the documented JSON (docs/rules.md, "test-rules --json").
-  public func json(includeUntouched: Bool) -> JSONOutput {
+  public func json(includeUntouched: Bool, explain rules: [Rule]? = nil, now: Date = Date()) -> JSONOutput {
     let shown = outcomes.filter { includeUntouched || $0.decision.isTouched }
     let items: [JSONOutput] = shown.map { outcome in
       let d = outcome.decision
-      return .object([
-        ("feed", .string(outcome.feed.name)),
-        ("key", .string(outcome.item.key)),
-        ("title", .optional(outcome.item.title)),
-        ("link", .optional(outcome.item.link)),
-        ("muted", .bool(d.muted)),
-        ("muted_by", .optional(d.mutedBy)),
-        ("tags", .array(d.tags.map { .string($0) })),
-        (
-          "notify",
-          .array(
-            d.notifications.map {
-              .object([
-                ("rule", .optional($0.rule)), ("summary", .string($0.summary)), ("body", .string($0.body)),
-                ("urgency", .string($0.urgency.rawValue)),
-              ])
-            })
-        ),
-        (
-          "hooks",
-          .array(
-            d.hooks.map {
-              .object(
-                [("rule", .string($0.rule)), ("command", .string($0.command))]
-                  + ($0.arguments.map { [("run", JSONOutput.array($0.map { .string($0) }))] } ?? []))
-            })
-        ),
-        (
-          "matches",
-          .array(
-            d.matches.map {
-              .object([("rule", .string($0.rule)), ("field", .string($0.field)), ("text", .string($0.text))])
-            })
-        ),
-      ])
+      let explanation: [(String, JSONOutput)] =
+        rules.map { rules in
+          [
+            (
+              "explain",
+              .array(RuleExplainer.explain(outcome.item, feed: outcome.feed, rules: rules, now: now).map(\.json))
+            )
+          ]
+        } ?? []
+      return .object(
+        [
+          ("feed", .string(outcome.feed.name)),
+          ("key", .string(outcome.item.key)),
+          ("title", .optional(outcome.item.title)),
+          ("link", .optional(outcome.item.link)),
+          ("muted", .bool(d.muted)),
+          ("muted_by", .optional(d.mutedBy)),
+          ("tags", .array(d.tags.map { .string($0) })),
+          (
+            "notify",
+            .array(
+              d.notifications.map {
+                .object([
+                  ("rule", .optional($0.rule)), ("summary", .string($0.summary)), ("body", .string($0.body)),
+                  ("urgency", .string($0.urgency.rawValue)),
+                ])
+              })
+          ),
+          (
+            "hooks",
+            .array(
+              d.hooks.map {
+                .object(
+                  [("rule", .string($0.rule)), ("command", .string($0.command))]
+                    + ($0.arguments.map { [("run", JSONOutput.array($0.map { .string($0) }))] } ?? []))
+              })
+          ),
+          (
+            "matches",
+            .array(
+              d.matches.map {
+                .object([("rule", .string($0.rule)), ("field", .string($0.field)), ("text", .string($0.text))])
+              })
+          ),
+        ] + explanation)
     }
     return .object([("items", .array(items)), ("summary", summary.json)])
   }

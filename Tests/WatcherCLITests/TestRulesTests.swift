@@ -96,6 +96,38 @@ struct TestRulesTests {
     #expect(twoFiles.status == 64)
   }
 
+  @Test("--explain: every rule's verdict for every item, each condition with what decided it; scopes named")
+  func explain() throws {
+    let binary = try #require(BinaryTests.binary)
+    let text = try ChildProcess.run(binary, ["test-rules", "--config", Self.config, "--explain", "--feed", "blog"])
+    #expect(text.status == 0, "\(text.errors)")
+    for expected in [
+      "- rule 'security' not looked at: rule 'security' is for feeds [news]",
+      "+ rule 'releases' matched", "✓ category equals 'release': category has \"release\"",
+      "- rule 'sponsored' did not match", "✗ title contains 'sponsored': title has no 'sponsored'",
+      "✓ all: every condition held",
+    ] {
+      #expect(text.output.contains(expected), "missing '\(expected)' in:\n\(text.output)")
+    }
+    let json = try ChildProcess.run(
+      binary, ["test-rules", "--config", Self.config, "--explain", "--json", "--feed", "blog"])
+    let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+    let items = try #require(object["items"] as? [[String: Any]])
+    let verdicts = try #require(items.last?["explain"] as? [[String: Any]])
+    let security = try #require(verdicts.first { $0["rule"] as? String == "security" })
+    #expect(
+      security["matched"] as? Bool == false && security["skipped"] as? String == "rule 'security' is for feeds [news]")
+    let first = try #require(items.first?["explain"] as? [[String: Any]])
+    let releases = try #require(first.first { $0["rule"] as? String == "releases" })
+    let condition = try #require(releases["condition"] as? [String: Any])
+    #expect(condition["held"] as? Bool == true && condition["detail"] as? String == "category has \"release\"")
+    // An earlier rule's stop is named as the reason a later rule was not looked at.
+    #expect(first.contains { ($0["skipped"] as? String)?.hasSuffix("stopped evaluation") == true })
+    // Without --explain nothing changes: the JSON has no "explain" key.
+    let plain = try ChildProcess.run(binary, ["test-rules", "--config", Self.config, "--json", "--feed", "blog"])
+    #expect(!plain.output.contains("\"explain\""))
+  }
+
   @Test("check prints a summary, or every error and exit 78")
   func check() throws {
     let (code, out, _) = run(["check", "--config", Self.config])
