@@ -104,7 +104,8 @@ struct TestRulesCommand: Command {
     } else {
       printText(
         run, all: arguments.flags.contains("all") || arguments.flags.contains("explain"),
-        explain: arguments.flags.contains("explain") ? config.rules : nil, now: now, terminal: terminal)
+        explain: arguments.flags.contains("explain") ? config.rules : nil, now: now, maxAge: config.settings.maxAge,
+        terminal: terminal)
     }
     return run.failures.isEmpty ? .success : .failure
   }
@@ -148,7 +149,9 @@ struct TestRulesCommand: Command {
     return result
   }
 
-  private func printText(_ run: DryRun, all: Bool, explain rules: [Rule]?, now: Date, terminal: Terminal) {
+  private func printText(
+    _ run: DryRun, all: Bool, explain rules: [Rule]?, now: Date, maxAge: Int?, terminal: Terminal
+  ) {
     let color = terminal.outputIsTerminal && terminal.environment["NO_COLOR"] == nil
     func bold(_ s: String) -> String { color ? "\u{1B}[1m\(s)\u{1B}[0m" : s }
     func highlight(_ s: String) -> String { color ? "\u{1B}[33m\(s)\u{1B}[0m" : "\"\(s)\"" }
@@ -157,6 +160,10 @@ struct TestRulesCommand: Command {
       let d = outcome.decision
       out += "\(bold(outcome.item.title ?? "(untitled)"))  [\(outcome.feed.name)]\n"
       if let link = outcome.item.link { out += "  link: \(link)\n" }
+      // test-rules is the rules' view; say when the poll would not act on the item whatever the rules say.
+      if let maxAge, let published = outcome.item.published, published < now.addingTimeInterval(-Double(maxAge)) {
+        out += "  the poll would not act on it: published \(ISODate.format(published)), older than max_age\n"
+      }
       if !d.isTouched { out += "  no rule matched\n" }
       if let mutedBy = d.mutedBy { out += "  MUTED by '\(mutedBy)': no notification, no hook\n" }
       if !d.tags.isEmpty { out += "  tags: \(d.tags.joined(separator: ", "))\n" }
