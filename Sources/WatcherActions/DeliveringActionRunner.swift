@@ -66,9 +66,7 @@ public struct DeliveringActionRunner: ActionRunner {
     if actions.count > settings.notify.maxPerPoll {
       // One summary that names the feed once (item summaries often start with it) and is as urgent as the
       // most urgent item it stands for.
-      let titles = actions.compactMap(\.summary).map { summary in
-        summary.hasPrefix(feed.name + ": ") ? String(summary.dropFirst(feed.name.count + 2)) : summary
-      }
+      let titles = actions.compactMap(\.summary).map { Self.withoutFeed($0, feed.name) }
       let first = titles.prefix(3).joined(separator: ", ")
       batch = [
         DesktopNotification(
@@ -104,10 +102,7 @@ public struct DeliveringActionRunner: ActionRunner {
         icon: first.action.icon, link: first.action.link)
     } else {
       // Each line names its feed once (a summary may already start with it).
-      let lines = kept.suffix(20).map { entry in
-        let summary = entry.action.summary ?? ""
-        return summary.hasPrefix(entry.feed + ": ") ? summary : "\(entry.feed): \(summary)"
-      }
+      let lines = kept.suffix(20).map { "\($0.feed): \(Self.withoutFeed($0.action.summary ?? "", $0.feed))" }
       notification = DesktopNotification(
         summary: "While you were away: \(kept.count) notifications",
         body: (kept.count > 20 ? ["…"] : []).joined() + lines.joined(separator: "\n"),
@@ -120,6 +115,11 @@ public struct DeliveringActionRunner: ActionRunner {
     } catch {
       return .keep(reason: "\(error)")
     }
+  }
+
+  /// A summary without the "FEED: " it starts with by default, for lines that name the feed themselves.
+  private static func withoutFeed(_ summary: String, _ feed: String) -> String {
+    summary.hasPrefix(feed + ": ") ? String(summary.dropFirst(feed.count + 2)) : summary
   }
 
   private func runHook(_ action: FeedState.PendingAction, feed: FeedConfig) -> ActionOutcome {

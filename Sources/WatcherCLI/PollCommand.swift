@@ -116,16 +116,41 @@ struct CatchUpCommand: Command {
   }
 }
 
+/// What `poll`, `poll --dry-run` and `catch-up` read before anything else: no positional arguments, the
+/// config, the feeds named with `--feed` (all when none), and the state directory.
+enum PollSetup {
+  /// An exit code as an error, so that `read` can return a `Result`.
+  struct Stop: Error {
+    let code: ExitCode
+  }
+
+  static func read(_ arguments: Arguments, terminal: Terminal, command: String) -> Result<
+    (config: Config, feeds: [FeedConfig], directory: String), Stop
+  > {
+    guard arguments.positionals.isEmpty else {
+      terminal.error("error: 'watcher \(command)' takes no arguments; name feeds with --feed")
+      return .failure(Stop(code: .usage))
+    }
+    guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else {
+      return .failure(Stop(code: .config))
+    }
+    guard let feeds = StateOptions.feeds(arguments, config: config, terminal: terminal) else {
+      return .failure(Stop(code: .usage))
+    }
+    return .success(
+      (config, feeds, StateOptions.directory(arguments, config: config, environment: terminal.environment)))
+  }
+}
+
 /// The body of `poll` and `catch-up`.
 enum PollRun {
   static func run(_ arguments: Arguments, terminal: Terminal, mode: Poller.Mode, command: String) -> ExitCode {
-    guard arguments.positionals.isEmpty else {
-      terminal.error("error: 'watcher \(command)' takes no arguments; name feeds with --feed")
-      return .usage
+    let setup: (config: Config, feeds: [FeedConfig], directory: String)
+    switch PollSetup.read(arguments, terminal: terminal, command: command) {
+    case .success(let read): setup = read
+    case .failure(let code): return code.code
     }
-    guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
-    guard let feeds = StateOptions.feeds(arguments, config: config, terminal: terminal) else { return .usage }
-    let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
+    let (config, feeds, directory) = setup
     let (lockedStore, code) = StateOptions.lockedStore(directory, terminal: terminal)
     guard let store = lockedStore else { return code }
     defer { store.unlock() }
@@ -201,13 +226,12 @@ enum PollRun {
 /// `watcher poll --dry-run`: the poll without acting or saving, and what it would do.
 enum DryRunPoll {
   static func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
-    guard arguments.positionals.isEmpty else {
-      terminal.error("error: 'watcher poll' takes no arguments; name feeds with --feed")
-      return .usage
+    let setup: (config: Config, feeds: [FeedConfig], directory: String)
+    switch PollSetup.read(arguments, terminal: terminal, command: "poll") {
+    case .success(let read): setup = read
+    case .failure(let code): return code.code
     }
-    guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
-    guard let feeds = StateOptions.feeds(arguments, config: config, terminal: terminal) else { return .usage }
-    let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
+    let (config, feeds, directory) = setup
     // No lock: nothing is written, so a running daemon does not stop a dry run.
     guard let store = StateOptions.unlockedStore(directory, terminal: terminal) else { return .failure }
     let poller = Poller(

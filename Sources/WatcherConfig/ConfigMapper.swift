@@ -430,13 +430,10 @@ package struct ConfigMapper {
   mutating func checkProgram(_ program: String, at node: YAMLNode) {
     let expanded = (program as NSString).expandingTildeInPath
     if expanded.contains("/") {
-      guard !FileManager.default.isExecutableFile(atPath: expanded) else { return }
+      guard let problem = HookProgram.problem(at: expanded) else { return }
       error(
         "the program '\(program)' in 'run' is not an executable file", at: node.mark,
-        notes: [
-          FileManager.default.fileExists(atPath: expanded)
-            ? "make it executable: chmod +x \(expanded)" : "no file at \(expanded)"
-        ])
+        notes: [problem == .missing ? "no file at \(expanded)" : "make it executable: chmod +x \(expanded)"])
       return
     }
     guard HookProgram.resolve(program) == nil else { return }

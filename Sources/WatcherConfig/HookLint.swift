@@ -13,16 +13,10 @@ public enum HookLint {
     guard hook.run == nil else { return [] }
     var found: [Diagnostic] = []
     let command = hook.command
-    // $WATCHER_NAME and ${WATCHER_NAME}
-    let pattern = try? NSRegularExpression(pattern: "\\$\\{?(WATCHER_[A-Za-z0-9_]*)")
-    let range = NSRange(command.startIndex..., in: command)
     var unknown: [String] = []
-    for match in pattern?.matches(in: command, range: range) ?? [] {
-      guard let nameRange = Range(match.range(at: 1), in: command) else { continue }
-      let name = String(command[nameRange])
-      if !HookAction.variableNames.contains(name), environment[name] == nil, !unknown.contains(name) {
-        unknown.append(name)
-      }
+    for name in variables(in: command)
+    where !HookAction.variableNames.contains(name) && environment[name] == nil && !unknown.contains(name) {
+      unknown.append(name)
     }
     for name in unknown {
       // A near miss of a real name is a typo (an error); another name may come from the daemon's own
@@ -35,33 +29,47 @@ public enum HookLint {
           suggestion == nil ? .warning : .error, message: "the hook uses '$\(name)', which watcher does not set",
           mark: hook.mark, notes: notes))
     }
-    for field in Template.Field.allCases where command.contains("{\(field.rawValue)}") {
-      let variable = "WATCHER_" + (field.rawValue == "text" ? "TEXT" : field.rawValue.uppercased())
+    if let field = Template.Field.allCases.first(where: { command.contains("{\($0.rawValue)}") }) {
       found.append(
         Diagnostic(
           message: "'{\(field.rawValue)}' is not expanded in a shell command", mark: hook.mark,
           notes: [
             "templates fill notifications, never shell commands (that would run item text as code)",
-            HookAction.variableNames.contains(variable)
-              ? "use \"$\(variable)\" (quoted), or hook: { run: [PROGRAM, \"{\(field.rawValue)}\"] }"
-              : "use hook: { run: [PROGRAM, \"{\(field.rawValue)}\"] }",
+            "use \"$WATCHER_\(field.rawValue.uppercased())\" (quoted), or hook: { run: [PROGRAM, \"{\(field.rawValue)}\"] }",
           ]))
-      break
     }
     // A script named by path as the first word: it must exist and be executable.
     let first =
       command.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
     if first.hasPrefix("/") || first.hasPrefix("~/") {
       let path = (first as NSString).expandingTildeInPath
-      if !FileManager.default.isExecutableFile(atPath: path) {
-        let exists = FileManager.default.fileExists(atPath: path)
+      switch HookProgram.problem(at: path) {
+      case .missing?:
         found.append(
           Diagnostic(
-            message: exists
-              ? "the hook's script \(path) is not executable" : "the hook's script \(path) does not exist",
-            mark: hook.mark, notes: [exists ? "chmod +x \(path)" : "check the path; ~ is your home directory"]))
+            message: "the hook's script \(path) does not exist", mark: hook.mark,
+            notes: ["check the path; ~ is your home directory"]))
+      case .notExecutable?:
+        found.append(
+          Diagnostic(
+            message: "the hook's script \(path) is not executable", mark: hook.mark, notes: ["chmod +x \(path)"]))
+      case nil: break
       }
     }
     return found
+  }
+
+  /// The names after `$` or `${` that start with `WATCHER_`, in order.
+  static func variables(in command: String) -> [String] {
+    var names: [String] = []
+    var rest = Substring(command)
+    while let dollar = rest.firstIndex(of: "$") {
+      var start = rest.index(after: dollar)
+      if start < rest.endIndex, rest[start] == "{" { start = rest.index(after: start) }
+      let name = rest[start...].prefix { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+      if name.hasPrefix("WATCHER_") { names.append(String(name)) }
+      rest = rest[rest.index(after: dollar)...]
+    }
+    return names
   }
 }

@@ -17,4 +17,18 @@ public enum HookProgram {
     }
     return nil
   }
+
+  /// What is wrong with an absolute program or script path, or `nil` when it is an executable file.
+  public enum PathProblem: Sendable, Equatable {
+    /// Nothing is there.
+    case missing
+    /// A file is there, but it is not executable.
+    case notExecutable
+  }
+
+  /// Checks an absolute path (`~` expanded by the caller).
+  public static func problem(at path: String) -> PathProblem? {
+    if FileManager.default.isExecutableFile(atPath: path) { return nil }
+    return FileManager.default.fileExists(atPath: path) ? .notExecutable : .missing
+  }
 }

@@ -91,11 +91,6 @@ public struct Poller {
   /// The longest a server's `Retry-After` is honoured (a week).
   package static let maxRetryAfter = 7 * 86_400
 
-  /// Whether `feed` is due at `now` given its state.
-  public func isDue(_ feed: FeedConfig, state: FeedState, now: Date) -> Bool {
-    Schedule.isDue(feed, state: state, settings: config.settings, now: now)
-  }
-
   /// Polls `feeds` (all of them when `force`, else the due ones) and returns one outcome per feed.
   ///
   /// A server's `Retry-After` holds even for forced feeds, unless `ignoreRetryAfter`.
@@ -173,7 +168,7 @@ public struct Poller {
         outcome.warnings.append(
           "the server asked not to be polled before \(ISODate.format(until)) (Retry-After); polling anyway (--force)")
       }
-      guard force || isDue(feed, state: state, now: now) else {
+      guard force || Schedule.isDue(feed, state: state, settings: config.settings, now: now) else {
         // Not due, but actions left pending by an earlier pass (a failure, a crash) are retried every pass.
         if !state.pending.isEmpty, mode == .normal {
           if dryRun {
