@@ -1,8 +1,35 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
+import Foundation
 import WatcherConfig
 import WatcherState
+
+/// Why an action failed: typed here, turned into words only where it is shown or stored.
+public enum ActionFailure: Error, Sendable, Equatable {
+  /// A notification could not be shown: the service cannot be reached.
+  case notification(ActionError)
+  /// A hook failed: how it ended (exit status, signal, timeout, could not start) and its timeout.
+  case hook(HookResult, timeout: Int)
+  /// Something else went wrong (used by test runners).
+  case other(String)
+}
+
+extension ActionFailure: CustomStringConvertible {
+  /// "cannot reach the desktop notification service: …", "exit 3; stderr: …", "timed out after 30 s; …".
+  public var description: String {
+    switch self {
+    case .notification(let error): return "\(error)"
+    case .hook(let result, let timeout):
+      var reason = result.describe(timeout: timeout)
+      if !result.stderrTail.isEmpty {
+        reason += "; stderr: " + result.stderrTail.replacingOccurrences(of: "\n", with: " | ")
+      }
+      return reason
+    case .other(let reason): return reason
+    }
+  }
+}
 
 /// What became of one pending action.
 public enum ActionOutcome: Sendable, Equatable {
@@ -12,11 +39,11 @@ public enum ActionOutcome: Sendable, Equatable {
   case notRun
   /// A notification that could not be shown (the notification service is unreachable): keep it, bounded,
   /// and show it when the service is back; the reason is reported.
-  case keep(reason: String)
+  case keep(ActionFailure)
   /// Failed; keep it (with its attempt count raised) and retry on a later poll.
-  case retry(FeedState.PendingAction, reason: String)
+  case retry(FeedState.PendingAction, ActionFailure)
   /// Failed too often; remove it and record it as dropped.
-  case drop(reason: String)
+  case drop(ActionFailure)
 }
 
 /// Carries out pending actions (notifications, hooks) and says what became of each (at least once; docs/design.md, "State").

@@ -86,7 +86,7 @@ public struct DeliveringActionRunner: ActionRunner {
       do {
         try notifier.show(notification)
       } catch {
-        return .keep(reason: "\(error)")
+        return .keep(.notification(error))
       }
     }
     return .done
@@ -113,7 +113,7 @@ public struct DeliveringActionRunner: ActionRunner {
       try notifier.show(notification)
       return .done
     } catch {
-      return .keep(reason: "\(error)")
+      return .keep(.notification(error))
     }
   }
 
@@ -142,13 +142,10 @@ public struct DeliveringActionRunner: ActionRunner {
     if result.succeeded { return .done }
     // Ended because watcher is stopping: not the hook's fault, so it stays pending as it was.
     if result.cancelled { return .notRun }
-    var reason = result.describe(timeout: timeout)
-    if !result.stderrTail.isEmpty {
-      reason += "; stderr: " + result.stderrTail.replacingOccurrences(of: "\n", with: " | ")
-    }
-    log("hook of rule '\(action.rule ?? "")' for '\(action.key)' in feed '\(feed.name)' failed: \(reason)")
+    let failure = ActionFailure.hook(result, timeout: timeout)
+    log("hook of rule '\(action.rule ?? "")' for '\(action.key)' in feed '\(feed.name)' failed: \(failure)")
     var again = action
     again.attempts += 1
-    return again.attempts >= settings.hookRetries ? .drop(reason: reason) : .retry(again, reason: reason)
+    return again.attempts >= settings.hookRetries ? .drop(failure) : .retry(again, failure)
   }
 }

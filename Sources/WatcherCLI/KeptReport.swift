@@ -28,3 +28,8 @@ enum KeptReport {
     return lines
   }
 }
+
+extension Poller.Outcome {
+  /// The feed's failures in words, joined: a load error and the save error that followed it.
+  var failureText: String { failures.map(\.description).joined(separator: "; ") }
+}

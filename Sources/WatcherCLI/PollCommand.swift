@@ -178,24 +178,24 @@ enum PollRun {
     if progress != nil { terminal.errors(Array("\r\u{1B}[K".utf8)) }
     var failed = 0
     // An unreachable notification service is one error per poll, not one per feed.
-    var actionErrors: [String] = []
+    var actionProblems: [ActionProblem] = []
     for outcome in outcomes {
-      for error in outcome.actionErrors where !actionErrors.contains(error) { actionErrors.append(error) }
+      for problem in outcome.actionProblems where !actionProblems.contains(problem) { actionProblems.append(problem) }
       for warning in outcome.warnings { terminal.error("warning: feed '\(outcome.feed.name)': \(warning)") }
       if let until = outcome.heldUntil {
         terminal.error(
           "feed '\(outcome.feed.name)': not polled: its server asked to wait until \(ISODate.format(until)) (Retry-After); --force polls it anyway"
         )
       }
-      if let error = outcome.error {
+      if !outcome.failures.isEmpty {
         failed += 1
-        terminal.error("error: feed '\(outcome.feed.name)' (\(outcome.feed.url)): \(error)")
+        terminal.error("error: feed '\(outcome.feed.name)' (\(outcome.feed.url)): \(outcome.failureText)")
       } else if outcome.polled {
         terminal.error("\(outcome.feed.name): " + describe(outcome, mode: mode))
       }
     }
-    for error in actionErrors { terminal.error("error: \(error)") }
-    if !actionErrors.isEmpty { failed += 1 }
+    for problem in actionProblems { terminal.error("error: \(problem)") }
+    if !actionProblems.isEmpty { failed += 1 }
     for line in KeptReport.lines(pass, keptNow: outcomes.reduce(0) { $0 + $1.kept }) { terminal.error(line) }
     let polled = outcomes.filter(\.polled).count
     let fresh = outcomes.reduce(0) { $0 + $1.newItems }
@@ -243,9 +243,9 @@ enum DryRunPoll {
     var text = ""
     var failed = 0
     for outcome in pass.outcomes {
-      if let error = outcome.error {
+      if !outcome.failures.isEmpty {
         failed += 1
-        terminal.error("error: feed '\(outcome.feed.name)' (\(outcome.feed.url)): \(error)")
+        terminal.error("error: feed '\(outcome.feed.name)' (\(outcome.feed.url)): \(outcome.failureText)")
       }
       let notifications = outcome.planned.filter { $0.kind == .notify }
       let batched = notifications.count > config.settings.notify.maxPerPoll

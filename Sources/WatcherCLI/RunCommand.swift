@@ -80,9 +80,9 @@ struct RunCommand: Command {
       for line in KeptReport.lines(pass, keptNow: pass.outcomes.reduce(0) { $0 + $1.kept }) { log(line) }
       for outcome in pass.outcomes where outcome.polled {
         for warning in outcome.warnings { log("warning: feed '\(outcome.feed.name)': \(warning)") }
-        for error in outcome.actionErrors { log("error: \(error)") }
-        if let error = outcome.error {
-          log("error: feed '\(outcome.feed.name)' (\(outcome.feed.url)): \(error)")
+        for problem in outcome.actionProblems { log("error: \(problem)") }
+        if !outcome.failures.isEmpty {
+          log("error: feed '\(outcome.feed.name)' (\(outcome.feed.url)): \(outcome.failureText)")
         } else if outcome.newItems > 0 {
           log("\(outcome.feed.name): \(outcome.newItems) new, \(outcome.actions) actions")
         }

@@ -40,20 +40,40 @@ public struct Poller {
     public var actedOn = 0
     /// Actions recorded as pending.
     public var actions = 0
-    /// The failure, when the feed could not be polled.
-    public var error: String?
+    /// Why the feed could not be polled, or its state saved (empty when all went well).
+    public var failures: [FeedFailure] = []
     /// Set when the feed was named (forced) but not polled because its server asked to wait until then.
     public var heldUntil: Date?
     /// Problems worth reporting that did not stop the feed (corrupt state, parse warnings).
     public var warnings: [String] = []
     /// Actions that failed (a notification service that cannot be reached, a failing hook).
-    public var actionErrors: [String] = []
+    public var actionProblems: [ActionProblem] = []
     /// Actions still pending after the pass (to retry, or not run because watcher was stopping).
     public var pendingLeft = 0
     /// Notifications that could not be shown and were kept to show later.
     public var kept = 0
     /// In a dry run: the actions the real poll would carry out for this feed (new ones and retries).
     public var planned: [FeedState.PendingAction] = []
+
+    /// Records a problem once: the same failure of several actions is one problem.
+    mutating func report(_ problem: ActionProblem) {
+      if !actionProblems.contains(problem) { actionProblems.append(problem) }
+    }
+  }
+
+  /// Why the notifications kept from earlier passes were not shown.
+  public enum KeptFailure: Sendable, Equatable, CustomStringConvertible {
+    /// The notification service is still unreachable.
+    case notShown(ActionFailure)
+    /// The kept list could not be read or written.
+    case store(StateError)
+
+    public var description: String {
+      switch self {
+      case .notShown(let failure): return "\(failure)"
+      case .store(let error): return "\(error)"
+      }
+    }
   }
 
   /// What a pass did: one outcome per feed, and what became of the notifications kept for later.
@@ -67,7 +87,7 @@ public struct Poller {
     /// Kept notifications given up on (older than `keep_for`, or beyond `keep_max`).
     public var keptDropped = 0
     /// Why the kept notifications could not be shown or stored, when they could not.
-    public var keptError: String?
+    public var keptError: KeptFailure?
   }
 
   package let config: Config
@@ -124,15 +144,15 @@ public struct Poller {
       guard !stored.isEmpty else { return }
       let (kept, dropped) = KeptNotification.prune(stored, settings: config.settings.notify, now: now)
       pass.keptDropped = dropped
-      if !kept.isEmpty, case .keep(let reason) = runner.showKept(kept) {
-        pass.keptError = reason
+      if !kept.isEmpty, case .keep(let failure) = runner.showKept(kept) {
+        pass.keptError = .notShown(failure)
         if dropped > 0 { try store.saveKept(kept) }
         return
       }
       pass.keptShown = kept.count
       try store.saveKept([])
     } catch {
-      pass.keptError = "\(error)"
+      pass.keptError = .store(error)
     }
   }
 
@@ -155,7 +175,7 @@ public struct Poller {
         }
       } catch {
         // A state file that exists but cannot be read: never overwritten, nothing done for the feed.
-        outcome.error = "\(error)"
+        outcome.failures.append(.unreadableState(error))
         outcomes.append(outcome)
         continue
       }
@@ -249,20 +269,19 @@ public struct Poller {
       switch result {
       case .done: break
       case .notRun: kept.append(action)
-      case .keep(let reason):
+      case .keep(let failure):
         toKeep.append(action)
-        if !outcome.actionErrors.contains(reason) { outcome.actionErrors.append(reason) }
-      case .retry(let updated, let reason):
+        outcome.report(.notShown(failure))
+      case .retry(let updated, let failure):
         kept.append(updated)
-        outcome.actionErrors.append("hook of rule '\(action.rule ?? "")' failed (\(reason)); will retry")
-      case .drop(let reason):
+        outcome.report(.hookWillRetry(rule: action.rule ?? "", failure))
+      case .drop(let failure):
         state.dropped.append(
           FeedState.DroppedAction(
-            key: action.key, rule: action.rule, what: action.command ?? action.summary ?? "", reason: reason,
-            time: Date()))
+            key: action.key, rule: action.rule, what: action.command ?? action.summary ?? "",
+            reason: "\(failure)", time: Date()))
         state.dropped = Array(state.dropped.suffix(20))
-        outcome.actionErrors.append(
-          "hook of rule '\(action.rule ?? "")' dropped after \(action.attempts + 1) attempts: \(reason)")
+        outcome.report(.hookDropped(rule: action.rule ?? "", attempts: action.attempts + 1, failure))
       }
     }
     // Notifications that could not be shown move to the kept list (saved first: never lost); should that
@@ -276,7 +295,7 @@ public struct Poller {
         outcome.kept += toKeep.count
       } catch {
         kept += toKeep
-        outcome.actionErrors.append("cannot keep notifications for later: \(error)")
+        outcome.report(.cannotKeep(error))
       }
     }
     // Actions the runner did not report on (a shorter answer) stay pending.
@@ -292,10 +311,10 @@ public struct Poller {
     now: Date
   ) -> ParsedFeed? {
     let interval = feed.interval ?? config.settings.interval
-    func fail(_ message: String, retryAfter: Int? = nil) -> ParsedFeed? {
+    func fail(_ error: FeedLoadError, retryAfter: Int? = nil) -> ParsedFeed? {
       Self.recordFailure(&state, interval: interval, retryAfter: retryAfter, now: now)
-      state.lastError = message
-      outcome.error = message
+      state.lastError = "\(error)"
+      outcome.failures.append(.load(error))
       return nil
     }
     guard let response else {
@@ -305,12 +324,12 @@ public struct Poller {
         succeed(&state)
         return parsed
       case .failure(let error):
-        return fail("\(error)")
+        return fail(error)
       }
     }
     switch response {
     case .failure(let error):
-      return fail("\(error)")
+      return fail(.fetch(error))
     case .success(let http):
       if let moved = http.permanentRedirect { state.movedTo = moved }
       switch http.status {
@@ -329,13 +348,12 @@ public struct Poller {
           succeed(&state, maxAge: http.maxAge, now: now)
           return parsed
         case .failure(let error):
-          return fail("\(error)")
+          return fail(error)
         }
       case 429, 503:
-        return fail(
-          "\(FeedLoadError.status(http.status, retryAfter: http.retryAfter))", retryAfter: http.retryAfter)
+        return fail(.status(http.status, retryAfter: http.retryAfter), retryAfter: http.retryAfter)
       default:
-        return fail("\(FeedLoadError.status(http.status, retryAfter: nil))")
+        return fail(.status(http.status, retryAfter: nil))
       }
     }
   }
@@ -447,11 +465,7 @@ public struct Poller {
       try store.save(state, syncDirectory: durably)
       return true
     } catch {
-      var message = "\(error)"
-      if !state.pending.isEmpty {
-        message += "; its \(state.pending.count) new action(s) are not run until the state can be saved"
-      }
-      outcome.error = (outcome.error.map { $0 + "; " } ?? "") + message
+      outcome.failures.append(.save(error, unsavedActions: state.pending.count))
       return false
     }
   }

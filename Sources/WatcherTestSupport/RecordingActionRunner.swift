@@ -27,7 +27,7 @@ public final class RecordingActionRunner: ActionRunner {
   public let notificationServiceUp = Locked(true)
 
   public func showKept(_ kept: [KeptNotification]) -> ActionOutcome {
-    guard succeed, notificationServiceUp.withLock({ $0 }) else { return .keep(reason: "no notification service") }
+    guard succeed, notificationServiceUp.withLock({ $0 }) else { return .keep(.other("no notification service")) }
     keptLog.withLock { $0 += kept }
     return .done
   }
@@ -36,10 +36,10 @@ public final class RecordingActionRunner: ActionRunner {
     let serviceUp = notificationServiceUp.withLock { $0 }
     log.withLock { $0 += actions.filter { serviceUp || $0.kind != .notify }.map { (feed.name, $0) } }
     return actions.map { action in
-      if action.kind == .notify, !serviceUp { return .keep(reason: "no notification service") }
+      if action.kind == .notify, !serviceUp { return .keep(.other("no notification service")) }
       var again = action
       again.attempts += 1
-      return succeed ? .done : .retry(again, reason: "recorded failure")
+      return succeed ? .done : .retry(again, .other("recorded failure"))
     }
   }
 }

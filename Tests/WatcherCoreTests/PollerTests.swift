@@ -80,7 +80,7 @@ struct PollerTests {
       $0 = [("a", "A", "Sat, 28 Nov 2026 10:00:00 GMT"), ("b", "B", "Sat, 28 Nov 2026 11:00:00 GMT")]
     }
     let first = h.poll()
-    #expect(first.newItems == 2 && first.actions == 0 && first.error == nil)
+    #expect(first.newItems == 2 && first.actions == 0 && first.failures.isEmpty)
     #expect(h.runner.actions.isEmpty)
     h.source.items.withLock { $0.append(("c", "C", "Sun, 29 Nov 2026 10:00:00 GMT")) }
     let second = h.poll(at: Self.now.addingTimeInterval(60))
@@ -105,7 +105,7 @@ struct PollerTests {
     let outcomes = Poller(config: h.config, store: h.store, transport: CurlTransport(userAgent: "t"), runner: h.runner)
       .poll(h.config.feeds, force: true, mode: .normal, now: Self.now)
     #expect(outcomes.map(\.feed.name) == (0..<70).map { "f\($0)" })
-    #expect(outcomes.allSatisfy { $0.polled && $0.newItems == 1 && $0.error == nil })
+    #expect(outcomes.allSatisfy { $0.polled && $0.newItems == 1 && $0.failures.isEmpty })
     #expect(h.server.requests.count == 70)
     #expect(h.runner.actions.count == 70)
     #expect(h.store.allStates().count == 70)
@@ -163,13 +163,13 @@ struct PollerTests {
     h.source.status.withLock { $0 = 429 }
     h.source.retryAfter.withLock { $0 = "3600" }
     let limited = h.poll(force: false)
-    #expect(limited.error?.contains("429") == true)
+    #expect(limited.failures == [.load(.status(429, retryAfter: 3_600))], "\(limited.failures)")
     let early = h.poll(at: Self.now.addingTimeInterval(1_800), force: false)
     #expect(!early.polled)
     #expect(h.server.requests.count == 1)
     h.source.status.withLock { $0 = 200 }
     let later = h.poll(at: Self.now.addingTimeInterval(3_700), force: false)
-    #expect(later.polled && later.error == nil)
+    #expect(later.polled && later.failures.isEmpty)
     #expect(h.server.requests.count == 2)
   }
 

@@ -35,7 +35,11 @@ struct StateSafetyTests {
     default: #expect(symlink("/etc/hostname", path) == 0)
     }
     let outcome = h.poll()
-    #expect(outcome.error?.contains("cannot read the state file") == true, "\(String(describing: outcome.error))")
+    guard case .unreadableState(.unreadable) = outcome.failures.first else {
+      Issue.record("expected an unreadable state, got \(outcome.failures)")
+      return
+    }
+    #expect(outcome.failures.count == 1 && "\(outcome.failures[0])".contains("cannot read the state file"))
     #expect(!outcome.polled && outcome.actions == 0)
     #expect(h.runner.actions.isEmpty)
     #expect(h.server.requests.isEmpty, "a feed with unreadable state was fetched")
@@ -80,7 +84,7 @@ struct StateSafetyTests {
       """
     try state.write(toFile: path, atomically: true, encoding: .utf8)
     let outcome = h.poll()
-    #expect(outcome.error?.contains("500") == true)
+    #expect(outcome.failures == [.load(.status(500, retryAfter: nil))], "\(outcome.failures)")
     let saved = try h.store.load(url: h.config.feeds[0].url).state
     #expect(saved.consecutiveFailures <= 1_000_001)
     #expect(saved.notBefore.map { $0 <= Self.now.addingTimeInterval(86_400) } == true)

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import WatcherActions
+import WatcherState
+
+/// Why a feed could not be polled, or its state could not be saved: typed, and turned into words only where
+/// it is shown.
+public enum FeedFailure: Error, Sendable, Equatable {
+  /// The feed's state file exists but cannot be read; it is left alone and the feed does nothing.
+  case unreadableState(StateError)
+  /// The feed could not be fetched, read or parsed.
+  case load(FeedLoadError)
+  /// The state could not be saved; `unsavedActions` new actions wait until it can be.
+  case save(StateError, unsavedActions: Int)
+}
+
+extension FeedFailure: CustomStringConvertible {
+  public var description: String {
+    switch self {
+    case .unreadableState(let error): return "\(error)"
+    case .load(let error): return "\(error)"
+    case .save(let error, let unsaved):
+      return "\(error)"
+        + (unsaved > 0 ? "; its \(unsaved) new action(s) are not run until the state can be saved" : "")
+    }
+  }
+}
+
+/// An action of a pass that did not go as planned (the feed itself was polled).
+public enum ActionProblem: Sendable, Equatable {
+  /// Notifications could not be shown; they were kept to show later.
+  case notShown(ActionFailure)
+  /// A hook failed and will be retried on a later pass.
+  case hookWillRetry(rule: String, ActionFailure)
+  /// A hook failed too often and was dropped.
+  case hookDropped(rule: String, attempts: Int, ActionFailure)
+  /// Notifications that could not be shown could not be kept either; they stay pending.
+  case cannotKeep(StateError)
+}
+
+extension ActionProblem: CustomStringConvertible {
+  public var description: String {
+    switch self {
+    case .notShown(let failure): return "\(failure)"
+    case .hookWillRetry(let rule, let failure): return "hook of rule '\(rule)' failed (\(failure)); will retry"
+    case .hookDropped(let rule, let attempts, let failure):
+      return "hook of rule '\(rule)' dropped after \(attempts) attempts: \(failure)"
+    case .cannotKeep(let error): return "cannot keep notifications for later: \(error)"
+    }
+  }
+}
