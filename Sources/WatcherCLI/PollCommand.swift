@@ -24,9 +24,9 @@ enum StateOptions {
 
   /// The state directory: `--state-dir`, else `settings.state_dir`, else `$XDG_STATE_HOME/watcher`.
   static func directory(_ arguments: Arguments, config: Config, environment: [String: String]) -> String {
-    if let explicit = arguments.value("state-dir") { return (explicit as NSString).expandingTildeInPath }
-    if let configured = config.settings.stateDir { return (configured as NSString).expandingTildeInPath }
-    let home = environment["HOME"] ?? NSHomeDirectory()
+    if let explicit = arguments.value("state-dir") { return HomePath.expand(explicit, environment: environment) }
+    if let configured = config.settings.stateDir { return HomePath.expand(configured, environment: environment) }
+    let home = HomePath.home(environment)
     let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.local/state"
     return stateHome + "/watcher"
   }
@@ -264,7 +264,12 @@ enum DryRunPoll {
         case .hook:
           fields.append(("command", .string(action.command ?? "")))
           if let arguments = action.arguments { fields.append(("run", .array(arguments.map { .string($0) }))) }
-          text += "\(outcome.feed.name): would run the hook of rule '\(action.rule ?? "")': \(action.command ?? "")\n"
+          // A run: hook shows the arguments it gets (templates filled in), each one whole.
+          let what =
+            action.arguments.map { "runs " + $0.map { JSONString.literal($0) }.joined(separator: " ") }
+            ?? (action.command ?? "")
+          let title = action.environment?["WATCHER_TITLE"].map { " for \(JSONString.literal($0))" } ?? ""
+          text += "\(outcome.feed.name): would run the hook of rule '\(action.rule ?? "")'\(title): \(what)\n"
         }
         actions.append(.object(fields))
       }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
+import WatcherSupport
+
 /// Where the config is: `--config`, else `$WATCHER_CONFIG`, else
 /// `$XDG_CONFIG_HOME/watcher/rules.yaml` (default `~/.config/watcher/rules.yaml`).
 public enum ConfigLocator {
@@ -8,7 +10,7 @@ public enum ConfigLocator {
   public static func candidates(explicit: String?, environment: [String: String]) -> [String] {
     if let explicit { return [explicit] }
     if let fromEnvironment = environment["WATCHER_CONFIG"], !fromEnvironment.isEmpty { return [fromEnvironment] }
-    let home = environment["HOME"] ?? "~"
+    let home = HomePath.home(environment)
     let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
     return [configHome + "/watcher/rules.yaml"]
   }

@@ -428,7 +428,7 @@ package struct ConfigMapper {
   /// Reports a `run:` program that cannot be found: an absolute (or `~`) path that is not an executable
   /// file, or a name found on no directory of `PATH`.
   mutating func checkProgram(_ program: String, at node: YAMLNode) {
-    let expanded = (program as NSString).expandingTildeInPath
+    let expanded = HomePath.expand(program)
     if expanded.contains("/") {
       guard let problem = HookProgram.problem(at: expanded) else { return }
       error(

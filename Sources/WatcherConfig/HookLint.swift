@@ -2,6 +2,7 @@
 // Copyright the watcher authors.
 
 import Foundation
+import WatcherSupport
 
 /// The mistakes in a shell hook that `watcher check` can see without running it (the shell's own syntax
 /// check is the CLI's, which runs `sh -n`): a `$WATCHER_…` variable that does not exist, a `{field}`
@@ -42,7 +43,7 @@ public enum HookLint {
     let first =
       command.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
     if first.hasPrefix("/") || first.hasPrefix("~/") {
-      let path = (first as NSString).expandingTildeInPath
+      let path = HomePath.expand(first)
       switch HookProgram.problem(at: path) {
       case .missing?:
         found.append(

@@ -16,7 +16,7 @@ public enum FeedLocation {
   /// A local path for a `file://` URL or a plain path (`~` expanded).
   public static func path(of url: String) -> String {
     if url.lowercased().hasPrefix("file://") { return URL(string: url)?.path ?? String(url.dropFirst(7)) }
-    return (url as NSString).expandingTildeInPath
+    return HomePath.expand(url)
   }
 
   /// `url` with a relative path resolved against `directory` (a URL, an absolute path or `~/…` is kept).

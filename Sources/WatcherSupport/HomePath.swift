@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+
+/// `~` in paths, the way a shell expands it: `$HOME` when it is set (Foundation's own expansion reads the
+/// password database instead, so a scratch `HOME=/tmp/x` would be ignored), else the account's home.
+public enum HomePath {
+  /// The home directory: `$HOME`, else the account's.
+  public static func home(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    if let home = environment["HOME"], !home.isEmpty { return home }
+    return NSHomeDirectory()
+  }
+
+  /// `path` with a leading `~` or `~/` replaced by the home directory; other paths (and `~user`) unchanged.
+  public static func expand(_ path: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+    -> String
+  {
+    if path == "~" { return home(environment) }
+    if path.hasPrefix("~/") {
+      let home = home(environment)
+      return (home.hasSuffix("/") ? String(home.dropLast()) : home) + path.dropFirst()
+    }
+    if path.hasPrefix("~") { return (path as NSString).expandingTildeInPath }
+    return path
+  }
+}
