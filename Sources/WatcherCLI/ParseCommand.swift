@@ -11,8 +11,8 @@ import WatcherXML
 /// `watcher parse FILE|URL [--json]`: parse one feed and print the normalized items.
 struct ParseCommand: Command {
   let name = "parse"
-  let summary = "parse one feed and print its normalized items"
-  let usage = "FILE|file://URL|- [--json] [--charset NAME] [--max-size BYTES] [--max-items N]"
+  let summary = "parse one feed (a file, an http(s) URL, or - for stdin) and print its normalized items"
+  let usage = "FILE|URL|- [--json] [--charset NAME] [--max-size BYTES] [--max-items N]"
   let options = [
     OptionSpec(name: "json", value: nil, help: "print the stable JSON schema (docs/parse-json.md) instead of text"),
     OptionSpec(name: "charset", value: "NAME", help: "the encoding to assume when the feed declares none"),
@@ -23,7 +23,8 @@ struct ParseCommand: Command {
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
     guard arguments.positionals.count == 1, let source = arguments.positionals.first else {
-      terminal.error("error: 'watcher parse' needs exactly one FILE, file:// URL, or - for standard input")
+      terminal.error(
+        "error: 'watcher parse' needs exactly one FILE, http(s) or file:// URL, or - for standard input")
       return .usage
     }
     var options = FeedParser.Options(charset: arguments.value("charset"))

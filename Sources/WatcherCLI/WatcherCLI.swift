@@ -58,6 +58,12 @@ public enum WatcherCLI {
         terminal.print(overview())
         return ExitCode.success.rawValue
       }
+      if arguments[1] == "help" {
+        terminal.print(
+          "usage: watcher help [COMMAND]\n\nshow the commands, or one command's usage and options "
+            + "(the same as 'watcher COMMAND --help')\n\nThe manual: man watcher; the rules language: man watcher-rules")
+        return ExitCode.success.rawValue
+      }
       guard let command = commands.first(where: { $0.name == arguments[1] }) else {
         return unknownCommand(arguments[1], terminal: terminal)
       }
@@ -114,6 +120,8 @@ public enum WatcherCLI {
       "",
       "  --version     print the version",
       "  -h, --help    show this help",
+      "",
+      "The manual: man watcher; the rules language: man watcher-rules",
     ]
     return lines.joined(separator: "\n")
   }

@@ -54,6 +54,11 @@ struct CLITests {
     #expect(helpCode == 0)
     #expect(parseHelp.contains("--json") && parseHelp.contains("--charset") && parseHelp.contains("--max-size"))
     #expect(run(["parse", "--help"]).1 == parseHelp)
+    #expect(parseHelp.contains("FILE|URL|-") && parseHelp.contains("http(s) URL"))
+    let (helpHelpCode, helpHelp, _) = run(["help", "help"])
+    #expect(helpHelpCode == 0 && helpHelp.hasPrefix("usage: watcher help [COMMAND]"))
+    // What --help points to is installed (make install puts both man pages in place).
+    #expect(out.contains("man watcher") && out.contains("man watcher-rules"))
   }
 
   @Test("parse prints a readable summary, warnings on stderr as FILE:LINE:COL")

@@ -32,7 +32,14 @@ struct ContribTests {
       _watcher
       printf '%s\\n' "${COMPREPLY[@]}"
       """
-    let (status, out, err) = try execute("/bin/bash", ["--norc", "-c", program], in: directory)
+    // The script asks the built watcher for feed names, as the installed one would be asked.
+    var environment = ProcessInfo.processInfo.environment
+    if let binary = BinaryTests.binary {
+      environment["PATH"] = binary.deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+    }
+    environment["WATCHER_CONFIG"] = "/nonexistent/rules.yaml"
+    let (status, out, err) = try execute(
+      "/bin/bash", ["--norc", "-c", program], environment: environment, in: directory)
     #expect(status == 0 && err.isEmpty, "bash said: \(err)")
     return out.split(separator: "\n").map(String.init)
   }
@@ -53,7 +60,23 @@ struct ContribTests {
     #expect(try bashCompletions(["completions", ""]) == ["bash", "zsh", "fish"])
     // A value that is a path gets file names (the test runs in an empty directory but for the script itself).
     #expect(try bashCompletions(["poll", "--config", "watcher."]) == ["watcher.bash"])
+    // Feed names after --feed, from the config the command line names (none without a config).
     #expect(try bashCompletions(["poll", "--feed", ""]) == [])
+    let example = Fixtures.repositoryRoot.appendingPathComponent("rules.example.yaml").path
+    #expect(try bashCompletions(["poll", "--config", example, "--feed", ""]) == ["swift", "advisories"])
+    #expect(try bashCompletions(["catch-up", "--config", example, "--feed", "adv"]) == ["advisories"])
+  }
+
+  @Test("zsh and fish offer feed names after --feed; 'completions feeds' lists them")
+  func feedNames() throws {
+    let example = Fixtures.repositoryRoot.appendingPathComponent("rules.example.yaml").path
+    #expect(run(["completions", "feeds", "--config", example]).1 == "swift\nadvisories\n")
+    let missing = run(["completions", "feeds", "--config", "/nonexistent/rules.yaml"])
+    #expect(missing.0 == 78 && missing.1.isEmpty && missing.2.isEmpty)
+    #expect(run(["completions", "zsh"]).1.contains("--feed[only this feed, due or not (repeatable)]:name:_watcher_feeds"))
+    #expect(
+      run(["completions", "fish"]).1.contains(
+        "-l feed -x -a '(watcher completions feeds 2>/dev/null)'"))
   }
 
   @Test("every option of every command appears in all three completion scripts")
