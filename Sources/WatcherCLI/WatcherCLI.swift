@@ -61,7 +61,8 @@ public enum WatcherCLI {
       if arguments[1] == "help" {
         terminal.print(
           "usage: watcher help [COMMAND]\n\nshow the commands, or one command's usage and options "
-            + "(the same as 'watcher COMMAND --help')\n\nThe manual: man watcher; the rules language: man watcher-rules")
+            + "(the same as 'watcher COMMAND --help')\n\nThe manual: man watcher; the rules language: man watcher-rules"
+        )
         return ExitCode.success.rawValue
       }
       guard let command = commands.first(where: { $0.name == arguments[1] }) else {

@@ -73,7 +73,8 @@ struct ContribTests {
     #expect(run(["completions", "feeds", "--config", example]).1 == "swift\nadvisories\n")
     let missing = run(["completions", "feeds", "--config", "/nonexistent/rules.yaml"])
     #expect(missing.0 == 78 && missing.1.isEmpty && missing.2.isEmpty)
-    #expect(run(["completions", "zsh"]).1.contains("--feed[only this feed, due or not (repeatable)]:name:_watcher_feeds"))
+    #expect(
+      run(["completions", "zsh"]).1.contains("--feed[only this feed, due or not (repeatable)]:name:_watcher_feeds"))
     #expect(
       run(["completions", "fish"]).1.contains(
         "-l feed -x -a '(watcher completions feeds 2>/dev/null)'"))
