@@ -5,22 +5,30 @@ SHAREDIR = $(PREFIX)/share
 MANDIR = $(SHAREDIR)/man
 UNITDIR ?= $(HOME)/.config/systemd/user
 
+# WATCHER_BIN=path installs that binary instead of building one (the tests install the debug build).
+ifeq ($(origin WATCHER_BIN), undefined)
+install: build
+endif
+WATCHER_BIN ?= .build/release/watcher
+
 .PHONY: build install uninstall test
 build:
 	swift build -c release --product watcher
 
-install: build
-	install -d $(BINDIR) $(SHAREDIR)/watcher/hooks $(UNITDIR)
-	install -m 755 .build/release/watcher $(BINDIR)/watcher
+install:
+	install -d $(BINDIR) $(SHAREDIR)/watcher/hooks $(SHAREDIR)/watcher/samples $(UNITDIR)
+	install -m 755 $(WATCHER_BIN) $(BINDIR)/watcher
 	install -m 755 contrib/hooks/* $(SHAREDIR)/watcher/hooks/
 	install -m 644 rules.example.yaml $(SHAREDIR)/watcher/rules.example.yaml
+	# The sample feeds: rules.example.yaml and the config 'watcher init' writes read them.
+	install -m 644 samples/*.rss samples/*.atom $(SHAREDIR)/watcher/samples/
 	# The units name the binary where this install put it.
 	for unit in watcher.service watcher-poll.service watcher-poll.timer; do \
 	  sed 's|%h/.local/bin/watcher|$(BINDIR)/watcher|' contrib/systemd/$$unit > $(UNITDIR)/$$unit; done
 	install -d $(SHAREDIR)/bash-completion/completions $(SHAREDIR)/zsh/site-functions $(SHAREDIR)/fish/vendor_completions.d
-	.build/release/watcher completions bash > $(SHAREDIR)/bash-completion/completions/watcher
-	.build/release/watcher completions zsh > $(SHAREDIR)/zsh/site-functions/_watcher
-	.build/release/watcher completions fish > $(SHAREDIR)/fish/vendor_completions.d/watcher.fish
+	$(WATCHER_BIN) completions bash > $(SHAREDIR)/bash-completion/completions/watcher
+	$(WATCHER_BIN) completions zsh > $(SHAREDIR)/zsh/site-functions/_watcher
+	$(WATCHER_BIN) completions fish > $(SHAREDIR)/fish/vendor_completions.d/watcher.fish
 	install -d $(MANDIR)/man1 $(MANDIR)/man5
 	install -m 644 contrib/man/watcher.1 $(MANDIR)/man1/watcher.1
 	install -m 644 contrib/man/watcher-rules.5 $(MANDIR)/man5/watcher-rules.5

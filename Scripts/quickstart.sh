@@ -26,9 +26,13 @@ echo
 
 # The real job. A copy of the example that acts on the samples' items even though they are not fresh:
 # first_poll all (the default, silent, records a new feed's items without acting on them) and no max_age.
+# Everything it writes (config copy, state, the example hook's archive) goes to a scratch directory that is
+# removed at the end: the quick start leaves nothing behind.
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/watcher-quickstart.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
 sed -e 's|^\(  first_poll:\) silent |\1 all    |' -e 's|^\(  max_age:\) 7d  |\1 none|' \
-    -e "s|url: samples/|url: file://$PWD/samples/|" rules.example.yaml > "$scratch/rules.yaml"
+    -e "s|url: samples/|url: file://$PWD/samples/|" -e "s|~/watcher-archive.tsv|$scratch/archive.tsv|" \
+    rules.example.yaml > "$scratch/rules.yaml"
 grep -q '^  first_poll: all' "$scratch/rules.yaml" && grep -q '^  max_age: none' "$scratch/rules.yaml"
 echo "== watcher poll   (for real, with state in $scratch/state)"
 status=0
@@ -42,6 +46,11 @@ fi
 echo "== watcher status"
 watcher status --config "$scratch/rules.yaml" --state-dir "$scratch/state"
 echo
+if [ -s "$scratch/archive.tsv" ]; then
+  echo "== what the example's hook appended to its archive (title, link)"
+  cat "$scratch/archive.tsv"
+  echo
+fi
 echo "A second 'watcher poll' would find nothing new: the items are recorded as seen."
 echo "watcher is at $(cd "$(dirname "$WATCHER_BIN")" && pwd)/$(basename "$WATCHER_BIN")."
-echo "Next: make install PREFIX=~/.local, then cp rules.example.yaml ~/.config/watcher/rules.yaml and edit it."
+echo "Next: make install PREFIX=~/.local, then 'watcher init' writes your own config (see the README)."

@@ -26,7 +26,7 @@ public enum WatcherCLI {
   public static let userAgent = "watcher/\(version) (+\(projectURL))"
 
   static let commands: [any Command] = [
-    RunCommand(), PollCommand(), CatchUpCommand(), StatusCommand(), CheckCommand(), TestRulesCommand(),
+    InitCommand(), RunCommand(), PollCommand(), CatchUpCommand(), StatusCommand(), CheckCommand(), TestRulesCommand(),
     ParseCommand(), ImportOPMLCommand(), ExportOPMLCommand(), CompletionsCommand(),
   ]
 

@@ -20,8 +20,7 @@ extension ConfigError {
     case .notFound(let tried):
       var out = "error: no config file found; looked at:\n"
       for path in tried { out += "  \(path)\n" }
-      out += "note: start from the example: mkdir -p ~/.config/watcher && "
-      out += "cp rules.example.yaml ~/.config/watcher/rules.yaml\n"
+      out += "note: 'watcher init' writes a starter config there (or name one with --config FILE)\n"
       return out
     case .unreadable(let path, let reason):
       return "error: \(path): cannot read the config: \(reason)\n"

@@ -140,7 +140,7 @@ struct TestRulesTests {
     #expect(err.hasSuffix("7 errors in \(broken)\n"))
     let (missing, _, missingErr) = run(["check", "--config", "/nonexistent/rules.yaml"])
     #expect(missing == 78)
-    #expect(missingErr.contains("/nonexistent/rules.yaml") && missingErr.contains("cp rules.example.yaml"))
+    #expect(missingErr.contains("/nonexistent/rules.yaml") && missingErr.contains("watcher init"))
   }
 
   @Test("the example config and every YAML block of docs/rules.md and the README are valid")

@@ -47,7 +47,7 @@ struct ConfigDiagnosticTests {
     #expect(ConfigLocator.candidates(explicit: nil, environment: ["WATCHER_CONFIG": "/etc/w.yaml"]) == ["/etc/w.yaml"])
     #expect(ConfigLocator.candidates(explicit: "x.yaml", environment: ["WATCHER_CONFIG": "/etc/w.yaml"]) == ["x.yaml"])
     #expect(throws: ConfigError.notFound(tried: [path])) { try ConfigLoader.load(path: path) }
-    #expect(ConfigError.notFound(tried: [path]).rendered.contains("cp rules.example.yaml"))
+    #expect(ConfigError.notFound(tried: [path]).rendered.contains("watcher init"))
   }
 
   @Test("a 10 MB config loads in bounded time and memory")
