@@ -9,14 +9,15 @@ import WatcherSupport
   import Glibc
 #endif
 
-/// `watcher import-opml FILE`: adds an OPML file's subscriptions to the config.
+/// `watcher import-opml FILE`: adds an OPML file's (or a newsboat `urls` file's) subscriptions to the config.
 ///
 /// The config is edited in place as text, so comments and layout survive; the old file is kept as `.bak`, and
 /// the edit is written only if the result loads. Users expect an import to import (as every feed reader
 /// does), not to hand them YAML to paste; `--print` is there for those who want to paste it themselves.
 struct ImportOPMLCommand: Command {
   let name = "import-opml"
-  let summary = "add the subscriptions of an OPML file to the config (folders become tags; duplicates skipped)"
+  let summary =
+    "add the subscriptions of an OPML file or a newsboat urls file to the config (folders become tags; duplicates skipped)"
   let usage = "FILE [--config FILE] [--print]"
   let options = [
     ConfigOption.spec,
@@ -26,7 +27,8 @@ struct ImportOPMLCommand: Command {
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
     guard arguments.positionals.count == 1, let file = arguments.positionals.first else {
-      terminal.error("error: 'watcher import-opml' needs exactly one FILE (an OPML export of your feed reader)")
+      terminal.error(
+        "error: 'watcher import-opml' needs exactly one FILE (an OPML export of your feed reader, or newsboat's urls)")
       return .usage
     }
     let data: Data
@@ -42,7 +44,9 @@ struct ImportOPMLCommand: Command {
     }
     let subscriptions: [OPMLSubscription]
     do {
-      subscriptions = try OPML.parse(data)
+      let list = try OPML.read(data)
+      subscriptions = list.subscriptions
+      for reason in list.skipped { terminal.error("skipped \(reason)") }
     } catch {
       terminal.error("error: \(file):\(error.line > 0 ? "" : " ")\(error)")
       return .failure

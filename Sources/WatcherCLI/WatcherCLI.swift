@@ -27,7 +27,7 @@ public enum WatcherCLI {
 
   static let commands: [any Command] = [
     InitCommand(), RunCommand(), PollCommand(), CatchUpCommand(), StatusCommand(), CheckCommand(), TestRulesCommand(),
-    ParseCommand(), ImportOPMLCommand(), ExportOPMLCommand(), CompletionsCommand(),
+    ParseCommand(), AddCommand(), RemoveCommand(), ImportOPMLCommand(), ExportOPMLCommand(), CompletionsCommand(),
   ]
 
   /// Process-wide setup, before any thread starts: SIGPIPE ignored (a closed pipe is an error, not death),

@@ -117,6 +117,8 @@ public struct FeedConfig: Sendable, Equatable {
   public var url: String
   /// Its name in rules and messages (default: a slug of host and path).
   public var name: String
+  /// The feed's own title, as `add` and `import-opml` found it (`export-opml` writes it back); display only.
+  public var title: String?
   /// Poll interval, seconds (`nil`: the global one).
   public var interval: Int?
   /// Tags applied to every item.
@@ -132,11 +134,12 @@ public struct FeedConfig: Sendable, Equatable {
 
   /// Creates a feed entry.
   public init(
-    url: String, name: String, interval: Int? = nil, tags: [String] = [], notify: Bool = false,
-    identity: Identity = .guid, mark: Mark? = nil
+    url: String, name: String, title: String? = nil, interval: Int? = nil, tags: [String] = [],
+    notify: Bool = false, identity: Identity = .guid, mark: Mark? = nil
   ) {
     self.url = url
     self.name = name
+    self.title = title
     self.interval = interval
     self.tags = tags
     self.notify = notify

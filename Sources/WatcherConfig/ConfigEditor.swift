@@ -45,18 +45,27 @@ public enum ConfigEditor {
         plan.skipped.append(subscription.url)
         continue
       }
-      let base =
-        subscription.title.map(FeedConfig.slugify).flatMap { $0.isEmpty ? nil : $0 }
-        ?? FeedConfig.slug(for: subscription.url)
-      var name = base
-      var counter = 2
-      while !names.insert(name).inserted {
-        name = "\(base)-\(counter)"
-        counter += 1
-      }
-      plan.added.append(FeedConfig(url: subscription.url, name: name, tags: subscription.tags))
+      let name = uniqueName(title: subscription.title, url: subscription.url, taken: names)
+      names.insert(name)
+      plan.added.append(
+        FeedConfig(
+          url: subscription.url, name: name, title: subscription.title.flatMap { $0.isEmpty ? nil : $0 },
+          tags: subscription.tags))
     }
     return plan
+  }
+
+  /// A name for a feed: a slug of its title ("The H" → "the-h"), else of its URL, made unique among `taken`
+  /// with a counter ("the-h-2").
+  public static func uniqueName(title: String?, url: String, taken: Set<String>) -> String {
+    let base = title.map(FeedConfig.slugify).flatMap { $0.isEmpty ? nil : $0 } ?? FeedConfig.slug(for: url)
+    var name = base
+    var counter = 2
+    while taken.contains(name) {
+      name = "\(base)-\(counter)"
+      counter += 1
+    }
+    return name
   }
 
   /// The same feed written differently: scheme and host case, a default port, a trailing slash.
@@ -71,6 +80,7 @@ public enum ConfigEditor {
     var out = ""
     for feed in feeds {
       out += "\(indent)- url: \(quoted(feed.url))\n\(indent)  name: \(quoted(feed.name))\n"
+      if let title = feed.title, title != feed.name { out += "\(indent)  title: \(quoted(title))\n" }
       if !feed.tags.isEmpty { out += "\(indent)  tags: [\(feed.tags.map(quoted).joined(separator: ", "))]\n" }
     }
     return out
@@ -118,6 +128,82 @@ public enum ConfigEditor {
     entryLines.removeLast()
     lines.insert(contentsOf: entryLines, at: end)
     return try validated(lines.joined(separator: "\n") + "\n", adding: feeds.count, to: text, path: path)
+  }
+
+  /// `text` without the entry of `feed` (one of `config.feeds`, read from `text`): its lines, from its `-` to
+  /// the next entry or the end of the list, comments inside it included; the other lines stay as they were.
+  public static func removing(_ feed: FeedConfig, from config: Config, text: String, path: String) throws(EditError)
+    -> String
+  {
+    var lines = text.components(separatedBy: "\n")
+    let hadNewline = lines.last == ""
+    if hadNewline { lines.removeLast() }
+    guard let index = config.feeds.firstIndex(where: { $0.url == feed.url && $0.name == feed.name }),
+      let mark = feed.mark, mark.line >= 1, mark.line <= lines.count
+    else {
+      throw EditError(description: "\(path): cannot find the entry of '\(feed.name)' in the file")
+    }
+    /// The line of the `-` that starts the entry whose mapping starts at `mark`.
+    func dashLine(_ mark: Mark) -> Int? {
+      var line = mark.line - 1
+      while line >= 0 {
+        let content = lines[line].trimmingCharacters(in: .whitespaces)
+        if content.hasPrefix("- ") || content == "-" { return line }
+        if line < mark.line - 1, !content.isEmpty, !content.hasPrefix("#") { return nil }
+        line -= 1
+      }
+      return nil
+    }
+    guard let start = dashLine(mark) else {
+      throw EditError(
+        description: "\(path):\(mark.line): the feeds are not a block list ('- url: …' entries); remove "
+          + "'\(feed.name)' by hand")
+    }
+    var end: Int
+    if index + 1 < config.feeds.count, let next = config.feeds[index + 1].mark, let nextStart = dashLine(next) {
+      end = nextStart
+    } else {
+      let indent = lines[start].prefix { $0 == " " }.count
+      end = start + 1
+      while end < lines.count {
+        let line = lines[end]
+        let content = line.trimmingCharacters(in: .whitespaces)
+        // The entry's own lines are indented deeper than its `-`.
+        if !content.isEmpty, !content.hasPrefix("#"), line.prefix(while: { $0 == " " }).count <= indent { break }
+        end += 1
+      }
+    }
+    // Blank lines and comments just before what follows belong to it.
+    while end > start + 1 {
+      let content = lines[end - 1].trimmingCharacters(in: .whitespaces)
+      guard content.isEmpty || content.hasPrefix("#") else { break }
+      end -= 1
+    }
+    // Comments just above the entry's `-` are about it; the blank lines after it go with it.
+    var first = start
+    while first > 0, lines[first - 1].trimmingCharacters(in: .whitespaces).hasPrefix("#"),
+      lines[first - 1].prefix(while: { $0 == " " }).count >= lines[start].prefix(while: { $0 == " " }).count
+    {
+      first -= 1
+    }
+    while end < lines.count, lines[end].trimmingCharacters(in: .whitespaces).isEmpty { end += 1 }
+    lines.removeSubrange(first..<end)
+    let new = lines.joined(separator: "\n") + (hadNewline ? "\n" : "")
+    do {
+      let after = try ConfigLoader.parse(new, path: path)
+      guard after.feeds.count == config.feeds.count - 1, !after.feeds.contains(where: { $0.url == feed.url }) else {
+        throw EditError(description: "\(path): the edited config would not be the same without '\(feed.name)'")
+      }
+      return new
+    } catch let error as ConfigError {
+      throw EditError(
+        description: "without '\(feed.name)' the config would not load, so nothing was changed (a rule may "
+          + "name it in feeds:):\n\(error.rendered)")
+    } catch let error as EditError {
+      throw error
+    } catch {
+      throw EditError(description: "\(error)")
+    }
   }
 
   /// Refuses an edit unless the new text loads with exactly `count` more feeds than the old one.

@@ -43,7 +43,7 @@ package struct ConfigMapper {
     "hook_concurrency", "hook_retries", "notify",
   ]
   package static let notifySettingsKeys = ["urgency", "expire", "max_per_poll", "icon", "keep_for", "keep_max"]
-  package static let feedKeys = ["url", "name", "interval", "tags", "notify", "hook", "identity"]
+  package static let feedKeys = ["url", "name", "title", "interval", "tags", "notify", "hook", "identity"]
   package static let ruleKeys = ["name", "feeds", "match", "tag", "mute", "notify", "hook", "stop"]
   package static let conditionKeys = MatchField.allCases.map(\.rawValue) + ["all", "not", "older_than", "newer_than"]
   package static let patternKeys = ["contains", "words", "regex", "equals", "case"]
@@ -159,6 +159,7 @@ package struct ConfigMapper {
       for entry in entries {
         switch entry.key {
         case "interval": feed.interval = duration(entry.value, "'interval'", positive: true)
+        case "title": feed.title = string(entry.value, "'title'")
         case "tags": feed.tags = stringList(entry.value, "'tags'", allowEmpty: true) ?? []
         case "notify": feed.notify = bool(entry.value, "'notify'") ?? false
         case "hook": feed.hook = hookAction(entry.value, in: context)

@@ -12,6 +12,8 @@ public struct OPMLSubscription: Sendable, Equatable {
   public var title: String?
   /// The folders it sits in and its `category` attribute, as tags.
   public var tags: [String]
+  /// Why it is not a feed to import, when it is not (an OPML link outline).
+  package var skipReason: String?
 
   /// Creates a subscription.
   public init(url: String, title: String?, tags: [String]) {
@@ -39,6 +41,24 @@ public struct OPMLError: Error, Sendable, CustomStringConvertible {
 public enum OPML {
   /// The subscriptions in `data`, in document order; folders (outlines without `xmlUrl`) become tags.
   public static func parse(_ data: Data) throws(OPMLError) -> [OPMLSubscription] {
+    try parseOPML(data).filter { $0.skipReason == nil }
+  }
+
+  /// What a subscription list holds: an OPML document, or a newsboat `urls` file.
+  ///
+  /// A urls file has one feed URL per line, then its tags; `#` comments. `skipped` names the entries that are not feeds (OPML `type="link"`
+  /// outlines, newsboat `query:` and `exec:` lines).
+  public static func read(_ data: Data) throws(OPMLError) -> (subscriptions: [OPMLSubscription], skipped: [String]) {
+    if let first = data.first(where: { !($0 == 32 || (9...13).contains($0)) }), first != UInt8(ascii: "<"),
+      first != 0xEF
+    {
+      return try NewsboatURLs.parse(String(decoding: data, as: UTF8.self))
+    }
+    let subscriptions = try parseOPML(data)
+    return (subscriptions.filter { $0.skipReason == nil }, subscriptions.compactMap(\.skipReason))
+  }
+
+  private static func parseOPML(_ data: Data) throws(OPMLError) -> [OPMLSubscription] {
     guard data.contains(where: { !($0 == 32 || (9...13).contains($0)) }) else {
       throw OPMLError(line: 0, column: 0, message: "the file is empty")
     }
@@ -77,7 +97,9 @@ public enum OPML {
       "  <body>",
     ]
     for feed in feeds {
-      var line = "    <outline type=\"rss\" text=\"\(escaped(feed.name))\" title=\"\(escaped(feed.name))\""
+      // The feed's own title when it is known (an import or an add kept it), else its name.
+      let title = escaped(feed.title ?? feed.name)
+      var line = "    <outline type=\"rss\" text=\"\(title)\" title=\"\(title)\""
       line += " xmlUrl=\"\(escaped(feed.url))\""
       if !feed.tags.isEmpty { line += " category=\"\(escaped(feed.tags.joined(separator: ",")))\"" }
       lines.append(line + "/>")
@@ -141,8 +163,16 @@ private final class OPMLReader: XMLFeedHandler {
       .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.first { !$0.isEmpty }
     let url = (attributes.value("xmlUrl") ?? attributes.value("xmlurl") ?? attributes.value("url"))?
       .trimmingCharacters(in: .whitespacesAndNewlines)
-    guard let url, !url.isEmpty, attributes.value("type")?.lowercased() != "link" else {
+    guard let url, !url.isEmpty else {
       folders.append(label.map(Self.tag))
+      return .none
+    }
+    if attributes.value("type")?.lowercased() == "link" {
+      // A link to a page, not a feed: reported, not imported.
+      folders.append(nil)
+      var skipped = OPMLSubscription(url: url, title: label, tags: [])
+      skipped.skipReason = "outline '\(label ?? url)' (\(url)): a link (type=\"link\"), not a feed"
+      subscriptions.append(skipped)
       return .none
     }
     folders.append(nil)

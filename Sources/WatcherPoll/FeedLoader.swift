@@ -83,6 +83,61 @@ public enum FeedLoader {
     }
   }
 
+  /// What a URL given by a person is: a feed, or a page that links to feeds (autodiscovery).
+  public enum Found: Sendable {
+    /// The URL is a feed.
+    case feed(ParsedFeed)
+    /// The URL is an HTML page; these are the feeds it links to (maybe none), in page order.
+    case page([FeedDiscovery.Link])
+  }
+
+  /// Loads `source` like `load`, and when it is an HTML page rather than a feed, finds the feeds it links to
+  /// (`watcher add`).
+  public static func loadOrDiscover(_ source: String, options: FeedParser.Options, transport: any HTTPTransport)
+    -> Result<Found, FeedLoadError>
+  {
+    let body: Data
+    let pageURL: String
+    if FeedLocation.isHTTP(source) {
+      let fetched = transport.fetch(
+        [FetchRequest(url: source, maxBytes: options.maxBytes, timeout: 30)], concurrency: 1)[0]
+      switch fetched {
+      case .failure(let error): return .failure(.fetch(error))
+      case .success(let response):
+        guard (200..<300).contains(response.status) else {
+          return .failure(.status(response.status, retryAfter: response.retryAfter))
+        }
+        if case .success(let parsed) = parse(response, options: options) { return .success(.feed(parsed)) }
+        body = response.body
+        pageURL = response.finalURL
+      }
+    } else {
+      let path = FeedLocation.path(of: source)
+      switch read(path, options: options) {
+      case .success(let parsed): return .success(.feed(parsed))
+      case .failure(.parse(.notAFeed)):
+        guard case .read(let data) = ChunkedFile.readRegularFile(path, maxBytes: options.maxBytes) else {
+          return .failure(.read("cannot read"))
+        }
+        body = data
+        pageURL = URL(fileURLWithPath: path).absoluteString
+      case .failure(let error): return .failure(error)
+      }
+    }
+    guard FeedDiscovery.looksLikeHTML(body) else {
+      // Neither a feed nor a page: the parser's own words say what it is.
+      var options = options
+      options.documentURL = pageURL
+      do {
+        _ = try FeedParser.parse(body, options: options)
+        return .failure(.parse(.empty))
+      } catch {
+        return .failure(.parse(error))
+      }
+    }
+    return .success(.page(FeedDiscovery.links(in: String(decoding: body, as: UTF8.self), pageURL: pageURL)))
+  }
+
   /// The feed in a local file (regular files only, at most `options.maxBytes`).
   public static func read(_ path: String, options: FeedParser.Options) -> Result<ParsedFeed, FeedLoadError> {
     do {

@@ -110,6 +110,7 @@ struct OPMLTests {
             name: swift
           - url: "https://a.example/feed"
             name: "swift-2"
+            title: "Swift"
             tags: ["news"]
           - url: "https://b.example/\\"quoted\\"\\\\"
             name: "b-example-quoted"

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherConfig
+import WatcherFeed
+import WatcherFetch
+import WatcherPoll
+import WatcherState
+import WatcherSupport
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `watcher add URL [--name N] [--tag T]... [--print]`: subscribes to a feed.
+///
+/// The URL may be the feed or a site's page: a page's `<link rel="alternate">` feeds are listed and the
+/// first is taken. The config is edited as `import-opml` edits it (comments kept, `.bak`, written only if
+/// the result loads; created when there is none).
+struct AddCommand: Command {
+  let name = "add"
+  let summary = "subscribe to a feed (a site's page URL is resolved to its feed); edits the config"
+  let usage = "URL [--name NAME] [--tag TAG]... [--config FILE] [--print]"
+  let options = [
+    ConfigOption.spec,
+    OptionSpec(name: "name", value: "NAME", help: "the feed's name in rules and messages (default: from its title)"),
+    OptionSpec(name: "tag", value: "TAG", help: "a tag for every item of the feed (repeatable)"),
+    OptionSpec(name: "print", value: nil, help: "print the YAML entry instead of editing the config"),
+    OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
+  ]
+
+  func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
+    guard arguments.positionals.count == 1, let given = arguments.positionals.first else {
+      terminal.error("error: 'watcher add' needs exactly one URL (a feed, or a site's page that links to one)")
+      return .usage
+    }
+    guard let (config, path, text) = Subscriptions.editableConfig(arguments, terminal: terminal) else {
+      return .config
+    }
+    // The feed: the URL itself, or the first feed its page links to.
+    let transport = CurlTransport(userAgent: WatcherCLI.userAgent)
+    let options = FeedParser.options(config.settings)
+    var url = given
+    let parsed: ParsedFeed
+    switch FeedLoader.loadOrDiscover(given, options: options, transport: transport) {
+    case .failure(let error):
+      terminal.error("error: \(given): \(error)")
+      return .failure
+    case .success(.feed(let feed)):
+      parsed = feed
+    case .success(.page(let links)):
+      guard let first = links.first else {
+        terminal.error(
+          "error: \(given): the page links to no feed (no <link rel=\"alternate\"> of an RSS, Atom or JSON Feed type)")
+        terminal.error("note: give the feed's own URL; sites often link it as 'RSS' or 'Feed'")
+        return .failure
+      }
+      if links.count > 1 {
+        terminal.error(
+          "\(given) links to \(links.count) feeds; taking the first (name another with 'watcher add URL'):")
+        for link in links { terminal.error("  \(link.url)  \(link.type)\(link.title.map { "  \"\($0)\"" } ?? "")") }
+      }
+      url = first.url
+      switch FeedLoader.load(url, options: options, transport: transport) {
+      case .success(let feed): parsed = feed
+      case .failure(let error):
+        terminal.error("error: \(url) (linked from \(given)): \(error)")
+        return .failure
+      }
+    }
+    if let existing = config.feeds.first(where: { ConfigEditor.normalized($0.url) == ConfigEditor.normalized(url) }) {
+      terminal.error("error: \(url) is already in the config as '\(existing.name)'")
+      return .failure
+    }
+    let title = parsed.feed.title?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty
+    var name =
+      arguments.value("name") ?? ConfigEditor.uniqueName(title: title, url: url, taken: Set(config.feeds.map(\.name)))
+    name = name.trimmingCharacters(in: .whitespaces)
+    if config.feeds.contains(where: { $0.name == name }) {
+      terminal.error("error: a feed named '\(name)' is already in the config; choose another with --name")
+      return .failure
+    }
+    let tags = (arguments.values["tag"] ?? []).map(FeedConfig.slugify).filter { !$0.isEmpty }
+    let feed = FeedConfig(url: url, name: name, title: title, tags: tags)
+    let description =
+      "'\(name)'" + (title.map { " (\"\($0)\")" } ?? "") + ": \(url), \(parsed.feed.items.count) items now"
+    if arguments.flags.contains("print") {
+      terminal.output(Array(("feeds:\n" + ConfigEditor.entries([feed])).utf8))
+      return .success
+    }
+    do {
+      let header = "# watcher config, started by 'watcher add'; see watcher-rules(5).\n"
+      let edited = try ConfigEditor.adding([feed], to: text ?? header, path: path)
+      let backup = try ConfigEditor.write(edited, to: path)
+      terminal.print("added \(description)")
+      terminal.print("to \(path)" + (backup.map { " (the old file is \($0))" } ?? ""))
+      return .success
+    } catch {
+      terminal.error("error: \(error)")
+      return .failure
+    }
+  }
+}
+
+/// `watcher remove NAME [--purge]`: unsubscribes (the reverse of `add`).
+struct RemoveCommand: Command {
+  let name = "remove"
+  let summary = "unsubscribe from a feed: remove its entry from the config (--purge also deletes its state)"
+  let usage = "NAME [--config FILE] [--purge] [--state-dir DIR]"
+  let options = [
+    ConfigOption.spec, StateOptions.stateDir,
+    OptionSpec(name: "purge", value: nil, help: "also delete what watcher remembers of the feed (its state file)"),
+    OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
+  ]
+
+  func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
+    guard arguments.positionals.count == 1, let name = arguments.positionals.first else {
+      terminal.error("error: 'watcher remove' needs exactly one feed NAME (as 'watcher status' lists them)")
+      return .usage
+    }
+    guard let (config, path, text) = Subscriptions.editableConfig(arguments, terminal: terminal), let text else {
+      return .config
+    }
+    let matching =
+      config.feeds.first { $0.name == name }
+      ?? config.feeds.first { ConfigEditor.normalized($0.url) == ConfigEditor.normalized(name) }
+    guard let feed = matching, StateOptions.named([feed.name], config: config, terminal: terminal) != nil else {
+      _ = StateOptions.named([name], config: config, terminal: terminal)
+      return .failure
+    }
+    do {
+      let edited = try ConfigEditor.removing(feed, from: config, text: text, path: path)
+      let backup = try ConfigEditor.write(edited, to: path)
+      terminal.print(
+        "removed '\(feed.name)' (\(feed.url)) from \(path)" + (backup.map { " (the old file is \($0))" } ?? ""))
+    } catch {
+      terminal.error("error: \(error)")
+      return .failure
+    }
+    guard arguments.flags.contains("purge") else { return .success }
+    let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
+    let (store, code) = StateOptions.lockedStore(directory, terminal: terminal)
+    guard let store else { return code }
+    defer { store.unlock() }
+    let state = store.path(for: feed.url)
+    if unlink(state) == 0 {
+      store.syncDirectory()
+      terminal.print("deleted its state (\(state))")
+    } else if errno != ENOENT {
+      terminal.error("error: cannot delete \(state): \(String(cString: strerror(errno)))")
+      return .failure
+    }
+    return .success
+  }
+}
+
+/// What `add` and `remove` share.
+enum Subscriptions {
+  /// The config to edit: loaded (an empty one when there is no file yet), its path, and its text.
+  ///
+  /// The text is nil when there is no file. A config that does not load is left alone, after its errors are shown.
+  static func editableConfig(_ arguments: Arguments, terminal: Terminal) -> (Config, String, String?)? {
+    let path = ConfigLocator.candidates(explicit: arguments.value("config"), environment: terminal.environment)[0]
+    guard FileManager.default.fileExists(atPath: path) else { return (Config(), path, nil) }
+    guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else {
+      terminal.error("note: fix the config first; watcher leaves a config it cannot read alone")
+      return nil
+    }
+    return (config, path, (try? String(contentsOfFile: path, encoding: .utf8)) ?? "")
+  }
+
+}
+
+extension String {
+  /// nil for an empty string.
+  var nilIfEmpty: String? { isEmpty ? nil : self }
+}

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Testing
+import WatcherConfig
+import WatcherTestSupport
+
+/// `watcher add` and `remove` against a loopback site, and the names and titles of imports.
+@Suite("add and remove")
+struct SubscriptionTests {
+  static let atom = """
+    <?xml version="1.0" encoding="utf-8"?>
+    <feed xmlns="http://www.w3.org/2005/Atom"><title>The H</title><id>urn:h</id><updated>2026-11-01T00:00:00Z</updated>
+    <entry><title>One</title><id>urn:h:1</id><updated>2026-11-01T00:00:00Z</updated></entry></feed>
+    """
+  static let rss = """
+    <?xml version="1.0"?><rss version="2.0"><channel><title>Comments on The H</title><link>https://h.example/</link>
+    <item><title>c1</title><guid>c1</guid></item></channel></rss>
+    """
+
+  /// A site: `/` is a page that links to two feeds (through `<base>`), `/bare` links to none.
+  static func site() throws -> LoopbackHTTPServer {
+    try LoopbackHTTPServer { request in
+      switch request.path {
+      case "/":
+        return .ok(
+          """
+          <!DOCTYPE html>
+          <html><head><TITLE>The H</TITLE><base href="/feeds/">
+          <link rel="stylesheet" href="/s.css">
+          <LINK TYPE="application/atom+xml" REL="alternate" HREF="atom.xml" title="Posts">
+          <link rel='alternate' type='application/rss+xml' href='/comments.rss'>
+          </head><body>hello</body></html>
+          """, headers: [("Content-Type", "text/html")])
+      case "/bare": return .ok("<!doctype html><html><head></head><body>no feeds</body></html>")
+      case "/feeds/atom.xml": return .ok(atom, headers: [("Content-Type", "application/atom+xml")])
+      case "/comments.rss": return .ok(rss)
+      default: return LoopbackHTTPServer.Response(status: 404, headers: [], body: Data("not found".utf8))
+      }
+    }
+  }
+
+  @Test("add of a page URL takes its first feed, lists them all, names it from the feed's title, edits the config")
+  func addPage() throws {
+    let server = try Self.site()
+    defer { server.stop() }
+    let dir = try TemporaryDirectory()
+    let config = dir.url.appendingPathComponent("conf/rules.yaml").path
+    // No config yet: it is created.
+    let (code, out, err) = run(["add", server.url("/"), "--config", config, "--tag", "News", "--tag", "tech"])
+    #expect(code == 0, "\(err)")
+    #expect(err.contains("links to 2 feeds; taking the first"))
+    #expect(err.contains(server.url("/feeds/atom.xml")) && err.contains(server.url("/comments.rss")))
+    #expect(out.contains("added 'the-h' (\"The H\"): \(server.url("/feeds/atom.xml")), 1 items now"))
+    let loaded = try ConfigLoader.load(path: config)
+    #expect(loaded.feeds.map(\.url) == [server.url("/feeds/atom.xml")])
+    #expect(
+      loaded.feeds[0].name == "the-h" && loaded.feeds[0].title == "The H" && loaded.feeds[0].tags == ["news", "tech"])
+
+    // The same feed again, written differently: refused, nothing written.
+    let before = try String(contentsOfFile: config, encoding: .utf8)
+    let again = run([
+      "add", server.url("/feeds/atom.xml").replacingOccurrences(of: "http://", with: "HTTP://"), "--config", config,
+    ])
+    #expect(again.0 == 1 && again.2.contains("already in the config as 'the-h'"), "\(again.2)")
+    #expect(try String(contentsOfFile: config, encoding: .utf8) == before)
+
+    // A feed URL directly, with a comment in the config kept and a .bak left.
+    try ("# my feeds\n" + before).write(toFile: config, atomically: true, encoding: .utf8)
+    let direct = run(["add", server.url("/comments.rss"), "--config", config, "--name", "comments"])
+    #expect(direct.0 == 0 && direct.1.contains("added 'comments' (\"Comments on The H\")"), "\(direct.2)")
+    let edited = try String(contentsOfFile: config, encoding: .utf8)
+    #expect(edited.hasPrefix("# my feeds\n") && FileManager.default.fileExists(atPath: config + ".bak"))
+    #expect(try ConfigLoader.load(path: config).feeds.map(\.name) == ["the-h", "comments"])
+
+    // --print prints the entry and writes nothing.
+    let other = dir.url.appendingPathComponent("other.yaml").path
+    let printed = run(["add", server.url("/comments.rss"), "--config", other, "--print"])
+    #expect(
+      printed.0 == 0 && printed.1.contains("name: \"comments-on-the-h\"")
+        && printed.1.contains("title: \"Comments on The H\""))
+    #expect(!FileManager.default.fileExists(atPath: other))
+
+    // export-opml keeps the feed's title, not its name.
+    let exported = run(["export-opml", "--config", config]).1
+    #expect(exported.contains("text=\"The H\" title=\"The H\""), "\(exported)")
+  }
+
+  @Test("add explains a page without feeds, a 404 and a name that is taken")
+  func addFailures() throws {
+    let server = try Self.site()
+    defer { server.stop() }
+    let dir = try TemporaryDirectory()
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    let bare = run(["add", server.url("/bare"), "--config", config])
+    #expect(bare.0 == 1 && bare.2.contains("links to no feed"), "\(bare.2)")
+    let missing = run(["add", server.url("/nope"), "--config", config])
+    #expect(missing.0 == 1 && missing.2.contains("HTTP 404"), "\(missing.2)")
+    #expect(!FileManager.default.fileExists(atPath: config))
+    #expect(run(["add", server.url("/comments.rss"), "--config", config, "--name", "x"]).0 == 0)
+    let taken = run(["add", server.url("/"), "--config", config, "--name", "x"])
+    #expect(taken.0 == 1 && taken.2.contains("a feed named 'x' is already"))
+  }
+
+  @Test("remove takes the entry out (comments and other feeds kept); --purge deletes its state")
+  func remove() throws {
+    let dir = try TemporaryDirectory()
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    let state = dir.url.appendingPathComponent("state").path
+    let a = dir.url.appendingPathComponent("a.xml").path
+    let b = dir.url.appendingPathComponent("b.xml").path
+    try Self.rss.write(toFile: a, atomically: true, encoding: .utf8)
+    try Self.rss.write(toFile: b, atomically: true, encoding: .utf8)
+    let text = """
+      # top
+      feeds:
+        # the first
+        - url: \(a)
+          name: first   # inline
+          tags: [x]
+
+        # the second
+        - url: \(b)
+          name: second
+      rules:
+        - match: { title: c }
+          tag: [y]
+
+      """
+    try text.write(toFile: config, atomically: true, encoding: .utf8)
+    #expect(run(["poll", "--config", config, "--state-dir", state]).0 == 0)
+    let (code, out, err) = run(["remove", "first", "--config", config])
+    #expect(code == 0 && out.contains("removed 'first'"), "\(err)")
+    #expect(
+      try String(contentsOfFile: config, encoding: .utf8)
+        == "# top\nfeeds:\n  # the second\n  - url: \(b)\n    name: second\nrules:\n  - match: { title: c }\n    tag: [y]\n"
+    )
+    let unknown = run(["remove", "secnd", "--config", config])
+    #expect(unknown.0 == 1 && unknown.2.contains("did you mean 'second'?"))
+    let states = { try FileManager.default.contentsOfDirectory(atPath: state).filter { $0.hasPrefix("feed-") } }
+    #expect(try states().count == 2)
+    let purged = run(["remove", "second", "--config", config, "--state-dir", state, "--purge"])
+    #expect(purged.0 == 0 && purged.1.contains("deleted its state"), "\(purged.2)")
+    #expect(try states().count == 1)
+    #expect(try ConfigLoader.load(path: config).feeds.isEmpty)
+  }
+
+  @Test("remove refuses when a rule still names the feed, and leaves the config alone")
+  func removeReferenced() throws {
+    let dir = try TemporaryDirectory()
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    let text = "feeds:\n  - url: https://a.example/f\n    name: a\nrules:\n  - feeds: [a]\n    notify: true\n"
+    try text.write(toFile: config, atomically: true, encoding: .utf8)
+    let result = run(["remove", "a", "--config", config])
+    #expect(result.0 == 1 && result.2.contains("would not load"), "\(result.2)")
+    #expect(try String(contentsOfFile: config, encoding: .utf8) == text)
+  }
+
+  @Test("import-opml reads a newsboat urls file and says what it skipped; OPML link outlines are skipped aloud")
+  func importSources() throws {
+    let dir = try TemporaryDirectory()
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    let urls = """
+      # newsboat
+      https://lwn.net/headlines/rss linux "open source" "~LWN headlines"
+      https://www.swift.org/atom.xml lang ! # hidden
+      "query:Unread:unread = \\"yes\\""
+      exec:~/bin/make-feed
+
+      """
+    let (code, out, err) = run(["import-opml", "-", "--config", config], stdin: Data(urls.utf8))
+    #expect(code == 0 && out.contains("added 2 feeds"), "\(err)")
+    #expect(err.contains("a newsboat query entry, not a feed") && err.contains("a newsboat exec entry"))
+    let feeds = try ConfigLoader.load(path: config).feeds
+    #expect(feeds.map(\.name) == ["lwn-headlines", "www-swift-org-atom-xml"])
+    #expect(
+      feeds[0].title == "LWN headlines" && feeds[0].tags == ["linux", "open-source"] && feeds[1].tags == ["lang"])
+
+    let opml = """
+      <opml version="2.0"><body>
+        <outline text="A blog" type="link" url="https://blog.example/"/>
+        <outline text="The H" type="rss" xmlUrl="https://h.example/feed"/>
+      </body></opml>
+      """
+    let other = dir.url.appendingPathComponent("o.yaml").path
+    let imported = run(["import-opml", "-", "--config", other], stdin: Data(opml.utf8))
+    #expect(imported.0 == 0 && imported.2.contains("outline 'A blog' (https://blog.example/): a link"), "\(imported.2)")
+    let loaded = try ConfigLoader.load(path: other).feeds
+    #expect(loaded.map(\.name) == ["the-h"] && loaded[0].title == "The H")
+    #expect(run(["export-opml", "--config", other]).1.contains("text=\"The H\" title=\"The H\""))
+  }
+}
