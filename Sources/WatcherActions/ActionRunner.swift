@@ -15,6 +15,16 @@ public enum ActionFailure: Error, Sendable, Equatable {
   case other(String)
 }
 
+extension ActionFailure {
+  /// A failed hook's exit status, when it exited.
+  public var exitStatus: Int? {
+    if case .hook(let result, _) = self, result.signal == nil, !result.timedOut, result.startError == nil {
+      return result.exitStatus.map(Int.init)
+    }
+    return nil
+  }
+}
+
 extension ActionFailure: CustomStringConvertible {
   /// "cannot reach the desktop notification service: …", "exit 3; stderr: …", "timed out after 30 s; …".
   public var description: String {

@@ -194,8 +194,8 @@ enum PollRun {
         terminal.error("\(outcome.feed.name): " + describe(outcome, mode: mode))
       }
     }
-    for problem in actionProblems { terminal.error("error: \(problem)") }
-    if !actionProblems.isEmpty { failed += 1 }
+    for problem in actionProblems { terminal.error("\(problem.isFailure ? "error" : "note"): \(problem)") }
+    if actionProblems.contains(where: \.isFailure) { failed += 1 }
     for line in KeptReport.lines(pass, keptNow: outcomes.reduce(0) { $0 + $1.kept }) { terminal.error(line) }
     let polled = outcomes.filter(\.polled).count
     let fresh = outcomes.reduce(0) { $0 + $1.newItems }

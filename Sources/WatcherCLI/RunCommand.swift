@@ -80,7 +80,7 @@ struct RunCommand: Command {
       for line in KeptReport.lines(pass, keptNow: pass.outcomes.reduce(0) { $0 + $1.kept }) { log(line) }
       for outcome in pass.outcomes where outcome.polled {
         for warning in outcome.warnings { log("warning: feed '\(outcome.feed.name)': \(warning)") }
-        for problem in outcome.actionProblems { log("error: \(problem)") }
+        for problem in outcome.actionProblems { log("\(problem.isFailure ? "error" : "note"): \(problem)") }
         if !outcome.failures.isEmpty {
           log("error: feed '\(outcome.feed.name)' (\(outcome.feed.url)): \(outcome.failureText)")
         } else if outcome.newItems > 0 {

@@ -63,6 +63,19 @@ struct StatusCommand: Command {
         "\(readError == nil ? state.consecutiveFailures : 1)", "\(state.pending.count)",
         lastError.map { $0.count > 60 ? String($0.prefix(59)) + "…" : $0 } ?? "",
       ])
+      if !state.pending.isEmpty {
+        // Why each is pending: its last failure, or not tried yet (watcher stopped, or the state was not saved).
+        var reasons: [String] = []
+        for action in state.pending {
+          let what = "\(action.kind == .hook ? "hook" : "notification") of rule '\(action.rule ?? "feed notify")'"
+          let reason =
+            "\(what): " + (action.lastError.map { "failed \(action.attempts)×, last: \($0)" } ?? "not run yet")
+          if !reasons.contains(reason) { reasons.append(reason) }
+        }
+        notes.append(
+          "feed '\(feed.name)': \(state.pending.count) pending (retried on the next poll; see 'watcher pending'): "
+            + reasons.prefix(3).joined(separator: "; "))
+      }
       for dropped in state.dropped.suffix(3) {
         notes.append(
           "feed '\(feed.name)': gave up on \(dropped.what) for '\(dropped.key)' at \(ISODate.format(dropped.time)): \(dropped.reason)"

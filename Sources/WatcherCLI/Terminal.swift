@@ -74,3 +74,19 @@ public struct Terminal: Sendable {
     }
   }
 }
+
+extension Terminal {
+  /// `text` cut to `width` characters, with "…" when cut.
+  static func clip(_ text: String, _ width: Int) -> String {
+    text.count > width ? String(text.prefix(width - 1)) + "…" : text
+  }
+
+  /// Rows as aligned columns, two spaces apart, without trailing spaces.
+  static func columns(_ rows: [[String]]) -> String {
+    let widths = (0..<(rows.first?.count ?? 0)).map { column in rows.map { $0[column].count }.max() ?? 0 }
+    return rows.map { row in
+      zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+        .trimmingCharacters(in: .whitespaces)
+    }.joined(separator: "\n")
+  }
+}

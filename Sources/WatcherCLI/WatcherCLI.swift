@@ -27,7 +27,8 @@ public enum WatcherCLI {
 
   static let commands: [any Command] = [
     InitCommand(), RunCommand(), PollCommand(), CatchUpCommand(), StatusCommand(), CheckCommand(), TestRulesCommand(),
-    ParseCommand(), AddCommand(), RemoveCommand(), ImportOPMLCommand(), ExportOPMLCommand(), CompletionsCommand(),
+    ParseCommand(), AddCommand(), RemoveCommand(), LogCommand(), PendingCommand(), ImportOPMLCommand(),
+    ExportOPMLCommand(), CompletionsCommand(),
   ]
 
   /// Process-wide setup, before any thread starts: SIGPIPE ignored (a closed pipe is an error, not death),
@@ -37,7 +38,7 @@ public enum WatcherCLI {
     signal(SIGPIPE, SIG_IGN)
     if ["run", "poll", "catch-up"].contains(arguments.first) { SignalWaiter.block([SIGINT, SIGTERM, SIGHUP]) }
     // The hook spawner is forked now, while the process is small and has one thread (HookRunner).
-    if ["run", "poll"].contains(arguments.first) { HookRunner.prepare() }
+    if ["run", "poll", "pending"].contains(arguments.first) { HookRunner.prepare() }
   }
 
   /// Runs `watcher` with `arguments` (without the program name).

@@ -57,6 +57,9 @@ public struct Settings: Sendable, Equatable {
   public var hookRetries: Int = 5
   /// Notification defaults.
   public var notify = NotifySettings()
+  /// How long the journal keeps an entry (seconds) and how many it keeps (`settings.journal`).
+  public var journalKeepFor: Int = 30 * 86_400
+  public var journalKeepMax: Int = 10_000
 
   /// Creates default settings.
   public init() {}

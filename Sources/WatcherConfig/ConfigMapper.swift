@@ -40,8 +40,9 @@ package struct ConfigMapper {
   package static let settingsKeys = [
     "interval", "concurrency", "timeout", "first_poll", "max_age", "retention", "max_size", "max_items",
     "state_dir",
-    "hook_concurrency", "hook_retries", "notify",
+    "hook_concurrency", "hook_retries", "notify", "journal",
   ]
+  package static let journalKeys = ["keep_for", "keep_max"]
   package static let notifySettingsKeys = ["urgency", "expire", "max_per_poll", "icon", "keep_for", "keep_max"]
   package static let feedKeys = ["url", "name", "title", "interval", "tags", "notify", "hook", "identity"]
   package static let ruleKeys = ["name", "feeds", "match", "tag", "mute", "notify", "hook", "stop"]
@@ -93,6 +94,17 @@ package struct ConfigMapper {
         settings.hookConcurrency = integer(v, "'hook_concurrency'", 1...64) ?? settings.hookConcurrency
       case "hook_retries": settings.hookRetries = integer(v, "'hook_retries'", 0...100) ?? settings.hookRetries
       case "notify": settings.notify = notifySettings(v)
+      case "journal":
+        guard let entries = mapping(v, "'settings.journal'") else { break }
+        checkKeys(entries, allowed: Self.journalKeys, in: "'settings.journal'")
+        for entry in entries {
+          switch entry.key {
+          case "keep_for": settings.journalKeepFor = duration(entry.value, "'keep_for'") ?? settings.journalKeepFor
+          case "keep_max":
+            settings.journalKeepMax = integer(entry.value, "'keep_max'", 0...1_000_000) ?? settings.journalKeepMax
+          default: break
+          }
+        }
       default: break
       }
     }

@@ -37,6 +37,16 @@ public enum ActionProblem: Sendable, Equatable {
   case hookDropped(rule: String, attempts: Int, ActionFailure)
   /// Notifications that could not be shown could not be kept either; they stay pending.
   case cannotKeep(StateError)
+  /// Pending actions whose rule is no longer in the config were dropped.
+  case ruleGone(rule: String)
+}
+
+extension ActionProblem {
+  /// Whether it is a failure (the poll exits 1) rather than a note (a config change took effect).
+  public var isFailure: Bool {
+    if case .ruleGone = self { return false }
+    return true
+  }
 }
 
 extension ActionProblem: CustomStringConvertible {
@@ -47,6 +57,8 @@ extension ActionProblem: CustomStringConvertible {
     case .hookDropped(let rule, let attempts, let failure):
       return "hook of rule '\(rule)' dropped after \(attempts) attempts: \(failure)"
     case .cannotKeep(let error): return "cannot keep notifications for later: \(error)"
+    case .ruleGone(let rule):
+      return "dropped pending actions of rule '\(rule)': it is no longer in the config"
     }
   }
 }

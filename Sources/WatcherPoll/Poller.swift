@@ -137,6 +137,55 @@ public struct Poller {
     return pass
   }
 
+  /// Runs the pending actions of `feeds` now (those of the items in `keys`, or all), without fetching:
+  /// `watcher pending --retry`.
+  public func retryPending(_ feeds: [FeedConfig], keys: Set<String>? = nil, now: Date = Date()) -> [Outcome] {
+    feeds.compactMap { feed in
+      var outcome = Outcome(feed: feed)
+      guard var state = try? store.load(url: feed.url).state, !state.pending.isEmpty else { return nil }
+      let chosen = state.pending.filter { keys?.contains($0.key) ?? true }
+      guard !chosen.isEmpty else { return nil }
+      let others = state.pending.filter { !(keys?.contains($0.key) ?? true) }
+      state.pending = chosen
+      runPending(&state, feed: feed, outcome: &outcome, now: now)
+      if !others.isEmpty {
+        state.pending += others
+        outcome.pendingLeft = state.pending.count
+        save(&state, outcome: &outcome)
+      }
+      return outcome
+    }
+  }
+
+  /// Forgets the pending actions of `feeds` (those of the items in `keys`, or all): `watcher pending --drop`.
+  ///
+  /// They are recorded as dropped (in the state and the journal). Returns how many were dropped per feed.
+  public func dropPending(_ feeds: [FeedConfig], keys: Set<String>? = nil, now: Date = Date()) -> [(
+    feed: FeedConfig, dropped: Int, failure: FeedFailure?
+  )] {
+    feeds.compactMap { feed in
+      guard var state = try? store.load(url: feed.url).state else { return nil }
+      let dropped = state.pending.filter { keys?.contains($0.key) ?? true }
+      guard !dropped.isEmpty else { return nil }
+      state.pending.removeAll { keys?.contains($0.key) ?? true }
+      for action in dropped {
+        state.dropped.append(
+          FeedState.DroppedAction(
+            key: action.key, rule: action.rule, what: action.command ?? action.summary ?? "",
+            reason: "dropped by 'watcher pending --drop'", time: now))
+      }
+      state.dropped = Array(state.dropped.suffix(20))
+      var outcome = Outcome(feed: feed)
+      guard save(&state, outcome: &outcome, durably: true) else { return (feed, 0, outcome.failures.first) }
+      try? store.appendJournal(
+        dropped.map {
+          Self.entry($0, feed: feed, outcome: .dropped, now: now, attempt: $0.attempts, detail: "dropped by the user")
+        },
+        limits: journalLimits, now: now)
+      return (feed, dropped.count, nil)
+    }
+  }
+
   /// Shows the kept notifications (one summary when several), or keeps them, pruned to the bounds.
   private func showKept(_ pass: inout Pass, now: Date) {
     do {
@@ -151,6 +200,13 @@ public struct Poller {
       }
       pass.keptShown = kept.count
       try store.saveKept([])
+      let shown = kept.map { entry in
+        Self.entry(
+          entry.action, feed: FeedConfig(url: "", name: entry.feed), outcome: .shown, now: now,
+          detail: kept.count > 1
+            ? "kept from an earlier poll; in one summary of \(kept.count)" : "kept from an earlier poll")
+      }
+      try? store.appendJournal(shown, limits: journalLimits, now: now)
     } catch {
       pass.keptError = .store(error)
     }
@@ -262,27 +318,65 @@ public struct Poller {
   /// Hands the pending actions to the runner and saves the state without the ones it did (the pending
   /// list was saved before, so a crash here repeats actions but never loses one).
   private func runPending(_ state: inout FeedState, feed: FeedConfig, outcome: inout Outcome, now: Date) {
+    var journal: [JournalEntry] = []
+    func drop(_ action: FeedState.PendingAction, reason: String) {
+      state.dropped.append(
+        FeedState.DroppedAction(
+          key: action.key, rule: action.rule, what: action.command ?? action.summary ?? "", reason: reason,
+          time: now))
+      state.dropped = Array(state.dropped.suffix(20))
+    }
+    // Each action runs as its rule says now: a hook fixed in the config fixes its retries; an action
+    // whose rule is gone is dropped.
+    let refreshed = PendingRefresh.refresh(state.pending, feed: feed, config: config)
+    for action in refreshed.gone {
+      drop(action, reason: "its rule '\(action.rule ?? "")' is no longer in the config")
+      outcome.report(.ruleGone(rule: action.rule ?? ""))
+      journal.append(
+        Self.entry(
+          action, feed: feed, outcome: .dropped, now: now, attempt: action.attempts,
+          detail: "its rule is no longer in the config"))
+    }
+    state.pending = refreshed.current
     let results = runner.run(state.pending, feed: feed)
     var kept: [FeedState.PendingAction] = []
     var toKeep: [FeedState.PendingAction] = []
+    let notifications = state.pending.filter { $0.kind == .notify }.count
+    let summary =
+      notifications > config.settings.notify.maxPerPoll ? "in one summary of \(notifications)" : nil
     for (action, result) in zip(state.pending, results) {
       switch result {
-      case .done: break
-      case .notRun: kept.append(action)
+      case .done:
+        journal.append(
+          Self.entry(
+            action, feed: feed, outcome: action.kind == .notify ? .shown : .ok, now: now,
+            exitStatus: action.kind == .hook ? 0 : nil, detail: action.kind == .notify ? summary : nil))
+      case .notRun:
+        kept.append(action)
+        journal.append(Self.entry(action, feed: feed, outcome: .stopped, now: now, detail: "watcher was stopping"))
       case .keep(let failure):
         toKeep.append(action)
         outcome.report(.notShown(failure))
-      case .retry(let updated, let failure):
+        journal.append(Self.entry(action, feed: feed, outcome: .kept, now: now, detail: "\(failure)"))
+      case .retry(var updated, let failure):
+        updated.lastError = "\(failure)"
         kept.append(updated)
         outcome.report(.hookWillRetry(rule: action.rule ?? "", failure))
+        journal.append(
+          Self.entry(
+            action, feed: feed, outcome: .retry, now: now, exitStatus: failure.exitStatus, detail: "\(failure)"))
       case .drop(let failure):
-        state.dropped.append(
-          FeedState.DroppedAction(
-            key: action.key, rule: action.rule, what: action.command ?? action.summary ?? "",
-            reason: "\(failure)", time: Date()))
-        state.dropped = Array(state.dropped.suffix(20))
+        drop(action, reason: "\(failure)")
         outcome.report(.hookDropped(rule: action.rule ?? "", attempts: action.attempts + 1, failure))
+        journal.append(
+          Self.entry(
+            action, feed: feed, outcome: .dropped, now: now, exitStatus: failure.exitStatus, detail: "\(failure)"))
       }
+    }
+    do {
+      try store.appendJournal(journal, limits: journalLimits, now: now)
+    } catch {
+      outcome.warnings.append("cannot write the journal: \(error)")
     }
     // Notifications that could not be shown move to the kept list (saved first: never lost); should that
     // fail, they stay pending here.
@@ -436,7 +530,7 @@ public struct Poller {
           FeedState.PendingAction(
             kind: .notify, key: key, rule: notification.rule, summary: notification.summary, body: notification.body,
             urgency: notification.urgency, expire: notification.expire,
-            icon: notification.icon, link: item.link, created: now))
+            icon: notification.icon, link: item.link, title: item.title, created: now))
       }
       for hook in decision.hooks {
         let variables = HookEnvironment.variables(item: item, feed: feed, rule: hook.rule, tags: decision.tags)
@@ -450,7 +544,8 @@ public struct Poller {
           FeedState.PendingAction(
             kind: .hook, key: key, rule: hook.rule, command: hook.command, arguments: hook.arguments,
             timeout: hook.timeout, item: json,
-            environment: Dictionary(variables, uniquingKeysWith: { first, _ in first }), created: now))
+            environment: Dictionary(variables, uniquingKeysWith: { first, _ in first }), title: item.title,
+            created: now))
       }
       outcome.actions += decision.notifications.count + decision.hooks.count
     }
@@ -468,6 +563,23 @@ public struct Poller {
       outcome.failures.append(.save(error, unsavedActions: state.pending.count))
       return false
     }
+  }
+
+  /// The journal's bounds, from `settings.journal`.
+  package var journalLimits: JournalLimits {
+    JournalLimits(keepFor: config.settings.journalKeepFor, keepMax: config.settings.journalKeepMax)
+  }
+
+  /// A journal entry for `action` of `feed`.
+  static func entry(
+    _ action: FeedState.PendingAction, feed: FeedConfig, outcome: JournalEntry.Outcome, now: Date,
+    exitStatus: Int? = nil, attempt: Int? = nil, detail: String? = nil
+  ) -> JournalEntry {
+    JournalEntry(
+      time: now, feed: feed.name, title: action.title ?? action.environment?["WATCHER_TITLE"],
+      link: action.link ?? action.environment?["WATCHER_LINK"], key: action.key, rule: action.rule,
+      action: action.kind.rawValue, outcome: outcome, exitStatus: exitStatus, attempt: attempt ?? action.attempts + 1,
+      detail: detail)
   }
 
   /// The key that decides novelty under a feed's identity setting.

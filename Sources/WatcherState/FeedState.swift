@@ -159,10 +159,15 @@ public struct FeedState: Codable, Sendable, Equatable {
     public var environment: [String: String]?
     /// When it was decided.
     public var created: Date
+    /// The item's title (for `watcher pending`, `log` and messages).
+    public var title: String?
+    /// Why the last attempt failed, when one did.
+    public var lastError: String?
 
     package enum CodingKeys: String, CodingKey {
       case kind, key, rule, summary, body, urgency, command, arguments, timeout, item, attempts, created, environment
-      case expire, icon, link
+      case expire, icon, link, title
+      case lastError = "last_error"
     }
 
     /// Creates a pending action.
@@ -170,8 +175,9 @@ public struct FeedState: Codable, Sendable, Equatable {
       kind: Kind, key: String, rule: String?, summary: String? = nil, body: String? = nil, urgency: Urgency? = nil,
       command: String? = nil, arguments: [String]? = nil, timeout: Int? = nil, item: String? = nil,
       environment: [String: String]? = nil,
-      expire: Int? = nil, icon: String? = nil, link: String? = nil, created: Date
+      expire: Int? = nil, icon: String? = nil, link: String? = nil, title: String? = nil, created: Date
     ) {
+      self.title = title
       self.link = link
       self.environment = environment
       self.expire = expire
@@ -205,8 +211,9 @@ extension FeedState.PendingAction {
       ("expire", expire.map { .int($0) } ?? .null), ("icon", .optional(icon)),
       ("link", .optional(link)),
       ("item", .optional(item)),
-      ("key", .string(key)), ("kind", .string(kind.rawValue)), ("rule", .optional(rule)),
-      ("summary", .optional(summary)), ("timeout", timeout.map { .int($0) } ?? .null),
+      ("key", .string(key)), ("kind", .string(kind.rawValue)), ("last_error", .optional(lastError)),
+      ("rule", .optional(rule)),
+      ("summary", .optional(summary)), ("timeout", timeout.map { .int($0) } ?? .null), ("title", .optional(title)),
       ("urgency", .optional(urgency?.rawValue)),
     ]
     return .object(fields.filter { !$0.1.isNull })

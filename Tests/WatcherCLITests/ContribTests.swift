@@ -50,7 +50,7 @@ struct ContribTests {
     for name in ["run", "poll", "catch-up", "status", "check", "test-rules", "parse", "completions", "help"] {
       #expect(commands.contains(name), "offered \(commands)")
     }
-    #expect(try bashCompletions(["p"]) == ["poll", "parse"])
+    #expect(try bashCompletions(["p"]) == ["poll", "parse", "pending"])
     #expect(
       try Set(bashCompletions(["poll", "--"])) == [
         "--config", "--state-dir", "--feed", "--force", "--dry-run", "--json", "--help",

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherConfig
+import WatcherPoll
+import WatcherState
+import WatcherSupport
+
+/// `watcher log [--feed NAME] [--since D] [--json]`: what watcher did, from the journal, newest last.
+struct LogCommand: Command {
+  let name = "log"
+  let summary = "what watcher did: every item acted on, each action and its outcome (newest last)"
+  let usage = "[--feed NAME]... [--since DURATION|DATE] [--json] [--config FILE] [--state-dir DIR]"
+  let options = [
+    ConfigOption.spec, StateOptions.stateDir,
+    OptionSpec(name: "feed", value: "NAME", help: "only this feed (repeatable)"),
+    OptionSpec(name: "since", value: "WHEN", help: "only entries newer than this: a duration (2d, 3h) or a date"),
+    OptionSpec(name: "json", value: nil, help: "print JSON (docs/log-json.md)"),
+    OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
+  ]
+
+  func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
+    guard arguments.positionals.isEmpty else {
+      terminal.error("error: 'watcher log' takes no arguments; name feeds with --feed")
+      return .usage
+    }
+    let now = Date()
+    var since: Date?
+    if let text = arguments.value("since") {
+      guard let parsed = Self.since(text, now: now) else {
+        terminal.error("error: --since needs a duration (30m, 2d, 1w) or a date (2026-11-30), not '\(text)'")
+        return .usage
+      }
+      since = parsed
+    }
+    guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
+    let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
+    guard let store = StateOptions.unlockedStore(directory, terminal: terminal) else { return .failure }
+    let limits = JournalLimits(keepFor: config.settings.journalKeepFor, keepMax: config.settings.journalKeepMax)
+    var (entries, unreadable) = store.journal(limits: limits, since: since, now: now)
+    if let names = arguments.values["feed"] {
+      let known = Set(config.feeds.map(\.name) + entries.map(\.feed))
+      for name in names where !known.contains(name) {
+        terminal.error("error: no feed named '\(name)' in the config or the journal")
+        if let suggestion = Suggestion.closest(to: name, in: Array(known)) {
+          terminal.error("note: did you mean '\(suggestion)'?")
+        }
+        return .usage
+      }
+      entries = entries.filter { names.contains($0.feed) }
+    }
+    if unreadable > 0 {
+      terminal.error(
+        "warning: \(unreadable) line\(unreadable == 1 ? "" : "s") of \(store.journalPath) could not be read")
+    }
+    if arguments.flags.contains("json") {
+      terminal.print(JSONOutput.object([("entries", .array(entries.map(\.json)))]).text)
+      return .success
+    }
+    if entries.isEmpty {
+      terminal.error(
+        "nothing in the journal\(since == nil ? "" : " since then") (\(store.journalPath)): no item was acted on")
+      return .success
+    }
+    var text = ""
+    for entry in entries { text += Self.line(entry) + "\n" }
+    terminal.output(Array(text.utf8))
+    return .success
+  }
+
+  /// "2026-11-30 13:05:12  swift  "Swift 6.3 Released"  hook (rule 'releases'): failed, will retry: exit 3".
+  static func line(_ entry: JournalEntry) -> String {
+    let time = ISODate.format(entry.time).replacingOccurrences(of: "T", with: " ").replacingOccurrences(
+      of: "Z", with: "")
+    let title = entry.title.map { JSONString.literal($0) } ?? "(untitled: \(entry.key))"
+    let rule = entry.rule.map { " (rule '\($0)')" } ?? ""
+    let what: String
+    switch entry.outcome {
+    case .shown: what = "shown"
+    case .kept: what = "not shown, kept for later"
+    case .ok: what = "exit 0"
+    case .retry: what = "failed, will retry"
+    case .dropped: what = "dropped"
+    case .stopped: what = "not run, watcher was stopping; still pending"
+    }
+    let attempt = entry.attempt > 1 ? " (attempt \(entry.attempt))" : ""
+    return "\(time)  \(entry.feed)  \(title)  \(entry.action)\(rule): \(what)\(attempt)"
+      + (entry.detail.map { ": \($0)" } ?? "")
+  }
+
+  /// A point in time from `--since`: a duration before `now`, or a date.
+  static func since(_ text: String, now: Date) -> Date? {
+    if let seconds = ConfigMapper.parseDuration(text) { return now.addingTimeInterval(-Double(seconds)) }
+    return DateParser.parse(text) ?? DateParser.parse(text + "T00:00:00Z")
+  }
+}

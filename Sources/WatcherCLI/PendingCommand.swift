@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherActions
+import WatcherConfig
+import WatcherFetch
+import WatcherPoll
+import WatcherState
+import WatcherSupport
+
+/// `watcher pending [--retry | --drop] [KEY...]`: the actions waiting for a retry.
+struct PendingCommand: Command {
+  let name = "pending"
+  let summary = "actions waiting for a retry: list them, run them now (--retry) or forget them (--drop)"
+  let usage = "[--retry | --drop] [KEY...] [--json] [--config FILE] [--state-dir DIR]"
+  let options = [
+    ConfigOption.spec, StateOptions.stateDir,
+    OptionSpec(name: "retry", value: nil, help: "run them now (all, or those of the items KEY...)"),
+    OptionSpec(name: "drop", value: nil, help: "forget them (all, or those of the items KEY...)"),
+    OptionSpec(name: "json", value: nil, help: "print the list as JSON (docs/log-json.md)"),
+    OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
+  ]
+
+  func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
+    let retry = arguments.flags.contains("retry")
+    let drop = arguments.flags.contains("drop")
+    guard !(retry && drop) else {
+      terminal.error("error: --retry and --drop cannot go together")
+      return .usage
+    }
+    guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
+    let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
+    let keys = arguments.positionals.isEmpty ? nil : Set(arguments.positionals)
+    guard retry || drop else { return list(config: config, directory: directory, keys: keys, arguments, terminal) }
+    // Retrying and dropping change state: they take the lock, as a poll does.
+    let (lockedStore, code) = StateOptions.lockedStore(directory, terminal: terminal)
+    guard let store = lockedStore else { return code }
+    defer { store.unlock() }
+    let runner = DeliveringActionRunner(
+      notifier: LibnotifyNotifier(environment: terminal.environment), settings: config.settings,
+      environment: terminal.environment, log: { terminal.error("warning: \($0)") })
+    let poller = Poller(
+      config: config, store: store, transport: CurlTransport(userAgent: WatcherCLI.userAgent), runner: runner)
+    if let keys {
+      let known = Set(
+        config.feeds.flatMap { (try? store.load(url: $0.url, readOnly: true).state.pending) ?? [] }.map(\.key))
+      for key in keys.sorted() where !known.contains(key) {
+        terminal.error("error: no pending action for the item '\(key)' ('watcher pending' lists them)")
+        return .usage
+      }
+    }
+    if drop {
+      var total = 0
+      var failed = false
+      for (feed, count, failure) in poller.dropPending(config.feeds, keys: keys) {
+        if let failure {
+          terminal.error("error: feed '\(feed.name)': \(failure)")
+          failed = true
+        }
+        total += count
+      }
+      terminal.print("dropped \(total) pending action\(total == 1 ? "" : "s")")
+      return failed ? .failure : .success
+    }
+    let outcomes = poller.retryPending(config.feeds, keys: keys)
+    var problems: [ActionProblem] = []
+    for outcome in outcomes {
+      for problem in outcome.actionProblems where !problems.contains(problem) { problems.append(problem) }
+      if !outcome.failures.isEmpty { terminal.error("error: feed '\(outcome.feed.name)': \(outcome.failureText)") }
+    }
+    for problem in problems { terminal.error("\(problem.isFailure ? "error" : "note"): \(problem)") }
+    let left = outcomes.reduce(0) { $0 + $1.pendingLeft }
+    let kept = outcomes.reduce(0) { $0 + $1.kept }
+    terminal.print(
+      "retried the pending actions of \(outcomes.count) feed\(outcomes.count == 1 ? "" : "s"): \(left) still pending"
+        + (kept > 0 ? ", \(kept) notification\(kept == 1 ? "" : "s") kept for later" : ""))
+    return !problems.contains(where: \.isFailure) && outcomes.allSatisfy(\.failures.isEmpty) ? .success : .failure
+  }
+
+  private func list(
+    config: Config, directory: String, keys: Set<String>?, _ arguments: Arguments, _ terminal: Terminal
+  ) -> ExitCode {
+    guard let store = StateOptions.unlockedStore(directory, terminal: terminal) else { return .failure }
+    var rows: [JSONOutput] = []
+    var table: [[String]] = [["FEED", "ITEM", "KEY", "RULE", "ACTION", "ATTEMPTS", "LAST ERROR"]]
+    for feed in config.feeds {
+      guard let state = try? store.load(url: feed.url, readOnly: true).state else { continue }
+      for action in state.pending where keys?.contains(action.key) ?? true {
+        let title = action.title ?? action.environment?["WATCHER_TITLE"] ?? ""
+        rows.append(
+          .object([
+            ("feed", .string(feed.name)), ("key", .string(action.key)), ("title", .string(title)),
+            ("rule", .optional(action.rule)), ("action", .string(action.kind.rawValue)),
+            ("attempts", .int(action.attempts)), ("last_error", .optional(action.lastError)),
+            ("created", .string(ISODate.format(action.created))), ("next_try", .string("next poll")),
+          ]))
+        table.append([
+          feed.name, Terminal.clip(title, 40), Terminal.clip(action.key, 30), action.rule ?? "(feed notify)",
+          action.kind.rawValue, "\(action.attempts)", Terminal.clip(action.lastError ?? "", 60),
+        ])
+      }
+    }
+    let kept = (try? store.keptNotifications(readOnly: true)) ?? []
+    if arguments.flags.contains("json") {
+      terminal.print(
+        JSONOutput.object([("pending", .array(rows)), ("kept_notifications", .int(kept.count))]).text)
+      return .success
+    }
+    if rows.isEmpty {
+      terminal.print("no pending actions")
+    } else {
+      terminal.print(Terminal.columns(table))
+      terminal.print(
+        "\(rows.count) pending; each is tried again on the next poll with its rule's current hook "
+          + "('watcher pending --retry' runs them now, '--drop' forgets them)")
+    }
+    if !kept.isEmpty {
+      terminal.print(
+        "\(kept.count) notification\(kept.count == 1 ? " is" : "s are") kept until the notification service "
+          + "can be reached")
+    }
+    return .success
+  }
+}

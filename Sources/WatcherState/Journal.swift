@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherSupport
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// One line of the journal: what became of one action for one item (docs/log-json.md).
+public struct JournalEntry: Sendable, Equatable {
+  /// What became of the action.
+  public enum Outcome: String, Sendable, CaseIterable {
+    /// A notification was shown.
+    case shown
+    /// A notification could not be shown and was kept to show later.
+    case kept
+    /// A hook ran and exited 0.
+    case ok
+    /// A hook failed and will be retried on a later poll.
+    case retry
+    /// A hook failed too often, or its rule is gone: given up.
+    case dropped
+    /// Not carried out because watcher was stopping; it stays pending.
+    case stopped
+  }
+
+  /// When it happened.
+  public var time: Date
+  /// The feed's name.
+  public var feed: String
+  /// The item's title, link and key.
+  public var title: String?
+  public var link: String?
+  public var key: String
+  /// The rule that asked for the action (`nil` for a feed's `notify: true`).
+  public var rule: String?
+  /// `notify` or `hook`.
+  public var action: String
+  /// What became of it.
+  public var outcome: Outcome
+  /// A hook's exit status, when it exited.
+  public var exitStatus: Int?
+  /// The attempt this was (1 for the first).
+  public var attempt: Int
+  /// More words: why it failed, "in one summary of 12", "kept from an earlier poll".
+  public var detail: String?
+
+  /// Creates an entry.
+  public init(
+    time: Date, feed: String, title: String?, link: String?, key: String, rule: String?, action: String,
+    outcome: Outcome, exitStatus: Int? = nil, attempt: Int = 1, detail: String? = nil
+  ) {
+    self.time = time
+    self.feed = feed
+    self.title = title
+    self.link = link
+    self.key = key
+    self.rule = rule
+    self.action = action
+    self.outcome = outcome
+    self.exitStatus = exitStatus
+    self.attempt = attempt
+    self.detail = detail
+  }
+
+  /// The entry as the journal and `watcher log --json` write it (keys in this order).
+  public var json: JSONOutput {
+    .object([
+      ("time", .string(ISODate.format(time))), ("feed", .string(feed)), ("title", .optional(title)),
+      ("link", .optional(link)), ("key", .string(key)), ("rule", .optional(rule)), ("action", .string(action)),
+      ("outcome", .string(outcome.rawValue)), ("exit_status", exitStatus.map { .int($0) } ?? .null),
+      ("attempt", .int(attempt)), ("detail", .optional(detail)),
+    ])
+  }
+
+  /// Reads one journal line; nil for a line that is not an entry (a torn last line after a crash).
+  init?(line: Substring) {
+    guard let data = line.data(using: .utf8),
+      let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+      let timeText = object["time"] as? String, let time = DateParser.parse(timeText),
+      let feed = object["feed"] as? String, let key = object["key"] as? String,
+      let action = object["action"] as? String,
+      let outcome = (object["outcome"] as? String).flatMap(Outcome.init(rawValue:))
+    else { return nil }
+    self.init(
+      time: time, feed: feed, title: object["title"] as? String, link: object["link"] as? String, key: key,
+      rule: object["rule"] as? String, action: action, outcome: outcome, exitStatus: object["exit_status"] as? Int,
+      attempt: object["attempt"] as? Int ?? 1, detail: object["detail"] as? String)
+  }
+}
+
+/// How much of the journal is kept.
+public struct JournalLimits: Sendable, Equatable {
+  /// Entries older than this many seconds are forgotten.
+  public var keepFor: Int
+  /// At most this many entries are kept.
+  public var keepMax: Int
+
+  /// The defaults: 30 days, 10,000 entries.
+  public init(keepFor: Int = 30 * 86_400, keepMax: Int = 10_000) {
+    self.keepFor = keepFor
+    self.keepMax = keepMax
+  }
+}
+
+extension StateStore {
+  /// The journal being written, and the older half it was rotated to.
+  public var journalPath: String { directory + "/journal.jsonl" }
+  var rotatedJournalPath: String { directory + "/journal.1.jsonl" }
+
+  /// Appends `entries` to the journal, one JSON line each, in one write.
+  ///
+  /// Bounded by rotation: once the current file holds `keepMax` entries it becomes `journal.1.jsonl`
+  /// (replacing the previous one), so the two hold the newest `keepMax` and at most twice that; a rotated
+  /// file older than `keepFor` is deleted. Reading applies both limits exactly.
+  public func appendJournal(_ entries: [JournalEntry], limits: JournalLimits, now: Date = Date()) throws(StateError) {
+    guard !entries.isEmpty, limits.keepMax > 0 else { return }
+    var text = ""
+    for entry in entries { text += entry.json.text + "\n" }
+    let existing = Self.lineCount(journalPath)
+    if existing > 0, existing + entries.count > limits.keepMax {
+      guard rename(journalPath, rotatedJournalPath) == 0 || errno == ENOENT else {
+        throw .writeFailed(path: journalPath, reason: String(cString: strerror(errno)))
+      }
+    }
+    var info = stat()
+    if stat(rotatedJournalPath, &info) == 0,
+      Double(info.st_mtim.tv_sec) < now.timeIntervalSince1970 - Double(limits.keepFor)
+    {
+      unlink(rotatedJournalPath)
+    }
+    let fd = open(journalPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    guard fd >= 0 else { throw .writeFailed(path: journalPath, reason: String(cString: strerror(errno))) }
+    defer { close(fd) }
+    let bytes = Array(text.utf8)
+    let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    guard written == bytes.count else {
+      throw .writeFailed(path: journalPath, reason: written < 0 ? String(cString: strerror(errno)) : "short write")
+    }
+  }
+
+  /// The journal's entries, oldest first, within `limits` (and newer than `since`, of `feed`, when given).
+  ///
+  /// Lines that are not entries (a torn line after a crash) are skipped and counted.
+  public func journal(limits: JournalLimits, since: Date? = nil, feed: String? = nil, now: Date = Date())
+    -> (entries: [JournalEntry], unreadable: Int)
+  {
+    let horizon = max(since ?? .distantPast, now.addingTimeInterval(-Double(limits.keepFor)))
+    var entries: [JournalEntry] = []
+    var unreadable = 0
+    for path in [rotatedJournalPath, journalPath] {
+      guard case .read(let data) = ChunkedFile.readRegularFile(path, maxBytes: Self.maxFileBytes, followSymlinks: false)
+      else { continue }
+      for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+        guard let entry = JournalEntry(line: line) else {
+          unreadable += 1
+          continue
+        }
+        entries.append(entry)
+      }
+    }
+    entries = Array(entries.suffix(limits.keepMax)).filter { $0.time >= horizon && (feed == nil || $0.feed == feed) }
+    return (entries, unreadable)
+  }
+
+  private static func lineCount(_ path: String) -> Int {
+    guard case .read(let data) = ChunkedFile.readRegularFile(path, maxBytes: maxFileBytes, followSymlinks: false)
+    else { return 0 }
+    return data.reduce(0) { $0 + ($1 == 10 ? 1 : 0) }
+  }
+}
