@@ -159,7 +159,7 @@ enum PollRun {
     let runner = DeliveringActionRunner(
       notifier: LibnotifyNotifier(environment: terminal.environment), settings: config.settings,
       environment: terminal.environment, stopping: shutdown.stopping, killing: shutdown.killing,
-      log: { terminal.error("warning: \($0)") })
+      log: { _ in })  // each failure is reported once, below, naming its item
     // On a terminal, one line that counts fetches as they finish; nothing at all when stderr is a pipe or file.
     var progress: (@Sendable (Int, Int, Int) -> Void)?
     if terminal.errorsIsTerminal {
@@ -191,9 +191,10 @@ enum PollRun {
         failed += 1
         terminal.error("error: feed '\(outcome.feed.name)' (\(outcome.feed.url)): \(outcome.failureText)")
       } else if outcome.polled {
-        terminal.error("\(outcome.feed.name): " + describe(outcome, mode: mode))
+        terminal.error("\(outcome.feed.name): " + PollReport.describe(outcome, mode: mode))
       }
     }
+    for line in PollReport.notDue(outcomes) { terminal.error(line) }
     for problem in actionProblems { terminal.error("\(problem.isFailure ? "error" : "note"): \(problem)") }
     if actionProblems.contains(where: \.isFailure) { failed += 1 }
     for line in KeptReport.lines(pass, keptNow: outcomes.reduce(0) { $0 + $1.kept }) { terminal.error(line) }
@@ -214,13 +215,6 @@ enum PollRun {
     return failed > 0 ? .failure : .success
   }
 
-  private static func describe(_ outcome: Poller.Outcome, mode: Poller.Mode) -> String {
-    if outcome.notModified { return "not modified" }
-    if mode == .catchUp { return "\(outcome.items) items, all recorded as seen" }
-    var text = "\(outcome.items) items, \(outcome.newItems) new"
-    if outcome.newItems > 0 { text += ", \(outcome.actedOn) acted on, \(outcome.actions) actions" }
-    return text
-  }
 }
 
 /// `watcher poll --dry-run`: the poll without acting or saving, and what it would do.

@@ -44,7 +44,9 @@ struct StatusCommand: Command {
       }
       let next = Schedule.nextDue(feed, state: state, settings: config.settings)
       let due = next <= now
-      let lastError = readError ?? state.lastError
+      let lastError = readError ?? state.lastError ?? state.lastActionError
+      // A feed whose actions failed last time counts as failing, as the poll's summary line counted it.
+      let failures = readError != nil ? 1 : state.consecutiveFailures + (state.lastActionError == nil ? 0 : 1)
       rows.append(
         .object([
           ("name", .string(feed.name)), ("url", .string(feed.url)),
@@ -53,6 +55,7 @@ struct StatusCommand: Command {
           ("next_due", .string(ISODate.format(max(next, state.lastAttempt ?? now)))),
           ("items", .int(state.items.count)),
           ("consecutive_failures", .int(state.consecutiveFailures)), ("last_error", .optional(lastError)),
+          ("last_action_error", .optional(state.lastActionError)),
           ("pending_actions", .int(state.pending.count)), ("dropped_actions", .int(state.dropped.count)),
           ("moved_to", .optional(state.movedTo)),
           ("due", .bool(due)),
@@ -60,7 +63,7 @@ struct StatusCommand: Command {
       table.append([
         feed.name, Self.relative(state.lastAttempt, now: now), Self.relative(state.lastSuccess, now: now),
         due ? "due" : Self.relative(next, now: now), "\(state.items.count)",
-        "\(readError == nil ? state.consecutiveFailures : 1)", "\(state.pending.count)",
+        "\(failures)", "\(state.pending.count)",
         lastError.map { $0.count > 60 ? String($0.prefix(59)) + "…" : $0 } ?? "",
       ])
       if !state.pending.isEmpty {

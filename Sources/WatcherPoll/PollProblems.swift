@@ -3,6 +3,7 @@
 
 import WatcherActions
 import WatcherState
+import WatcherSupport
 
 /// Why a feed could not be polled, or its state could not be saved: typed, and turned into words only where
 /// it is shown.
@@ -31,10 +32,10 @@ extension FeedFailure: CustomStringConvertible {
 public enum ActionProblem: Sendable, Equatable {
   /// Notifications could not be shown; they were kept to show later.
   case notShown(ActionFailure)
-  /// A hook failed and will be retried on a later pass.
-  case hookWillRetry(rule: String, ActionFailure)
-  /// A hook failed too often and was dropped.
-  case hookDropped(rule: String, attempts: Int, ActionFailure)
+  /// A hook failed for the item titled `item` and will be retried on a later pass.
+  case hookWillRetry(rule: String, item: String, ActionFailure)
+  /// A hook failed too often for the item titled `item` and was dropped.
+  case hookDropped(rule: String, item: String, attempts: Int, ActionFailure)
   /// Notifications that could not be shown could not be kept either; they stay pending.
   case cannotKeep(StateError)
   /// Pending actions whose rule is no longer in the config were dropped.
@@ -53,9 +54,10 @@ extension ActionProblem: CustomStringConvertible {
   public var description: String {
     switch self {
     case .notShown(let failure): return "\(failure)"
-    case .hookWillRetry(let rule, let failure): return "hook of rule '\(rule)' failed (\(failure)); will retry"
-    case .hookDropped(let rule, let attempts, let failure):
-      return "hook of rule '\(rule)' dropped after \(attempts) attempts: \(failure)"
+    case .hookWillRetry(let rule, let item, let failure):
+      return "hook of rule '\(rule)' failed for \(JSONString.literal(item)) (\(failure)); will retry"
+    case .hookDropped(let rule, let item, let attempts, let failure):
+      return "hook of rule '\(rule)' for \(JSONString.literal(item)) dropped after \(attempts) attempts: \(failure)"
     case .cannotKeep(let error): return "cannot keep notifications for later: \(error)"
     case .ruleGone(let rule):
       return "dropped pending actions of rule '\(rule)': it is no longer in the config"

@@ -54,6 +54,19 @@ public struct Poller {
     public var kept = 0
     /// In a dry run: the actions the real poll would carry out for this feed (new ones and retries).
     public var planned: [FeedState.PendingAction] = []
+    /// Set when this pass was the feed's first: what `first_poll` did with its items.
+    public var firstPoll: Settings.FirstPoll?
+    /// New items not acted on because they were published longer ago than `max_age`.
+    public var tooOld = 0
+    /// New items acted on that a rule muted, that got a notification, that got a hook, that nothing touched.
+    public var muted = 0
+    public var notified = 0
+    public var hooked = 0
+    public var untouched = 0
+    /// When the feed is due next (set for a feed that was not due).
+    public var nextDue: Date?
+    /// What became of each action (as the journal records it).
+    public var journal: [JournalEntry] = []
 
     /// Records a problem once: the same failure of several actions is one problem.
     mutating func report(_ problem: ActionProblem) {
@@ -245,6 +258,7 @@ public struct Poller {
           "the server asked not to be polled before \(ISODate.format(until)) (Retry-After); polling anyway (--force)")
       }
       guard force || Schedule.isDue(feed, state: state, settings: config.settings, now: now) else {
+        outcome.nextDue = Schedule.nextDue(feed, state: state, settings: config.settings)
         // Not due, but actions left pending by an earlier pass (a failure, a crash) are retried every pass.
         if !state.pending.isEmpty, mode == .normal {
           if dryRun {
@@ -361,17 +375,25 @@ public struct Poller {
       case .retry(var updated, let failure):
         updated.lastError = "\(failure)"
         kept.append(updated)
-        outcome.report(.hookWillRetry(rule: action.rule ?? "", failure))
+        outcome.report(.hookWillRetry(rule: action.rule ?? "", item: Self.itemName(action), failure))
         journal.append(
           Self.entry(
             action, feed: feed, outcome: .retry, now: now, exitStatus: failure.exitStatus, detail: "\(failure)"))
       case .drop(let failure):
         drop(action, reason: "\(failure)")
-        outcome.report(.hookDropped(rule: action.rule ?? "", attempts: action.attempts + 1, failure))
+        outcome.report(
+          .hookDropped(rule: action.rule ?? "", item: Self.itemName(action), attempts: action.attempts + 1, failure))
         journal.append(
           Self.entry(
             action, feed: feed, outcome: .dropped, now: now, exitStatus: failure.exitStatus, detail: "\(failure)"))
       }
+    }
+    outcome.journal += journal
+    // What failed this time, for status (cleared once every action went through).
+    if let failed = journal.first(where: { [.kept, .retry, .dropped].contains($0.outcome) && $0.detail != nil }) {
+      state.lastActionError = "\(failed.action) of rule '\(failed.rule ?? "feed notify")': \(failed.detail ?? "")"
+    } else if !journal.isEmpty {
+      state.lastActionError = nil
     }
     do {
       try store.appendJournal(journal, limits: journalLimits, now: now)
@@ -504,6 +526,7 @@ public struct Poller {
     if mode == .catchUp || mode == .silentRestart {
       act = []
     } else if !state.initialized {
+      outcome.firstPoll = config.settings.firstPoll
       switch config.settings.firstPoll {
       case .silent: act = []
       case .all: break
@@ -519,7 +542,9 @@ public struct Poller {
     state.initialized = true
     if let maxAge = config.settings.maxAge {
       let oldest = now.addingTimeInterval(-Double(maxAge))
+      let before = act.count
       act = act.filter { ($0.item.published ?? now) >= oldest }
+      outcome.tooOld = before - act.count
     }
     outcome.actedOn = act.count
     for (_, item) in act {
@@ -548,6 +573,13 @@ public struct Poller {
             created: now))
       }
       outcome.actions += decision.notifications.count + decision.hooks.count
+      if decision.muted {
+        outcome.muted += 1
+      } else if decision.notifications.isEmpty && decision.hooks.isEmpty {
+        outcome.untouched += 1
+      }
+      if !decision.notifications.isEmpty { outcome.notified += 1 }
+      if !decision.hooks.isEmpty { outcome.hooked += 1 }
     }
   }
 
@@ -563,6 +595,11 @@ public struct Poller {
       outcome.failures.append(.save(error, unsavedActions: state.pending.count))
       return false
     }
+  }
+
+  /// An item as messages name it: its title, else its key.
+  static func itemName(_ action: FeedState.PendingAction) -> String {
+    action.title ?? action.environment?["WATCHER_TITLE"] ?? action.key
   }
 
   /// The journal's bounds, from `settings.journal`.

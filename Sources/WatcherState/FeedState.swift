@@ -28,6 +28,9 @@ public struct FeedState: Codable, Sendable, Equatable {
   public var consecutiveFailures: Int = 0
   /// The last failure's description.
   public var lastError: String?
+  /// Why actions failed the last time they ran (a notification not shown, a hook that failed); cleared when
+  /// they all succeed.
+  public var lastActionError: String?
   /// Not before this time (from `Retry-After`, `Cache-Control: max-age`, or backoff).
   public var notBefore: Date?
   /// Until when the server asked not to be polled (`Retry-After` on 429/503); holds even for a feed named
@@ -83,6 +86,7 @@ public struct FeedState: Codable, Sendable, Equatable {
     lastSuccessBefore = try c.decodeIfPresent(Date.self, forKey: .lastSuccessBefore)
     consecutiveFailures = try c.decodeIfPresent(Int.self, forKey: .consecutiveFailures) ?? 0
     lastError = try c.decodeIfPresent(String.self, forKey: .lastError)
+    lastActionError = try c.decodeIfPresent(String.self, forKey: .lastActionError)
     notBefore = try c.decodeIfPresent(Date.self, forKey: .notBefore)
     movedTo = try c.decodeIfPresent(String.self, forKey: .movedTo)
     retryAfterUntil = try c.decodeIfPresent(Date.self, forKey: .retryAfterUntil)
@@ -101,6 +105,7 @@ public struct FeedState: Codable, Sendable, Equatable {
     case lastSuccessBefore = "last_success_before"
     case consecutiveFailures = "consecutive_failures"
     case lastError = "last_error"
+    case lastActionError = "last_action_error"
     case notBefore = "not_before"
     case movedTo = "moved_to"
     case retryAfterUntil = "retry_after_until"
@@ -257,6 +262,7 @@ extension FeedState {
             (key, .object([("first_seen", date(item.firstSeen)), ("last_seen", date(item.lastSeen))]))
           })
       ),
+      ("last_action_error", .optional(lastActionError)),
       ("last_attempt", date(lastAttempt)), ("last_error", .optional(lastError)),
       ("last_modified", .optional(lastModified)), ("last_success", date(lastSuccess)),
       ("last_success_before", date(lastSuccessBefore)), ("moved_to", .optional(movedTo)),

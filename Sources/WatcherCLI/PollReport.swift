@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherConfig
+import WatcherPoll
+
+/// The words for what a pass did to each feed, shared by `poll`, `catch-up` and the daemon.
+enum PollReport {
+  /// "60 new: recorded silently (first poll)", "3 new: 1 notified, 1 hook, 1 muted; 2 older than max_age".
+  static func describe(_ outcome: Poller.Outcome, mode: Poller.Mode) -> String {
+    if outcome.notModified { return "not modified since the last poll" }
+    if mode == .catchUp { return "\(outcome.items) items, all recorded as seen" }
+    let new = outcome.newItems
+    guard new > 0 else { return "\(outcome.items) items, nothing new" }
+    if mode == .silentRestart { return "\(new) new: recorded silently (the feed started again)" }
+    if case .silent = outcome.firstPoll {
+      return "\(new) new: recorded silently (first poll; settings.first_poll is silent)"
+    }
+    var parts: [String] = []
+    if outcome.notified > 0 { parts.append("\(outcome.notified) notified") }
+    if outcome.hooked > 0 { parts.append("\(outcome.hooked) hook\(outcome.hooked == 1 ? "" : "s")") }
+    if outcome.muted > 0 { parts.append("\(outcome.muted) muted") }
+    if outcome.untouched > 0 { parts.append("\(outcome.untouched) matched no rule") }
+    var extras: [String] = []
+    let silent = new - outcome.actedOn - outcome.tooOld
+    if silent > 0, case .latest(let n) = outcome.firstPoll {
+      extras.append("\(silent) recorded silently (first poll: latest \(n))")
+    }
+    if outcome.tooOld > 0 {
+      extras.append("\(outcome.tooOld) older than max_age" + (outcome.actedOn == 0 ? " (recorded, not acted on)" : ""))
+    }
+    let acted = parts.joined(separator: ", ")
+    return "\(new) new: " + ([acted].filter { !$0.isEmpty } + extras).joined(separator: "; ")
+  }
+
+  /// Lines for the feeds that were not due: one each, or one for all when there are many.
+  static func notDue(_ outcomes: [Poller.Outcome], now: Date = Date()) -> [String] {
+    let waiting = outcomes.filter { !$0.polled && $0.heldUntil == nil && $0.failures.isEmpty && $0.nextDue != nil }
+      .sorted { $0.nextDue! < $1.nextDue! }
+    guard let first = waiting.first, let next = first.nextDue else { return [] }
+    if waiting.count > 10 {
+      return [
+        "\(waiting.count) feeds not due; the next is '\(first.feed.name)', \(StatusCommand.relative(next, now: now)) "
+          + "(name feeds with --feed to poll them now)"
+      ]
+    }
+    return waiting.map {
+      "\($0.feed.name): not due: next poll \(StatusCommand.relative($0.nextDue!, now: now)) "
+        + "(name it with --feed to poll now)"
+    }
+  }
+}
