@@ -36,18 +36,21 @@ enum PollReport {
 
   /// Lines for the feeds that were not due: one each, or one for all when there are many.
   static func notDue(_ outcomes: [Poller.Outcome], now: Date = Date()) -> [String] {
-    let waiting = outcomes.filter { !$0.polled && $0.heldUntil == nil && $0.failures.isEmpty && $0.nextDue != nil }
-      .sorted { $0.nextDue! < $1.nextDue! }
-    guard let first = waiting.first, let next = first.nextDue else { return [] }
+    let waiting = outcomes.compactMap { outcome -> (name: String, next: Date)? in
+      guard !outcome.polled, outcome.heldUntil == nil, outcome.failures.isEmpty, let next = outcome.nextDue else {
+        return nil
+      }
+      return (outcome.feed.name, next)
+    }.sorted { $0.next < $1.next }
+    guard let first = waiting.first else { return [] }
     if waiting.count > 10 {
       return [
-        "\(waiting.count) feeds not due; the next is '\(first.feed.name)', \(StatusCommand.relative(next, now: now)) "
+        "\(waiting.count) feeds not due; the next is '\(first.name)', \(StatusCommand.relative(first.next, now: now)) "
           + "(name feeds with --feed to poll them now)"
       ]
     }
     return waiting.map {
-      "\($0.feed.name): not due: next poll \(StatusCommand.relative($0.nextDue!, now: now)) "
-        + "(name it with --feed to poll now)"
+      "\($0.name): not due: next poll \(StatusCommand.relative($0.next, now: now)) (name it with --feed to poll now)"
     }
   }
 }
