@@ -85,6 +85,67 @@ public final class LibnotifyNotifier: Notifier {
     if let failure { throw .notificationService(Self.explain(failure)) }
   }
 
+  /// The notification server on the session bus: its name, vendor, version, spec version and capabilities.
+  public struct ServerInfo: Sendable, Equatable {
+    public var name: String
+    public var vendor: String
+    public var version: String
+    public var specVersion: String
+    public var capabilities: [String]
+  }
+
+  /// Asks the session bus for the notification server (`GetServerInformation`, `GetCapabilities`), or says
+  /// why there is none: no session bus, or no server on it.
+  public func serverInfo() throws(ActionError) -> ServerInfo {
+    if let problem = Self.sessionBusProblem(environment) { throw .notificationService(problem) }
+    let failure: String? = lock.withLock { initialized in
+      if !initialized {
+        guard notify_init("watcher") != 0 else { return "libnotify could not start" }
+        initialized = true
+      }
+      return nil
+    }
+    if let failure { throw .notificationService(failure) }
+    var name: UnsafeMutablePointer<CChar>?
+    var vendor: UnsafeMutablePointer<CChar>?
+    var version: UnsafeMutablePointer<CChar>?
+    var spec: UnsafeMutablePointer<CChar>?
+    let found = lock.withLock { _ in notify_get_server_info(&name, &vendor, &version, &spec) != 0 }
+    func take(_ pointer: UnsafeMutablePointer<CChar>?) -> String {
+      defer { g_free(pointer) }
+      return pointer.map { String(cString: $0) } ?? ""
+    }
+    let info = (take(name), take(vendor), take(version), take(spec))
+    guard found else {
+      throw .notificationService(
+        "no notification server answers on the session bus (org.freedesktop.Notifications) — install and start "
+          + "one, such as dunst, mako or your desktop's")
+    }
+    var capabilities: [String] = []
+    let list = lock.withLock { _ in notify_get_server_caps() }
+    var node = list
+    while let current = node {
+      if let data = current.pointee.data {
+        capabilities.append(String(cString: data.assumingMemoryBound(to: CChar.self)))
+      }
+      node = current.pointee.next
+    }
+    g_list_free_full(list, g_free)
+    return ServerInfo(
+      name: info.0, vendor: info.1, version: info.2, specVersion: info.3, capabilities: capabilities.sorted())
+  }
+
+  /// Why there is no session bus to talk to, or nil when there seems to be one.
+  static func sessionBusProblem(_ environment: [String: String]) -> String? {
+    if let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty { return nil }
+    if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty {
+      var info = stat()
+      if stat(runtime + "/bus", &info) == 0 { return nil }
+    }
+    return "no session bus: DBUS_SESSION_BUS_ADDRESS is not set and $XDG_RUNTIME_DIR/bus does not exist — "
+      + "start watcher from your desktop session or via the systemd user unit"
+  }
+
   /// libnotify's message, with the fix when it is a missing bus or server.
   package static func explain(_ message: String) -> String {
     if message.contains("autolaunch") || message.contains("dbus-launch") || message.contains("Could not connect") {

@@ -33,6 +33,14 @@ struct ActionTests {
     return environment
   }
 
+  @Test("notify-test without a session bus says so and how to fix it, exit 1")
+  func notifyTestNoBus() throws {
+    let (code, errors) = try Self.watcher(["notify-test"], environment: Self.noBus)
+    #expect(code == 1)
+    #expect(
+      errors.contains("no session bus: DBUS_SESSION_BUS_ADDRESS is not set") && errors.contains("systemd user unit"))
+  }
+
   @Test("no session bus: one clear error, exit 1, items recorded, hooks still ran with their data")
   func noBusHooksRun() throws {
     let dir = try TemporaryDirectory()

@@ -92,6 +92,35 @@ struct NotificationTests {
   }
 
   @Test(
+    "notify-test shows one notification on the real server and names the server and its capabilities",
+    .enabled(if: available || inCI, "Xvfb, dbus-run-session and dunst are not installed (CI installs them)"))
+  func notifyTest() throws {
+    let dir = try TemporaryDirectory()
+    let binary = try #require(BinaryTests.binary)
+    let history = dir.url.appendingPathComponent("history.json").path
+    let output = dir.url.appendingPathComponent("out.txt").path
+    let script = Fixtures.url("notify-e2e.sh", target: "WatcherCLITests").path
+    let command = "'\(binary.path)' notify-test > '\(output)' 2>&1"
+    let result = HookRunner.run(
+      command: "/bin/bash '\(script)' '\(history)' -- sh -c \"\(command)\"",
+      environment: ProcessInfo.processInfo.environment, input: Data(), timeout: 60)
+    #expect(result.succeeded, "\(result)")
+    let out = try String(contentsOfFile: output, encoding: .utf8)
+    #expect(try String(contentsOfFile: history + ".status", encoding: .utf8) == "0\n", "\(out)")
+    #expect(out.hasPrefix("notification server: dunst "), "\(out)")
+    #expect(out.contains("capabilities: actions, body") && out.contains("shown: \"watcher: test notification\""))
+    let shown = try Self.history(history)
+    #expect(shown.map(\.0) == ["watcher: test notification"], "\(shown)")
+
+    // A session bus with no notification server on it: said so, exit 1.
+    let empty = HookRunner.run(
+      command: "env -u DISPLAY dbus-run-session -- '\(binary.path)' notify-test > '\(output)' 2>&1",
+      environment: ProcessInfo.processInfo.environment, input: Data(), timeout: 60)
+    #expect(empty.exitStatus == 1)
+    #expect(try String(contentsOfFile: output, encoding: .utf8).contains("no notification server answers"))
+  }
+
+  @Test(
     "in watcher run, clicking a notification opens the item's link with xdg-open",
     .enabled(if: available || inCI, "Xvfb, dbus-run-session and dunst are not installed (CI installs them)"))
   func clickOpensLink() throws {

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherActions
+import WatcherConfig
+
+/// `watcher notify-test`: shows one notification, or explains why it cannot.
+struct NotifyTestCommand: Command {
+  let name = "notify-test"
+  let summary = "show one notification; explain what is wrong when it cannot (session bus, server, capabilities)"
+  let usage = ""
+  let options = [OptionSpec(name: "help", short: "h", value: nil, help: "show this help")]
+
+  func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
+    guard arguments.positionals.isEmpty else {
+      terminal.error("error: 'watcher notify-test' takes no arguments")
+      return .usage
+    }
+    let notifier = LibnotifyNotifier(environment: terminal.environment)
+    let server: LibnotifyNotifier.ServerInfo
+    do {
+      server = try notifier.serverInfo()
+    } catch {
+      terminal.error("error: \(error)")
+      return .failure
+    }
+    terminal.print(
+      "notification server: \(server.name) \(server.version) (\(server.vendor)), specification \(server.specVersion)")
+    terminal.print("capabilities: \(server.capabilities.joined(separator: ", "))")
+    do {
+      try notifier.show(
+        DesktopNotification(
+          summary: "watcher: test notification",
+          body: "If you can read this, watcher's notifications work.", urgency: .normal, expire: 10,
+          icon: NotifySettings.defaultIcon))
+    } catch {
+      terminal.error("error: the server is there but did not take the notification: \(error)")
+      return .failure
+    }
+    terminal.print("shown: \"watcher: test notification\"")
+    if !server.capabilities.contains("body") {
+      terminal.print("note: this server shows summaries only: notification bodies (the item's text) are not shown")
+    }
+    if !server.capabilities.contains("actions") {
+      terminal.print("note: this server has no actions: clicking a notification does not open its item's link")
+    }
+    return .success
+  }
+}
