@@ -70,7 +70,7 @@ struct LogCommand: Command {
   }
 
   /// "2026-11-30 13:05:12  swift  "Swift 6.3 Released"  hook (rule 'releases'): failed, will retry: exit 3".
-  static func line(_ entry: JournalEntry) -> String {
+  static func line(_ entry: JournalEntry, time showTime: Bool = true) -> String {
     let time = ISODate.format(entry.time).replacingOccurrences(of: "T", with: " ").replacingOccurrences(
       of: "Z", with: "")
     let title = entry.title.map { JSONString.literal($0) } ?? "(untitled: \(entry.key))"
@@ -85,7 +85,7 @@ struct LogCommand: Command {
     case .stopped: what = "not run, watcher was stopping; still pending"
     }
     let attempt = entry.attempt > 1 ? " (attempt \(entry.attempt))" : ""
-    return "\(time)  \(entry.feed)  \(title)  \(entry.action)\(rule): \(what)\(attempt)"
+    return (showTime ? "\(time)  " : "") + "\(entry.feed)  \(title)  \(entry.action)\(rule): \(what)\(attempt)"
       + (entry.detail.map { ": \($0)" } ?? "")
   }
 

@@ -151,8 +151,23 @@ enum PollRun {
     case .failure(let code): return code.code
     }
     let (config, feeds, directory) = setup
-    let (lockedStore, code) = StateOptions.lockedStore(directory, terminal: terminal)
-    guard let store = lockedStore else { return code }
+    // The lock's message waits: when a daemon holds the lock, it is asked to do the work instead.
+    let held = Locked<[UInt8]>([])
+    var quiet = terminal
+    quiet.errors = { bytes in held.withLock { $0 += bytes } }
+    let (lockedStore, code) = StateOptions.lockedStore(directory, terminal: quiet)
+    guard let store = lockedStore else {
+      if code == .tempfail {
+        let request = DaemonSocket.Request(
+          command: command, feeds: arguments.values["feed"] ?? [], force: arguments.flags.contains("force"))
+        let path = DaemonSocket.path(stateDirectory: directory, environment: terminal.environment)
+        if let status = DaemonSocket.ask(request, path: path, terminal: terminal) {
+          return ExitCode(rawValue: status) ?? .failure
+        }
+      }
+      terminal.errors(held.withLock { $0 })
+      return code
+    }
     defer { store.unlock() }
     let shutdown = Shutdown()
     shutdown.install(extra: [SIGHUP])
@@ -172,10 +187,20 @@ enum PollRun {
     let poller = Poller(
       config: config, store: store, transport: transport, runner: runner, cancellation: shutdown.stopping)
     let named = arguments.values["feed"] != nil
-    let pass = poller.pass(
-      feeds, force: named || mode == .catchUp, ignoreRetryAfter: arguments.flags.contains("force"), mode: mode)
+    return execute(
+      poller, feeds: feeds, named: named, force: arguments.flags.contains("force"), mode: mode, command: command,
+      terminal: terminal, shutdown: shutdown, clearProgress: progress != nil)
+  }
+
+  /// One pass, and the words for it: what `poll` and `catch-up` print, and what the daemon sends back to a
+  /// `poll` or `catch-up` that asked it.
+  static func execute(
+    _ poller: Poller, feeds: [FeedConfig], named: Bool, force: Bool, mode: Poller.Mode, command: String,
+    terminal: Terminal, shutdown: Shutdown, clearProgress: Bool = false
+  ) -> ExitCode {
+    let pass = poller.pass(feeds, force: named || mode == .catchUp, ignoreRetryAfter: force, mode: mode)
     let outcomes = pass.outcomes
-    if progress != nil { terminal.errors(Array("\r\u{1B}[K".utf8)) }
+    if clearProgress { terminal.errors(Array("\r\u{1B}[K".utf8)) }
     var failed = 0
     // An unreachable notification service is one error per poll, not one per feed.
     var actionProblems: [ActionProblem] = []
@@ -214,7 +239,6 @@ enum PollRun {
     }
     return failed > 0 ? .failure : .success
   }
-
 }
 
 /// `watcher poll --dry-run`: the poll without acting or saving, and what it would do.

@@ -52,8 +52,25 @@ struct RunCommand: Command {
     log(
       "watcher \(WatcherCLI.version) running: \(config.feeds.count) feeds, \(config.rules.count) rules, state in \(directory)"
     )
+    Self.logSchedule(config: config, store: store, log: log)
+    // `watcher poll` and `catch-up` ask the daemon over this socket instead of waiting for the lock.
+    let clients = Locked<[DaemonSocket.Client]>([])
+    let socketPath = DaemonSocket.path(stateDirectory: directory, environment: terminal.environment)
+    var listener: DaemonSocket.Listener?
+    do {
+      listener = try DaemonSocket.Listener(path: socketPath) { client in
+        clients.withLock { $0.append(client) }
+        wake.signal()
+      }
+      log("'watcher poll' and 'watcher catch-up' ask this daemon through \(socketPath)")
+    } catch {
+      log("warning: 'watcher poll' cannot ask this daemon: \(error)")
+    }
+    defer { listener?.stop() }
     let transport = CurlTransport(userAgent: WatcherCLI.userAgent)
     let notifier = LibnotifyNotifier(environment: terminal.environment, openLinks: true)
+    // A feed's parser warnings are logged once, not on every poll.
+    var warned: Set<String> = []
     while true {
       for signal in signals.withLock({ pending in
         defer { pending = [] }; return pending
@@ -72,19 +89,44 @@ struct RunCommand: Command {
       }
       let runner = DeliveringActionRunner(
         notifier: notifier, settings: config.settings, environment: terminal.environment,
-        stopping: shutdown.stopping, killing: shutdown.killing, log: { log("warning: \($0)") })
+        stopping: shutdown.stopping, killing: shutdown.killing, log: { _ in })  // the journal lines say it
       let poller = Poller(
         config: config, store: store, transport: transport, runner: runner, cancellation: shutdown.stopping)
+      // Requests from 'watcher poll' and 'catch-up', served between passes so nothing runs twice at once.
+      for client in clients.withLock({ waiting in
+        defer { waiting = [] }; return waiting
+      }) {
+        let request = client.request
+        let mode: Poller.Mode = request.command == "catch-up" ? .catchUp : .normal
+        guard
+          let feeds = request.feeds.isEmpty
+            ? config.feeds : StateOptions.named(request.feeds, config: config, terminal: client.terminal)
+        else {
+          client.finish(ExitCode.usage.rawValue)
+          continue
+        }
+        log(
+          "'watcher \(request.command)' asked for a pass\(request.feeds.isEmpty ? "" : " of \(request.feeds.joined(separator: ", "))")"
+        )
+        let code = PollRun.execute(
+          poller, feeds: feeds, named: !request.feeds.isEmpty, force: request.force, mode: mode,
+          command: request.command, terminal: client.terminal, shutdown: shutdown)
+        client.finish(code.rawValue)
+      }
       let now = Date()
       let pass = poller.pass(config.feeds, force: false, now: now)
       for line in KeptReport.lines(pass, keptNow: pass.outcomes.reduce(0) { $0 + $1.kept }) { log(line) }
       for outcome in pass.outcomes where outcome.polled {
-        for warning in outcome.warnings { log("warning: feed '\(outcome.feed.name)': \(warning)") }
-        for problem in outcome.actionProblems { log("\(problem.isFailure ? "error" : "note"): \(problem)") }
+        for warning in outcome.warnings where warned.insert(outcome.feed.name + "\u{0}" + warning).inserted {
+          log("warning: feed '\(outcome.feed.name)': \(warning) (said once; 'watcher parse' shows them all)")
+        }
+        // Every item acted on: feed, title, rule, action and outcome.
+        for entry in outcome.journal { log(LogCommand.line(entry, time: false)) }
+        for problem in outcome.actionProblems where !problem.isFailure { log("note: \(problem)") }
         if !outcome.failures.isEmpty {
           log("error: feed '\(outcome.feed.name)' (\(outcome.feed.url)): \(outcome.failureText)")
         } else if outcome.newItems > 0 {
-          log("\(outcome.feed.name): \(outcome.newItems) new, \(outcome.actions) actions")
+          log("\(outcome.feed.name): " + PollReport.describe(outcome, mode: .normal))
         }
       }
       if shutdown.stopping.isCancelled {
@@ -100,5 +142,22 @@ struct RunCommand: Command {
       let jitter = Double.random(in: 0...min(5, max(0, next) * 0.05))
       _ = wake.wait(timeout: .now() + min(max(next, 0.5) + jitter, 3_600))
     }
+  }
+
+  /// "next poll: swift in 14 min, advisories in 15 min, …": what the daemon watches and when.
+  static func logSchedule(config: Config, store: StateStore, log: (String) -> Void) {
+    let now = Date()
+    let next = config.feeds.map { feed -> (String, Date) in
+      let state = (try? store.load(url: feed.url, readOnly: true).state) ?? FeedState(url: feed.url)
+      return (feed.name, Schedule.nextDue(feed, state: state, settings: config.settings))
+    }.sorted { $0.1 < $1.1 }
+    guard !next.isEmpty else {
+      log("no feeds to watch: add one with 'watcher add URL'")
+      return
+    }
+    let shown = next.prefix(5).map { "\($0.0) \($0.1 <= now ? "now" : StatusCommand.relative($0.1, now: now))" }
+    log(
+      "watching \(next.count) feed\(next.count == 1 ? "" : "s"); next poll: " + shown.joined(separator: ", ")
+        + (next.count > 5 ? ", …" : ""))
   }
 }

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 import WatcherFeed
+import WatcherSupport
 import WatcherTestSupport
 
 #if canImport(Glibc)
@@ -85,9 +86,17 @@ struct DaemonTests {
         == 3
     }
     #expect(polled, "the daemon did not poll")
-    let second = try Self.launch(["poll", "--config", config, "--state-dir", state])
-    #expect(Self.wait(second, seconds: 10))
-    #expect(second.terminationStatus == 75)
+    // A poll while the daemon runs asks it, over its socket, and prints what the daemon's pass did.
+    let asked = try ChildProcess.run(
+      try #require(BinaryTests.binary), ["poll", "--config", config, "--state-dir", state, "--feed", "f1"])
+    #expect(asked.status == 0, "\(asked.errors)")
+    #expect(asked.errors.contains("f1: 2 items, nothing new") && asked.errors.contains("poll: 1 of 1 feeds polled"))
+    let caught = try ChildProcess.run(
+      try #require(BinaryTests.binary), ["catch-up", "--config", config, "--state-dir", state])
+    #expect(caught.status == 0 && caught.errors.contains("catch-up: 3 of 3 feeds polled"), "\(caught.errors)")
+    let unknown = try ChildProcess.run(
+      try #require(BinaryTests.binary), ["poll", "--config", config, "--state-dir", state, "--feed", "nope"])
+    #expect(unknown.status == 64 && unknown.errors.contains("no feed named 'nope'"))
     let twice = try Self.launch(["run", "--config", config, "--state-dir", state])
     #expect(Self.wait(twice, seconds: 10))
     #expect(twice.terminationStatus == 75)
@@ -101,12 +110,64 @@ struct DaemonTests {
     usleep(300_000)
     #expect(daemon.isRunning, "a broken config stopped the daemon")
     let log = try String(contentsOfFile: logPath, encoding: .utf8)
+    // What it watches and when, each item acted on, and what asked it for a pass.
+    #expect(log.contains("watching 3 feeds; next poll: f0 now, f1 now, f2 now"), "\(log)")
+    #expect(log.contains("f0  \"Item 0-0 release\"  hook (rule 'r'): exit 0"), "\(log)")
+    #expect(log.contains("f0: 2 new: 2 hooks"))
+    #expect(
+      log.contains("'watcher poll' asked for a pass of f1") && log.contains("'watcher catch-up' asked for a pass"))
     #expect(log.contains("reloaded"))
     #expect(log.contains("the new config is invalid; still running the previous one"))
     #expect(log.contains("unknown key 'bogus'"))
     kill(daemon.processIdentifier, SIGTERM)
     #expect(Self.wait(daemon, seconds: 5), "the daemon did not stop within 5 s of SIGTERM")
     #expect(daemon.terminationStatus == 0)
+  }
+
+  @Test("the daemon logs a feed's parser warnings once, not on every poll")
+  func warningsOnce() throws {
+    let dir = try TemporaryDirectory()
+    let feed = dir.url.appendingPathComponent("amp.xml").path
+    try "<rss version=\"2.0\"><channel><title>A & B</title><item><title>x</title><guid>x</guid></item></channel></rss>"
+      .write(toFile: feed, atomically: true, encoding: .utf8)
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try "feeds:\n  - { url: \(feed), name: amp, interval: 1s }\n".write(
+      toFile: config, atomically: true, encoding: .utf8)
+    let logPath = dir.url.appendingPathComponent("daemon.log").path
+    FileManager.default.createFile(atPath: logPath, contents: nil)
+    let daemon = Process()
+    daemon.executableURL = try #require(BinaryTests.binary)
+    daemon.arguments = ["run", "--config", config, "--state-dir", dir.url.appendingPathComponent("state").path]
+    daemon.standardOutput = FileHandle.nullDevice
+    daemon.standardError = try #require(FileHandle(forWritingAtPath: logPath))
+    try daemon.run()
+    defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+    // Several passes (the feed is due every second): wait until the state says it was polled 2 s after the first.
+    let state = dir.url.appendingPathComponent("state").path
+    func lastAttempt() -> String? {
+      let names = (try? FileManager.default.contentsOfDirectory(atPath: state)) ?? []
+      guard let name = names.first(where: { $0.hasPrefix("feed-") }),
+        let data = FileManager.default.contents(atPath: state + "/" + name),
+        let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+      else { return nil }
+      return object["last_attempt"] as? String
+    }
+    var first: String?
+    var later = false
+    for _ in 0..<100 where !later {
+      usleep(100_000)
+      guard let attempt = lastAttempt() else { continue }
+      if first == nil { first = attempt }
+      later =
+        attempt > (first ?? "")
+        && (DateParser.parse(attempt) ?? .distantPast).timeIntervalSince(
+          DateParser.parse(first ?? "") ?? .distantFuture) >= 2
+    }
+    kill(daemon.processIdentifier, SIGTERM)
+    #expect(Self.wait(daemon, seconds: 5))
+    let log = try String(contentsOfFile: logPath, encoding: .utf8)
+    #expect(later, "the daemon did not poll again: \(log)")
+    #expect(log.components(separatedBy: "warning: feed 'amp'").count - 1 == 1, "\(log)")
   }
 
   @Test(
