@@ -10,6 +10,7 @@ WATCHER_PACKAGES=(
   libxml2-utils sfeed      # the parse-speed benchmark's peers (xmllint, sfeed)
   dunst xvfb dbus libglib2.0-bin   # the notification tests: a real server on a private bus and display
   systemd groff-base       # the contrib tests: systemd-analyze verify of the units, groff lint of the man pages
+  make                     # make install (and the test that walks the README's install steps)
 )
 
 install_watcher_packages() {

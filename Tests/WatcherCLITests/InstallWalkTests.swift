@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Testing
+import WatcherSupport
+import WatcherTestSupport
+
+/// The README's install path, as a new user walks it, in a clean home: its shell block run as written, then
+/// `watcher add` of a site's page on a loopback server, a poll that finds something new, and `watcher log`.
+@Suite("README install path", .serialized)
+struct InstallWalkTests {
+  /// The first ```sh block of the README's "Installing" section.
+  static func installBlock() throws -> String {
+    let readme = try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    let section = try #require(readme.components(separatedBy: "## Installing").dropFirst().first)
+    let block = try #require(section.components(separatedBy: "```sh\n").dropFirst().first)
+    return try #require(block.components(separatedBy: "```").first)
+  }
+
+  @Test("make install, init, check, poll, status as the README says; then add a page URL, poll, log")
+  func walk() throws {
+    let binary = try #require(BinaryTests.binary)
+    let home = try TemporaryDirectory()
+    // A fresh login without a desktop; make installs the built binary instead of building a release one.
+    let environment = [
+      "HOME": home.url.path, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "WATCHER_BIN": binary.path,
+    ]
+    let block = try Self.installBlock()
+    #expect(block.contains("make install PREFIX=~/.local") && block.contains("watcher init"))
+    let steps = try ChildProcess.run(
+      "/bin/bash", ["-e", "-c", block], environment: environment, in: Fixtures.repositoryRoot)
+    #expect(steps.status == 0, "\(steps.output)\n\(steps.errors)")
+    #expect(steps.output.contains("wrote \(home.url.path)/.config/watcher/rules.yaml"))
+    #expect(steps.output.contains("rules.yaml: 2 feeds, 3 rules: OK"), "\(steps.output)")
+    #expect(steps.errors.contains("swift: 3 new: recorded silently (first poll"), "\(steps.errors)")
+    #expect(steps.output.contains("advisories") && steps.output.contains("FEED"))
+    let installed = home.url.appendingPathComponent(".local/bin/watcher").path
+    #expect(FileManager.default.isExecutableFile(atPath: installed))
+    for page in ["share/man/man1/watcher.1", "share/man/man5/watcher-rules.5", "share/watcher/samples/swift-blog.atom"]
+    {
+      #expect(FileManager.default.fileExists(atPath: home.url.appendingPathComponent(".local/" + page).path), "\(page)")
+    }
+
+    // A site: its page links to its feed; the feed gains an item later.
+    let titles = Locked(["First post"])
+    let server = try LoopbackHTTPServer { request in
+      switch request.path {
+      case "/":
+        return .ok(
+          "<!doctype html><html><head><link rel=\"alternate\" type=\"application/rss+xml\" href=\"/feed.xml\"></head></html>"
+        )
+      case "/feed.xml":
+        let items = titles.withLock { $0 }.enumerated().map {
+          "<item><title>\($0.element)</title><guid>p\($0.offset)</guid><link>https://blog.example/\($0.offset)</link></item>"
+        }
+        return .ok("<rss version=\"2.0\"><channel><title>Loopback Blog</title>\(items.joined())</channel></rss>")
+      default: return LoopbackHTTPServer.Response(status: 404, headers: [], body: Data())
+      }
+    }
+    defer { server.stop() }
+    func watcher(_ arguments: [String]) throws -> ChildResult {
+      try ChildProcess.run(installed, arguments, environment: environment, in: home.url)
+    }
+    let add = try watcher(["add", server.url("/")])
+    #expect(add.status == 0 && add.output.contains("added 'loopback-blog'"), "\(add.errors)")
+    let first = try watcher(["poll"])
+    #expect(first.errors.contains("loopback-blog: 1 new: recorded silently"), "\(first.errors)")
+    titles.withLock { $0.append("Version 2 released") }
+    let second = try watcher(["poll", "--feed", "loopback-blog"])
+    #expect(second.errors.contains("loopback-blog: 1 new: 1 notified"), "\(second.errors)")
+    let log = try watcher(["log"])
+    #expect(log.status == 0)
+    #expect(
+      log.output.contains("loopback-blog  \"Version 2 released\"  notify (rule 'releases'): not shown, kept for later"),
+      "\(log.output)")
+  }
+}
