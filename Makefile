@@ -29,13 +29,16 @@ install:
 	$(WATCHER_BIN) completions bash > $(SHAREDIR)/bash-completion/completions/watcher
 	$(WATCHER_BIN) completions zsh > $(SHAREDIR)/zsh/site-functions/_watcher
 	$(WATCHER_BIN) completions fish > $(SHAREDIR)/fish/vendor_completions.d/watcher.fish
+	# The documents --help and the man pages point to (JSON schemas, the rules language).
+	install -d $(SHAREDIR)/doc/watcher
+	install -m 644 README.md CHANGELOG.md docs/*.md $(SHAREDIR)/doc/watcher/
 	install -d $(MANDIR)/man1 $(MANDIR)/man5
 	install -m 644 contrib/man/watcher.1 $(MANDIR)/man1/watcher.1
 	install -m 644 contrib/man/watcher-rules.5 $(MANDIR)/man5/watcher-rules.5
 
 uninstall:
 	rm -f $(BINDIR)/watcher $(UNITDIR)/watcher.service $(UNITDIR)/watcher-poll.service $(UNITDIR)/watcher-poll.timer
-	rm -rf $(SHAREDIR)/watcher
+	rm -rf $(SHAREDIR)/watcher $(SHAREDIR)/doc/watcher
 	rm -f $(SHAREDIR)/bash-completion/completions/watcher $(SHAREDIR)/zsh/site-functions/_watcher $(SHAREDIR)/fish/vendor_completions.d/watcher.fish
 	rm -f $(MANDIR)/man1/watcher.1 $(MANDIR)/man5/watcher-rules.5
 

@@ -16,7 +16,7 @@ struct LogCommand: Command {
     ConfigOption.spec, StateOptions.stateDir,
     OptionSpec(name: "feed", value: "NAME", help: "only this feed (repeatable)"),
     OptionSpec(name: "since", value: "WHEN", help: "only entries newer than this: a duration (2d, 3h) or a date"),
-    OptionSpec(name: "json", value: nil, help: "print JSON (docs/log-json.md)"),
+    OptionSpec(name: "json", value: nil, help: "print JSON (share/doc/watcher/log-json.md)"),
     OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
   ]
 

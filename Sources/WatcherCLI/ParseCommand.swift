@@ -14,7 +14,8 @@ struct ParseCommand: Command {
   let summary = "parse one feed (a file, an http(s) URL, or - for stdin) and print its normalized items"
   let usage = "FILE|URL|- [--json] [--charset NAME] [--max-size BYTES] [--max-items N]"
   let options = [
-    OptionSpec(name: "json", value: nil, help: "print the stable JSON schema (docs/parse-json.md) instead of text"),
+    OptionSpec(
+      name: "json", value: nil, help: "print the stable JSON schema (share/doc/watcher/parse-json.md) instead of text"),
     OptionSpec(name: "charset", value: "NAME", help: "the encoding to assume when the feed declares none"),
     OptionSpec(name: "max-size", value: "BYTES", help: "refuse documents larger than this (default 20000000)"),
     OptionSpec(name: "max-items", value: "N", help: "read at most N items (default 10000)"),

@@ -18,7 +18,7 @@ struct PendingCommand: Command {
     ConfigOption.spec, StateOptions.stateDir,
     OptionSpec(name: "retry", value: nil, help: "run them now (all, or those of the items KEY...)"),
     OptionSpec(name: "drop", value: nil, help: "forget them (all, or those of the items KEY...)"),
-    OptionSpec(name: "json", value: nil, help: "print the list as JSON (docs/log-json.md)"),
+    OptionSpec(name: "json", value: nil, help: "print the list as JSON (share/doc/watcher/log-json.md)"),
     OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
   ]
 

@@ -87,7 +87,7 @@ struct PollCommand: Command {
     OptionSpec(
       name: "dry-run", value: nil,
       help: "do everything but act and save: print the notifications and hooks the poll would make"),
-    OptionSpec(name: "json", value: nil, help: "with --dry-run: the actions as JSON (docs/rules.md)"),
+    OptionSpec(name: "json", value: nil, help: "with --dry-run: the actions as JSON (share/doc/watcher/rules.md)"),
     OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
   ]
 

@@ -14,7 +14,7 @@ struct StatusCommand: Command {
   let usage = "[--config FILE] [--state-dir DIR] [--json]"
   let options = [
     ConfigOption.spec, StateOptions.stateDir,
-    OptionSpec(name: "json", value: nil, help: "print JSON (docs/status-json.md)"),
+    OptionSpec(name: "json", value: nil, help: "print JSON (share/doc/watcher/status-json.md)"),
     OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
   ]
 

@@ -29,7 +29,7 @@ struct TestRulesCommand: Command {
     OptionSpec(
       name: "explain", value: nil,
       help: "for every item and rule: matched or not, and each condition with what decided it (implies --all)"),
-    OptionSpec(name: "json", value: nil, help: "print the stable JSON schema (docs/rules.md)"),
+    OptionSpec(name: "json", value: nil, help: "print the stable JSON schema (share/doc/watcher/rules.md)"),
     OptionSpec(name: "title", value: "TEXT", help: "test a synthetic item with this title"),
     OptionSpec(name: "text", value: "TEXT", help: "… with this text"),
     OptionSpec(name: "category", value: "NAME", help: "… with this category (repeatable)"),

@@ -42,6 +42,36 @@ struct InstallWalkTests {
       #expect(FileManager.default.fileExists(atPath: home.url.appendingPathComponent(".local/" + page).path), "\(page)")
     }
 
+    // Whatever --help and the man pages point to is installed.
+    func documents(in text: String) -> [String] {
+      text.components(separatedBy: "share/doc/watcher/").dropFirst().map { rest in
+        var name = String(rest.prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." })
+        while name.hasSuffix(".") { name.removeLast() }
+        return name
+      }
+    }
+    var pointers = Set<String>()
+    for command in ["parse", "status", "log", "pending", "test-rules", "poll"] {
+      pointers.formUnion(
+        documents(in: try ChildProcess.run(installed, ["help", command], environment: environment).output))
+    }
+    for page in ["watcher.1", "watcher-rules.5"] {
+      let url = Fixtures.repositoryRoot.appendingPathComponent("contrib/man/" + page)
+      pointers.formUnion(
+        documents(in: try String(contentsOf: url, encoding: .utf8).replacingOccurrences(of: "\\-", with: "-")))
+    }
+    #expect(pointers.isSuperset(of: ["parse-json.md", "status-json.md", "log-json.md", "rules.md"]), "\(pointers)")
+    for name in pointers {
+      #expect(
+        FileManager.default.fileExists(
+          atPath: home.url.appendingPathComponent(".local/share/doc/watcher/" + name).path),
+        "\(name) is pointed to but not installed")
+    }
+    // The installed example reads the installed samples.
+    let example = home.url.appendingPathComponent(".local/share/watcher/rules.example.yaml").path
+    let tried = try ChildProcess.run(installed, ["test-rules", "--config", example], environment: environment)
+    #expect(tried.status == 0 && tried.output.contains("6 items in 2 feeds"), "\(tried.errors)")
+
     // A site: its page links to its feed; the feed gains an item later.
     let titles = Locked(["First post"])
     let server = try LoopbackHTTPServer { request in
