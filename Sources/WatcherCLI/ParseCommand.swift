@@ -38,6 +38,22 @@ struct ParseCommand: Command {
       }
       options[keyPath: limit] = value
     }
+    // A file as JSON streams: each item is written as soon as it is read, so memory stays flat whatever
+    // the file's size.
+    if arguments.flags.contains("json"), source != "-", !FeedLocation.isHTTP(source) {
+      let box = WriterBox(FeedJSONWriter(sink: terminal.output))
+      let result = FeedLoader.stream(
+        FeedLocation.path(of: source), options: options, header: { box.writer.begin($0) },
+        item: { box.writer.item($0) })
+      switch result {
+      case .success(let streamed):
+        box.writer.end(warnings: streamed.warnings)
+        return .success
+      case .failure(let error):
+        terminal.error("error: \(source): \(error)")
+        return .failure
+      }
+    }
     let parsed: ParsedFeed
     if source == "-" {
       // One byte past the cap is enough to tell that the input is too large.
@@ -92,4 +108,10 @@ struct ParseCommand: Command {
     terminal.output(Array(out.utf8))
   }
 
+}
+
+/// The JSON writer, shared by the streaming parse's two callbacks.
+private final class WriterBox {
+  var writer: FeedJSONWriter
+  init(_ writer: FeedJSONWriter) { self.writer = writer }
 }

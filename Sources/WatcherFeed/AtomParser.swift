@@ -42,7 +42,7 @@ package struct AtomEntry {
 package final class AtomParser: FeedElementParser {
   package let format: FeedFormat
   private var feed = AtomFeed()
-  private let entries = ItemPipeline<AtomEntry>(normalize: AtomParser.normalize)
+  private let entries: ItemPipeline<AtomEntry>
   /// The entry being read, meaningful while `hasEntry`.
   ///
   /// Mutated in place.
@@ -58,10 +58,11 @@ package final class AtomParser: FeedElementParser {
   private let acceptsCore: Bool
   private unowned(unsafe) let reader: XMLStreamParser
 
-  package init(format: FeedFormat, acceptsCore: Bool, reader: XMLStreamParser) {
+  package init(format: FeedFormat, acceptsCore: Bool, reader: XMLStreamParser, sink: ItemSink? = nil) {
     self.format = format
     self.acceptsCore = acceptsCore
     self.reader = reader
+    entries = ItemPipeline(sink: sink, normalize: AtomParser.normalize)
   }
 
   /// The Atom name of `tag`, or `.other` when it is not an Atom element here.
@@ -226,11 +227,15 @@ package final class AtomParser: FeedElementParser {
   }
 
   package func finish() -> Feed {
-    var result = Feed(
-      title: (feed.title ?? feed.fallbackTitle)?.plainText(singleLine: true), link: Self.alternate(feed.links),
-      format: format)
+    var result = header()
     result.items = entries.finish()
     return result
+  }
+
+  package func header() -> Feed {
+    Feed(
+      title: (feed.title ?? feed.fallbackTitle)?.plainText(singleLine: true), link: Self.alternate(feed.links),
+      format: format)
   }
 
   /// The `alternate` link, preferring an HTML one; a link without `rel` is an alternate.

@@ -61,15 +61,18 @@ package enum ControlCharacters {
   package static func clean(_ feed: inout Feed) {
     feed.title = feed.title.map(replaced)
     feed.link = feed.link.map(replaced)
-    for index in feed.items.indices {
-      feed.items[index].id = feed.items[index].id.map(replaced)
-      feed.items[index].title = feed.items[index].title.map(replaced)
-      feed.items[index].link = feed.items[index].link.map(replaced)
-      feed.items[index].author = feed.items[index].author.map(replaced)
-      feed.items[index].categories = feed.items[index].categories.map(replaced)
-      feed.items[index].text = feed.items[index].text.map(replaced)
-      feed.items[index].html = feed.items[index].html.map(replaced)
-      feed.items[index].image = feed.items[index].image.map(replaced)
-    }
+    for index in feed.items.indices { clean(&feed.items[index]) }
+  }
+
+  /// Applies `replaced` to every text field of `item`.
+  package static func clean(_ item: inout FeedItem) {
+    item.id = item.id.map(replaced)
+    item.title = item.title.map(replaced)
+    item.link = item.link.map(replaced)
+    item.author = item.author.map(replaced)
+    item.categories = item.categories.map(replaced)
+    item.text = item.text.map(replaced)
+    item.html = item.html.map(replaced)
+    item.image = item.image.map(replaced)
   }
 }

@@ -10,19 +10,28 @@ public enum FeedIdentity {
   /// When two items of one feed end up with the same key, the second gets `#2`, the third `#3`, and so on, in
   /// document order. Deterministic: the same document always gives the same keys.
   public static func assignKeys(_ items: inout [FeedItem]) {
-    var seen: [String: Int] = [:]
-    seen.reserveCapacity(items.count)
-    for index in items.indices {
-      let base = baseKey(items[index])
+    var assigner = KeyAssigner()
+    for index in items.indices { assigner.assign(&items[index]) }
+  }
+
+  /// Gives items their keys one at a time, in document order (a streaming parse never holds them all).
+  package struct KeyAssigner {
+    private var seen: [String: Int] = [:]
+
+    package init() {}
+
+    /// Sets `item.key`: its base key, or `BASE#N` when an earlier item had that key.
+    package mutating func assign(_ item: inout FeedItem) {
+      let base = baseKey(item)
       if let count = seen[base] {
         var n = count + 1
         while seen["\(base)#\(n)"] != nil { n += 1 }
         seen[base] = n
-        items[index].key = "\(base)#\(n)"
-        seen[items[index].key] = 1
+        item.key = "\(base)#\(n)"
+        seen[item.key] = 1
       } else {
         seen[base] = 1
-        items[index].key = base
+        item.key = base
       }
     }
   }

@@ -20,6 +20,9 @@ import WatcherXML
 /// Keys always appear in this order; a missing value is `null`; dates are ISO 8601 UTC to the second.
 public struct FeedJSONWriter {
   private let sink: ([UInt8]) -> Void
+  /// While writing item by item: the items written so far, and the bytes not yet handed to the sink.
+  private var streamed = 0
+  private var buffer = JSONBytes()
   /// Items encoded per batch; two batches are encoded at once on large feeds.
   private let batchSize = 512
 
@@ -62,6 +65,44 @@ public struct FeedJSONWriter {
     sink(tail.bytes)
   }
 
+  /// Starts a document written item by item (`item`, then `end`): its feed object and the items' `[`.
+  public mutating func begin(_ feed: Feed) {
+    var head = JSONBytes()
+    head.raw("{\"feed\":{\"title\":")
+    head.string(feed.title)
+    head.raw(",\"link\":")
+    head.string(feed.link)
+    head.raw(",\"format\":")
+    head.string(feed.format.rawValue)
+    head.raw("},\"items\":[")
+    sink(head.bytes)
+    streamed = 0
+    buffer = JSONBytes()
+  }
+
+  /// Writes the next item (buffered, and handed to the sink in chunks of about 64 KiB).
+  public mutating func item(_ item: FeedItem) {
+    buffer.items([item], 0..<1, first: streamed == 0)
+    streamed += 1
+    if buffer.bytes.count >= 65_536 {
+      sink(buffer.bytes)
+      buffer = JSONBytes()
+    }
+  }
+
+  /// Ends a document started with `begin`: the warnings and the closing brackets.
+  public mutating func end(warnings: [FeedWarning]) {
+    var tail = buffer
+    buffer = JSONBytes()
+    tail.raw("\n],\"warnings\":[")
+    for (index, warning) in warnings.enumerated() {
+      if index > 0 { tail.raw(",") }
+      tail.string(warning.description)
+    }
+    tail.raw("]}\n")
+    sink(tail.bytes)
+  }
+
   /// One item as `watcher parse --json` prints it, with `extra` members added at the end (a hook's stdin
   /// adds its feed, rule and tags).
   public static func itemJSON(_ item: FeedItem, extra: [(String, JSONOutput)]) -> String {
@@ -95,10 +136,10 @@ private struct JSONBytes {
 
   /// The items in `range`, each on its own line, comma-separated (a comma precedes every item but the
   /// document's first).
-  package mutating func items(_ items: [FeedItem], _ range: Range<Int>) {
+  package mutating func items(_ items: [FeedItem], _ range: Range<Int>, first: Bool? = nil) {
     for index in range {
       let item = items[index]
-      if index > 0 { raw(",") }
+      if !(first ?? (index == 0)) || index > range.lowerBound { raw(",") }
       raw("\n{\"key\":")
       string(item.key)
       raw(",\"id\":")

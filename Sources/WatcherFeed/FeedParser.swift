@@ -67,14 +67,7 @@ public enum FeedParser {
     if file.size > options.maxBytes { throw FeedParseError.tooLarge(limit: options.maxBytes) }
     var head = try file.read(upTo: 64 * 1_024)
     let (encoding, bom) = head.withUnsafeBufferPointer { InputDecoder.sniff($0, charsetHint: options.charset) }
-    let streamable =
-      encoding == "utf-8"
-      && head.withUnsafeBufferPointer { first in
-        let rest = UnsafeBufferPointer(rebasing: first[bom...])
-        guard let lead = rest.first(where: { $0 != 32 && !(9...13).contains($0) }) else { return false }
-        return lead == UInt8(ascii: "<")
-      }
-    guard streamable else {
+    guard isStreamable(head, encoding: encoding, bom: bom) else {
       // JSON, gzip, other encodings, or not a feed: these are small; read the rest and parse in memory.
       head.append(contentsOf: try file.read(upTo: options.maxBytes + 1 - head.count))
       return try parse(Data(head), options: options)
@@ -96,6 +89,90 @@ public enum FeedParser {
       }
     }
     return try finishedXML(feed, warnings: xmlWarnings, repairer: repairer, reader: reader, options: options)
+  }
+
+  /// What a streaming parse found besides its items.
+  public struct Streamed: Sendable {
+    /// The feed's title, link and format (its items went to the callback).
+    public var feed: Feed
+    /// Everything worth reporting, as `ParsedFeed.warnings`.
+    public var warnings: [FeedWarning]
+    /// How many items were handed over.
+    public var items: Int
+  }
+
+  /// Parses a file like `parse(contentsOf:)`, but hands each item to `item` as soon as it is normalized,
+  /// in document order, instead of keeping them: memory stays flat whatever the file's size.
+  ///
+  /// `header` is called once before the first item (or at the end, for a feed without items) with the
+  /// feed's title, link and format as read by then (feeds give them before their items).
+  public static func stream(
+    contentsOf path: String, options: Options = Options(), header: @escaping (Feed) -> Void,
+    item: @escaping (FeedItem) -> Void
+  ) throws -> Streamed {
+    let file = try ChunkedFile(path: path)
+    if file.size > options.maxBytes { throw FeedParseError.tooLarge(limit: options.maxBytes) }
+    var head = try file.read(upTo: 64 * 1_024)
+    let (encoding, bom) = head.withUnsafeBufferPointer { InputDecoder.sniff($0, charsetHint: options.charset) }
+    guard isStreamable(head, encoding: encoding, bom: bom) else {
+      // JSON, gzip, other encodings: small; parsed whole, then handed over.
+      head.append(contentsOf: try file.read(upTo: options.maxBytes + 1 - head.count))
+      let parsed = try parse(Data(head), options: options)
+      var feed = parsed.feed
+      feed.items = []
+      header(feed)
+      for each in parsed.feed.items { item(each) }
+      return Streamed(feed: feed, warnings: parsed.warnings, items: parsed.feed.items.count)
+    }
+    var finisher = ItemFinisher(options: options)
+    var handed = 0
+    var reader: XMLFeedReader?
+    var sentHeader = false
+    func sendHeader(_ feed: Feed?) {
+      guard !sentHeader, var feed else { return }
+      sentHeader = true
+      feed.items = []
+      feed.title = feed.title.map(ControlCharacters.replaced)
+      feed.link = feed.link.map(ControlCharacters.replaced)
+      header(feed)
+    }
+    let sink = ItemSink { raw in
+      var finished = raw
+      guard finisher.finish(&finished) else { return }
+      handed += 1
+      item(finished)
+    }
+    sink.beforeFirst = { sendHeader(reader?.header()) }
+    let xml = XMLFeedReader(documentURL: options.documentURL, maxFieldBytes: options.maxFieldBytes, sink: sink)
+    reader = xml
+    var total = head.count
+    var repairer = UTF8ChunkRepairer()
+    let (feed, xmlWarnings) = try xml.read { consume in
+      head.withUnsafeBufferPointer { first in
+        repairer.process(UnsafeBufferPointer(rebasing: first[bom...]), isLast: false, emit: consume)
+      }
+      head = []
+      while true {
+        let chunk = try file.read(upTo: 64 * 1_024)
+        total += chunk.count
+        if total > options.maxBytes { throw FeedParseError.tooLarge(limit: options.maxBytes) }
+        chunk.withUnsafeBufferPointer { repairer.process($0, isLast: chunk.isEmpty, emit: consume) }
+        if chunk.isEmpty { break }
+      }
+    }
+    let parsed = try finishedXML(feed, warnings: xmlWarnings, repairer: repairer, reader: xml, options: options)
+    sendHeader(parsed.feed)
+    return Streamed(feed: parsed.feed, warnings: parsed.warnings + finisher.warnings, items: handed)
+  }
+
+  /// Whether a file's first chunk starts UTF-8 XML, which is parsed as it is read.
+  private static func isStreamable(_ head: [UInt8], encoding: String, bom: Int) -> Bool {
+    encoding == "utf-8"
+      && head.withUnsafeBufferPointer { first in
+        let rest = UnsafeBufferPointer(rebasing: first[bom...])
+        guard let lead = rest.first(where: { $0 != 32 && !(9...13).contains($0) }) else { return false }
+        return lead == UInt8(ascii: "<")
+      }
   }
 
   /// JSON Feed and gzip, which are parsed whole; `nil` for XML.
@@ -183,25 +260,56 @@ public enum FeedParser {
   /// Applies the item and category limits, replaces control characters, then gives every item its key.
   private static func finished(_ feed: Feed, warnings: [FeedWarning], options: Options) -> ParsedFeed {
     var feed = feed
-    var warnings = warnings
-    if feed.items.count > options.maxItems {
-      warnings.append(
-        FeedWarning(
-          message: "the feed has \(feed.items.count) items; only the first \(options.maxItems) were read (max_items)"))
-      feed.items.removeSubrange(options.maxItems...)
+    var finisher = ItemFinisher(options: options)
+    var items: [FeedItem] = []
+    items.reserveCapacity(min(feed.items.count, options.maxItems))
+    for var item in feed.items where finisher.finish(&item) { items.append(item) }
+    feed.items = items
+    feed.title = feed.title.map(ControlCharacters.replaced)
+    feed.link = feed.link.map(ControlCharacters.replaced)
+    return ParsedFeed(feed: feed, warnings: warnings + finisher.warnings)
+  }
+
+  /// What happens to each item after it is normalized, one at a time: the item limit, the category limit,
+  /// control characters, and its key.
+  struct ItemFinisher {
+    let options: Options
+    private(set) var seen = 0
+    private var cut = 0
+    private var keys = FeedIdentity.KeyAssigner()
+
+    init(options: Options) {
+      self.options = options
     }
-    var cut = 0
-    for index in feed.items.indices where feed.items[index].categories.count > options.maxCategories {
-      cut += 1
-      feed.items[index].categories.removeSubrange(options.maxCategories...)
+
+    /// Finishes `item`; false when it is past `maxItems` and is dropped.
+    mutating func finish(_ item: inout FeedItem) -> Bool {
+      seen += 1
+      guard seen <= options.maxItems else { return false }
+      if item.categories.count > options.maxCategories {
+        cut += 1
+        item.categories.removeSubrange(options.maxCategories...)
+      }
+      ControlCharacters.clean(&item)
+      keys.assign(&item)
+      return true
     }
-    if cut > 0 {
-      warnings.append(
-        FeedWarning(message: "\(cut) item(s) had more than \(options.maxCategories) categories; the rest were ignored"))
+
+    /// The warnings about what the limits cut.
+    var warnings: [FeedWarning] {
+      var warnings: [FeedWarning] = []
+      if seen > options.maxItems {
+        warnings.append(
+          FeedWarning(
+            message: "the feed has \(seen) items; only the first \(options.maxItems) were read (max_items)"))
+      }
+      if cut > 0 {
+        warnings.append(
+          FeedWarning(
+            message: "\(cut) item(s) had more than \(options.maxCategories) categories; the rest were ignored"))
+      }
+      return warnings
     }
-    ControlCharacters.clean(&feed)
-    FeedIdentity.assignKeys(&feed.items)
-    return ParsedFeed(feed: feed, warnings: warnings)
   }
 
   /// What a document that is not a feed holds, in words.

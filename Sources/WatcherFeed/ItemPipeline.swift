@@ -7,7 +7,8 @@ import WatcherSupport
 /// Normalizes raw items (HTML to text, dates, links) on a worker thread while the XML parser reads on.
 ///
 /// Items are handed over in batches of `batchSize`; a feed with fewer items is normalized inline, with no
-/// thread hop. Results come back in document order.
+/// thread hop. Results come back in document order: all at the end, or, with a `sink`, handed to it as
+/// their batches finish (at most a few batches in flight, so memory stays flat whatever the feed's size).
 package final class ItemPipeline<Raw: Sendable> {
   private let normalize: @Sendable (Raw) -> FeedItem
   private var pending: [Raw] = []
@@ -15,10 +16,16 @@ package final class ItemPipeline<Raw: Sendable> {
   private let results = BatchResults()
   private let group = DispatchGroup()
   private let batchSize: Int
+  private let sink: ItemSink?
+  /// With a sink: the batches handed out so far, and a signal per batch in flight.
+  private var emitted = 0
+  private var done: [Int: DispatchSemaphore] = [:]
+  private static var maxInFlight: Int { 4 }
 
-  package init(batchSize: Int = 256, normalize: @escaping @Sendable (Raw) -> FeedItem) {
+  package init(batchSize: Int = 256, sink: ItemSink? = nil, normalize: @escaping @Sendable (Raw) -> FeedItem) {
     self.normalize = normalize
     self.batchSize = batchSize
+    self.sink = sink
     pending.reserveCapacity(batchSize)
   }
 
@@ -28,8 +35,13 @@ package final class ItemPipeline<Raw: Sendable> {
     if pending.count >= batchSize { dispatchBatch() }
   }
 
-  /// All items, normalized, in document order.
+  /// All items, normalized, in document order (none when they went to the sink).
   package func finish() -> [FeedItem] {
+    if let sink {
+      if !pending.isEmpty { dispatchBatch() }
+      while emitted < batchCount { emitNext(sink) }
+      return []
+    }
     if batchCount == 0 { return pending.map(normalize) }
     if !pending.isEmpty { dispatchBatch() }
     group.wait()
@@ -44,9 +56,40 @@ package final class ItemPipeline<Raw: Sendable> {
     batchCount += 1
     pending = []
     pending.reserveCapacity(batchSize)
+    let signal = sink == nil ? nil : DispatchSemaphore(value: 0)
+    if let signal { done[index] = signal }
     DispatchQueue.global().async(group: group) {
       results.store(batch.map(normalize), at: index)
+      signal?.signal()
     }
+    // Backpressure: the parser waits for the oldest batch once enough are in flight.
+    if let sink { while batchCount - emitted > Self.maxInFlight { emitNext(sink) } }
+  }
+
+  /// Waits for the oldest batch not yet handed out and hands its items to the sink.
+  private func emitNext(_ sink: ItemSink) {
+    done.removeValue(forKey: emitted)?.wait()
+    for item in results.take(emitted) { sink.accept(item) }
+    emitted += 1
+  }
+}
+
+/// Where a streaming parse hands each item, in document order, once it is normalized.
+package final class ItemSink {
+  private let emit: (FeedItem) -> Void
+  /// Called once, before the first item, so the feed's title and link can be written ahead of the items.
+  package var beforeFirst: (() -> Void)?
+
+  package init(_ emit: @escaping (FeedItem) -> Void) {
+    self.emit = emit
+  }
+
+  package func accept(_ item: FeedItem) {
+    if let first = beforeFirst {
+      beforeFirst = nil
+      first()
+    }
+    emit(item)
   }
 }
 
@@ -56,6 +99,11 @@ private final class BatchResults: Sendable {
 
   package func store(_ items: [FeedItem], at index: Int) {
     batches.withLock { $0[index] = items }
+  }
+
+  /// Removes and returns one finished batch.
+  package func take(_ index: Int) -> [FeedItem] {
+    batches.withLock { $0.removeValue(forKey: index) ?? [] }
   }
 
   package func ordered(count: Int) -> [FeedItem] {

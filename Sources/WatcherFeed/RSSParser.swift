@@ -47,7 +47,7 @@ package struct RSSItem {
 package final class RSSParser: FeedElementParser {
   package private(set) var format: FeedFormat
   private var channel = RSSChannel()
-  private let items = ItemPipeline<RSSItem>(normalize: RSSParser.normalize)
+  private let items: ItemPipeline<RSSItem>
   /// The item being read, meaningful while `hasItem`.
   ///
   /// Mutated in place (no copy per element).
@@ -58,9 +58,10 @@ package final class RSSParser: FeedElementParser {
   private var pending: (link: String?, base: String?, permaLink: Bool) = (nil, nil, true)
   private unowned(unsafe) let reader: XMLStreamParser
 
-  package init(format: FeedFormat, reader: XMLStreamParser) {
+  package init(format: FeedFormat, reader: XMLStreamParser, sink: ItemSink? = nil) {
     self.format = format
     self.reader = reader
+    items = ItemPipeline(sink: sink, normalize: RSSParser.normalize)
   }
 
   /// Whether an element whose parent is at `parentIndex` is inside the current item.
@@ -231,12 +232,16 @@ package final class RSSParser: FeedElementParser {
   }
 
   package func finish() -> Feed {
-    var feed = Feed(
+    var feed = header()
+    feed.items = items.finish()
+    return feed
+  }
+
+  package func header() -> Feed {
+    Feed(
       title: (channel.title ?? channel.fallbackTitle)?.plainText(singleLine: true),
       link: channel.link ?? channel.atomAlternate,
       format: format)
-    feed.items = items.finish()
-    return feed
   }
 
   /// The adapter from `RSSItem` to `FeedItem` (see `FeedItem` for which element fills which field).

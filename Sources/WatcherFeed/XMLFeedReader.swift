@@ -12,6 +12,8 @@ package protocol FeedElementParser: AnyObject {
   func end(_ tag: FeedTag, text: String?)
   /// The normalized feed, once the document is read.
   func finish() -> Feed
+  /// The feed's title, link and format as read so far (no items).
+  func header() -> Feed
 }
 
 /// Finds the feed's root element, picks the format's parser, and hands it the elements inside.
@@ -32,9 +34,19 @@ package final class XMLFeedReader: XMLFeedHandler {
   private let maxFieldBytes: Int
   private var stream: XMLStreamParser?
 
-  package init(documentURL: String?, maxFieldBytes: Int) {
+  private let sink: ItemSink?
+
+  package init(documentURL: String?, maxFieldBytes: Int, sink: ItemSink? = nil) {
     self.documentURL = documentURL
     self.maxFieldBytes = maxFieldBytes
+    self.sink = sink
+  }
+
+  /// The feed's title, link and format as read so far.
+  package func header() -> Feed? {
+    var feed = parser?.header()
+    if feed?.format == .rss10, sawRSS090 { feed?.format = .rss090 }
+    return feed
   }
 
   /// Parses the UTF-8 document `produce` delivers in chunks (see `XMLStreamParser.parse`); `nil` feed when
@@ -68,9 +80,9 @@ package final class XMLFeedReader: XMLFeedHandler {
     rootDepth = depth
     switch kind {
     case .rss:
-      parser = RSSParser(format: format, reader: stream)
+      parser = RSSParser(format: format, reader: stream, sink: sink)
     case .atom(let acceptsCore, let entry):
-      let atom = AtomParser(format: format, acceptsCore: acceptsCore, reader: stream)
+      let atom = AtomParser(format: format, acceptsCore: acceptsCore, reader: stream, sink: sink)
       parser = atom
       // A lone Atom entry is its own root: it is passed in like any entry.
       rootIsEntry = entry

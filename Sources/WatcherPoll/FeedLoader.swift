@@ -138,6 +138,20 @@ public enum FeedLoader {
     return .success(.page(FeedDiscovery.links(in: String(decoding: body, as: UTF8.self), pageURL: pageURL)))
   }
 
+  /// Reads a local file like `read`, handing each item over as it is read (`FeedParser.stream`).
+  public static func stream(
+    _ path: String, options: FeedParser.Options, header: @escaping (Feed) -> Void,
+    item: @escaping (FeedItem) -> Void
+  ) -> Result<FeedParser.Streamed, FeedLoadError> {
+    do {
+      return .success(try FeedParser.stream(contentsOf: path, options: options, header: header, item: item))
+    } catch let error as FeedParseError {
+      return .failure(.parse(error))
+    } catch {
+      return .failure(.read(describe(error)))
+    }
+  }
+
   /// The feed in a local file (regular files only, at most `options.maxBytes`).
   public static func read(_ path: String, options: FeedParser.Options) -> Result<ParsedFeed, FeedLoadError> {
     do {

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 import WatcherFeed
+import WatcherSupport
 import WatcherTestSupport
 
 /// Every file of the corpus in Tests/Corpus (~2,900 real, synthetic and feedparser test-suite feeds,
@@ -36,5 +37,40 @@ struct CorpusRobustnessTests {
     }
     #expect(parsed > 2_500)
     #expect(refused < 200)
+  }
+
+  @Test("the streaming parse writes exactly the JSON of the whole parse, for every corpus file")
+  func streamingIsTheSame() throws {
+    let enumerator = try #require(FileManager.default.enumerator(atPath: Self.corpus.path))
+    var paths: [String] = []
+    while let path = enumerator.nextObject() as? String {
+      let url = Self.corpus.appendingPathComponent(path)
+      guard !path.hasPrefix("licenses"), !path.hasSuffix(".md"), !path.hasSuffix(".tsv"),
+        (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true
+      else { continue }
+      paths.append(path)
+    }
+    var compared = 0
+    // A small item limit too, so that files with more items exercise the limit's warning.
+    for options in [FeedParser.Options(), FeedParser.Options(maxItems: 3)] {
+      for path in paths {
+        let url = Self.corpus.appendingPathComponent(path)
+        guard let whole = try? FeedParser.parse(contentsOf: url.path, options: options) else { continue }
+        var expected: [UInt8] = []
+        var writer = FeedJSONWriter { expected.append(contentsOf: $0) }
+        writer.write(whole)
+        let streamedBytes = Locked<[UInt8]>([])
+        final class Box: @unchecked Sendable { var writer: FeedJSONWriter? }
+        let box = Box()
+        box.writer = FeedJSONWriter { bytes in streamedBytes.withLock { $0 += bytes } }
+        let streamed = try FeedParser.stream(
+          contentsOf: url.path, options: options, header: { box.writer?.begin($0) }, item: { box.writer?.item($0) })
+        box.writer?.end(warnings: streamed.warnings)
+        #expect(streamedBytes.withLock { $0 } == expected, "\(path)")
+        #expect(streamed.items == whole.feed.items.count, "\(path)")
+        compared += 1
+      }
+    }
+    #expect(compared > 5_000)
   }
 }
