@@ -1,19 +1,29 @@
-# make install [PREFIX=~/.local]  /  make uninstall
+# make install [PREFIX=~/.local]  /  make uninstall  /  make deb (watcher_VERSION_ARCH.deb)
 PREFIX ?= $(HOME)/.local
 BINDIR = $(PREFIX)/bin
 SHAREDIR = $(PREFIX)/share
 MANDIR = $(SHAREDIR)/man
 UNITDIR ?= $(HOME)/.config/systemd/user
 
-# WATCHER_BIN=path installs that binary instead of building one (the tests install the debug build).
+# The installed binary carries the Swift runtime and Foundation (--static-swift-stdlib): it runs without
+# the toolchain, loading only Debian's own libraries. WATCHER_BIN=path installs that binary instead of
+# building one (the tests install the debug build).
+STATIC_BIN = .build-static/release/watcher
 ifeq ($(origin WATCHER_BIN), undefined)
-install: build
+install: static
 endif
-WATCHER_BIN ?= .build/release/watcher
+WATCHER_BIN ?= $(STATIC_BIN)
 
-.PHONY: build install uninstall test
+.PHONY: build static install uninstall deb test
 build:
 	swift build -c release --product watcher
+
+static:
+	swift build -c release --product watcher --static-swift-stdlib --scratch-path .build-static \
+	  -Xcc -D_FORTIFY_SOURCE=2 -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+
+deb: static
+	Scripts/make-deb.sh $(STATIC_BIN) .
 
 install:
 	install -d $(BINDIR) $(SHAREDIR)/watcher/hooks $(SHAREDIR)/watcher/samples $(UNITDIR)

@@ -11,6 +11,7 @@ WATCHER_PACKAGES=(
   dunst xvfb dbus libglib2.0-bin   # the notification tests: a real server on a private bus and display
   systemd groff-base       # the contrib tests: systemd-analyze verify of the units, groff lint of the man pages
   make                     # make install (and the test that walks the README's install steps)
+  dpkg-dev lintian         # make deb (dpkg-shlibdeps derives Depends) and its lint in CI
 )
 
 install_watcher_packages() {
