@@ -1,3 +1,6 @@
+#!/usr/bin/env python3
+# Start-up time: the median of 20 runs of `BIN --version` and `BIN check --config EXAMPLE`, per binary.
+# Usage: python3 Scripts/bench/startup.py BIN1[,BIN2...] EXAMPLE_CONFIG
 import subprocess, sys, time, statistics, os
 def med(cmd, env):
     ts=[]
