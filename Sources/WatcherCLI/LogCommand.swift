@@ -83,6 +83,7 @@ struct LogCommand: Command {
     case .retry: what = "failed, will retry"
     case .dropped: what = "dropped"
     case .stopped: what = "not run, watcher was stopping; still pending"
+    case .held: what = "held"
     }
     let attempt = entry.attempt > 1 ? " (attempt \(entry.attempt))" : ""
     return (showTime ? "\(time)  " : "") + "\(entry.feed)  \(title)  \(entry.action)\(rule): \(what)\(attempt)"

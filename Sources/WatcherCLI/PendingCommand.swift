@@ -101,10 +101,20 @@ struct PendingCommand: Command {
         ])
       }
     }
-    let kept = (try? store.keptNotifications(readOnly: true)) ?? []
+    let all = (try? store.keptNotifications(readOnly: true)) ?? []
+    let held = all.filter { $0.until != nil }
+    let kept = all.filter { $0.until == nil }
     if arguments.flags.contains("json") {
+      let heldRows: [JSONOutput] = held.map {
+        .object([
+          ("feed", .string($0.feed)), ("title", .optional($0.action.title)), ("summary", .optional($0.action.summary)),
+          ("until", .optional($0.until.map(ISODate.format))),
+        ])
+      }
       terminal.print(
-        JSONOutput.object([("pending", .array(rows)), ("kept_notifications", .int(kept.count))]).text)
+        JSONOutput.object([
+          ("pending", .array(rows)), ("kept_notifications", .int(kept.count)), ("held", .array(heldRows)),
+        ]).text)
       return .success
     }
     if rows.isEmpty {
@@ -114,6 +124,12 @@ struct PendingCommand: Command {
       terminal.print(
         "\(rows.count) pending; each is tried again on the next poll with its rule's current hook "
           + "('watcher pending --retry' runs them now, '--drop' forgets them)")
+    }
+    if let until = held.compactMap(\.until).min() {
+      terminal.print(
+        "\(held.count) notification\(held.count == 1 ? " is" : "s are") held for quiet hours; "
+          + "they go out at \(ISODate.format(until))\(held.count > 1 ? " as one summary" : ""):")
+      for entry in held { terminal.print("  \(entry.feed): \(entry.action.summary ?? entry.action.title ?? "")") }
     }
     if !kept.isEmpty {
       terminal.print(

@@ -255,8 +255,10 @@ enum DryRunPoll {
     let poller = Poller(
       config: config, store: store, transport: CurlTransport(userAgent: WatcherCLI.userAgent),
       runner: PrintingActionRunner { _ in })
+    let now = Date()
     let pass = poller.pass(
-      feeds, force: arguments.values["feed"] != nil, ignoreRetryAfter: arguments.flags.contains("force"), dryRun: true)
+      feeds, force: arguments.values["feed"] != nil, ignoreRetryAfter: arguments.flags.contains("force"), now: now,
+      dryRun: true)
     var actions: [JSONOutput] = []
     var text = ""
     var failed = 0
@@ -274,11 +276,19 @@ enum DryRunPoll {
         ]
         switch action.kind {
         case .notify:
+          // Quiet hours hold it until they end, as the real poll would.
+          let quiet = config.settings.notify.quiet
+          let heldUntil = quiet.holds(action.urgency ?? .normal, at: now) ? quiet.end(after: now) : nil
           fields += [
             ("summary", .string(action.summary ?? "")), ("urgency", .optional(action.urgency?.rawValue)),
-            ("batched", .bool(batched)),
+            ("batched", .bool(batched)), ("held_until", .optional(heldUntil.map(ISODate.format))),
           ]
-          text += "\(outcome.feed.name): would notify: \(action.summary ?? "")\n"
+          if let heldUntil {
+            text +=
+              "\(outcome.feed.name): would hold for quiet hours until \(ISODate.format(heldUntil)): \(action.summary ?? "")\n"
+          } else {
+            text += "\(outcome.feed.name): would notify: \(action.summary ?? "")\n"
+          }
         case .hook:
           fields.append(("command", .string(action.command ?? "")))
           if let arguments = action.arguments { fields.append(("run", .array(arguments.map { .string($0) }))) }

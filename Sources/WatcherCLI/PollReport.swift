@@ -27,6 +27,9 @@ enum PollReport {
     if silent > 0, case .latest(let n) = outcome.firstPoll {
       extras.append("\(silent) recorded silently (first poll: latest \(n))")
     }
+    if outcome.held > 0 {
+      extras.append("\(outcome.held) notification\(outcome.held == 1 ? "" : "s") held for quiet hours")
+    }
     if outcome.tooOld > 0 {
       extras.append("\(outcome.tooOld) older than max_age" + (outcome.actedOn == 0 ? " (recorded, not acted on)" : ""))
     }

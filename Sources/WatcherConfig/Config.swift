@@ -85,6 +85,8 @@ public struct NotifySettings: Sendable, Equatable {
   public var keepFor: Int = 86_400
   /// The most notifications kept to show later (the newest are kept).
   public var keepMax: Int = 200
+  /// When notifications wait (`quiet`, `quiet_allows`).
+  public var quiet = QuietHours()
 
   /// The icon a notification gets when nothing else is set: the freedesktop icon name for feeds.
   public static let defaultIcon = "application-rss+xml"

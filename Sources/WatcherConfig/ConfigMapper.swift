@@ -43,7 +43,9 @@ package struct ConfigMapper {
     "hook_concurrency", "hook_retries", "notify", "journal",
   ]
   package static let journalKeys = ["keep_for", "keep_max"]
-  package static let notifySettingsKeys = ["urgency", "expire", "max_per_poll", "icon", "keep_for", "keep_max"]
+  package static let notifySettingsKeys = [
+    "urgency", "expire", "max_per_poll", "icon", "keep_for", "keep_max", "quiet", "quiet_allows",
+  ]
   package static let feedKeys = ["url", "name", "title", "interval", "tags", "notify", "hook", "identity"]
   package static let ruleKeys = ["name", "feeds", "match", "tag", "mute", "notify", "hook", "stop"]
   package static let conditionKeys = MatchField.allCases.map(\.rawValue) + ["all", "not", "older_than", "newer_than"]
@@ -123,6 +125,24 @@ package struct ConfigMapper {
       case "icon": notify.icon = string(entry.value, "'icon'")
       case "keep_for": notify.keepFor = duration(entry.value, "'keep_for'") ?? notify.keepFor
       case "keep_max": notify.keepMax = integer(entry.value, "'keep_max'", 0...100_000) ?? notify.keepMax
+      case "quiet":
+        for text in stringList(entry.value, "'quiet'", allowEmpty: true) ?? [] {
+          if let range = QuietHours.range(text) {
+            notify.quiet.ranges.append(range)
+          } else {
+            error(
+              "invalid quiet hours '\(text)'", at: entry.value.mark,
+              notes: [
+                "write a local time range as \"22:00-07:00\" (HH:MM-HH:MM; it may run past midnight), or a list of them"
+              ])
+          }
+        }
+      case "quiet_allows":
+        if entry.value.scalar == "none" {
+          notify.quiet.allows = nil
+        } else {
+          notify.quiet.allows = urgency(entry.value)
+        }
       default: break
       }
     }

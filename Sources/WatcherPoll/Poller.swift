@@ -67,6 +67,8 @@ public struct Poller {
     public var nextDue: Date?
     /// What became of each action (as the journal records it).
     public var journal: [JournalEntry] = []
+    /// Notifications held for quiet hours.
+    public var held = 0
 
     /// Records a problem once: the same failure of several actions is one problem.
     mutating func report(_ problem: ActionProblem) {
@@ -99,6 +101,8 @@ public struct Poller {
     public var keptWaiting = 0
     /// Kept notifications given up on (older than `keep_for`, or beyond `keep_max`).
     public var keptDropped = 0
+    /// Kept notifications still held for quiet hours.
+    public var keptHeld = 0
     /// Why the kept notifications could not be shown or stored, when they could not.
     public var keptError: KeptFailure?
   }
@@ -204,15 +208,26 @@ public struct Poller {
     do {
       let stored = try store.keptNotifications()
       guard !stored.isEmpty else { return }
-      let (kept, dropped) = KeptNotification.prune(stored, settings: config.settings.notify, now: now)
+      let (all, dropped) = KeptNotification.prune(stored, settings: config.settings.notify, now: now)
       pass.keptDropped = dropped
-      if !kept.isEmpty, case .keep(let failure) = runner.showKept(kept) {
+      // What is due now: not held past now, and not held by quiet hours that are on now.
+      let quiet = config.settings.notify.quiet
+      let kept = all.filter {
+        ($0.until ?? .distantPast) <= now && !quiet.holds($0.action.urgency ?? .normal, at: now)
+      }
+      let waiting = all.filter { entry in !kept.contains { $0 == entry } }
+      pass.keptHeld = waiting.count
+      guard !kept.isEmpty else {
+        if dropped > 0 { try store.saveKept(all) }
+        return
+      }
+      if case .keep(let failure) = runner.showKept(kept) {
         pass.keptError = .notShown(failure)
-        if dropped > 0 { try store.saveKept(kept) }
+        if dropped > 0 { try store.saveKept(all) }
         return
       }
       pass.keptShown = kept.count
-      try store.saveKept([])
+      try store.saveKept(waiting)
       let shown = kept.map { entry in
         Self.entry(
           entry.action, feed: FeedConfig(url: "", name: entry.feed), outcome: .shown, now: now,
@@ -352,6 +367,23 @@ public struct Poller {
           detail: "its rule is no longer in the config"))
     }
     state.pending = refreshed.current
+    // Quiet hours: notifications wait (kept, durably, until the quiet time ends); hooks are not held.
+    let quiet = config.settings.notify.quiet
+    var held: [KeptNotification] = []
+    if quiet.isQuiet(now) {
+      let until = quiet.end(after: now)
+      state.pending.removeAll { action in
+        guard action.kind == .notify, quiet.holds(action.urgency ?? .normal, at: now) else { return false }
+        held.append(KeptNotification(feed: feed.name, action: action, until: until))
+        return true
+      }
+      for entry in held {
+        journal.append(
+          Self.entry(
+            entry.action, feed: feed, outcome: .held, now: now,
+            detail: "quiet hours; shown at \(ISODate.format(until))"))
+      }
+    }
     let results = runner.run(state.pending, feed: feed)
     var kept: [FeedState.PendingAction] = []
     var toKeep: [FeedState.PendingAction] = []
@@ -400,17 +432,18 @@ public struct Poller {
     } catch {
       outcome.warnings.append("cannot write the journal: \(error)")
     }
-    // Notifications that could not be shown move to the kept list (saved first: never lost); should that
-    // fail, they stay pending here.
-    if !toKeep.isEmpty {
+    // Notifications that could not be shown, or wait for quiet hours to end, move to the kept list (saved
+    // first: never lost); should that fail, they stay pending here.
+    if !toKeep.isEmpty || !held.isEmpty {
       do {
         let stored = try store.keptNotifications()
-        let added = toKeep.map { KeptNotification(feed: feed.name, action: $0) }
+        let added = toKeep.map { KeptNotification(feed: feed.name, action: $0) } + held
         let (bounded, _) = KeptNotification.prune(stored + added, settings: config.settings.notify, now: now)
         try store.saveKept(bounded)
         outcome.kept += toKeep.count
+        outcome.held += held.count
       } catch {
-        kept += toKeep
+        kept += toKeep + held.map(\.action)
         outcome.report(.cannotKeep(error))
       }
     }

@@ -24,6 +24,8 @@ public struct JournalEntry: Sendable, Equatable {
     case dropped
     /// Not carried out because watcher was stopping; it stays pending.
     case stopped
+    /// A notification held for quiet hours; it is shown when they end.
+    case held
   }
 
   /// When it happened.

@@ -15,11 +15,14 @@ public struct KeptNotification: Sendable, Equatable {
   public var feed: String
   /// The notification, as it was pending.
   public var action: FeedState.PendingAction
+  /// Held until then (quiet hours); `nil`: shown as soon as the notification service can be reached.
+  public var until: Date?
 
   /// Creates a kept notification.
-  public init(feed: String, action: FeedState.PendingAction) {
+  public init(feed: String, action: FeedState.PendingAction, until: Date? = nil) {
     self.feed = feed
     self.action = action
+    self.until = until
   }
 
   /// The newest `settings.keepMax` of `kept` that are younger than `settings.keepFor`, and how many were
@@ -28,7 +31,8 @@ public struct KeptNotification: Sendable, Equatable {
     kept: [KeptNotification], dropped: Int
   ) {
     let horizon = now.addingTimeInterval(-Double(settings.keepFor))
-    let young = kept.filter { $0.action.created >= horizon }
+    // A notification held for quiet hours is not given up on before it was due.
+    let young = kept.filter { $0.action.created >= horizon || ($0.until.map { $0 > now } ?? false) }
     let result = Array(young.suffix(settings.keepMax))
     return (result, kept.count - result.count)
   }
@@ -41,6 +45,7 @@ extension StateStore {
     package struct Entry: Decodable {
       package var feed: String
       package var action: FeedState.PendingAction
+      package var until: Date?
     }
     package var notifications: [Entry]
   }
@@ -61,7 +66,7 @@ extension StateStore {
     }
     do {
       let file = try Self.decoder.decode(File.self, from: data)
-      return file.notifications.map { KeptNotification(feed: $0.feed, action: $0.action) }
+      return file.notifications.map { KeptNotification(feed: $0.feed, action: $0.action, until: $0.until) }
     } catch {
       if !readOnly {
         _ = rename(keptPath, keptPath + ".corrupt-" + ISODate.format(Date()).replacingOccurrences(of: ":", with: ""))
@@ -76,7 +81,12 @@ extension StateStore {
       ("version", .int(1)),
       (
         "notifications",
-        .array(kept.map { .object([("action", $0.action.json), ("feed", .string($0.feed))]) })
+        .array(
+          kept.map {
+            .object(
+              [("action", $0.action.json), ("feed", .string($0.feed))]
+                + ($0.until.map { [("until", JSONOutput.string(ISODate.format($0)))] } ?? []))
+          })
       ),
     ])
     try Self.writeAtomically(Data(json.pretty), to: keptPath, directory: directory)
