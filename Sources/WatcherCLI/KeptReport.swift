@@ -14,6 +14,10 @@ enum KeptReport {
           ? "showed 1 notification kept from an earlier poll"
           : "showed \(pass.keptShown) notifications kept from earlier polls as one \"while you were away\" summary")
     }
+    for (rule, items) in pass.digestsShown {
+      lines.append("sent the digest of rule '\(rule)' (\(items) item\(items == 1 ? "" : "s"))")
+    }
+    for problem in pass.digestProblems { lines.append("error: \(problem)") }
     if pass.keptDropped > 0 {
       lines.append(
         "warning: gave up on \(pass.keptDropped) kept notification\(pass.keptDropped == 1 ? "" : "s") "

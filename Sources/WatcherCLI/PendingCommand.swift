@@ -114,6 +114,15 @@ struct PendingCommand: Command {
       terminal.print(
         JSONOutput.object([
           ("pending", .array(rows)), ("kept_notifications", .int(kept.count)), ("held", .array(heldRows)),
+          (
+            "digests",
+            .array(
+              ((try? store.digests(readOnly: true)) ?? []).map {
+                .object([
+                  ("rule", .string($0.rule)), ("items", .int($0.items.count)), ("due", .string(ISODate.format($0.due))),
+                ])
+              })
+          ),
         ]).text)
       return .success
     }
@@ -124,6 +133,11 @@ struct PendingCommand: Command {
       terminal.print(
         "\(rows.count) pending; each is tried again on the next poll with its rule's current hook "
           + "('watcher pending --retry' runs them now, '--drop' forgets them)")
+    }
+    for digest in (try? store.digests(readOnly: true)) ?? [] {
+      terminal.print(
+        "digest of rule '\(digest.rule)': \(digest.items.count) item\(digest.items.count == 1 ? "" : "s"), "
+          + "goes out at \(ISODate.format(digest.due))")
     }
     if let until = held.compactMap(\.until).min() {
       terminal.print(

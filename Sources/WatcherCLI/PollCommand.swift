@@ -304,6 +304,14 @@ enum DryRunPoll {
       if batched {
         text += "\(outcome.feed.name): the \(notifications.count) notifications would be shown as one summary\n"
       }
+      for (rule, title) in outcome.digested {
+        text += "\(outcome.feed.name): would add \(JSONString.literal(title)) to the digest of rule '\(rule)'\n"
+        actions.append(
+          .object([
+            ("feed", .string(outcome.feed.name)), ("kind", .string("digest")), ("rule", .string(rule)),
+            ("title", .string(title)),
+          ]))
+      }
     }
     if arguments.flags.contains("json") {
       terminal.print(JSONOutput.object([("actions", .array(actions))]).text)

@@ -27,6 +27,10 @@ enum PollReport {
     if silent > 0, case .latest(let n) = outcome.firstPoll {
       extras.append("\(silent) recorded silently (first poll: latest \(n))")
     }
+    if !outcome.digested.isEmpty {
+      let rules = Set(outcome.digested.map(\.rule)).sorted().map { "'\($0)'" }.joined(separator: ", ")
+      parts.append("\(outcome.digested.count) for the digest of \(rules)")
+    }
     if outcome.held > 0 {
       extras.append("\(outcome.held) notification\(outcome.held == 1 ? "" : "s") held for quiet hours")
     }

@@ -142,7 +142,9 @@ struct RunCommand: Command {
       // Or when notifications held for quiet hours are due.
       let held = ((try? store.keptNotifications(readOnly: true)) ?? []).compactMap(\.until)
         .map { $0.timeIntervalSince(Date()) }.filter { $0 > 0 }.min()
-      let next = min(nextFeed, held ?? .infinity)
+      // Or when a digest goes out.
+      let digest = ((try? store.digests(readOnly: true)) ?? []).map { $0.due.timeIntervalSince(Date()) }.min()
+      let next = min(nextFeed, held ?? .infinity, max(digest ?? .infinity, 0))
       let jitter = Double.random(in: 0...min(5, max(0, next) * 0.05))
       _ = wake.wait(timeout: .now() + min(max(next, 0.5) + jitter, 3_600))
     }

@@ -47,7 +47,10 @@ package struct ConfigMapper {
     "urgency", "expire", "max_per_poll", "icon", "keep_for", "keep_max", "quiet", "quiet_allows",
   ]
   package static let feedKeys = ["url", "name", "title", "interval", "tags", "notify", "hook", "identity"]
-  package static let ruleKeys = ["name", "feeds", "match", "tag", "mute", "notify", "hook", "stop"]
+  package static let ruleKeys = [
+    "name", "feeds", "match", "tag", "mute", "notify", "hook", "stop", "digest", "digest_hook",
+  ]
+  package static let digestKeys = ["every", "at"]
   package static let conditionKeys = MatchField.allCases.map(\.rawValue) + ["all", "not", "older_than", "newer_than"]
   package static let patternKeys = ["contains", "words", "regex", "equals", "case"]
   package static let notifyKeys = ["summary", "body", "urgency", "expire", "icon"]
@@ -371,19 +374,59 @@ package struct ConfigMapper {
         case "stop": actions.stop = bool(entry.value, "'stop'") ?? false
         case "notify": actions.notify = notifyAction(entry.value, in: context)
         case "hook": actions.hook = hookAction(entry.value, in: context)
+        case "digest": actions.digest = digestAction(entry.value, in: context)
+        case "digest_hook": actions.digestHook = hookAction(entry.value, in: context)
         default: break
         }
       }
-      if actions.isEmpty, !entries.contains(where: { ["tag", "mute", "notify", "hook", "stop"].contains($0.key) }) {
+      if actions.digestHook != nil, actions.digest == nil,
+        let hookEntry = entries.first(where: { $0.key == "digest_hook" })
+      {
+        error(
+          "\(context) has a digest_hook but no digest", at: hookEntry.keyMark,
+          notes: ["add digest: { every: 1d, at: \"08:00\" } (the hook runs when the digest goes out)"])
+      }
+      if actions.isEmpty,
+        !entries.contains(where: { ["tag", "mute", "notify", "hook", "stop", "digest"].contains($0.key) })
+      {
         error(
           "\(context) does nothing", at: element.mark,
-          notes: ["add at least one action: tag, mute, notify, hook or stop"])
+          notes: ["add at least one action: tag, mute, notify, hook, digest or stop"])
       }
       if let condition {
         rules.append(Rule(name: name, scope: scope, condition: condition, actions: actions, mark: element.mark))
       }
     }
     return rules
+  }
+
+  /// `digest: { every: 1d, at: "08:00" }` (`at` optional).
+  package mutating func digestAction(_ node: YAMLNode, in context: String) -> DigestAction? {
+    guard let entries = mapping(node, "'digest' in \(context)") else { return nil }
+    checkKeys(entries, allowed: Self.digestKeys, in: "'digest' in \(context)")
+    var every: Int?
+    var at: Int?
+    for entry in entries {
+      switch entry.key {
+      case "every": every = duration(entry.value, "'every'", positive: true)
+      case "at":
+        guard let text = string(entry.value, "'at'") else { break }
+        if let minutes = QuietHours.timeOfDay(text.trimmingCharacters(in: .whitespaces)) {
+          at = minutes
+        } else {
+          error(
+            "invalid time '\(text)' for 'at'", at: entry.value.mark, notes: ["write a local time as \"08:00\" (HH:MM)"])
+        }
+      default: break
+      }
+    }
+    guard let every else {
+      error(
+        "'digest' in \(context) has no 'every'", at: node.mark,
+        notes: ["say how often it goes out: digest: { every: 1d, at: \"08:00\" } or digest: { every: 1h }"])
+      return nil
+    }
+    return DigestAction(every: every, at: at)
   }
 
   package mutating func notifyAction(_ node: YAMLNode, in context: String) -> NotifyAction? {

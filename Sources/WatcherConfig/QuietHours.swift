@@ -45,6 +45,9 @@ public struct QuietHours: Sendable, Equatable {
     return Range(start: start, end: end)
   }
 
+  /// Minutes after midnight of a local time written "HH:MM"; nil when it is not that.
+  public static func timeOfDay(_ text: String) -> Int? { minutes(text) }
+
   private static func minutes(_ text: String) -> Int? {
     let parts = text.split(separator: ":", omittingEmptySubsequences: false)
     guard parts.count == 2, parts[1].count == 2, (1...2).contains(parts[0].count), let hours = Int(parts[0]),

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
+import Foundation
+
 /// One rule: an optional scope, a condition, and actions.
 public struct Rule: Sendable {
   /// Its name (default `rule N`), used in decisions, logs and `WATCHER_RULE`.
@@ -36,6 +38,10 @@ public struct RuleActions: Sendable {
   public var hook: HookAction?
   /// Look at no later rule for this item.
   public var stop = false
+  /// Collect the matches and show them as one notification on a schedule.
+  public var digest: DigestAction?
+  /// A hook that gets a digest's items as a JSON array on stdin when it goes out.
+  public var digestHook: HookAction?
 
   /// Creates actions.
   public init(
@@ -49,7 +55,7 @@ public struct RuleActions: Sendable {
   }
 
   /// Whether there is anything to do.
-  package var isEmpty: Bool { tags.isEmpty && !mute && notify == nil && hook == nil && !stop }
+  package var isEmpty: Bool { tags.isEmpty && !mute && notify == nil && hook == nil && !stop && digest == nil }
 }
 
 /// A notification a rule asks for; unset parts come from the feed or the settings.
@@ -106,5 +112,30 @@ public struct HookAction: Sendable, Equatable {
 
   public static func == (a: HookAction, b: HookAction) -> Bool {
     a.command == b.command && a.run == b.run && a.timeout == b.timeout
+  }
+}
+
+/// `digest: {every: 1d, at: "08:00"}`: a rule's matches collected and shown together on a schedule.
+public struct DigestAction: Sendable, Equatable {
+  /// How often it goes out, seconds.
+  public var every: Int
+  /// The local time of day it goes out, minutes after midnight (`nil`: `every` after the first item).
+  public var at: Int?
+
+  public init(every: Int, at: Int? = nil) {
+    self.every = every
+    self.at = at
+  }
+
+  /// When a digest whose first item came at `now` goes out: the next `at` (then every `every`) after
+  /// `now`, or `now + every`.
+  public func due(after now: Date, calendar: Calendar = .current) -> Date {
+    guard let at else { return now.addingTimeInterval(Double(every)) }
+    let day = calendar.startOfDay(for: now)
+    var due = day.addingTimeInterval(Double(at * 60))
+    // Whole days (or the interval, when shorter) until it is in the future.
+    let step = Double(min(every, 86_400))
+    while due <= now { due = due.addingTimeInterval(step) }
+    return due
   }
 }

@@ -69,6 +69,10 @@ public struct Poller {
     public var journal: [JournalEntry] = []
     /// Notifications held for quiet hours.
     public var held = 0
+    /// Items collected for digests in this pass: (rule, item title).
+    public var digested: [(rule: String, title: String)] = []
+    /// The digest entries to store (rule, entry).
+    var digestEntries: [(rule: String, entry: Digest.Entry)] = []
 
     /// Records a problem once: the same failure of several actions is one problem.
     mutating func report(_ problem: ActionProblem) {
@@ -103,6 +107,10 @@ public struct Poller {
     public var keptDropped = 0
     /// Kept notifications still held for quiet hours.
     public var keptHeld = 0
+    /// Digests that went out: (rule, items).
+    public var digestsShown: [(rule: String, items: Int)] = []
+    /// Why a digest did not go out, when one did not.
+    public var digestProblems: [String] = []
     /// Why the kept notifications could not be shown or stored, when they could not.
     public var keptError: KeptFailure?
   }
@@ -147,7 +155,10 @@ public struct Poller {
     dryRun: Bool = false
   ) -> Pass {
     var pass = Pass(outcomes: [])
-    if mode == .normal, !dryRun { showKept(&pass, now: now) }
+    if mode == .normal, !dryRun {
+      showKept(&pass, now: now)
+      deliverDigests(&pass, now: now)
+    }
     pass.outcomes = feedOutcomes(
       feeds, force: force, ignoreRetryAfter: ignoreRetryAfter, mode: mode, now: now, dryRun: dryRun)
     pass.keptWaiting = (try? store.keptNotifications(readOnly: true).count) ?? 0
@@ -201,6 +212,110 @@ public struct Poller {
         limits: journalLimits, now: now)
       return (feed, dropped.count, nil)
     }
+  }
+
+  /// Adds items to their rules' digests (a new digest goes out on its rule's schedule).
+  private func collect(_ entries: [(rule: String, entry: Digest.Entry)], now: Date) throws(StateError) {
+    var digests = try store.digests()
+    for (rule, entry) in entries {
+      if let index = digests.firstIndex(where: { $0.rule == rule }) {
+        guard !digests[index].items.contains(where: { $0.feed == entry.feed && $0.key == entry.key }) else { continue }
+        digests[index].items.append(entry)
+        digests[index].items = Array(digests[index].items.suffix(Digest.maxItems))
+      } else {
+        let schedule = config.rules.first { $0.name == rule }?.actions.digest ?? DigestAction(every: 86_400)
+        digests.append(Digest(rule: rule, due: schedule.due(after: now), items: [entry]))
+      }
+    }
+    try store.saveDigests(digests)
+  }
+
+  /// Sends the digests that are due.
+  ///
+  /// First the rule's digest hook (the items as a JSON array on stdin), then one notification listing the
+  /// titles. A failing hook is retried on later passes (up to `hook_retries`);
+  /// quiet hours hold the digest; a notification that cannot be shown is kept like any other.
+  private func deliverDigests(_ pass: inout Pass, now: Date) {
+    let digests: [Digest]
+    do {
+      digests = try store.digests()
+    } catch {
+      pass.digestProblems.append("\(error)")
+      return
+    }
+    guard digests.contains(where: { $0.due <= now }) else { return }
+    let settings = config.settings.notify
+    var remaining: [Digest] = []
+    var journal: [JournalEntry] = []
+    var toKeep: [KeptNotification] = []
+    let digestFeed = FeedConfig(url: "", name: "digest")
+    for var digest in digests {
+      guard digest.due <= now, !digest.items.isEmpty, !settings.quiet.holds(settings.urgency, at: now) else {
+        if !digest.items.isEmpty { remaining.append(digest) }
+        continue
+      }
+      let count = digest.items.count
+      if let hook = config.rules.first(where: { $0.name == digest.rule })?.actions.digestHook {
+        let action = FeedState.PendingAction(
+          kind: .hook, key: "digest:\(digest.rule)", rule: digest.rule, command: hook.command,
+          arguments: hook.run?.map { $0.render(FeedItem(key: ""), feed: "digest", tags: []) }, timeout: hook.timeout,
+          item: "[" + digest.items.map(\.item).joined(separator: ",") + "]",
+          environment: ["WATCHER_RULE": digest.rule, "WATCHER_FEED": "digest", "WATCHER_DIGEST_COUNT": "\(count)"],
+          title: "digest of rule '\(digest.rule)'", created: now)
+        var attempt = action
+        attempt.attempts = digest.attempts
+        let result = runner.run([attempt], feed: digestFeed).first ?? .notRun
+        let entry = Self.entry(
+          attempt, feed: digestFeed, outcome: .ok, now: now, exitStatus: 0, detail: "\(count) items")
+        switch result {
+        case .done: journal.append(entry)
+        case .notRun, .keep:
+          remaining.append(digest)
+          continue
+        case .retry(_, let failure):
+          digest.attempts += 1
+          remaining.append(digest)
+          pass.digestProblems.append("the digest hook of rule '\(digest.rule)' failed (\(failure)); will retry")
+          var failed = entry
+          failed.outcome = .retry
+          failed.exitStatus = failure.exitStatus
+          failed.detail = "\(failure)"
+          journal.append(failed)
+          continue
+        case .drop(let failure):
+          pass.digestProblems.append("the digest hook of rule '\(digest.rule)' gave up: \(failure)")
+          var failed = entry
+          failed.outcome = .dropped
+          failed.detail = "\(failure)"
+          journal.append(failed)
+        }
+      }
+      let lines = digest.items.prefix(20).map { "\($0.feed): \($0.title ?? $0.key)" }
+      let notification = FeedState.PendingAction(
+        kind: .notify, key: "digest:\(digest.rule)", rule: digest.rule,
+        summary: "Digest '\(digest.rule)': \(count) item\(count == 1 ? "" : "s")",
+        body: (lines + (count > 20 ? ["… and \(count - 20) more"] : [])).joined(separator: "\n"),
+        urgency: settings.urgency, expire: settings.expire, icon: settings.icon,
+        title: "digest of rule '\(digest.rule)'", created: now)
+      if case .keep(let failure) = runner.showKept([KeptNotification(feed: "digest", action: notification)]) {
+        toKeep.append(KeptNotification(feed: "digest", action: notification))
+        journal.append(Self.entry(notification, feed: digestFeed, outcome: .kept, now: now, detail: "\(failure)"))
+      } else {
+        journal.append(Self.entry(notification, feed: digestFeed, outcome: .shown, now: now, detail: "\(count) items"))
+      }
+      pass.digestsShown.append((digest.rule, count))
+    }
+    do {
+      if !toKeep.isEmpty {
+        let (bounded, _) = KeptNotification.prune(
+          (try store.keptNotifications()) + toKeep, settings: settings, now: now)
+        try store.saveKept(bounded)
+      }
+      try store.saveDigests(remaining)
+    } catch {
+      pass.digestProblems.append("\(error)")
+    }
+    try? store.appendJournal(journal, limits: journalLimits, now: now)
   }
 
   /// Shows the kept notifications (one summary when several), or keeps them, pruned to the bounds.
@@ -330,6 +445,17 @@ public struct Poller {
           if mode == .normal { outcome.planned = state.pending }
           outcomes[outcomeIndex] = outcome
           continue
+        }
+        // Digest items are stored before the state records their items as seen: a crash between the two
+        // collects an item twice (told apart by its key), never loses one.
+        if !outcome.digestEntries.isEmpty {
+          do {
+            try collect(outcome.digestEntries, now: now)
+          } catch {
+            outcome.failures.append(.save(error, unsavedActions: outcome.digestEntries.count))
+            outcomes[outcomeIndex] = outcome
+            continue
+          }
         }
         // Act only once the pending actions are durably saved: a state that cannot be written would
         // otherwise repeat the same actions on every poll.
@@ -613,6 +739,18 @@ public struct Poller {
       }
       if !decision.notifications.isEmpty { outcome.notified += 1 }
       if !decision.hooks.isEmpty { outcome.hooked += 1 }
+      if !decision.digests.isEmpty {
+        let json = FeedJSONWriter.itemJSON(
+          item, extra: [("feed", .string(feed.name)), ("feed_url", .string(feed.url))])
+        for rule in decision.digests {
+          outcome.digested.append((rule, item.title ?? key))
+          outcome.digestEntries.append(
+            (
+              rule,
+              Digest.Entry(feed: feed.name, key: key, title: item.title, link: item.link, item: json, collected: now)
+            ))
+        }
+      }
     }
   }
 

@@ -61,6 +61,8 @@ public struct Decision: Sendable, Equatable {
   public var notifications: [Notification] = []
   /// Hooks to run (empty when muted).
   public var hooks: [Hook] = []
+  /// The rules whose digest collects the item (empty when muted).
+  public var digests: [String] = []
   /// Every matching rule's reasons, in rule order.
   public var matches: [Match] = []
   /// The rule that stopped evaluation, if any.

@@ -72,6 +72,7 @@ public struct RuleEngine: Sendable {
             rule: rule.name, command: hook.command,
             arguments: hook.run?.map { $0.render(item, feed: feed.name, tags: decision.tags) }, timeout: hook.timeout))
       }
+      if actions.digest != nil, !decision.digests.contains(rule.name) { decision.digests.append(rule.name) }
       if actions.stop {
         decision.stoppedBy = rule.name
         break
@@ -95,6 +96,7 @@ public struct RuleEngine: Sendable {
     if decision.muted {
       decision.notifications = []
       decision.hooks = []
+      decision.digests = []
     }
     return decision
   }

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Testing
+import WatcherActions
+import WatcherConfig
+import WatcherFetch
+import WatcherPoll
+import WatcherState
+import WatcherSupport
+import WatcherTestSupport
+
+/// Digests, with the clock driven by the test: a rule's matches collected durably and sent together.
+@Suite("Digests", .serialized)
+struct DigestTests {
+  typealias Harness = PollerTests.Harness
+  static func local(_ hour: Int, _ minute: Int = 0, days: Int = 0) -> Date {
+    QuietHoursTests.local(hour, minute, days: days)
+  }
+
+  @Test("a digest goes out at its time: its hook gets the items as a JSON array, one notification lists them")
+  func digest() throws {
+    var h = try Harness(settings: "  first_poll: all")
+    defer { h.server.stop() }
+    let out = h.dir.url.appendingPathComponent("digest.json").path
+    h.config.rules = try ConfigLoader.parse(
+      """
+      feeds: [{ url: x, name: test }]
+      rules:
+        - name: morning
+          match: { title: item }
+          digest: { every: 1d, at: "08:00" }
+          digest_hook: 'cat > \(out); echo "$WATCHER_DIGEST_COUNT" >> \(out).count'
+      """, path: "r.yaml"
+    ).rules
+    let notifier = KeptNotificationTests.SwitchableNotifier()
+    notifier.up.withLock { $0 = true }
+    let runner = DeliveringActionRunner(
+      notifier: notifier, settings: h.config.settings, environment: [:], log: { _ in })
+    func pass(_ at: Date) -> Poller.Pass {
+      Poller(config: h.config, store: h.store, transport: CurlTransport(userAgent: "t"), runner: runner)
+        .pass(h.config.feeds, force: true, now: at)
+    }
+    h.source.items.withLock {
+      $0 = [("a", "Item one", "Sat, 28 Nov 2026 10:00:00 GMT"), ("b", "Item two", "Sat, 28 Nov 2026 10:00:00 GMT")]
+    }
+    let first = pass(Self.local(10))
+    #expect(first.outcomes[0].digested.map(\.title) == ["Item one", "Item two"])
+    #expect(notifier.shown.withLock { $0 }.isEmpty)
+    var stored = try h.store.digests()
+    #expect(stored.count == 1 && stored[0].rule == "morning" && stored[0].due == Self.local(8, days: 1))
+    #expect(stored[0].items.map(\.key) == ["a", "b"])
+
+    h.source.items.withLock { $0.append(("c", "Item three", "Sat, 28 Nov 2026 10:00:00 GMT")) }
+    _ = pass(Self.local(15))
+    stored = try h.store.digests()
+    #expect(stored[0].items.count == 3 && stored[0].due == Self.local(8, days: 1))
+
+    let early = pass(Self.local(7, 59, days: 1))
+    #expect(early.digestsShown.isEmpty && notifier.shown.withLock { $0 }.isEmpty)
+
+    let due = pass(Self.local(8, days: 1))
+    #expect(due.digestsShown.map(\.rule) == ["morning"] && due.digestProblems.isEmpty, "\(due.digestProblems)")
+    let shown = notifier.shown.withLock { $0 }
+    #expect(shown.count == 1 && shown[0].summary == "Digest 'morning': 3 items", "\(shown)")
+    #expect(shown.first?.body == "test: Item one\ntest: Item two\ntest: Item three")
+    let json = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out))) as? [[String: Any]])
+    #expect(json.map { $0["title"] as? String } == ["Item one", "Item two", "Item three"])
+    #expect(json.allSatisfy { $0["feed"] as? String == "test" })
+    #expect(try String(contentsOfFile: out + ".count", encoding: .utf8) == "3\n")
+    #expect(try h.store.digests().isEmpty)
+    // The journal says so.
+    let log = h.store.journal(limits: JournalLimits(), now: Self.local(9, days: 1)).entries
+    #expect(
+      log.contains { $0.action == "notify" && $0.rule == "morning" && $0.outcome == .shown && $0.detail == "3 items" })
+  }
+
+  @Test(
+    "digest mistakes in the config are errors",
+    arguments: [
+      ("digest: { at: \"08:00\" }", "has no 'every'"),
+      ("digest: { every: 1d, at: \"8h\" }", "invalid time '8h' for 'at'"),
+      ("notify: true\n    digest_hook: 'true'", "has a digest_hook but no digest"),
+    ])
+  func mistakes(_ rule: String, _ message: String) {
+    do {
+      _ = try ConfigLoader.parse(
+        "feeds: [{ url: x, name: t }]\nrules:\n  - match: { title: a }\n    \(rule)\n", path: "d.yaml")
+      Issue.record("accepted: \(rule)")
+    } catch {
+      #expect(error.rendered.contains(message), "\(error.rendered)")
+    }
+  }
+
+  @Test("when a digest is due: the next 'at' after the first item, or 'every' after it")
+  func schedule() {
+    let at = DigestAction(every: 86_400, at: 8 * 60)
+    #expect(at.due(after: Self.local(10)) == Self.local(8, days: 1))
+    #expect(at.due(after: Self.local(7)) == Self.local(8))
+    #expect(DigestAction(every: 3_600).due(after: Self.local(10)) == Self.local(11))
+  }
+}
