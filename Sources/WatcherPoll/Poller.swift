@@ -707,7 +707,7 @@ public struct Poller {
     }
     outcome.actedOn = act.count
     for (_, item) in act {
-      let decision = engine.evaluate(item, feed: feed, now: now)
+      let decision = engine.evaluate(item, feed: feed, now: now, excerpts: false)
       let key = Self.identity(item, feed.identity)
       for notification in decision.notifications {
         state.pending.append(

@@ -61,6 +61,18 @@ public final class LinearRegex: Sendable {
     }
   }
 
+  /// Whether `text` has a match anywhere: the DFA alone when it can answer (the Pike VM only when its cache
+  /// is busy on another thread), so no match position is computed.
+  public func isMatch(_ text: String) -> Bool {
+    if let literal = requiredLiteral, ByteSearch.find(text, literal, wholeWord: false) == nil { return false }
+    var text = text
+    return text.withUTF8 { bytes in
+      if let answer = dfa.matches(bytes) { return answer }
+      var work = 0
+      return program.search(bytes, work: &work) != nil
+    }
+  }
+
   /// How many times the DFA's cache was emptied to make room (1 after the first fill).
   package var dfaCacheResets: Int { dfa.timesEmptied - 1 }
 

@@ -43,6 +43,10 @@ package struct ItemFacts {
 
   private let needles: NeedleSet?
 
+  /// Whether matches report the text that matched (test-rules shows it; a poll does not need it, and a
+  /// regex then only asks its DFA whether it matches, never where).
+  package var wantsExcerpts = true
+
   package init(item: FeedItem, feed: String, needles: NeedleSet? = nil) {
     self.item = item
     self.feed = feed
@@ -155,6 +159,10 @@ package struct ItemFacts {
     let values = scanned(field)
     let count = needles.needles.count
     for index in values.folded.indices where values.hits[(index * count + literal) * 2] >= 0 {
+      if !wantsExcerpts {
+        if regex.isMatch(values.folded[index]) { return (values.names[index], "") }
+        continue
+      }
       if let range = regex.firstMatch(in: values.folded[index]) {
         return (values.names[index], excerpt(values, index, range, fromRaw: false))
       }
@@ -169,6 +177,10 @@ package struct ItemFacts {
       let text = pattern.caseSensitive ? values.raw[index] : values.folded[index]
       switch pattern.kind {
       case .regex(let regex):
+        if !wantsExcerpts {
+          if regex.isMatch(text) { return (values.names[index], "") }
+          continue
+        }
         if let range = regex.firstMatch(in: text) {
           return (values.names[index], excerpt(values, index, range, fromRaw: pattern.caseSensitive))
         }
@@ -201,6 +213,7 @@ package struct ItemFacts {
   /// The matched text as the item has it: the raw bytes when offsets line up (case-sensitive, or ASCII),
   /// else the folded text.
   private func excerpt(_ values: FieldValues, _ index: Int, _ range: Range<Int>, fromRaw: Bool) -> String {
+    guard wantsExcerpts else { return "" }
     let source = fromRaw || values.ascii[index] ? values.raw[index] : values.folded[index]
     var copy = source
     return copy.withUTF8 { bytes in

@@ -46,9 +46,13 @@ public struct RuleEngine: Sendable {
   private let needleSet: NeedleSet?
 
   /// The decision for `item` of `feed` at time `now`.
-  public func evaluate(_ item: FeedItem, feed: FeedConfig, now: Date = Date()) -> Decision {
+  ///
+  /// Without `excerpts`, each match names its rule and field but not the text that matched (a poll acts on
+  /// the decision and never shows the text; test-rules does): regexes then never look for where they match.
+  public func evaluate(_ item: FeedItem, feed: FeedConfig, now: Date = Date(), excerpts: Bool = true) -> Decision {
     var decision = Decision()
     var facts = ItemFacts(item: item, feed: feed.name, needles: needleSet)
+    facts.wantsExcerpts = excerpts
     for tag in feed.tags where !decision.tags.contains(tag) { decision.tags.append(tag) }
     facts.tags = decision.tags
     for index in roots.indices {
