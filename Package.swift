@@ -42,7 +42,9 @@ let package = Package(
     .target(name: "WatcherFetch", dependencies: ["WatcherSupport", "CCurl"]),
     .target(
       name: "WatcherActions",
-      dependencies: ["WatcherState", "WatcherConfig", "WatcherFeed", "WatcherSupport", "CNotify", "CHookSupervisor"]),
+      dependencies: [
+        "WatcherState", "WatcherConfig", "WatcherFeed", "WatcherFetch", "WatcherSupport", "CNotify", "CHookSupervisor",
+      ]),
     .target(
       name: "WatcherPoll",
       dependencies: [

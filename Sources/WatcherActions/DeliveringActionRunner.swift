@@ -4,6 +4,7 @@
 import Dispatch
 import Foundation
 import WatcherConfig
+import WatcherFetch
 import WatcherState
 import WatcherSupport
 
@@ -21,6 +22,8 @@ public struct DeliveringActionRunner: ActionRunner {
   package let log: @Sendable (String) -> Void
   package let stopping: Cancellation?
   package let killing: Cancellation?
+  /// Downloads and caches the items' pictures (`nil`: notifications go out without them).
+  package let images: NotificationImages?
 
   /// Creates a runner; hooks inherit `environment` plus their `WATCHER_*` variables.
   ///
@@ -29,8 +32,12 @@ public struct DeliveringActionRunner: ActionRunner {
   /// on SIGINT/SIGTERM and the second a short grace later.
   public init(
     notifier: any Notifier, settings: Settings, environment: [String: String],
-    stopping: Cancellation? = nil, killing: Cancellation? = nil, log: @escaping @Sendable (String) -> Void
+    stopping: Cancellation? = nil, killing: Cancellation? = nil, imageTransport: (any HTTPTransport)? = nil,
+    log: @escaping @Sendable (String) -> Void
   ) {
+    self.images = imageTransport.map {
+      NotificationImages(directory: NotificationImages.directory(environment), transport: $0)
+    }
     self.notifier = notifier
     self.settings = settings
     self.environment = environment
@@ -76,10 +83,15 @@ public struct DeliveringActionRunner: ActionRunner {
           expire: settings.notify.expire, icon: settings.notify.icon)
       ]
     } else {
-      batch = actions.map {
-        DesktopNotification(
-          summary: $0.summary ?? "", body: $0.body ?? "", urgency: $0.urgency ?? .normal,
-          expire: $0.expire, icon: $0.icon, link: $0.link)
+      // Each item's picture, when it has one and it can be had quickly; otherwise the notification goes
+      // out without it.
+      let pictures = images?.paths(for: actions.map(\.image), feedURL: feed.url) ?? actions.map { _ in nil }
+      batch = zip(actions, pictures).map { action, picture in
+        var notification = DesktopNotification(
+          summary: action.summary ?? "", body: action.body ?? "", urgency: action.urgency ?? .normal,
+          expire: action.expire, icon: action.icon, link: action.link)
+        notification.imagePath = picture
+        return notification
       }
     }
     for notification in batch {

@@ -74,6 +74,7 @@ public final class LibnotifyNotifier: Notifier {
         notify_notification_set_timeout(handle, Int32(min(expire, 86_400) * 1_000))
       }
       notify_notification_set_app_name(handle, "watcher")
+      if let image = notification.imagePath { notify_notification_set_hint_string(handle, "image-path", image) }
       var error: UnsafeMutablePointer<GError>?
       if notify_notification_show(handle, &error) == 0 {
         let message = error.flatMap { $0.pointee.message.map { String(cString: $0) } } ?? "unknown error"

@@ -17,6 +17,8 @@ public struct DesktopNotification: Sendable, Equatable {
   public var icon: String?
   /// The item's link, opened with `xdg-open` when the notification is clicked (in `watcher run`).
   public var link: String?
+  /// A picture to show with it (a local file: the item's image, downloaded), sent as the `image-path` hint.
+  public var imagePath: String?
 
   /// Creates a notification.
   public init(

@@ -39,7 +39,8 @@ struct PendingCommand: Command {
     defer { store.unlock() }
     let runner = DeliveringActionRunner(
       notifier: LibnotifyNotifier(environment: terminal.environment), settings: config.settings,
-      environment: terminal.environment, log: { terminal.error("warning: \($0)") })
+      environment: terminal.environment, imageTransport: CurlTransport(userAgent: WatcherCLI.userAgent),
+      log: { terminal.error("warning: \($0)") })
     let poller = Poller(
       config: config, store: store, transport: CurlTransport(userAgent: WatcherCLI.userAgent), runner: runner)
     if let keys {

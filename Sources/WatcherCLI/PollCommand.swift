@@ -174,6 +174,7 @@ enum PollRun {
     let runner = DeliveringActionRunner(
       notifier: LibnotifyNotifier(environment: terminal.environment), settings: config.settings,
       environment: terminal.environment, stopping: shutdown.stopping, killing: shutdown.killing,
+      imageTransport: CurlTransport(userAgent: WatcherCLI.userAgent),
       log: { _ in })  // each failure is reported once, below, naming its item
     // On a terminal, one line that counts fetches as they finish; nothing at all when stderr is a pipe or file.
     var progress: (@Sendable (Int, Int, Int) -> Void)?

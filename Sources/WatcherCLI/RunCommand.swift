@@ -89,7 +89,9 @@ struct RunCommand: Command {
       }
       let runner = DeliveringActionRunner(
         notifier: notifier, settings: config.settings, environment: terminal.environment,
-        stopping: shutdown.stopping, killing: shutdown.killing, log: { _ in })  // the journal lines say it
+        stopping: shutdown.stopping, killing: shutdown.killing,
+        imageTransport: CurlTransport(userAgent: WatcherCLI.userAgent),
+        log: { _ in })  // the journal lines say it
       let poller = Poller(
         config: config, store: store, transport: transport, runner: runner, cancellation: shutdown.stopping)
       // Requests from 'watcher poll' and 'catch-up', served between passes so nothing runs twice at once.

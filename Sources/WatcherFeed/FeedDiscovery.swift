@@ -70,8 +70,18 @@ public enum FeedDiscovery {
     var attributes: [String: String]
   }
 
-  /// The start tags of `html` that matter here (`base`, `link`, `body`), comments skipped.
-  static func tags(in html: String) -> [Tag] {
+  /// The first `<img src>` of an item's HTML, resolved against `base` (the item's link); http(s) only.
+  public static func firstImage(in html: String, base: String?) -> String? {
+    for tag in tags(in: html, names: ["img"]) {
+      guard let src = tag.attributes["src"], !src.isEmpty else { continue }
+      let url = URLResolver.resolve(src, against: base)
+      return FeedLocation.isHTTP(url) ? url : nil
+    }
+    return nil
+  }
+
+  /// The start tags of `html` named in `names` (default: `base`, `link`, `body`), comments skipped.
+  static func tags(in html: String, names: Set<String> = ["base", "link", "body"]) -> [Tag] {
     let bytes = Array(html.utf8)
     var tags: [Tag] = []
     var index = 0
@@ -96,7 +106,7 @@ public enum FeedDiscovery {
         cursor += 1
       }
       let tagName = String(decoding: name, as: UTF8.self)
-      guard ["base", "link", "body"].contains(tagName) else {
+      guard names.contains(tagName) else {
         index = cursor
         continue
       }

@@ -325,6 +325,10 @@ private let transferConnected:
       address = URLComponents(string: url)?.host ?? url
     }
     guard let first = transfer.firstScope else {
+      if let limit = transfer.request.maxScope, scope > limit {
+        transfer.refusedAddress = address
+        return 1  // CURL_PREREQFUNC_ABORT
+      }
       transfer.firstScope = scope
       return 0
     }

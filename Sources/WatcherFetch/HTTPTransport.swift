@@ -17,6 +17,9 @@ public struct FetchRequest: Sendable, Equatable {
   public var maxBytes: Int
   /// Hard timeout for the whole transfer, seconds.
   public var timeout: Int
+  /// The most private address the first hop may connect to (`nil`: any): an image named by a public feed
+  /// may not be fetched from the user's own network.
+  package var maxScope: AddressScope?
 
   /// Creates a request.
   public init(

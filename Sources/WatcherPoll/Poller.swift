@@ -709,12 +709,18 @@ public struct Poller {
     for (_, item) in act {
       let decision = engine.evaluate(item, feed: feed, now: now, excerpts: false)
       let key = Self.identity(item, feed.identity)
+      let image =
+        item.image.flatMap { FeedLocation.isHTTP($0) ? $0 : nil }
+        ?? item.html.flatMap { FeedDiscovery.firstImage(in: $0, base: item.link ?? feed.url) }
       for notification in decision.notifications {
-        state.pending.append(
+        var action =
+
           FeedState.PendingAction(
             kind: .notify, key: key, rule: notification.rule, summary: notification.summary, body: notification.body,
             urgency: notification.urgency, expire: notification.expire,
-            icon: notification.icon, link: item.link, title: item.title, created: now))
+            icon: notification.icon, link: item.link, title: item.title, created: now)
+        action.image = image
+        state.pending.append(action)
       }
       for hook in decision.hooks {
         let variables = HookEnvironment.variables(item: item, feed: feed, rule: hook.rule, tags: decision.tags)

@@ -168,10 +168,12 @@ public struct FeedState: Codable, Sendable, Equatable {
     public var title: String?
     /// Why the last attempt failed, when one did.
     public var lastError: String?
+    /// A notification's picture: the item's image (or the first image of its HTML), an http(s) URL.
+    public var image: String?
 
     package enum CodingKeys: String, CodingKey {
       case kind, key, rule, summary, body, urgency, command, arguments, timeout, item, attempts, created, environment
-      case expire, icon, link, title
+      case expire, icon, link, title, image
       case lastError = "last_error"
     }
 
@@ -213,7 +215,7 @@ extension FeedState.PendingAction {
       ("arguments", arguments.map { .array($0.map { .string($0) }) } ?? .null),
       ("attempts", .int(attempts)), ("body", .optional(body)),
       ("command", .optional(command)), ("created", date(created)), ("environment", environment),
-      ("expire", expire.map { .int($0) } ?? .null), ("icon", .optional(icon)),
+      ("expire", expire.map { .int($0) } ?? .null), ("icon", .optional(icon)), ("image", .optional(image)),
       ("link", .optional(link)),
       ("item", .optional(item)),
       ("key", .string(key)), ("kind", .string(kind.rawValue)), ("last_error", .optional(lastError)),

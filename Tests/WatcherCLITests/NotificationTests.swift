@@ -120,6 +120,104 @@ struct NotificationTests {
     #expect(try String(contentsOfFile: output, encoding: .utf8).contains("no notification server answers"))
   }
 
+  /// A 16×16 red PNG.
+  static let png: Data = {
+    func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+      let body = Array(type.utf8) + data
+      var crc: UInt32 = 0xFFFF_FFFF
+      for byte in body {
+        crc ^= UInt32(byte)
+        for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+      }
+      func be(_ value: UInt32) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) } }
+      return be(UInt32(data.count)) + body + be(~crc)
+    }
+    // Stored (uncompressed) deflate blocks: zlib header, one final block per image, adler32.
+    let raw = [UInt8]((0..<16).flatMap { _ in [0] + (0..<16).flatMap { _ in [UInt8(255), 0, 0] } })
+    var a: UInt32 = 1
+    var b: UInt32 = 0
+    for byte in raw {
+      a = (a + UInt32(byte)) % 65_521
+      b = (b + a) % 65_521
+    }
+    let length = UInt16(raw.count)
+    let deflate: [UInt8] =
+      [0x78, 0x01, 0x01, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8(~length >> 8)] + raw
+      + [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: (b << 16 | a) >> $0) }
+    let header: [UInt8] = [0, 0, 0, 16, 0, 0, 0, 16, 8, 2, 0, 0, 0]
+    return Data(
+      [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", header) + chunk("IDAT", deflate)
+        + chunk("IEND", []))
+  }()
+
+  @Test(
+    "an item's picture is in its notification; broken, huge and never-ending images only leave it out",
+    .enabled(if: available || inCI, "Xvfb, dbus-run-session and dunst are not installed (CI installs them)"))
+  func pictures() throws {
+    let dir = try TemporaryDirectory()
+    let server = try LoopbackHTTPServer { request in
+      switch request.path {
+      case "/good.png", "/posts/inline.png":
+        return .init(status: 200, headers: [("Content-Type", "image/png")], body: Self.png)
+      case "/broken.png":
+        return .init(status: 200, headers: [("Content-Type", "image/png")], body: Data("not a png".utf8))
+      case "/huge.png": return .init(status: 200, body: Self.png + Data(count: 3 << 20))
+      case "/slow.png": return .init(status: 200, body: Self.png + Data(count: 100_000), trickle: 10, trickleDelay: 1)
+      default: return .init(status: 404)
+      }
+    }
+    defer { server.stop() }
+    func item(_ title: String, image: String?, html: String? = nil) -> String {
+      "<item><title>\(title)</title><guid>\(title)</guid><link>\(server.url("/posts/\(title)"))</link>"
+        + (image.map { "<enclosure url=\"\(server.url($0))\" type=\"image/png\" length=\"1\"/>" } ?? "")
+        + (html.map { "<description><![CDATA[\($0)]]></description>" } ?? "") + "</item>"
+    }
+    let feed = dir.url.appendingPathComponent("f.xml").path
+    try
+      ("<rss version=\"2.0\"><channel><title>p</title>" + item("Good", image: "/good.png")
+      + item("Broken", image: "/broken.png") + item("Huge", image: "/huge.png") + item("Slow", image: "/slow.png")
+      + item("Inline", image: nil, html: "<p>text <img src=\"inline.png\"> more</p>") + "</channel></rss>").write(
+        toFile: feed, atomically: true, encoding: .utf8)
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    settings: { first_poll: all, max_age: none, notify: { expire: 60s } }
+    feeds:
+      - { url: \(feed), name: p, notify: true }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let binary = try #require(BinaryTests.binary)
+    let cache = dir.url.appendingPathComponent("cache").path
+    let history = dir.url.appendingPathComponent("history.json").path
+    let script = Fixtures.url("notify-e2e.sh", target: "WatcherCLITests").path
+    let quoted = [
+      script, history, "--", "env", "XDG_CACHE_HOME=\(cache)", binary.path, "poll", "--config", config, "--state-dir",
+      dir.url.appendingPathComponent("state").path,
+    ].map { "'\($0)'" }.joined(separator: " ")
+    let started = Date()
+    let result = HookRunner.run(
+      command: "/bin/bash " + quoted, environment: ProcessInfo.processInfo.environment, input: Data(), timeout: 60)
+    #expect(result.succeeded, "\(result)")
+    #expect(Date().timeIntervalSince(started) < 30, "a slow image held the notifications up")
+    #expect(try String(contentsOfFile: history + ".status", encoding: .utf8) == "0\n")
+    let data = try Data(contentsOf: URL(fileURLWithPath: history))
+    let doc = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    let entries = try #require((doc["data"] as? [[[String: Any]]])?.first)
+    var icons: [String: String] = [:]
+    for entry in entries {
+      let summary = ((entry["summary"] as? [String: Any])?["data"] as? String) ?? ""
+      icons[summary] = ((entry["icon_path"] as? [String: Any])?["data"] as? String) ?? ""
+    }
+    #expect(icons.count == 5, "every notification went out: \(icons)")
+    let images = cache + "/watcher/images/"
+    #expect(icons["p: Good"]?.hasPrefix(images) == true, "\(icons)")
+    #expect(icons["p: Inline"]?.hasPrefix(images) == true, "the first <img> of the HTML, resolved: \(icons)")
+    for name in ["p: Broken", "p: Huge", "p: Slow"] {
+      #expect(icons[name]?.hasPrefix(images) == false, "\(name): \(icons)")
+    }
+    // Cached: one file per good image, the PNG itself.
+    let files = try FileManager.default.contentsOfDirectory(atPath: images)
+    #expect(files.count == 2 && FileManager.default.contents(atPath: images + files[0]) == Self.png)
+  }
+
   @Test(
     "in watcher run, clicking a notification opens the item's link with xdg-open",
     .enabled(if: available || inCI, "Xvfb, dbus-run-session and dunst are not installed (CI installs them)"))
