@@ -58,11 +58,16 @@ package final class AtomParser: FeedElementParser {
   private let acceptsCore: Bool
   private unowned(unsafe) let reader: XMLStreamParser
 
-  package init(format: FeedFormat, acceptsCore: Bool, reader: XMLStreamParser, sink: ItemSink? = nil) {
+  package init(
+    format: FeedFormat, acceptsCore: Bool, reader: XMLStreamParser, sink: ItemSink? = nil, known: Set<String>? = nil
+  ) {
     self.format = format
     self.acceptsCore = acceptsCore
     self.reader = reader
-    entries = ItemPipeline(sink: sink, normalize: AtomParser.normalize)
+    let filter = known.map(KnownItems.init)
+    entries = ItemPipeline(
+      sink: sink, prefilter: filter.map { known in { known.stub(id: $0.id, link: AtomParser.alternate($0.links)) } },
+      normalize: AtomParser.normalize)
   }
 
   /// The Atom name of `tag`, or `.other` when it is not an Atom element here.

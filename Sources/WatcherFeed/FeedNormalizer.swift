@@ -58,3 +58,26 @@ package enum FeedNormalizer {
     return nil
   }
 }
+
+/// Decides, in document order, which items are already known (`FeedParser.Options.knownKeys`) and need only
+/// their identity: the first item with a known id or link. A repeated id or link gets a `#N` key, which may
+/// be new, so such an item is always read in full, as is one without id and link.
+package final class KnownItems {
+  private let known: Set<String>
+  private var bases: Set<String> = []
+
+  package init(_ known: Set<String>) {
+    self.known = known
+  }
+
+  /// The item with only its id and link (as `FeedNormalizer.item` gives them, so its key comes out the
+  /// same), or nil when it must be read in full.
+  package func stub(id: String?, link: String?) -> FeedItem? {
+    var stub = FeedItem(key: "", id: id.flatMap(HTMLText.collapsed), link: link)
+    guard stub.id != nil || stub.link != nil else { return nil }
+    ControlCharacters.clean(&stub)
+    let base = FeedIdentity.baseKey(stub)
+    guard bases.insert(base).inserted else { return nil }
+    return known.contains(base) ? stub : nil
+  }
+}

@@ -24,12 +24,16 @@ public enum FeedParser {
     public var documentURL: String?
     /// The charset the transport reported (HTTP `Content-Type`), used when the document declares none.
     public var charset: String?
+    /// Item keys already known (a poll's state): an item whose id or link gives one of them is read for its
+    /// identity only (id and link; no HTML to text, no other field), since nothing else of it is used.
+    public var knownKeys: Set<String>?
 
     /// Creates options; the defaults suit feeds from the web.
     public init(
       maxBytes: Int = 20_000_000, maxFieldBytes: Int = 1_048_576, maxItems: Int = 10_000, maxCategories: Int = 100,
-      documentURL: String? = nil, charset: String? = nil
+      documentURL: String? = nil, charset: String? = nil, knownKeys: Set<String>? = nil
     ) {
+      self.knownKeys = knownKeys
       self.maxBytes = maxBytes
       self.maxFieldBytes = maxFieldBytes
       self.maxItems = maxItems
@@ -74,7 +78,8 @@ public enum FeedParser {
     }
     var total = head.count
     var repairer = UTF8ChunkRepairer()
-    let reader = XMLFeedReader(documentURL: options.documentURL, maxFieldBytes: options.maxFieldBytes)
+    let reader = XMLFeedReader(
+      documentURL: options.documentURL, maxFieldBytes: options.maxFieldBytes, known: options.knownKeys)
     let (feed, xmlWarnings) = try reader.read { consume in
       head.withUnsafeBufferPointer { first in
         repairer.process(UnsafeBufferPointer(rebasing: first[bom...]), isLast: false, emit: consume)
@@ -143,7 +148,8 @@ public enum FeedParser {
       item(finished)
     }
     sink.beforeFirst = { sendHeader(reader?.header()) }
-    let xml = XMLFeedReader(documentURL: options.documentURL, maxFieldBytes: options.maxFieldBytes, sink: sink)
+    let xml = XMLFeedReader(
+      documentURL: options.documentURL, maxFieldBytes: options.maxFieldBytes, sink: sink, known: options.knownKeys)
     reader = xml
     var total = head.count
     var repairer = UTF8ChunkRepairer()
@@ -219,7 +225,8 @@ public enum FeedParser {
       if let warning { warnings.append(warning) }
     }
     var repairer = UTF8ChunkRepairer()
-    let reader = XMLFeedReader(documentURL: options.documentURL, maxFieldBytes: options.maxFieldBytes)
+    let reader = XMLFeedReader(
+      documentURL: options.documentURL, maxFieldBytes: options.maxFieldBytes, known: options.knownKeys)
     let (feed, xmlWarnings) = reader.read { consume in
       func run(_ all: UnsafeBufferPointer<UInt8>) {
         var offset = 0

@@ -11,7 +11,14 @@ import WatcherSupport
 /// their batches finish (at most a few batches in flight, so memory stays flat whatever the feed's size).
 package final class ItemPipeline<Raw: Sendable> {
   private let normalize: @Sendable (Raw) -> FeedItem
-  private var pending: [Raw] = []
+  /// Asked first, in document order, for each item: an item it returns is used as it is (not normalized).
+  private let prefilter: ((Raw) -> FeedItem?)?
+  /// An item as added: still to normalize, or ready.
+  private enum Pending: Sendable {
+    case raw(Raw)
+    case ready(FeedItem)
+  }
+  private var pending: [Pending] = []
   private var batchCount = 0
   private let results = BatchResults()
   private let group = DispatchGroup()
@@ -22,8 +29,12 @@ package final class ItemPipeline<Raw: Sendable> {
   private var done: [Int: DispatchSemaphore] = [:]
   private static var maxInFlight: Int { 4 }
 
-  package init(batchSize: Int = 256, sink: ItemSink? = nil, normalize: @escaping @Sendable (Raw) -> FeedItem) {
+  package init(
+    batchSize: Int = 256, sink: ItemSink? = nil, prefilter: ((Raw) -> FeedItem?)? = nil,
+    normalize: @escaping @Sendable (Raw) -> FeedItem
+  ) {
     self.normalize = normalize
+    self.prefilter = prefilter
     self.batchSize = batchSize
     self.sink = sink
     pending.reserveCapacity(batchSize)
@@ -31,7 +42,11 @@ package final class ItemPipeline<Raw: Sendable> {
 
   /// Adds the next item in document order.
   package func add(_ raw: Raw) {
-    pending.append(raw)
+    if let ready = prefilter?(raw) {
+      pending.append(.ready(ready))
+    } else {
+      pending.append(.raw(raw))
+    }
     if pending.count >= batchSize { dispatchBatch() }
   }
 
@@ -42,7 +57,7 @@ package final class ItemPipeline<Raw: Sendable> {
       while emitted < batchCount { emitNext(sink) }
       return []
     }
-    if batchCount == 0 { return pending.map(normalize) }
+    if batchCount == 0 { return pending.map(Self.normalized(normalize)) }
     if !pending.isEmpty { dispatchBatch() }
     group.wait()
     return results.ordered(count: batchCount)
@@ -59,11 +74,22 @@ package final class ItemPipeline<Raw: Sendable> {
     let signal = sink == nil ? nil : DispatchSemaphore(value: 0)
     if let signal { done[index] = signal }
     DispatchQueue.global().async(group: group) {
-      results.store(batch.map(normalize), at: index)
+      results.store(batch.map(Self.normalized(normalize)), at: index)
       signal?.signal()
     }
     // Backpressure: the parser waits for the oldest batch once enough are in flight.
     if let sink { while batchCount - emitted > Self.maxInFlight { emitNext(sink) } }
+  }
+
+  /// Normalizes what is still raw.
+  private static func normalized(_ normalize: @escaping @Sendable (Raw) -> FeedItem) -> @Sendable (Pending) -> FeedItem
+  {
+    { item in
+      switch item {
+      case .raw(let raw): return normalize(raw)
+      case .ready(let ready): return ready
+      }
+    }
   }
 
   /// Waits for the oldest batch not yet handed out and hands its items to the sink.

@@ -58,10 +58,13 @@ package final class RSSParser: FeedElementParser {
   private var pending: (link: String?, base: String?, permaLink: Bool) = (nil, nil, true)
   private unowned(unsafe) let reader: XMLStreamParser
 
-  package init(format: FeedFormat, reader: XMLStreamParser, sink: ItemSink? = nil) {
+  package init(format: FeedFormat, reader: XMLStreamParser, sink: ItemSink? = nil, known: Set<String>? = nil) {
     self.format = format
     self.reader = reader
-    items = ItemPipeline(sink: sink, normalize: RSSParser.normalize)
+    let filter = known.map(KnownItems.init)
+    items = ItemPipeline(
+      sink: sink, prefilter: filter.map { known in { known.stub(id: $0.guid ?? $0.about, link: RSSParser.link($0)) } },
+      normalize: RSSParser.normalize)
   }
 
   /// Whether an element whose parent is at `parentIndex` is inside the current item.
@@ -245,9 +248,15 @@ package final class RSSParser: FeedElementParser {
   }
 
   /// The adapter from `RSSItem` to `FeedItem` (see `FeedItem` for which element fills which field).
-  package static func normalize(_ raw: RSSItem) -> FeedItem {
+  /// The item's link: `link`, else an atom alternate, else a permalink guid.
+  static func link(_ raw: RSSItem) -> String? {
     var link = raw.link ?? raw.atomAlternate
     if link == nil, raw.guidIsPermaLink, let guid = raw.guid, FeedNormalizer.isWebURL(guid) { link = guid }
+    return link
+  }
+
+  package static func normalize(_ raw: RSSItem) -> FeedItem {
+    let link = Self.link(raw)
     let images =
       [raw.thumbnail, raw.mediaImage, raw.itunesImage]
       + raw.enclosures.map { e in

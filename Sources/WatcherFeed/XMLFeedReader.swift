@@ -35,11 +35,13 @@ package final class XMLFeedReader: XMLFeedHandler {
   private var stream: XMLStreamParser?
 
   private let sink: ItemSink?
+  private let known: Set<String>?
 
-  package init(documentURL: String?, maxFieldBytes: Int, sink: ItemSink? = nil) {
+  package init(documentURL: String?, maxFieldBytes: Int, sink: ItemSink? = nil, known: Set<String>? = nil) {
     self.documentURL = documentURL
     self.maxFieldBytes = maxFieldBytes
     self.sink = sink
+    self.known = known
   }
 
   /// The feed's title, link and format as read so far.
@@ -80,9 +82,9 @@ package final class XMLFeedReader: XMLFeedHandler {
     rootDepth = depth
     switch kind {
     case .rss:
-      parser = RSSParser(format: format, reader: stream, sink: sink)
+      parser = RSSParser(format: format, reader: stream, sink: sink, known: known)
     case .atom(let acceptsCore, let entry):
-      let atom = AtomParser(format: format, acceptsCore: acceptsCore, reader: stream, sink: sink)
+      let atom = AtomParser(format: format, acceptsCore: acceptsCore, reader: stream, sink: sink, known: known)
       parser = atom
       // A lone Atom entry is its own root: it is passed in like any entry.
       rootIsEntry = entry

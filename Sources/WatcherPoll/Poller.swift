@@ -594,7 +594,7 @@ public struct Poller {
     }
     guard let response else {
       // A file or a plain path.
-      switch FeedLoader.read(FeedLocation.path(of: feed.url), options: FeedParser.options(config.settings)) {
+      switch FeedLoader.read(FeedLocation.path(of: feed.url), options: parseOptions(feed, state: state)) {
       case .success(let parsed):
         succeed(&state)
         return parsed
@@ -616,7 +616,7 @@ public struct Poller {
         }
         return nil
       case 200..<300:
-        switch FeedLoader.parse(http, options: FeedParser.options(config.settings)) {
+        switch FeedLoader.parse(http, options: parseOptions(feed, state: state)) {
         case .success(let parsed):
           state.etag = http.etag
           state.lastModified = http.lastModified
@@ -631,6 +631,14 @@ public struct Poller {
         return fail(.status(http.status, retryAfter: nil))
       }
     }
+  }
+
+  /// How to parse `feed`: with the keys its state knows, so that items seen before are read for their
+  /// identity only (when identity is by id, the default; the other identities need the item's text).
+  private func parseOptions(_ feed: FeedConfig, state: FeedState) -> FeedParser.Options {
+    var options = FeedParser.options(config.settings)
+    if feed.identity == .guid, state.initialized, !state.items.isEmpty { options.knownKeys = Set(state.items.keys) }
+    return options
   }
 
   /// Counts a failure and sets when to try again.

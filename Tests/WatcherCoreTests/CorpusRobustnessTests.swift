@@ -39,6 +39,31 @@ struct CorpusRobustnessTests {
     #expect(refused < 200)
   }
 
+  @Test("items read for their identity only (already known) get exactly the keys of the full parse")
+  func knownItemsKeepTheirKeys() throws {
+    let enumerator = try #require(FileManager.default.enumerator(atPath: Self.corpus.path))
+    var compared = 0
+    var stubbed = 0
+    while let path = enumerator.nextObject() as? String {
+      let url = Self.corpus.appendingPathComponent(path)
+      guard !path.hasPrefix("licenses"), !path.hasSuffix(".md"), !path.hasSuffix(".tsv"),
+        (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true,
+        let whole = try? FeedParser.parse(contentsOf: url.path)
+      else { continue }
+      let keys = whole.feed.items.map(\.key)
+      // Every other key known: those items come back as stubs, the rest in full.
+      let known = Set(keys.enumerated().filter { $0.offset % 2 == 0 }.map(\.element))
+      let again = try FeedParser.parse(contentsOf: url.path, options: FeedParser.Options(knownKeys: known))
+      #expect(again.feed.items.map(\.key) == keys, "\(path)")
+      for (full, item) in zip(whole.feed.items, again.feed.items) where !known.contains(item.key) {
+        if item != full { Issue.record("\(path): an unknown item was not read in full: \(item.key)") }
+      }
+      stubbed += again.feed.items.filter { known.contains($0.key) && $0.title == nil && $0.text == nil }.count
+      compared += 1
+    }
+    #expect(compared > 2_500 && stubbed > 1_000, "\(compared) files, \(stubbed) items read as stubs")
+  }
+
   @Test("the streaming parse writes exactly the JSON of the whole parse, for every corpus file")
   func streamingIsTheSame() throws {
     let enumerator = try #require(FileManager.default.enumerator(atPath: Self.corpus.path))
