@@ -59,8 +59,9 @@ package enum FeedNormalizer {
   }
 }
 
-/// Decides, in document order, which items are already known (`FeedParser.Options.knownKeys`) and need only
-/// their identity: the first item with a known id or link. A repeated id or link gets a `#N` key, which may
+/// Decides, in document order, which items are already known (`FeedParser.Options.knownKeys`).
+///
+/// Such an item needs only its identity: the first item with a known id or link. A repeated id or link gets a `#N` key, which may
 /// be new, so such an item is always read in full, as is one without id and link.
 package final class KnownItems {
   private let known: Set<String>

@@ -247,7 +247,6 @@ package final class RSSParser: FeedElementParser {
       format: format)
   }
 
-  /// The adapter from `RSSItem` to `FeedItem` (see `FeedItem` for which element fills which field).
   /// The item's link: `link`, else an atom alternate, else a permalink guid.
   static func link(_ raw: RSSItem) -> String? {
     var link = raw.link ?? raw.atomAlternate
@@ -255,6 +254,7 @@ package final class RSSParser: FeedElementParser {
     return link
   }
 
+  /// The adapter from `RSSItem` to `FeedItem` (see `FeedItem` for which element fills which field).
   package static func normalize(_ raw: RSSItem) -> FeedItem {
     let link = Self.link(raw)
     let images =
