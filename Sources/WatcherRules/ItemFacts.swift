@@ -144,8 +144,10 @@ package struct ItemFacts {
         let id = Int(id32)
         let start = Int(values.hits[(index * count + id) * 2 + (wholeWord ? 1 : 0)])
         if start >= 0 {
+          guard wantsExcerpts else { return (values.names[index], "") }
           return (
-            values.names[index], excerpt(values, index, start..<(start + needles.needles[id].count), fromRaw: false)
+            values.names[index],
+            excerpt(values, index, start..<(start + needles.needles[id].count), fromRaw: false)
           )
         }
       }
