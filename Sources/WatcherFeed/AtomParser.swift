@@ -59,7 +59,8 @@ package final class AtomParser: FeedElementParser {
   private unowned(unsafe) let reader: XMLStreamParser
 
   package init(
-    format: FeedFormat, acceptsCore: Bool, reader: XMLStreamParser, sink: ItemSink? = nil, known: Set<String>? = nil
+    format: FeedFormat, acceptsCore: Bool, reader: XMLStreamParser, sink: ItemSink? = nil,
+    known: KnownItems.Filter? = nil
   ) {
     self.format = format
     self.acceptsCore = acceptsCore

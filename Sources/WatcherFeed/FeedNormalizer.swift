@@ -64,11 +64,23 @@ package enum FeedNormalizer {
 /// Such an item needs only its identity: the first item with a known id or link. A repeated id or link gets a `#N` key, which may
 /// be new, so such an item is always read in full, as is one without id and link.
 package final class KnownItems {
-  private let known: Set<String>
+  /// Which items need only their identity: those with a known key, or all of them.
+  package enum Filter: Sendable {
+    case known(Set<String>)
+    case all
+  }
+
+  private let filter: Filter
   private var bases: Set<String> = []
 
-  package init(_ known: Set<String>) {
-    self.known = known
+  package init(_ filter: Filter) {
+    self.filter = filter
+  }
+
+  /// The filter `options` ask for, if any.
+  package static func filter(_ options: FeedParser.Options) -> Filter? {
+    if options.identityOnly { return .all }
+    return options.knownKeys.map { .known($0) }
   }
 
   /// The item with only its id and link (as `FeedNormalizer.item` gives them, so its key comes out the
@@ -79,6 +91,9 @@ package final class KnownItems {
     ControlCharacters.clean(&stub)
     let base = FeedIdentity.baseKey(stub)
     guard bases.insert(base).inserted else { return nil }
-    return known.contains(base) ? stub : nil
+    switch filter {
+    case .all: return stub
+    case .known(let known): return known.contains(base) ? stub : nil
+    }
   }
 }

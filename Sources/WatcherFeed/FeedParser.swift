@@ -27,6 +27,9 @@ public enum FeedParser {
     /// Item keys already known (a poll's state): an item whose id or link gives one of them is read for its
     /// identity only (id and link; no HTML to text, no other field), since nothing else of it is used.
     public var knownKeys: Set<String>?
+    /// Every item is read for its identity only (id and link) when it has one: for a pass that acts on
+    /// none of them (catch-up, a silent first poll).
+    public var identityOnly = false
 
     /// Creates options; the defaults suit feeds from the web.
     public init(
@@ -79,7 +82,7 @@ public enum FeedParser {
     var total = head.count
     var repairer = UTF8ChunkRepairer()
     let reader = XMLFeedReader(
-      documentURL: options.documentURL, maxFieldBytes: options.maxFieldBytes, known: options.knownKeys)
+      documentURL: options.documentURL, maxFieldBytes: options.maxFieldBytes, known: KnownItems.filter(options))
     let (feed, xmlWarnings) = try reader.read { consume in
       head.withUnsafeBufferPointer { first in
         repairer.process(UnsafeBufferPointer(rebasing: first[bom...]), isLast: false, emit: consume)
@@ -149,7 +152,8 @@ public enum FeedParser {
     }
     sink.beforeFirst = { sendHeader(reader?.header()) }
     let xml = XMLFeedReader(
-      documentURL: options.documentURL, maxFieldBytes: options.maxFieldBytes, sink: sink, known: options.knownKeys)
+      documentURL: options.documentURL, maxFieldBytes: options.maxFieldBytes, sink: sink,
+      known: KnownItems.filter(options))
     reader = xml
     var total = head.count
     var repairer = UTF8ChunkRepairer()
@@ -226,7 +230,7 @@ public enum FeedParser {
     }
     var repairer = UTF8ChunkRepairer()
     let reader = XMLFeedReader(
-      documentURL: options.documentURL, maxFieldBytes: options.maxFieldBytes, known: options.knownKeys)
+      documentURL: options.documentURL, maxFieldBytes: options.maxFieldBytes, known: KnownItems.filter(options))
     let (feed, xmlWarnings) = reader.read { consume in
       func run(_ all: UnsafeBufferPointer<UInt8>) {
         var offset = 0

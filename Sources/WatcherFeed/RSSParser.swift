@@ -58,7 +58,7 @@ package final class RSSParser: FeedElementParser {
   private var pending: (link: String?, base: String?, permaLink: Bool) = (nil, nil, true)
   private unowned(unsafe) let reader: XMLStreamParser
 
-  package init(format: FeedFormat, reader: XMLStreamParser, sink: ItemSink? = nil, known: Set<String>? = nil) {
+  package init(format: FeedFormat, reader: XMLStreamParser, sink: ItemSink? = nil, known: KnownItems.Filter? = nil) {
     self.format = format
     self.reader = reader
     let filter = known.map(KnownItems.init)

@@ -35,9 +35,9 @@ package final class XMLFeedReader: XMLFeedHandler {
   private var stream: XMLStreamParser?
 
   private let sink: ItemSink?
-  private let known: Set<String>?
+  private let known: KnownItems.Filter?
 
-  package init(documentURL: String?, maxFieldBytes: Int, sink: ItemSink? = nil, known: Set<String>? = nil) {
+  package init(documentURL: String?, maxFieldBytes: Int, sink: ItemSink? = nil, known: KnownItems.Filter? = nil) {
     self.documentURL = documentURL
     self.maxFieldBytes = maxFieldBytes
     self.sink = sink

@@ -434,7 +434,13 @@ public struct Poller {
         if case .failure(.cancelled)? = responses[index] { continue }
         if cancellation?.isCancelled == true, responses[index] == nil { continue }
         state.lastAttempt = now
-        let parsed = load(feed, response: responses[index], state: &state, outcome: &outcome, now: now)
+        // When nothing of this feed will be acted on (catch-up, a silent first poll, a restart), its items are
+        // read for their identity only.
+        let silent =
+          mode == .catchUp || restarted.contains(feed.url)
+          || (!state.initialized && config.settings.firstPoll == .silent)
+        let parsed = load(
+          feed, response: responses[index], state: &state, outcome: &outcome, now: now, identityOnly: silent)
         if let parsed {
           // After a corrupt state file the feed starts again silently, whatever first_poll says: its items
           // may have been handled already.
@@ -583,7 +589,7 @@ public struct Poller {
   /// The parsed feed, or `nil` when there is nothing new to read (304) or the feed failed.
   private func load(
     _ feed: FeedConfig, response: Result<FetchResponse, FetchError>?, state: inout FeedState, outcome: inout Outcome,
-    now: Date
+    now: Date, identityOnly: Bool = false
   ) -> ParsedFeed? {
     let interval = feed.interval ?? config.settings.interval
     func fail(_ error: FeedLoadError, retryAfter: Int? = nil) -> ParsedFeed? {
@@ -594,7 +600,9 @@ public struct Poller {
     }
     guard let response else {
       // A file or a plain path.
-      switch FeedLoader.read(FeedLocation.path(of: feed.url), options: parseOptions(feed, state: state)) {
+      switch FeedLoader.read(
+        FeedLocation.path(of: feed.url), options: parseOptions(feed, state: state, identityOnly: identityOnly))
+      {
       case .success(let parsed):
         succeed(&state)
         return parsed
@@ -616,7 +624,7 @@ public struct Poller {
         }
         return nil
       case 200..<300:
-        switch FeedLoader.parse(http, options: parseOptions(feed, state: state)) {
+        switch FeedLoader.parse(http, options: parseOptions(feed, state: state, identityOnly: identityOnly)) {
         case .success(let parsed):
           state.etag = http.etag
           state.lastModified = http.lastModified
@@ -635,9 +643,14 @@ public struct Poller {
 
   /// How to parse `feed`: with the keys its state knows, so that items seen before are read for their
   /// identity only (when identity is by id, the default; the other identities need the item's text).
-  private func parseOptions(_ feed: FeedConfig, state: FeedState) -> FeedParser.Options {
+  private func parseOptions(_ feed: FeedConfig, state: FeedState, identityOnly: Bool) -> FeedParser.Options {
     var options = FeedParser.options(config.settings)
-    if feed.identity == .guid, state.initialized, !state.items.isEmpty { options.knownKeys = Set(state.items.keys) }
+    guard feed.identity == .guid else { return options }
+    if identityOnly {
+      options.identityOnly = true
+    } else if state.initialized, !state.items.isEmpty {
+      options.knownKeys = Set(state.items.keys)
+    }
     return options
   }
 

@@ -39,7 +39,7 @@ struct CorpusRobustnessTests {
     #expect(refused < 200)
   }
 
-  @Test("items read for their identity only (already known) get exactly the keys of the full parse")
+  @Test("items read for their identity only (known, or all of them) get exactly the keys of the full parse")
   func knownItemsKeepTheirKeys() throws {
     let enumerator = try #require(FileManager.default.enumerator(atPath: Self.corpus.path))
     var compared = 0
@@ -59,6 +59,10 @@ struct CorpusRobustnessTests {
         if item != full { Issue.record("\(path): an unknown item was not read in full: \(item.key)") }
       }
       stubbed += again.feed.items.filter { known.contains($0.key) && $0.title == nil && $0.text == nil }.count
+      // Identity only (a catch-up, a silent first poll): the same keys again.
+      var identity = FeedParser.Options()
+      identity.identityOnly = true
+      #expect(try FeedParser.parse(contentsOf: url.path, options: identity).feed.items.map(\.key) == keys, "\(path)")
       compared += 1
     }
     #expect(compared > 2_500 && stubbed > 1_000, "\(compared) files, \(stubbed) items read as stubs")
