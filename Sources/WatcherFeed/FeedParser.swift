@@ -70,33 +70,12 @@ public enum FeedParser {
   /// UTF-8 XML is parsed as it is read, in 64 KiB chunks, so a large feed never sits in memory whole; at most
   /// `maxBytes` are read.
   public static func parse(contentsOf path: String, options: Options = Options()) throws -> ParsedFeed {
-    let file = try ChunkedFile(path: path)
-    if file.size > options.maxBytes { throw FeedParseError.tooLarge(limit: options.maxBytes) }
-    var head = try file.read(upTo: 64 * 1_024)
-    let (encoding, bom) = head.withUnsafeBufferPointer { InputDecoder.sniff($0, charsetHint: options.charset) }
-    guard isStreamable(head, encoding: encoding, bom: bom) else {
-      // JSON, gzip, other encodings, or not a feed: these are small; read the rest and parse in memory.
-      head.append(contentsOf: try file.read(upTo: options.maxBytes + 1 - head.count))
-      return try parse(Data(head), options: options)
-    }
-    var total = head.count
-    var repairer = UTF8ChunkRepairer()
-    let reader = XMLFeedReader(
-      documentURL: options.documentURL, maxFieldBytes: options.maxFieldBytes, known: KnownItems.filter(options))
-    let (feed, xmlWarnings) = try reader.read { consume in
-      head.withUnsafeBufferPointer { first in
-        repairer.process(UnsafeBufferPointer(rebasing: first[bom...]), isLast: false, emit: consume)
-      }
-      head = []
-      while true {
-        let chunk = try file.read(upTo: 64 * 1_024)
-        total += chunk.count
-        if total > options.maxBytes { throw FeedParseError.tooLarge(limit: options.maxBytes) }
-        chunk.withUnsafeBufferPointer { repairer.process($0, isLast: chunk.isEmpty, emit: consume) }
-        if chunk.isEmpty { break }
-      }
-    }
-    return try finishedXML(feed, warnings: xmlWarnings, repairer: repairer, reader: reader, options: options)
+    // The streaming parse, its items kept.
+    var items: [FeedItem] = []
+    let streamed = try stream(contentsOf: path, options: options, header: { _ in }, item: { items.append($0) })
+    var feed = streamed.feed
+    feed.items = items
+    return ParsedFeed(feed: feed, warnings: streamed.warnings)
   }
 
   /// What a streaming parse found besides its items.
