@@ -2,6 +2,7 @@
 // Copyright the watcher authors.
 
 import WatcherConfig
+import WatcherSupport
 
 /// A desktop notification to show.
 public struct DesktopNotification: Sendable, Equatable {
@@ -58,17 +59,5 @@ public protocol Notifier: Sendable {
 /// `<` and `>` are escaped and a title such as `<b>x</b>` shows literally.
 public enum NotificationMarkup {
   /// `text` with markup characters escaped.
-  public static func escape(_ text: String) -> String {
-    var out = ""
-    out.reserveCapacity(text.utf8.count)
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "&": out += "&amp;"
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      default: out.unicodeScalars.append(scalar)
-      }
-    }
-    return out
-  }
+  public static func escape(_ text: String) -> String { MarkupText.escape(text) }
 }

@@ -125,8 +125,8 @@ struct RemoveCommand: Command {
     let matching =
       config.feeds.first { $0.name == name }
       ?? config.feeds.first { ConfigEditor.normalized($0.url) == ConfigEditor.normalized(name) }
-    guard let feed = matching, StateOptions.named([feed.name], config: config, terminal: terminal) != nil else {
-      _ = StateOptions.named([name], config: config, terminal: terminal)
+    guard let feed = matching else {
+      _ = StateOptions.named([name], config: config, terminal: terminal)  // says so, with a did-you-mean
       return .failure
     }
     do {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
+import WatcherSupport
+
 /// A text field as the feed gave it, with whether it is HTML, before normalization.
 package struct TextConstruct {
   /// The raw value (HTML source when `isHTML`).
@@ -43,16 +45,6 @@ package struct TextConstruct {
   package var html: String? {
     if isHTML { return value.isEmpty ? nil : value }
     guard HTMLText.collapsed(value) != nil else { return nil }
-    var out = ""
-    out.reserveCapacity(value.utf8.count)
-    for c in value.unicodeScalars {
-      switch c {
-      case "<": out += "&lt;"
-      case ">": out += "&gt;"
-      case "&": out += "&amp;"
-      default: out.unicodeScalars.append(c)
-      }
-    }
-    return out
+    return MarkupText.escape(value)
   }
 }
