@@ -55,8 +55,8 @@ let package = Package(
     .target(name: "WatcherFuzzing", dependencies: ["WatcherPoll"]),
     .target(name: "WatcherCLI", dependencies: ["WatcherPoll"]),
     .executableTarget(name: "watcher", dependencies: ["WatcherCLI"]),
-    // Benchmarks that print figures: swift run -c release watcher-bench rules
-    .executableTarget(name: "watcher-bench", dependencies: ["WatcherPoll"]),
+    // Benchmarks that print figures: swift run -c release watcher-bench rules|regex|extract
+    .executableTarget(name: "watcher-bench", dependencies: ["WatcherPoll", "WatcherTestSupport"]),
     .target(name: "WatcherTestSupport", dependencies: ["WatcherPoll"]),
     .testTarget(
       name: "WatcherCoreTests", dependencies: ["WatcherFuzzing", "WatcherPoll", "WatcherTestSupport"],

@@ -26,6 +26,7 @@ public enum HookEnvironment {
       ("WATCHER_CATEGORIES", item.categories.joined(separator: ",")),
       ("WATCHER_TAGS", tags.joined(separator: ",")),
       ("WATCHER_TEXT", item.text ?? ""),
+      ("WATCHER_CONTENT", item.content ?? ""),
       ("WATCHER_RULE", rule),
     ]
     return all.map { ($0.0, clipped($0.1)) }

@@ -18,7 +18,7 @@ struct TestRulesCommand: Command {
   let summary = "dry run: show what the rules would do to each item, and why"
   let usage =
     "[--config FILE] [--feed NAME | FILE]... [FILE | URL [--as NAME]]... [--all] [--json] "
-    + "[--title T [--text T] [--category C]... [--link L] [--published DATE] [--feed NAME]]"
+    + "[--title T [--text T] [--content T] [--category C]... [--link L] [--published DATE] [--feed NAME]]"
   let options = [
     ConfigOption.spec,
     OptionSpec(
@@ -32,6 +32,7 @@ struct TestRulesCommand: Command {
     OptionSpec(name: "json", value: nil, help: "print the stable JSON schema (share/doc/watcher/rules.md)"),
     OptionSpec(name: "title", value: "TEXT", help: "test a synthetic item with this title"),
     OptionSpec(name: "text", value: "TEXT", help: "… with this text"),
+    OptionSpec(name: "content", value: "TEXT", help: "… with this article text (the field full_text fills)"),
     OptionSpec(name: "category", value: "NAME", help: "… with this category (repeatable)"),
     OptionSpec(name: "link", value: "URL", help: "… with this link"),
     OptionSpec(name: "published", value: "DATE", help: "… published at this date (ISO 8601; default: now)"),
@@ -51,7 +52,9 @@ struct TestRulesCommand: Command {
       now = date
     }
     var run = DryRun()
-    let synthetic = ["title", "text", "category", "link", "published"].contains { arguments.values[$0] != nil }
+    let synthetic = ["title", "text", "content", "category", "link", "published"].contains {
+      arguments.values[$0] != nil
+    }
     if synthetic {
       // The item is put in the named feed, so the rules scoped to it (or to its tags) apply; an unknown name
       // is an error, never a silent feed of its own.
@@ -77,16 +80,27 @@ struct TestRulesCommand: Command {
         key: "test", title: arguments.value("title"), link: arguments.value("link"),
         categories: arguments.values["category"] ?? [], published: published, text: arguments.value("text"))
       item.id = nil
+      item.content = arguments.value("content")
       run.add([item], feed: feed, engine: engine, now: now)
     } else {
       guard let sources = sources(arguments, config: config, terminal: terminal) else { return .usage }
       // The http(s) feeds are fetched together; the files read directly.
+      let transport = CurlTransport(userAgent: WatcherCLI.userAgent)
       let results = FeedLoader.load(
         sources.map(\.url), options: FeedParser.options(config.settings), timeout: config.settings.timeout,
-        concurrency: config.settings.concurrency, transport: CurlTransport(userAgent: WatcherCLI.userAgent))
+        concurrency: config.settings.concurrency, transport: transport)
       for (feed, result) in zip(sources, results) {
         switch result {
-        case .success(let parsed): run.add(parsed.feed.items, feed: feed, engine: engine, now: now)
+        case .success(let parsed):
+          var items = parsed.feed.items
+          if feed.wantsFullText(config.settings), !items.isEmpty {
+            let failed = ArticleLoader.addContent(
+              to: &items, feedURL: feed.url, limits: ArticleLoader.Limits(config.settings), transport: transport)
+            for (item, error) in failed {
+              terminal.error("warning: feed '\(feed.name)': full text of '\(item)': \(error)")
+            }
+          }
+          run.add(items, feed: feed, engine: engine, now: now)
         case .failure(let error): run.failures.append((feed, "\(error)"))
         }
       }
@@ -160,6 +174,11 @@ struct TestRulesCommand: Command {
       let d = outcome.decision
       out += "\(bold(outcome.item.title ?? "(untitled)"))  [\(outcome.feed.name)]\n"
       if let link = outcome.item.link { out += "  link: \(link)\n" }
+      if let content = outcome.item.content {
+        let words = content.split { $0 == " " || $0 == "\n" }.count
+        out +=
+          "  content: \(words) words from the article: \(Terminal.clip(content.replacingOccurrences(of: "\n", with: " "), 72))\n"
+      }
       // test-rules is the rules' view; say when the poll would not act on the item whatever the rules say.
       if let maxAge, let published = outcome.item.published, published < now.addingTimeInterval(-Double(maxAge)) {
         out += "  the poll would not act on it: published \(ISODate.format(published)), older than max_age\n"
@@ -183,7 +202,10 @@ struct TestRulesCommand: Command {
           item: outcome.item, feed: outcome.feed, rule: hook.rule, tags: d.tags)
         {
           // Only the text can be long; everything else is shown whole.
-          let shown = name == "WATCHER_TEXT" && value.count > 60 ? String(value.prefix(59)) + "…" : value
+          // The article's text is there only for full_text feeds; elsewhere it is always empty.
+          if name == "WATCHER_CONTENT" && outcome.item.content == nil { continue }
+          let long = name == "WATCHER_TEXT" || name == "WATCHER_CONTENT"
+          let shown = long && value.count > 60 ? String(value.prefix(59)) + "…" : value
           out += "    \(name)=\(shown.replacingOccurrences(of: "\n", with: " "))\n"
         }
       }

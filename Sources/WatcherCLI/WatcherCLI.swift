@@ -27,7 +27,8 @@ public enum WatcherCLI {
 
   static let commands: [any Command] = [
     InitCommand(), RunCommand(), PollCommand(), CatchUpCommand(), StatusCommand(), CheckCommand(), TestRulesCommand(),
-    ParseCommand(), AddCommand(), RemoveCommand(), LogCommand(), PendingCommand(), NotifyTestCommand(),
+    ParseCommand(), ExtractCommand(), AddCommand(), RemoveCommand(), LogCommand(), PendingCommand(),
+    NotifyTestCommand(),
     ImportOPMLCommand(),
     ExportOPMLCommand(), CompletionsCommand(),
   ]

@@ -20,7 +20,9 @@ public enum MatchField: String, Sendable, CaseIterable {
   case feed
   /// Any tag given so far (feed tags and earlier rules' tags).
   case tag
-  /// Title, text or category.
+  /// The main text of the linked article, for feeds with `full_text` (empty otherwise).
+  case content
+  /// Title, text, category or content.
   case any
 }
 

@@ -63,6 +63,8 @@ public struct Settings: Sendable, Equatable {
   public var hookRetries: Int = 5
   /// Notification defaults.
   public var notify = NotifySettings()
+  /// Fetch each new item's link and match rules on the article's main text (`content`).
+  public var fullText = false
   /// How long the journal keeps an entry (seconds) and how many it keeps (`settings.journal`).
   public var journalKeepFor: Int = 30 * 86_400
   public var journalKeepMax: Int = 10_000
@@ -140,6 +142,8 @@ public struct FeedConfig: Sendable, Equatable {
   public var identity: Identity
   /// A hook run for every new (unmuted) item of this feed, rule or not.
   public var hook: HookAction?
+  /// Fetch each new item's article for the `content` field (`nil`: as `settings.full_text` says).
+  public var fullText: Bool?
   /// Where the entry starts in the file.
   public var mark: Mark?
 
@@ -157,6 +161,9 @@ public struct FeedConfig: Sendable, Equatable {
     self.identity = identity
     self.mark = mark
   }
+
+  /// Whether new items of this feed get their article's text, under `settings`.
+  public func wantsFullText(_ settings: Settings) -> Bool { fullText ?? settings.fullText }
 
   /// A name for a URL: host and path, lowercased, non-alphanumerics as `-` ("www-swift-org-atom-xml").
   public static func slug(for url: String) -> String {

@@ -40,13 +40,15 @@ package struct ConfigMapper {
   package static let settingsKeys = [
     "interval", "concurrency", "timeout", "first_poll", "max_age", "retention", "max_size", "max_items",
     "state_dir",
-    "hook_concurrency", "hook_retries", "notify", "journal",
+    "hook_concurrency", "hook_retries", "notify", "journal", "full_text",
   ]
   package static let journalKeys = ["keep_for", "keep_max"]
   package static let notifySettingsKeys = [
     "urgency", "expire", "max_per_poll", "icon", "keep_for", "keep_max", "quiet", "quiet_allows",
   ]
-  package static let feedKeys = ["url", "name", "title", "interval", "tags", "notify", "hook", "identity"]
+  package static let feedKeys = [
+    "url", "name", "title", "interval", "tags", "notify", "hook", "identity", "full_text",
+  ]
   package static let ruleKeys = [
     "name", "feeds", "match", "tag", "mute", "notify", "hook", "stop", "digest", "digest_hook",
   ]
@@ -99,6 +101,7 @@ package struct ConfigMapper {
         settings.hookConcurrency = integer(v, "'hook_concurrency'", 1...64) ?? settings.hookConcurrency
       case "hook_retries": settings.hookRetries = integer(v, "'hook_retries'", 0...100) ?? settings.hookRetries
       case "notify": settings.notify = notifySettings(v)
+      case "full_text": settings.fullText = bool(v, "'full_text'") ?? false
       case "journal":
         guard let entries = mapping(v, "'settings.journal'") else { break }
         checkKeys(entries, allowed: Self.journalKeys, in: "'settings.journal'")
@@ -198,6 +201,7 @@ package struct ConfigMapper {
         case "tags": feed.tags = stringList(entry.value, "'tags'", allowEmpty: true) ?? []
         case "notify": feed.notify = bool(entry.value, "'notify'") ?? false
         case "hook": feed.hook = hookAction(entry.value, in: context)
+        case "full_text": feed.fullText = bool(entry.value, "'full_text'")
         case "identity":
           if let text = string(entry.value, "'identity'") {
             if let identity = FeedConfig.Identity(rawValue: text) {

@@ -99,7 +99,8 @@ public struct HookAction: Sendable, Equatable {
   /// The variables a hook gets; any other `$WATCHER_…` in a command is a mistake.
   public static let variableNames = [
     "WATCHER_FEED", "WATCHER_FEED_URL", "WATCHER_TITLE", "WATCHER_LINK", "WATCHER_ID", "WATCHER_AUTHOR",
-    "WATCHER_PUBLISHED", "WATCHER_CATEGORIES", "WATCHER_TAGS", "WATCHER_TEXT", "WATCHER_RULE",
+    "WATCHER_PUBLISHED", "WATCHER_CATEGORIES", "WATCHER_TAGS", "WATCHER_TEXT", "WATCHER_CONTENT",
+    "WATCHER_RULE",
   ]
 
   /// Creates a hook action.

@@ -11,7 +11,7 @@ import WatcherSupport
 public struct Template: Sendable, Equatable {
   /// The fields a template can name.
   public enum Field: String, Sendable, CaseIterable {
-    case title, feed, link, author, tags, categories, published, text
+    case title, feed, link, author, tags, categories, published, text, content
   }
 
   /// A piece of a template.
@@ -84,6 +84,7 @@ public struct Template: Sendable, Equatable {
     case .categories: return item.categories.joined(separator: ", ")
     case .published: return item.published.map(ISODate.format) ?? ""
     case .text: return item.text ?? ""
+    case .content: return item.content ?? ""
     }
   }
 

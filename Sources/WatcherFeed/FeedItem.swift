@@ -45,6 +45,9 @@ public struct FeedItem: Sendable, Equatable {
   /// An image for the item: `media:thumbnail`, an image `media:content`, `itunes:image`, an image
   /// enclosure; JSON Feed `image`, else `banner_image`.
   public var image: String?
+  /// The main text of the article the item links to, when its feed asks for the full text (`full_text`);
+  /// never set by parsing.
+  public var content: String?
 
   /// Creates an item from its parts.
   public init(

@@ -176,6 +176,10 @@ private struct JSONBytes {
       }
       raw("],\"image\":")
       string(item.image)
+      if let content = item.content {
+        raw(",\"content\":")
+        string(content)
+      }
       raw("}")
     }
   }

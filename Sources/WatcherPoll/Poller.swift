@@ -727,6 +727,7 @@ public struct Poller {
       outcome.tooOld = before - act.count
     }
     outcome.actedOn = act.count
+    if feed.wantsFullText(config.settings), !act.isEmpty { addContent(to: &act, feed: feed, outcome: &outcome) }
     for (_, item) in act {
       let decision = engine.evaluate(item, feed: feed, now: now, excerpts: false)
       let key = Self.identity(item, feed.identity)
@@ -778,6 +779,19 @@ public struct Poller {
             ))
         }
       }
+    }
+  }
+
+  /// Fetches the article each item links to and sets its `content`; an item whose page fails goes on with
+  /// its feed text, and the failure is reported.
+  private func addContent(to act: inout [(index: Int, item: FeedItem)], feed: FeedConfig, outcome: inout Outcome) {
+    var items = act.map(\.item)
+    let failed = ArticleLoader.addContent(
+      to: &items, feedURL: feed.url, limits: ArticleLoader.Limits(config.settings), transport: transport,
+      cancellation: cancellation)
+    for position in act.indices { act[position].item = items[position] }
+    for (item, error) in failed {
+      outcome.warnings.append("full text of '\(item)': \(error); its rules see the feed's text only")
     }
   }
 

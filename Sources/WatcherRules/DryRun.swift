@@ -55,6 +55,7 @@ public struct DryRun: Sendable {
           ("key", .string(outcome.item.key)),
           ("title", .optional(outcome.item.title)),
           ("link", .optional(outcome.item.link)),
+          ("content", .optional(outcome.item.content)),
           ("muted", .bool(d.muted)),
           ("muted_by", .optional(d.mutedBy)),
           ("tags", .array(d.tags.map { .string($0) })),
@@ -84,7 +85,7 @@ public struct DryRun: Sendable {
                 .object([("rule", .string($0.rule)), ("field", .string($0.field)), ("text", .string($0.text))])
               })
           ),
-        ] + explanation)
+        ].filter { $0.0 != "content" || outcome.item.content != nil } + explanation)
     }
     return .object([("items", .array(items)), ("summary", summary.json)])
   }

@@ -65,9 +65,10 @@ package struct ItemFacts {
     case .link: return one("link", item.link)
     case .feed: return one("feed", feed)
     case .tag: return FieldValues(names: tags.map { _ in "tag" }, raw: tags)
+    case .content: return one("content", item.content)
     case .any:
       let all = FieldValues(names: [], raw: [])
-      for part in [MatchField.title, .text, .category] {
+      for part in MatchField.anyParts {
         let values = read(part)
         all.names += values.names
         all.raw += values.raw
@@ -81,7 +82,7 @@ package struct ItemFacts {
     if field == .any {
       // Built from the parts, so each text is folded (and scanned) once even when rules use both.
       let any = FieldValues(names: [], raw: [])
-      for part in [MatchField.title, .text, .category] {
+      for part in MatchField.anyParts {
         let values = values(part)
         any.names += values.names
         any.raw += values.raw
@@ -106,7 +107,7 @@ package struct ItemFacts {
     let values = values(field)
     guard !values.hitsReady, let needles else { return values }
     if field == .any {
-      values.hits = scanned(.title).hits + scanned(.text).hits + scanned(.category).hits
+      values.hits = MatchField.anyParts.flatMap { scanned($0).hits }
       values.hitsReady = true
       return values
     }
@@ -226,6 +227,9 @@ package struct ItemFacts {
 }
 
 extension MatchField {
+  /// The fields `any` stands for, in the order its values are searched.
+  static let anyParts: [MatchField] = [.title, .text, .category, .content]
+
   /// A dense index for per-field caches.
   package var index: Int {
     switch self {
@@ -237,6 +241,7 @@ extension MatchField {
     case .feed: 5
     case .tag: 6
     case .any: 7
+    case .content: 8
     }
   }
 }

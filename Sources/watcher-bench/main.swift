@@ -104,7 +104,8 @@ let which = CommandLine.arguments.dropFirst().first ?? "rules"
 switch which {
 case "rules": try rulesBenchmark()
 case "regex": try regexBenchmark()
+case "extract": try extractBenchmark()
 default:
-  print("usage: watcher-bench [rules|regex]")
+  print("usage: watcher-bench [rules|regex|extract]")
   exit(64)
 }

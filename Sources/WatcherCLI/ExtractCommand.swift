@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherFeed
+import WatcherFetch
+import WatcherPoll
+import WatcherSupport
+
+/// `watcher extract URL|FILE [--base URL] [--json]`: the article's title and main text, as `full_text` sees it.
+struct ExtractCommand: Command {
+  let name = "extract"
+  let summary = "print the title and main text of a web article (a URL or a saved page), as full_text reads it"
+  let usage = "URL|FILE [--base URL] [--json]"
+  let options = [
+    OptionSpec(name: "base", value: "URL", help: "the address a saved page came from (shown as its url)"),
+    OptionSpec(name: "json", value: nil, help: "print {\"url\", \"title\", \"content\"} as JSON"),
+    OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
+  ]
+
+  func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
+    guard arguments.positionals.count == 1, let source = arguments.positionals.first else {
+      terminal.error("error: 'watcher extract' needs exactly one http(s) URL or FILE (a saved web page)")
+      return .usage
+    }
+    if let base = arguments.value("base"), !FeedLocation.isHTTP(base) {
+      terminal.error("error: --base needs an http(s) URL, not '\(base)'")
+      return .usage
+    }
+    let result = ArticleLoader.load(source, transport: CurlTransport(userAgent: WatcherCLI.userAgent))
+    guard case .success(let article) = result else {
+      if case .failure(let error) = result { terminal.error("error: \(source): \(error)") }
+      return .failure
+    }
+    let url = arguments.value("base") ?? source
+    if arguments.flags.contains("json") {
+      let json = JSONOutput.object([
+        ("url", .string(url)), ("title", .optional(article.title)), ("content", .string(article.text)),
+      ])
+      terminal.output(json.pretty + [10])
+    } else {
+      terminal.print(article.title ?? "(no title)")
+      terminal.print("")
+      terminal.print(article.text.isEmpty ? "(no text)" : article.text)
+    }
+    return .success
+  }
+}

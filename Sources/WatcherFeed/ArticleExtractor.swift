@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import WatcherSupport
+import WatcherXML
+
+/// The main text of a web article, without its navigation, comments, related links and advertising.
+///
+/// The readability approach: every paragraph of the page scores its parent (fully) and grandparent (half)
+/// by its length and commas; the scores are weighed by the element's kind and its class and id names
+/// (`article`, `content` and `post` for; `comment`, `sidebar` and `promo` against) and by how much of its
+/// text is links. The best-scoring element is the article; siblings that score near it or read as prose
+/// join it. Within it, lists, tables and boxes that look like link farms, forms or picture galleries are
+/// dropped. Elements that never hold an article (scripts, navigation, forms, hidden elements, and those
+/// whose class or id says menu, share, cookie or sidebar) are removed before scoring.
+public enum ArticleExtractor {
+  /// Why a page could not be read.
+  public enum Failure: Error, Equatable {
+    /// Larger than ``maxPageBytes`` (decompressed).
+    case tooLarge(limit: Int)
+    /// Gzip-compressed, but corrupt or larger than the limit once decompressed.
+    case unreadable
+  }
+
+  /// What the extractor found.
+  public struct Article: Sendable, Equatable {
+    /// The article's title: the page's `og:title`, else its `<title>`, else its first `<h1>`.
+    public var title: String?
+    /// The main text, one paragraph per line, blank lines between paragraphs.
+    public var text: String
+  }
+
+  /// The largest page read, after decompression: five times the largest article page of the evaluation set.
+  public static let maxPageBytes = 16 * 1_024 * 1_024
+
+  /// The article in the page `bytes`, or `nil` when the page has no text at all.
+  ///
+  /// `encoding` is the charset of the server's `Content-Type`, if it named one. A gzip-compressed page (a
+  /// saved `.html.gz`) is read decompressed.
+  public static func extract(_ bytes: [UInt8], encoding: String? = nil) throws(Failure) -> Article? {
+    if bytes.withUnsafeBufferPointer(Gzip.isGzip) {
+      let inflated = try? bytes.withUnsafeBufferPointer { buffer throws(FeedParseError) in
+        try Gzip.decompress(buffer, limit: maxPageBytes)
+      }
+      guard let inflated else { throw .unreadable }
+      return try extract([UInt8](inflated), encoding: encoding)
+    }
+    guard bytes.count <= maxPageBytes else { throw .tooLarge(limit: maxPageBytes) }
+    guard let root = HTMLTree.parse(bytes, encoding: encoding) else { return nil }
+    let title = title(of: root)
+    let body = root.descendants.first { $0.name == "body" } ?? root
+    prune(body)
+    let scorer = Scorer()
+    let article = scorer.article(in: body)
+    clean(article, scorer: scorer)
+    if let title { dropHeading(repeating: title, in: article) }
+    let text = Paragraphs.text(of: article)
+    return text.isEmpty && title == nil ? nil : Article(title: title, text: text)
+  }
+
+  // MARK: - The title
+
+  private static func title(of root: HTMLElement) -> String? {
+    var pageTitle: String?
+    var heading: String?
+    for element in root.descendants {
+      switch element.name {
+      case "meta":
+        let property = (element.attributes["property"] ?? element.attributes["name"] ?? "").lowercased()
+        if property == "og:title", let content = element.attributes["content"],
+          let title = HTMLText.collapsed(content)
+        {
+          return title
+        }
+      case "title" where pageTitle == nil: pageTitle = HTMLText.collapsed(Paragraphs.inline(element))
+      case "h1" where heading == nil: heading = HTMLText.collapsed(Paragraphs.inline(element))
+      default: break
+      }
+    }
+    return pageTitle ?? heading
+  }
+
+  /// Removes the first heading that repeats the title (the page's `<title>` often adds the site's name).
+  private static func dropHeading(repeating title: String, in article: HTMLElement) {
+    let title = title.lowercased()
+    for element in article.descendants where ["h1", "h2", "h3"].contains(element.name) {
+      guard let heading = HTMLText.collapsed(Paragraphs.inline(element))?.lowercased() else { continue }
+      if heading.count >= 8 && title.contains(heading) || heading == title {
+        element.parent?.remove(element)
+      }
+      return
+    }
+  }
+
+  // MARK: - Before scoring
+
+  /// Elements that never hold the article's text.
+  static let dropped: Set<String> = [
+    "script", "style", "noscript", "template", "iframe", "object", "embed", "svg", "canvas", "nav", "footer",
+    "aside", "button", "select", "input", "textarea", "form", "label", "dialog", "menu", "head", "link", "meta",
+  ]
+
+  /// Class and id words of page furniture: parts of names, and (after the `/`) whole words of them.
+  static let unlikely = NamePattern(
+    "-ad-|ai2html|banner|breadcrumb|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends"
+      + "|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate"
+      + "|pagination|pager|popup|yom-remote|newsletter|subscribe|cookie|promo|toolbar|signup|login",
+    words: "share|sharing|byline|author|caption|ad|ads|advert|tags")
+  /// Class and id words that overrule ``unlikely`` (a `main-header-content` may hold the article).
+  static let maybe = NamePattern("and|article|body|column|content|main|shadow|story|entry")
+  /// Roles of page furniture.
+  static let unlikelyRoles: Set<String> = [
+    "menu", "menubar", "complementary", "navigation", "alert", "alertdialog", "dialog", "banner", "contentinfo",
+    "search",
+  ]
+
+  /// Removes every element that cannot be (or be in) the article.
+  private static func prune(_ element: HTMLElement) {
+    for child in element.elements {
+      if isFurniture(child) {
+        element.remove(child)
+      } else {
+        prune(child)
+      }
+    }
+  }
+
+  private static func isFurniture(_ element: HTMLElement) -> Bool {
+    if dropped.contains(element.name) { return true }
+    let attributes = element.attributes
+    if attributes["hidden"] != nil || attributes["aria-hidden"] == "true" { return true }
+    if let style = attributes["style"]?.lowercased().filter({ $0 != " " }),
+      style.contains("display:none") || style.contains("visibility:hidden")
+    {
+      return true
+    }
+    if let role = attributes["role"]?.lowercased(), unlikelyRoles.contains(role) { return true }
+    guard element.name != "body", element.name != "a", element.name != "article", element.name != "main"
+    else { return false }
+    let names = classAndID(element)
+    return !names.isEmpty && unlikely.matches(names) && !maybe.matches(names)
+  }
+
+  static func classAndID(_ element: HTMLElement) -> String {
+    ((element.attributes["class"] ?? "") + " " + (element.attributes["id"] ?? "")).lowercased()
+  }
+
+  // MARK: - After choosing
+
+  /// Drops the boxes inside the article that look like furniture after all.
+  private static func clean(_ article: HTMLElement, scorer: Scorer) {
+    for element in article.elements {
+      if isJunk(element, scorer: scorer) {
+        article.remove(element)
+      } else {
+        clean(element, scorer: scorer)
+      }
+    }
+  }
+
+  /// Readability's conditional cleaning: headings that are links or furniture, and boxes (lists, tables,
+  /// divs) that are furniture by name, picture galleries, link lists, or nearly empty.
+  private static func isJunk(_ element: HTMLElement, scorer: Scorer) -> Bool {
+    let name = element.name
+    if ["h1", "h2", "h3"].contains(name) {
+      return scorer.classWeight(element) < 0 || scorer.linkDensity(element) > 0.33
+    }
+    guard ["table", "ul", "ol", "div", "section", "fieldset", "figure", "dl"].contains(name) else {
+      return name == "figcaption"
+    }
+    let weight = scorer.classWeight(element)
+    if weight < 0 { return true }
+    let text = scorer.text(element)
+    // Prose has commas; a box with many is kept whatever else it holds.
+    if text.commas >= 10 { return false }
+    let all = element.descendants
+    // Readability turns a div without block children into a p before this count; so does this one.
+    let paragraphs = all.reduce(0) { $0 + (Scorer.isParagraph($1) ? 1 : 0) }
+    let images = all.reduce(0) { $0 + ($1.name == "img" ? 1 : 0) }
+    let listItems = all.reduce(0) { $0 + ($1.name == "li" ? 1 : 0) }
+    let density = scorer.linkDensity(element)
+    if images > 1 && Double(paragraphs) / Double(images) < 0.5 { return true }
+    if name != "ul" && name != "ol" && listItems > paragraphs + 100 { return true }
+    if text.length < 25 && (images == 0 || images > 2) { return true }
+    return weight < 25 ? density > 0.2 : density > 0.5
+  }
+}
+
+/// A search in lower-case class and id names for any of several parts of names or whole words.
+///
+/// A whole word is delimited by anything but a letter or digit: `nav` matches `site-nav` but not `canvas`.
+struct NamePattern: Sendable {
+  let parts: [String]
+  let words: Set<Substring>
+  init(_ parts: String, words: String = "") {
+    self.parts = parts.split(separator: "|").map(String.init)
+    self.words = Set(words.split(separator: "|"))
+  }
+  func matches(_ names: String) -> Bool {
+    if parts.contains(where: { names.contains($0) }) { return true }
+    return !words.isEmpty && names.split { !$0.isLetter && !$0.isNumber }.contains { words.contains($0) }
+  }
+}
+
+/// The scores: each element's text and link lengths, class weight and content score.
+final class Scorer {
+  struct TextFacts {
+    var length = 0
+    var linkLength = 0
+    var commas = 0
+  }
+
+  private var facts: [ObjectIdentifier: TextFacts] = [:]
+  private var scores: [ObjectIdentifier: Double] = [:]
+
+  static let positive = NamePattern(
+    "article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story")
+  static let negative = NamePattern(
+    "-ad-|hidden|banner|combx|comment|com-|contact|foot|footer|footnote|gdpr|masthead|media|meta|outbrain|promo"
+      + "|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|tool|widget|caption|credit|byline")
+
+  /// The weight of an element's class and id names: 25 for each side that looks like content, −25 for each
+  /// that looks like furniture.
+  func classWeight(_ element: HTMLElement) -> Double {
+    var weight = 0.0
+    for name in [element.attributes["class"], element.attributes["id"]] {
+      guard let name = name?.lowercased(), !name.isEmpty else { continue }
+      if Self.negative.matches(name) { weight -= 25 }
+      if Self.positive.matches(name) { weight += 25 }
+    }
+    return weight
+  }
+
+  /// The visible text's length (whitespace collapsed), the length inside links, and the commas.
+  func text(_ element: HTMLElement) -> TextFacts {
+    if let known = facts[ObjectIdentifier(element)] { return known }
+    var found = TextFacts()
+    var previousSpace = true
+    for child in element.children {
+      switch child {
+      case .text(let text):
+        for scalar in text.unicodeScalars {
+          let space = scalar.properties.isWhitespace
+          if !(space && previousSpace) { found.length += 1 }
+          previousSpace = space
+          if scalar == "," || scalar == "\u{FF0C}" || scalar == "\u{060C}" || scalar == "\u{3001}" {
+            found.commas += 1
+          }
+        }
+      case .element(let inner):
+        let innerFacts = text(inner)
+        found.length += innerFacts.length
+        found.commas += innerFacts.commas
+        found.linkLength += inner.name == "a" ? innerFacts.length : innerFacts.linkLength
+        previousSpace = false
+      }
+    }
+    facts[ObjectIdentifier(element)] = found
+    return found
+  }
+
+  /// The element's content score so far (0 for one no paragraph scored).
+  func score(_ element: HTMLElement) -> Double { scores[ObjectIdentifier(element)] ?? 0 }
+
+  /// The share of the element's text that is inside links.
+  func linkDensity(_ element: HTMLElement) -> Double {
+    let facts = text(element)
+    return facts.length == 0 ? 0 : Double(facts.linkLength) / Double(facts.length)
+  }
+
+  static let blockNames: Set<String> = [
+    "address", "article", "aside", "blockquote", "dd", "div", "dl", "dt", "fieldset", "figure", "footer", "form",
+    "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section", "table",
+    "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
+  ]
+  static let scored: Set<String> = ["p", "pre", "td", "section", "h2", "h3", "h4", "h5", "h6"]
+
+  /// Whether the element is a `p`, or a `div` with no block inside that reads as one.
+  static func isParagraph(_ element: HTMLElement) -> Bool {
+    element.name == "p" || (element.name == "div" && !element.elements.contains { blockNames.contains($0.name) })
+  }
+
+  /// The element most likely to be the article, with the siblings that belong to it.
+  func article(in body: HTMLElement) -> HTMLElement {
+    var candidates: [HTMLElement] = []
+    for element in body.descendants {
+      guard Self.scored.contains(element.name) || Self.isParagraph(element) else { continue }
+      let facts = text(element)
+      guard facts.length >= 25 else { continue }
+      let score = 1 + Double(facts.commas) + min(Double(facts.length / 100), 3)
+      var ancestor = element.parent
+      var level = 0
+      while let current = ancestor, level < 5 {
+        if scores[ObjectIdentifier(current)] == nil {
+          scores[ObjectIdentifier(current)] = initialScore(current)
+          candidates.append(current)
+        }
+        let share = level == 0 ? 1 : level == 1 ? 0.5 : 1 / Double(level * 3)
+        scores[ObjectIdentifier(current), default: 0] += score * share
+        if current === body { break }
+        ancestor = current.parent
+        level += 1
+      }
+    }
+    for candidate in candidates {
+      scores[ObjectIdentifier(candidate), default: 0] *= 1 - linkDensity(candidate)
+    }
+    let ranked = candidates.sorted { score($0) > score($1) }
+    guard var top = ranked.first else { return body }
+    var topScore = score(top)
+    // An article in several parts (a page's chunks, each its own box) leaves several good candidates:
+    // boxes of the top one's kind and class, or (as readability has it) three near-equal ones. The
+    // nearest ancestor holding them is the article.
+    let parts = ranked.dropFirst().filter {
+      $0.name == top.name && $0.attributes["class"] == top.attributes["class"] && top.attributes["class"] != nil
+        && score($0) >= topScore * 0.3
+    }
+    let alternatives = ranked.dropFirst().prefix(5).filter { score($0) >= topScore * 0.75 }
+    let (group, needed) = parts.isEmpty ? (alternatives, 3) : (parts, parts.count)
+    if group.count >= needed {
+      var ancestor = top.parent
+      while let current = ancestor, current !== body {
+        if group.filter({ $0.isInside(current) }).count >= needed {
+          top = current
+          break
+        }
+        ancestor = current.parent
+      }
+    }
+    // A lone child stands for its parent: the parent may carry the title and the other parts.
+    while let parent = top.parent, parent !== body, parent.elements.count == 1 {
+      top = parent
+    }
+    topScore = max(topScore, scores[ObjectIdentifier(top)] ?? 0)
+    guard let parent = top.parent else { return top }
+    let threshold = max(10, topScore * 0.2)
+    let topClass = top.attributes["class"]
+    let article = HTMLElement(name: "div")
+    for sibling in parent.elements {
+      if sibling === top || belongs(sibling, threshold: threshold, topClass: topClass, topScore: topScore) {
+        article.children.append(.element(sibling))
+      }
+    }
+    return article
+  }
+
+  private func belongs(_ sibling: HTMLElement, threshold: Double, topClass: String?, topScore: Double) -> Bool {
+    var score = scores[ObjectIdentifier(sibling)] ?? 0
+    if let topClass, !topClass.isEmpty, sibling.attributes["class"] == topClass { score += topScore * 0.2 }
+    if score >= threshold && score > 0 { return true }
+    guard Self.isParagraph(sibling) else { return false }
+    let facts = text(sibling)
+    let density = linkDensity(sibling)
+    if facts.length > 80 { return density < 0.25 }
+    let inline = Paragraphs.inline(sibling).trimmingASCIIWhitespace
+    return facts.length > 0 && density == 0 && (inline.hasSuffix(".") || inline.hasSuffix("?") || inline.hasSuffix("!"))
+  }
+
+  private func initialScore(_ element: HTMLElement) -> Double {
+    let base: Double =
+      switch element.name {
+      case "div", "article", "main": 5
+      case "pre", "td", "blockquote": 3
+      case "address", "ol", "ul", "dl", "dd", "dt", "li", "form": -3
+      case "h1", "h2", "h3", "h4", "h5", "h6", "th": -5
+      default: 0
+      }
+    return base + classWeight(element)
+  }
+}
+
+extension HTMLElement {
+  /// Whether this element is `ancestor` or inside it.
+  func isInside(_ ancestor: HTMLElement) -> Bool {
+    var current: HTMLElement? = self
+    while let element = current {
+      if element === ancestor { return true }
+      current = element.parent
+    }
+    return false
+  }
+}
+
+/// An element's text as paragraphs: block elements break lines, inline ones flow.
+enum Paragraphs {
+  static func text(of element: HTMLElement) -> String {
+    var paragraphs: [String] = []
+    var current = ""
+    walk(element, into: &current, paragraphs: &paragraphs)
+    flush(&current, into: &paragraphs)
+    return paragraphs.joined(separator: "\n\n")
+  }
+
+  /// The element's text on one line.
+  static func inline(_ element: HTMLElement) -> String {
+    var text = ""
+    for child in element.children {
+      switch child {
+      case .text(let value): text += value
+      case .element(let inner): text += " " + inline(inner) + " "
+      }
+    }
+    return text
+  }
+
+  private static func walk(_ element: HTMLElement, into current: inout String, paragraphs: inout [String]) {
+    for child in element.children {
+      switch child {
+      case .text(let value): current += value
+      case .element(let inner):
+        if inner.name == "br" {
+          flush(&current, into: &paragraphs)
+        } else if Scorer.blockNames.contains(inner.name) {
+          flush(&current, into: &paragraphs)
+          walk(inner, into: &current, paragraphs: &paragraphs)
+          flush(&current, into: &paragraphs)
+        } else {
+          walk(inner, into: &current, paragraphs: &paragraphs)
+        }
+      }
+    }
+  }
+
+  private static func flush(_ current: inout String, into paragraphs: inout [String]) {
+    if let line = HTMLText.collapsed(current) { paragraphs.append(line) }
+    current = ""
+  }
+}

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherConfig
+import WatcherFeed
+import WatcherFetch
+import WatcherSupport
+
+/// Why an article page gave no text: typed, and turned into words only where it is shown.
+public enum ArticleLoadError: Error, Sendable, Equatable {
+  /// The item has no http(s) link to fetch (none, or another scheme: a feed never makes watcher read a file).
+  case noLink
+  /// The fetch failed (timeout, size, redirects, connection).
+  case fetch(FetchError)
+  /// The server answered with a status that is not a success.
+  case status(Int)
+  /// The page is too large or corrupt.
+  case extract(ArticleExtractor.Failure)
+  /// The file cannot be read; the system's reason.
+  case read(String)
+  /// The page has no text.
+  case empty
+}
+
+extension ArticleLoadError: CustomStringConvertible {
+  public var description: String {
+    switch self {
+    case .noLink: return "the item has no http(s) link"
+    case .fetch(let error): return "\(error)"
+    case .status(let status): return "HTTP \(status)"
+    case .extract(.tooLarge(let limit)): return "the page is larger than the \(ByteCount.format(limit)) limit"
+    case .extract(.unreadable): return "the page is gzip-compressed and cannot be decompressed"
+    case .read(let reason): return "cannot read: \(reason)"
+    case .empty: return "the page has no text"
+    }
+  }
+}
+
+/// Fetches web pages and extracts their article: `watcher extract` and a feed's `full_text`.
+public enum ArticleLoader {
+  /// The limits of a page fetch.
+  public struct Limits: Sendable {
+    /// The largest page accepted.
+    public var maxBytes: Int
+    /// Seconds for the whole transfer.
+    public var timeout: Int
+    /// Pages fetched at once (the transport also keeps to two per host).
+    public var concurrency: Int
+
+    /// Limits for pages.
+    public init(maxBytes: Int = ArticleExtractor.maxPageBytes, timeout: Int = 20, concurrency: Int = 4) {
+      self.maxBytes = min(maxBytes, ArticleExtractor.maxPageBytes)
+      self.timeout = timeout
+      self.concurrency = concurrency
+    }
+
+    /// The limits a poll keeps to: its size cap, timeout and concurrency.
+    public init(_ settings: Settings) {
+      self.init(maxBytes: settings.maxBytes, timeout: settings.timeout, concurrency: settings.concurrency)
+    }
+  }
+
+  /// The article at each http(s) URL, fetched together; a `nil` URL or one of another scheme is `.noLink`.
+  ///
+  /// `feedURL` is where the links came from: a page is never fetched from an address more private than the
+  /// feed's own (a public feed cannot make watcher read the user's own network), as for pictures.
+  public static func fetch(
+    _ urls: [String?], feedURL: String?, limits: Limits, transport: any HTTPTransport,
+    cancellation: Cancellation? = nil
+  ) -> [Result<ArticleExtractor.Article, ArticleLoadError>] {
+    var results = [Result<ArticleExtractor.Article, ArticleLoadError>](repeating: .failure(.noLink), count: urls.count)
+    let remote = urls.enumerated().compactMap { index, url in
+      url.flatMap { FeedLocation.isHTTP($0) ? (index, $0) : nil }
+    }
+    guard !remote.isEmpty else { return results }
+    let scope = feedURL.flatMap { FeedLocation.isHTTP($0) ? ProxyEnvironment.scope(ofHostIn: $0) : nil }
+    let requests = remote.map { _, url in
+      var request = FetchRequest(url: url, maxBytes: limits.maxBytes, timeout: limits.timeout)
+      request.maxScope = scope
+      return request
+    }
+    let responses = transport.fetch(requests, concurrency: limits.concurrency, cancellation: cancellation)
+    for ((index, _), response) in zip(remote, responses) {
+      switch response {
+      case .failure(let error): results[index] = .failure(.fetch(error))
+      case .success(let fetched):
+        guard (200..<300).contains(fetched.status) else {
+          results[index] = .failure(.status(fetched.status))
+          continue
+        }
+        results[index] = extract(fetched.body, encoding: fetched.charset)
+      }
+    }
+    return results
+  }
+
+  /// Sets each item's `content` to the article its link leads to; returns the items whose page failed
+  /// (they keep only their feed text), each named by its title, else its link or key.
+  public static func addContent(
+    to items: inout [FeedItem], feedURL: String, limits: Limits, transport: any HTTPTransport,
+    cancellation: Cancellation? = nil
+  ) -> [(item: String, error: ArticleLoadError)] {
+    var failed: [(item: String, error: ArticleLoadError)] = []
+    let articles = fetch(
+      items.map(\.link), feedURL: feedURL, limits: limits, transport: transport, cancellation: cancellation)
+    for (index, article) in articles.enumerated() {
+      switch article {
+      case .success(let found): items[index].content = found.text
+      case .failure(.fetch(.cancelled)): continue
+      case .failure(let error): failed.append((items[index].title ?? items[index].link ?? items[index].key, error))
+      }
+    }
+    return failed
+  }
+
+  /// The article in the page at `source`: an http(s) URL, a file path or `file://` URL (person's choice).
+  public static func load(_ source: String, limits: Limits = Limits(), transport: any HTTPTransport) -> Result<
+    ArticleExtractor.Article, ArticleLoadError
+  > {
+    if FeedLocation.isHTTP(source) {
+      return fetch([source], feedURL: nil, limits: limits, transport: transport)[0]
+    }
+    switch RegularFile.read(FeedLocation.path(of: source), maxBytes: limits.maxBytes) {
+    case .failure(let error): return .failure(.read(error.description))
+    case .success(let data): return extract(data, encoding: nil)
+    }
+  }
+
+  /// The article in `body`.
+  public static func extract(_ body: Data, encoding: String?) -> Result<ArticleExtractor.Article, ArticleLoadError> {
+    do {
+      guard let article = try ArticleExtractor.extract([UInt8](body), encoding: encoding) else {
+        return .failure(.empty)
+      }
+      return .success(article)
+    } catch {
+      return .failure(.extract(error))
+    }
+  }
+}

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+internal import CLibXML2
+import Foundation
+
+/// An element of a web page, as libxml2's HTML parser repaired it.
+///
+/// A small Swift tree rather than libxml2's own, so that the article extractor can walk, score and prune it
+/// with ordinary code; built once per page.
+public final class HTMLElement {
+  /// The lower-case tag name (`p`, `div`, …).
+  public let name: String
+  /// The attributes, names in lower case.
+  public let attributes: [String: String]
+  /// The children in document order.
+  public var children: [HTMLNode] = []
+  /// The element this one is in, `nil` for the root.
+  public private(set) weak var parent: HTMLElement?
+
+  /// An element under `parent` (`nil`: a detached one, to gather parts of a page in).
+  public init(name: String, attributes: [String: String] = [:], parent: HTMLElement? = nil) {
+    self.name = name
+    self.attributes = attributes
+    self.parent = parent
+  }
+
+  /// The child elements, in order.
+  public var elements: [HTMLElement] {
+    children.compactMap { if case .element(let element) = $0 { element } else { nil } }
+  }
+
+  /// Every element below this one, depth first, in document order.
+  public var descendants: [HTMLElement] {
+    var found: [HTMLElement] = []
+    var stack = elements.reversed() as [HTMLElement]
+    while let element = stack.popLast() {
+      found.append(element)
+      stack += element.elements.reversed()
+    }
+    return found
+  }
+
+  /// Removes `child` from this element's children.
+  public func remove(_ child: HTMLElement) {
+    children.removeAll { if case .element(let element) = $0 { element === child } else { false } }
+  }
+}
+
+/// A node of an ``HTMLElement``'s content.
+public enum HTMLNode {
+  /// An element.
+  case element(HTMLElement)
+  /// Text, entities decoded.
+  case text(String)
+}
+
+/// Parses web pages with libxml2's HTML parser.
+///
+/// The parser is tolerant the way browsers are (unclosed tags, stray end tags, missing `<html>`), reads no
+/// network resource (`HTML_PARSE_NONET`) and reports nothing. HTML has no entity declarations, so nothing
+/// expands beyond the named character references. Comments, processing instructions and elements nested
+/// deeper than ``maxDepth`` are left out of the tree.
+public enum HTMLTree {
+  /// The deepest element kept; real pages stay far below it, and the tree's walks stay shallow.
+  public static let maxDepth = 256
+
+  /// The document element (`<html>`) of `bytes`, or `nil` when the page is empty.
+  ///
+  /// `encoding` is the charset the server named, if any; without it, the page's `<meta charset>` (or
+  /// `http-equiv` content type) decides, else UTF-8. An encoding libxml2 does not know falls back to UTF-8.
+  public static func parse(_ bytes: [UInt8], encoding: String? = nil) -> HTMLElement? {
+    guard !bytes.isEmpty, bytes.count < Int(Int32.max) else { return nil }
+    let named = encoding ?? declaredCharset(bytes)
+    return read(bytes, encoding: named ?? "UTF-8") ?? (named == nil ? nil : read(bytes, encoding: "UTF-8"))
+  }
+
+  /// The charset a `<meta>` in the first 4 KB names.
+  static func declaredCharset(_ bytes: [UInt8]) -> String? {
+    let head = String(decoding: bytes.prefix(4_096), as: UTF8.self).lowercased()
+    var searchFrom = head.startIndex
+    while let meta = head.range(of: "<meta", range: searchFrom..<head.endIndex) {
+      searchFrom = meta.upperBound
+      let tagEnd = head[meta.upperBound...].firstIndex(of: ">") ?? head.endIndex
+      let tag = head[meta.upperBound..<tagEnd]
+      guard let charset = tag.range(of: "charset=") else { continue }
+      let value = tag[charset.upperBound...].drop { $0 == "\"" || $0 == "'" || $0 == " " }
+      let name = value.prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ":" || $0 == "." }
+      if !name.isEmpty { return String(name) }
+    }
+    return nil
+  }
+
+  private static func read(_ bytes: [UInt8], encoding: String) -> HTMLElement? {
+    let options =
+      HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
+      | HTML_PARSE_NONET.rawValue | HTML_PARSE_COMPACT.rawValue
+    let document: htmlDocPtr? = bytes.withUnsafeBufferPointer { buffer in
+      buffer.baseAddress?.withMemoryRebound(to: CChar.self, capacity: buffer.count) { pointer in
+        htmlReadMemory(pointer, Int32(buffer.count), nil, encoding, Int32(options))
+      }
+    }
+    guard let document else { return nil }
+    defer { xmlFreeDoc(document) }
+    guard let rootNode = xmlDocGetRootElement(document) else { return nil }
+    return convert(rootNode)
+  }
+
+  /// libxml2's tree as ``HTMLElement``s, built without recursion.
+  private static func convert(_ rootNode: xmlNodePtr) -> HTMLElement {
+    let root = HTMLElement(name: name(of: rootNode), attributes: attributes(of: rootNode), parent: nil)
+    var stack: [(xmlNodePtr?, HTMLElement, Int)] = [(rootNode.pointee.children, root, 1)]
+    while let (first, parent, depth) = stack.popLast() {
+      var node = first
+      while let current = node {
+        node = current.pointee.next
+        switch current.pointee.type {
+        case XML_ELEMENT_NODE:
+          guard depth < maxDepth else { continue }
+          let element = HTMLElement(name: name(of: current), attributes: attributes(of: current), parent: parent)
+          parent.children.append(.element(element))
+          if current.pointee.children != nil { stack.append((current.pointee.children, element, depth + 1)) }
+        case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
+          if let content = current.pointee.content {
+            parent.children.append(.text(String(cString: content)))
+          }
+        default:
+          continue
+        }
+      }
+    }
+    return root
+  }
+
+  private static func name(of node: xmlNodePtr) -> String {
+    node.pointee.name.map { String(cString: $0).lowercased() } ?? ""
+  }
+
+  private static func attributes(of node: xmlNodePtr) -> [String: String] {
+    var found: [String: String] = [:]
+    var attribute = node.pointee.properties
+    while let current = attribute {
+      attribute = current.pointee.next
+      guard let name = current.pointee.name else { continue }
+      var value = ""
+      var child = current.pointee.children
+      while let text = child {
+        if let content = text.pointee.content { value += String(cString: content) }
+        child = text.pointee.next
+      }
+      found[String(cString: name).lowercased()] = value
+    }
+    return found
+  }
+}

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Testing
+import WatcherTestSupport
+
+/// `full_text`: rules on the article each new item links to, with the built binary against a loopback site.
+@Suite("Rules on the full article", .serialized)
+struct FullTextTests {
+  static let article = """
+    <html><head><title>Cluster news</title></head><body>
+    <nav><a href="/">Home</a> <a href="/about">About kubernetes-free zone</a></nav>
+    <article><h1>Cluster news</h1>
+    <p>The operators moved every service to Kubernetes last week, and the rollout, which took months, went well.</p>
+    <p>Latency fell by a third, and the on-call team, who had feared the change, slept through the night.</p>
+    </article>
+    <aside class="sidebar"><p>Also read: our archive, our podcast, and our newsletter.</p></aside>
+    </body></html>
+    """
+  static let plainArticle = """
+    <html><body><article>
+    <p>The bakery on the corner now opens at six, and its rye bread, baked before dawn, sells out by nine.</p>
+    <p>Its owners, who took over in spring, kept the old oven, the old recipes and the old prices as well.</p>
+    </article></body></html>
+    """
+
+  /// A site with a feed of three items: one whose article mentions Kubernetes (its feed text does not), one
+  /// whose page is missing, and one about bread.
+  static func site() throws -> LoopbackHTTPServer {
+    try LoopbackHTTPServer { request in
+      switch request.path {
+      case "/feed.xml":
+        let items = [("Cluster news", "/a.html"), ("Missing page", "/b.html"), ("Bakery", "/c.html")]
+          .enumerated().map { index, item in
+            "<item><title>\(item.0)</title><link>\(item.1)</link><guid>g\(index)</guid>"
+              + "<description>A short summary.</description></item>"
+          }
+        return .ok(
+          "<rss version=\"2.0\"><channel><title>Site</title>\(items.joined())</channel></rss>",
+          headers: [("Content-Type", "application/rss+xml")])
+      case "/a.html": return .ok(article, headers: [("Content-Type", "text/html; charset=utf-8")])
+      case "/c.html": return .ok(plainArticle, headers: [("Content-Type", "text/html")])
+      default: return .init(status: 404)
+      }
+    }
+  }
+
+  /// The site, a scratch directory with rules.yaml for the site's feed, and the built binary.
+  static func setUp(fullText: Bool = true) throws -> (LoopbackHTTPServer, TemporaryDirectory, URL) {
+    let server = try site()
+    let dir = try TemporaryDirectory()
+    try config(dir.url.path, feedURL: server.url("/feed.xml"), fullText: fullText)
+    return (server, dir, try #require(BinaryTests.binary))
+  }
+
+  static func config(_ path: String, feedURL: String, fullText: Bool = true) throws {
+    try """
+    settings: { first_poll: all, max_age: none, hook_concurrency: 1 }
+    feeds:
+      - { url: '\(feedURL)', name: site, full_text: \(fullText) }
+    rules:
+      - name: k8s
+        match: { content: kubernetes }
+        hook: 'printf "%s|%s\\n" "$WATCHER_TITLE" "$WATCHER_CONTENT" >> "\(path)/content.log"; cat >> "\(path)/stdin.log"; echo >> "\(path)/stdin.log"'
+      - name: anywhere
+        match: { any: { words: [rye] } }
+        hook: { run: [sh, -c, 'printf "%s\\n" "$1" >> "\(path)/any.log"', sh, "{title}"] }
+    """.write(toFile: "\(path)/rules.yaml", atomically: true, encoding: .utf8)
+  }
+
+  @Test("rules match the article's text; hooks get it; a page that fails is reported; pages are fetched once")
+  func poll() throws {
+    let (server, dir, binary) = try Self.setUp()
+    defer { server.stop() }
+    let path = dir.url.path
+    let check = try ChildProcess.run(binary, ["check", "--config", "\(path)/rules.yaml"])
+    #expect(check.status == 0, "\(check.errors)")
+
+    let poll = try ChildProcess.run(binary, ["poll", "--config", "\(path)/rules.yaml", "--state-dir", "\(path)/s"])
+    #expect(poll.status == 0, "\(poll.errors)")
+    let said = poll.output + poll.errors
+    #expect(said.contains("full text of 'Missing page': HTTP 404"), "\(said)")
+
+    let content = try String(contentsOfFile: "\(path)/content.log", encoding: .utf8)
+    #expect(content.hasPrefix("Cluster news|The operators moved every service to Kubernetes"), "\(content)")
+    #expect(content.contains("\n\nLatency fell by a third"), "paragraphs keep their blank line: \(content)")
+    #expect(!content.contains("Bakery|") && !content.contains("Missing page|"), "\(content)")
+    #expect(!content.contains("Home"), "the navigation is not the article: \(content)")
+    #expect(!content.contains("newsletter"), "the sidebar is not the article: \(content)")
+    let stdin = try String(contentsOfFile: "\(path)/stdin.log", encoding: .utf8)
+    #expect(stdin.contains("\"content\":\"The operators moved every service to Kubernetes"), "\(stdin)")
+    // `any` includes the article's text: only the bakery's page says rye.
+    #expect(try String(contentsOfFile: "\(path)/any.log", encoding: .utf8) == "Bakery\n")
+
+    let pages = { server.requests.filter { $0.path.hasSuffix(".html") }.map(\.path).sorted() }
+    #expect(pages() == ["/a.html", "/b.html", "/c.html"])
+    // Items already seen are never fetched again.
+    let again = try ChildProcess.run(
+      binary, ["poll", "--force", "--config", "\(path)/rules.yaml", "--state-dir", "\(path)/s"])
+    #expect(again.status == 0, "\(again.errors)")
+    #expect(pages() == ["/a.html", "/b.html", "/c.html"])
+  }
+
+  @Test("without full_text no page is fetched and content is empty")
+  func off() throws {
+    let (server, dir, binary) = try Self.setUp(fullText: false)
+    defer { server.stop() }
+    let path = dir.url.path
+    let poll = try ChildProcess.run(binary, ["poll", "--config", "\(path)/rules.yaml", "--state-dir", "\(path)/s"])
+    #expect(poll.status == 0, "\(poll.errors)")
+    #expect(server.requests.allSatisfy { !$0.path.hasSuffix(".html") })
+    #expect(!FileManager.default.fileExists(atPath: "\(path)/content.log"))
+  }
+
+  @Test("test-rules shows the article's text and the match on it; a test item can carry --content")
+  func testRules() throws {
+    let (server, dir, binary) = try Self.setUp()
+    defer { server.stop() }
+    let path = dir.url.path
+    let dry = try ChildProcess.run(binary, ["test-rules", "--config", "\(path)/rules.yaml"])
+    #expect(dry.output.contains("content: 35 words from the article: The operators moved"), "\(dry.output)")
+    #expect(dry.output.contains("why: rule 'k8s' matched content \"Kubernetes\""), "\(dry.output)")
+    #expect(dry.errors.contains("full text of 'Missing page': HTTP 404"), "\(dry.errors)")
+    let json = try ChildProcess.run(binary, ["test-rules", "--json", "--config", "\(path)/rules.yaml"])
+    #expect(json.output.contains("\"content\":\"The operators moved"), "\(json.output)")
+
+    let synthetic = try ChildProcess.run(
+      binary,
+      ["test-rules", "--config", "\(path)/rules.yaml", "--title", "T", "--content", "Rye, flour and water", "--explain"])
+    #expect(synthetic.output.contains("why: rule 'anywhere' matched content \"Rye\""), "\(synthetic.output)")
+    #expect(synthetic.output.contains("content has no 'kubernetes'"), "\(synthetic.output)")
+  }
+
+  @Test("watcher extract prints a page's title and main text, from a URL or a saved file")
+  func extract() throws {
+    let server = try Self.site()
+    defer { server.stop() }
+    let binary = try #require(BinaryTests.binary)
+    let fromURL = try ChildProcess.run(binary, ["extract", server.url("/a.html")])
+    #expect(fromURL.status == 0, "\(fromURL.errors)")
+    #expect(
+      fromURL.output == """
+        Cluster news
+
+        The operators moved every service to Kubernetes last week, and the rollout, which took months, went well.
+
+        Latency fell by a third, and the on-call team, who had feared the change, slept through the night.
+
+        """)
+    let dir = try TemporaryDirectory()
+    try Self.plainArticle.write(toFile: dir.url.path + "/saved.html", atomically: true, encoding: .utf8)
+    let json = try ChildProcess.run(
+      binary, ["extract", "--json", "--base", "https://bakery.example/news", dir.url.path + "/saved.html"])
+    #expect(json.status == 0, "\(json.errors)")
+    #expect(json.output.contains("\"url\": \"https://bakery.example/news\""), "\(json.output)")
+    #expect(json.output.contains("\"title\": null"))
+    #expect(json.output.contains("\"content\": \"The bakery on the corner now opens at six"))
+
+    let missing = try ChildProcess.run(binary, ["extract", server.url("/b.html")])
+    #expect(missing.status == 1)
+    #expect(missing.errors == "error: \(server.url("/b.html")): HTTP 404\n")
+    let badBase = try ChildProcess.run(binary, ["extract", "--base", "example.com", dir.url.path + "/saved.html"])
+    #expect(badBase.status == 64)
+    #expect(badBase.errors.contains("--base needs an http(s) URL"))
+  }
+}
