@@ -127,7 +127,10 @@ struct FullTextTests {
 
     let synthetic = try ChildProcess.run(
       binary,
-      ["test-rules", "--config", "\(path)/rules.yaml", "--title", "T", "--content", "Rye, flour and water", "--explain"])
+      [
+        "test-rules", "--config", "\(path)/rules.yaml", "--title", "T", "--content", "Rye, flour and water",
+        "--explain",
+      ])
     #expect(synthetic.output.contains("why: rule 'anywhere' matched content \"Rye\""), "\(synthetic.output)")
     #expect(synthetic.output.contains("content has no 'kubernetes'"), "\(synthetic.output)")
   }
