@@ -31,7 +31,7 @@ install:
 	install -m 755 contrib/hooks/* $(SHAREDIR)/watcher/hooks/
 	install -m 644 rules.example.yaml $(SHAREDIR)/watcher/rules.example.yaml
 	# The sample feeds: rules.example.yaml and the config 'watcher init' writes read them.
-	install -m 644 samples/*.rss samples/*.atom $(SHAREDIR)/watcher/samples/
+	install -m 644 samples/*.rss samples/*.atom samples/*.html $(SHAREDIR)/watcher/samples/
 	# The units name the binary where this install put it.
 	for unit in watcher.service watcher-poll.service watcher-poll.timer; do \
 	  sed 's|%h/.local/bin/watcher|$(BINDIR)/watcher|' contrib/systemd/$$unit > $(UNITDIR)/$$unit; done

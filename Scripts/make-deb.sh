@@ -34,7 +34,7 @@ for unit in watcher.service watcher-poll.service watcher-poll.timer; do
 done
 install -d "$root/usr/share/watcher/hooks" "$root/usr/share/watcher/samples"
 install -m 755 contrib/hooks/* "$root/usr/share/watcher/hooks/"
-install -m 644 samples/*.rss samples/*.atom "$root/usr/share/watcher/samples/"
+install -m 644 samples/*.rss samples/*.atom samples/*.html "$root/usr/share/watcher/samples/"
 install -m 644 rules.example.yaml "$root/usr/share/watcher/rules.example.yaml"
 install -d "$root/usr/share/doc/watcher"
 install -m 644 README.md SECURITY.md docs/*.md "$root/usr/share/doc/watcher/"

@@ -175,9 +175,8 @@ struct TestRulesCommand: Command {
       out += "\(bold(outcome.item.title ?? "(untitled)"))  [\(outcome.feed.name)]\n"
       if let link = outcome.item.link { out += "  link: \(link)\n" }
       if let content = outcome.item.content {
-        let words = content.split { $0 == " " || $0 == "\n" }.count
-        out +=
-          "  content: \(words) words from the article: \(Terminal.clip(content.replacingOccurrences(of: "\n", with: " "), 72))\n"
+        let words = content.split(whereSeparator: \.isWhitespace)
+        out += "  content: \(words.count) words from the article: \(Terminal.clip(words.joined(separator: " "), 72))\n"
       }
       // test-rules is the rules' view; say when the poll would not act on the item whatever the rules say.
       if let maxAge, let published = outcome.item.published, published < now.addingTimeInterval(-Double(maxAge)) {

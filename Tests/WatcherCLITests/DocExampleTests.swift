@@ -72,7 +72,7 @@ struct DocExampleTests {
       } else if block != nil {
         let text = line.replacingOccurrences(of: "\\-", with: "-").replacingOccurrences(of: "\\(aq", with: "'")
           .replacingOccurrences(of: "\\&", with: "").replacingOccurrences(of: "\\[u2713]", with: "✓")
-          .replacingOccurrences(of: "\\[u2717]", with: "✗")
+          .replacingOccurrences(of: "\\[u2717]", with: "✗").replacingOccurrences(of: "\\[u2026]", with: "…")
           .replacingOccurrences(of: "\\e", with: "\\")
         block?.append(text)
       }
