@@ -14,13 +14,16 @@ RSS), median of RUNS, from the same starting state each time.
 """
 import argparse, html, os, random, shutil, socket, statistics, subprocess, sys, tempfile, time
 
-TOOLS = ["watcher", "sfeed", "newsboat", "rss2email", "feed2exec"]
+TOOLS = ["watcher", "watcher-run", "sfeed", "newsboat", "rss2email", "feed2exec"]
 SCENARIOS = [
     ("cold", "cold first poll: act on every item"),
     ("catchup", "cold: mark everything seen"),
     ("unchanged", "re-poll, nothing changed"),
+    ("nocond", "re-poll, nothing changed, server ignores conditional GET"),
     ("new10", "re-poll, 10% new"),
 ]
+# The tools whose runs take minutes: measured --slow-runs times (default 1), the others --runs times.
+SLOW = {"rss2email", "feed2exec"}
 PROJECTS = ["Linux", "GNOME", "KDE Plasma", "Swift", "Rust", "Python", "Firefox", "systemd", "Wayland",
             "PostgreSQL", "nginx", "curl", "OpenSSL", "Debian", "Fedora", "LLVM", "Git", "Vim", "Emacs", "Go"]
 PATTERNS = ["{p} {v} released", "Security advisory for {p} {v}", "What is new in {p} {v}",
@@ -106,20 +109,12 @@ def free_port():
 
 class Nginx:
     def __init__(self, work, root):
-        self.work, self.port = work, free_port()
+        self.work, self.port, self.root = work, free_port(), root
         self.log = os.path.join(work, "nginx", "access.log")
         os.makedirs(os.path.join(work, "nginx"), exist_ok=True)
-        conf = os.path.join(work, "nginx", "nginx.conf")
-        with open(conf, "w") as fh:
-            fh.write("""daemon off; worker_processes 2; pid %(w)s/nginx/nginx.pid; error_log %(w)s/nginx/error.log;
-events { worker_connections 4096; }
-http { log_format s '$status'; access_log %(log)s s; sendfile on;
-  gzip on; gzip_types application/rss+xml application/atom+xml text/xml application/xml; gzip_min_length 256;
-  types { application/xml xml; } client_body_temp_path %(w)s/nginx; proxy_temp_path %(w)s/nginx;
-  fastcgi_temp_path %(w)s/nginx; uwsgi_temp_path %(w)s/nginx; scgi_temp_path %(w)s/nginx;
-  server { listen 127.0.0.1:%(p)d; root %(root)s; etag on; disable_symlinks off; } }
-""" % {"w": work, "p": self.port, "root": root, "log": self.log})
-        self.process = subprocess.Popen(["nginx", "-c", conf, "-p", work], stdout=subprocess.DEVNULL,
+        self.conf = os.path.join(work, "nginx", "nginx.conf")
+        self.write_conf(conditional=True)
+        self.process = subprocess.Popen(["nginx", "-c", self.conf, "-p", work], stdout=subprocess.DEVNULL,
                                         stderr=subprocess.DEVNULL)
         for _ in range(100):
             try:
@@ -127,6 +122,26 @@ http { log_format s '$status'; access_log %(log)s s; sendfile on;
                 break
             except OSError:
                 time.sleep(0.05)
+
+    def conditional(self, on):
+        """Answers conditional GET (ETag, If-Modified-Since) or, as many servers do, ignores it: 200 every time."""
+        self.write_conf(conditional=on)
+        subprocess.run(["nginx", "-s", "reload", "-c", self.conf, "-p", self.work], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(1.0)  # the old workers finish, the new ones take over
+
+    def write_conf(self, conditional):
+        work, root, conf = self.work, self.root, self.conf
+        validators = "etag on;" if conditional else "etag off; if_modified_since off;"
+        with open(conf, "w") as fh:
+            fh.write("""daemon off; worker_processes 2; pid %(w)s/nginx/nginx.pid; error_log %(w)s/nginx/error.log;
+events { worker_connections 4096; }
+http { log_format s '$status'; access_log %(log)s s; sendfile on;
+  gzip on; gzip_types application/rss+xml application/atom+xml text/xml application/xml; gzip_min_length 256;
+  types { application/xml xml; } client_body_temp_path %(w)s/nginx; proxy_temp_path %(w)s/nginx;
+  fastcgi_temp_path %(w)s/nginx; uwsgi_temp_path %(w)s/nginx; scgi_temp_path %(w)s/nginx;
+  server { listen 127.0.0.1:%(p)d; root %(root)s; %(v)s disable_symlinks off; } }
+""" % {"w": work, "p": self.port, "root": root, "log": self.log, "v": validators})
 
     def url(self, f):
         return "http://127.0.0.1:%d/feed%d.xml" % (self.port, f)
@@ -168,6 +183,7 @@ class Tool:
     """One tool: its files under WORK/NAME, how to run a scenario, and where its mutable state is."""
     per_item_hook = True
     parallel = ""
+    scenarios = None  # None: every scenario
 
     def __init__(self, name, work, nginx, feeds, env):
         self.name, self.dir, self.nginx, self.feeds = name, os.path.join(work, name), nginx, feeds
@@ -234,6 +250,19 @@ class Watcher(Tool):
         if scenario == "catchup":
             return [WATCHER, "catch-up", "--config", config]
         return [WATCHER, "poll", "--config", config]
+
+
+class WatcherRun(Watcher):
+    """watcher with a run: hook: the program and the title as one argument, no shell in between."""
+    scenarios = ("cold", "new10")
+
+    def setup(self):
+        super().setup()
+        rule = "rules:\n  - match: { title: '(' }\n    hook: { run: ['%s', '{title}'] }\n" % self.hook
+        for first in ("all", "silent"):
+            path = os.path.join(self.dir, "%s.yaml" % first)
+            text = open(path).read()
+            write(path, text[:text.index("rules:\n")] + rule)
 
 
 class Sfeed(Tool):
@@ -316,7 +345,7 @@ class Feed2exec(Tool):
                 "fetch", "-j", "8"] + extra
 
 
-CLASSES = {"watcher": Watcher, "sfeed": Sfeed, "newsboat": Newsboat, "rss2email": Rss2email, "feed2exec": Feed2exec}
+CLASSES = {"watcher": Watcher, "watcher-run": WatcherRun, "sfeed": Sfeed, "newsboat": Newsboat, "rss2email": Rss2email, "feed2exec": Feed2exec}
 
 
 def check(lines, expected, per_item):
@@ -337,7 +366,7 @@ def serve(work, gen):
     os.symlink("www%d" % gen, link)
 
 
-def measure_floors(work, nginx, feeds, hook_count, big):
+def measure_floors(work, nginx, feeds, total, hook_count, big):
     floors = []
     urls = []
     for f in range(feeds):
@@ -347,30 +376,74 @@ def measure_floors(work, nginx, feeds, hook_count, big):
     out = os.path.join(work, "floor-hook-out.txt")
     hook = os.path.join(work, "floor-hook.sh")
     write(hook, "#!/bin/sh\nprintf '%%s\\n' \"$1\" >> '%s'\n" % out, 0o755)
-    loop = "i=0; while [ $i -lt %d ]; do sh '%s' \"title $i\"; i=$((i+1)); done" % (hook_count, hook)
-    wall, cpu, rss, code, _ = timed(["/bin/sh", "-c", loop], os.environ)
-    floors.append(("%d hooks back to back (sh per item)" % hook_count, wall, cpu, rss))
+    cores = os.cpu_count() or 1
+    for count in (total, hook_count):
+        loop = "i=0; while [ $i -lt %d ]; do sh '%s' \"title $i\"; i=$((i+1)); done" % (count, hook)
+        wall, cpu, rss, code, _ = timed(["/bin/sh", "-c", loop], os.environ)
+        floors.append(("%d hooks back to back (sh per item)" % count, wall, cpu, rss))
+        spread = "seq %d | xargs -P %d -I{} sh '%s' 'title {}'" % (count, cores, hook)
+        wall, cpu, rss, code, _ = timed(["/bin/sh", "-c", spread], os.environ)
+        floors.append(("%d hooks spread over all %d cores (xargs -P)" % (count, cores), wall, cpu, rss))
     if big:
         wall, cpu, rss, code, _ = timed(["xmllint", "--stream", "--noout", big], os.environ)
         floors.append(("xmllint --stream on the big feed", wall, cpu, rss))
     return floors
 
 
-def parse_big(big, runs):
+def parse_big(big, runs, slow_runs, peers=True):
     size = os.path.getsize(big)
     commands = [
-        ("watcher", [WATCHER, "parse", "--json", "--max-size", str(size + 1), "--max-items", "1000000", big]),
+        ("watcher", [WATCHER, "parse", "--json", "--max-size", str(size + 1), "--max-items", "10000000", big]),
         ("sfeed", ["/bin/sh", "-c", "sfeed < '%s'" % big]),
-        ("feedparser (rss2email, feed2exec)",
-         [os.path.join(VENV, "bin", "python"), "-c", "import feedparser, sys; feedparser.parse(sys.argv[1])", big]),
+        ("xmllint --stream (libxml2 alone)", ["xmllint", "--stream", "--noout", big]),
     ]
+    if peers:
+        commands.append(("feedparser (rss2email, feed2exec)", [
+            os.path.join(VENV, "bin", "python"), "-c", "import feedparser, sys; feedparser.parse(sys.argv[1])", big]))
     rows = []
     for name, cmd in commands:
-        samples = [timed(cmd, os.environ) for _ in range(runs)]
+        samples = [timed(cmd, os.environ) for _ in range(slow_runs if name.startswith("feedparser") else runs)]
         bad = [s for s in samples if s[3] != 0]
         rows.append((name, statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples),
                      max(s[2] for s in samples), "exit %d" % bad[0][3] if bad else "ok"))
     return rows
+
+
+def poll_cap(work, feed, runs):
+    """watcher polling one feed just under the 20 MB cap from a server that ignores conditional GET: the
+    first poll (silent: identity only), a re-poll (every item already seen), and a first poll that acts on
+    every item (rules run, no rule matches). Peak RSS against the body's size."""
+    d = os.path.join(work, "cap")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    shutil.copy(feed, os.path.join(d, "cap.xml"))
+    port = free_port()
+    server = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "serve200.py"), d, str(port)])
+    time.sleep(1)
+    rows = []
+    # What the process holds whatever the feed (code, Foundation, ICU's data): a poll of a one-item feed.
+    write(os.path.join(d, "tiny.xml"), "<rss version='2.0'><channel><title>t</title><item><title>x</title>"
+          "<guid>1</guid></item></channel></rss>")
+    try:
+        for label, first in (("a one-item feed (the baseline)", "silent"), ("first poll (silent)", "silent"), ("re-poll, all seen", "silent"),
+                             ("first poll acting on every item", "all")):
+            samples = []
+            for _ in range(runs):
+                state = os.path.join(d, "state-" + first)
+                if label != "re-poll, all seen":
+                    shutil.rmtree(state, ignore_errors=True)
+                config = os.path.join(d, first + ".yaml")
+                name = "tiny.xml" if "baseline" in label else "cap.xml"
+                write(config, "settings: { first_poll: %s, max_age: none, state_dir: %s, max_items: 1000000 }\n"
+                      "feeds:\n  - { url: 'http://127.0.0.1:%d/%s', name: cap }\n"
+                      "rules:\n  - { match: { title: 'no such title anywhere' }, tag: [x] }\n"
+                      % (first, state, port, name))
+                samples.append(timed([WATCHER, "poll", "--force", "--config", config], os.environ))
+            rows.append((label, statistics.median(s[0] for s in samples), max(s[2] for s in samples)))
+    finally:
+        server.terminate()
+        server.wait()
+    return os.path.getsize(feed), rows
 
 
 def memory_1000(work, nginx, feeds):
@@ -402,6 +475,9 @@ def main():
     ap.add_argument("venv")
     ap.add_argument("workdir")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--slow-runs", type=int, default=1)
+    ap.add_argument("--cap-feed", help="a feed just under the 20 MB cap, polled alone (peak RSS vs body)")
+    ap.add_argument("--huge", help="a second, larger feed for the parse (watcher and sfeed only)")
     ap.add_argument("--feeds", type=int, default=200)
     ap.add_argument("--items", type=int, default=50)
     ap.add_argument("--big")
@@ -422,19 +498,31 @@ def main():
         for name in a.tools.split(","):
             tool = CLASSES[name](name, work, nginx, a.feeds, env)
             for scenario, _ in SCENARIOS:
+                if tool.scenarios and scenario not in tool.scenarios:
+                    continue
                 samples = []
-                for run in range(a.runs):
+                for run in range(a.slow_runs if name in SLOW else a.runs):
                     if scenario in ("cold", "catchup"):
                         tool.reset()
                     else:
+                        if not os.path.isdir(os.path.join(tool.dir, "saved-seen")):
+                            # A tool measured without catch-up still needs the state after it.
+                            tool.reset()
+                            serve(work, 0)
+                            timed(tool.command("catchup"), tool.env, cwd=tool.dir)
+                            tool.save("seen")
                         tool.restore("seen")
                     serve(work, 1 if scenario == "new10" else 0)
+                    if scenario == "nocond":
+                        nginx.conditional(False)
                     # Every tool gets the same pause (untimed): watcher's interval is 1 s, and a feed
                     # polled less than an interval ago is not due.
                     time.sleep(1.2)
                     mark = nginx.mark()
                     wall, cpu, rss, code, err = timed(tool.command(scenario), tool.env, cwd=tool.dir)
                     ok200, ok304 = nginx.counts(mark)
+                    if scenario == "nocond":
+                        nginx.conditional(True)
                     expected = {"cold": titles0, "new10": new_titles}.get(scenario, [])
                     verdict = check(tool.hook_lines(), expected, tool.per_item_hook)
                     if code != 0:
@@ -450,15 +538,17 @@ def main():
                 print("%-10s %-10s %8.3f s wall %8.3f s cpu %7.1f MB  200=%d 304=%d  %s" % (
                     name, scenario, *results[(scenario, name)][:2], results[(scenario, name)][2] / 1e6,
                     *results[(scenario, name)][3:]), flush=True)
-        floors = measure_floors(work, nginx, a.feeds, len(new_titles), a.big)
+        floors = measure_floors(work, nginx, a.feeds, len(titles0), len(new_titles), a.big)
         memory = memory_1000(work, nginx, a.feeds) if "watcher" in a.tools else None
     finally:
         nginx.stop()
-    big_rows = parse_big(a.big, a.runs) if a.big else []
-    report(results, floors, big_rows, memory, a, len(titles0), len(new_titles))
+    big_rows = parse_big(a.big, a.runs, a.slow_runs) if a.big else []
+    huge_rows = parse_big(a.huge, a.runs, a.slow_runs, peers=False) if a.huge else []
+    cap = poll_cap(work, a.cap_feed, a.runs) if a.cap_feed else None
+    report(results, floors, big_rows, huge_rows, cap, memory, a, len(titles0), len(new_titles))
 
 
-def report(results, floors, big_rows, memory, a, total, new):
+def report(results, floors, big_rows, huge_rows, cap, memory, a, total, new):
     lines = ["Workload: %d feeds x %d items (RSS 2.0 and Atom alternating, 1-3 categories, 1-2 KB HTML), "
              "%d new items in the 10%% round; nginx on 127.0.0.1 with ETag, Last-Modified, gzip. "
              "Median of %d runs; CPU includes every process the tool started; ratio = wall / watcher's wall."
@@ -476,23 +566,75 @@ def report(results, floors, big_rows, memory, a, total, new):
                 ratio = "runs no hooks"
             lines.append("| %s | %s | %.3f | %.3f | %.1f | %d / %d | %s | %s |" % (
                 label, name, r[0], r[1], r[2] / 1e6, r[3], r[4], r[5], ratio))
-    if big_rows:
-        lines += ["", "Parsing the big feed (%s, %.0f MB):" % (os.path.basename(a.big), os.path.getsize(a.big) / 1e6), "",
-                  "| parser | wall s | CPU s | peak RSS MB | result | vs watcher |", "|---|---:|---:|---:|---|---:|"]
-        base = big_rows[0][1]
-        for name, wall, cpu, rss, verdict in big_rows:
+    for rows, path in ((big_rows, a.big), (huge_rows, a.huge)):
+        if not rows:
+            continue
+        lines += ["", "Parsing a big feed (%s, %.0f MB), `watcher parse --json`:" % (
+            os.path.basename(path), os.path.getsize(path) / 1e6), "",
+            "| parser | wall s | CPU s | peak RSS MB | result | vs watcher |", "|---|---:|---:|---:|---|---:|"]
+        base = rows[0][1]
+        for name, wall, cpu, rss, verdict in rows:
             lines.append("| %s | %.3f | %.3f | %.1f | %s | %s |" % (
-                name, wall, cpu, rss / 1e6, verdict, "" if name == "watcher" else "%.1f×" % (wall / base)))
+                name, wall, cpu, rss / 1e6, verdict, "" if name == "watcher" else "%.2f×" % (wall / base)))
+    if cap:
+        size, rows = cap
+        base = rows[0][2]
+        lines += ["", "watcher polling one %.1f MB feed (the cap is 20 MB) from a server that ignores conditional "
+                  "GET; above the baseline = peak RSS minus that of a poll of a one-item feed:" % (size / 1e6), "",
+                  "| poll | wall s | peak RSS MB | above the baseline, MB | that / body |", "|---|---:|---:|---:|---:|"]
+        for label, wall, rss in rows:
+            lines.append("| %s | %.3f | %.1f | %.1f | %.2f× |" % (label, wall, rss / 1e6, (rss - base) / 1e6,
+                                                               (rss - base) / size))
     lines += ["", "Floors (what the machine allows):", "", "| floor | wall s | CPU s | peak RSS MB |", "|---|---:|---:|---:|"]
     for name, wall, cpu, rss in floors:
         lines.append("| %s | %.3f | %.3f | %.1f |" % (name, wall, cpu, rss / 1e6))
     if memory:
         lines += ["", "watcher run holding 1,000 feeds after its first pass: peak RSS %.1f MB, RSS %.1f MB."
                   % (memory[0] / 1024, memory[1] / 1024)]
+    lines += targets(results, floors, big_rows, huge_rows, cap)
     text = "\n".join(lines) + "\n"
     print("\n" + text)
     with open(os.path.join(os.path.abspath(a.workdir), "table.md"), "w") as fh:
         fh.write(text)
+
+
+def targets(results, floors, big_rows, huge_rows, cap):
+    """The issue's targets as ratios from this run, each with whether it is met."""
+    wall = lambda scenario, tool: results.get((scenario, tool), (None,))[0]
+    floor = {name: w for name, w, _, _ in floors}
+    spread = [w for name, w in floor.items() if "spread over all" in name]
+    rows = []
+
+    def row(label, value, limit, unit="×"):
+        if value is None:
+            return
+        rows.append("| %s | %.2f%s | ≤ %.2f%s | %s |" % (label, value, unit, limit, unit, "met" if value <= limit else "NOT met"))
+
+    w, s = wall("cold", "watcher"), wall("cold", "sfeed")
+    if w and s:
+        row("cold, 10,000 hooks: watcher / sfeed", w / s, 0.6)
+    if w and spread:
+        row("cold, 10,000 hooks: watcher / 10,000 shells on all cores", w / spread[0], 1.2)
+    w, s = wall("new10", "watcher"), wall("new10", "sfeed")
+    if w and s:
+        row("10% new: watcher / sfeed", w / s, 0.4)
+    w, s = wall("nocond", "watcher"), wall("unchanged", "sfeed")
+    if w and s:
+        row("no conditional GET: watcher / sfeed's unchanged re-poll", w / s, 0.2)
+    c = wall("catchup", "watcher")
+    if w and c:
+        row("no conditional GET: watcher / watcher's cold mark-seen", w / c, 1.0)
+    for rows_, name in ((big_rows, "big"), (huge_rows, "huge")):
+        if len(rows_) >= 2:
+            row("parse the %s feed: watcher / sfeed" % name, rows_[0][1] / rows_[1][1], 1.5)
+            row("parse the %s feed: watcher's peak RSS" % name, rows_[0][3] / 1e6, 64, " MB")
+    if cap:
+        size, cap_rows = cap
+        for label, _, rss in cap_rows[1:]:
+            row("20 MB poll, %s: RSS above the baseline / body" % label, (rss - cap_rows[0][2]) / size, 2.0)
+    if not rows:
+        return []
+    return ["", "Targets, from this run:", "", "| target | this run | limit | |", "|---|---:|---:|---|"] + rows
 
 
 WATCHER = VENV = ""

@@ -2,10 +2,11 @@
 # watcher against sfeed, newsboat, rss2email and feed2exec in one run (issue #8): installs the peers if
 # missing (Debian: sfeed, newsboat, nginx; PyPI, in a private venv: rss2email, feed2exec), builds
 # watcher, generates the workload and the 60 MB feed, and prints the table (also bench-out/peers/table.md).
-# Usage: Scripts/bench/peers.sh [RUNS]
+# Usage: Scripts/bench/peers.sh [RUNS] [SLOW_RUNS]   (SLOW_RUNS: rss2email, feed2exec and feedparser, default 1)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 runs=${1:-3}
+slow_runs=${2:-1}
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
 missing=()
 for tool in sfeed_update:sfeed newsboat:newsboat nginx:nginx xmllint:libxml2-utils curl:curl; do
@@ -25,4 +26,9 @@ swift build -c release --product watcher 2>&1 | grep -E "error" || true
 mkdir -p bench-out
 feed=bench-out/big-60mb.xml
 [ -s "$feed" ] || python3 Scripts/bench/gen-big-feed.py "$feed"
-python3 Scripts/bench/peers.py .build/release/watcher "$venv" bench-out/peers --runs "$runs" --big "$feed"
+huge=bench-out/huge-256mb.xml
+[ -s "$huge" ] || python3 Scripts/bench/gen-big-feed.py "$huge" --items 210000 --target-mb 256
+cap=bench-out/cap-19mb.xml
+[ -s "$cap" ] || python3 Scripts/bench/gen-big-feed.py "$cap" --items 16000 --target-mb 19.5
+python3 Scripts/bench/peers.py .build/release/watcher "$venv" bench-out/peers --runs "$runs" --slow-runs "$slow_runs" \
+  --big "$feed" --huge "$huge" --cap-feed "$cap"

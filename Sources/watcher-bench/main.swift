@@ -53,7 +53,8 @@ func rulesBenchmark() throws {
   let engine = RuleEngine(rules: config.rules, settings: config.settings.notify)
   let feed = config.feeds[0]
   var items: [FeedItem] = []
-  for index in 0..<50_000 {
+  let itemCount = ProcessInfo.processInfo.environment["WATCHER_BENCH_ITEMS"].flatMap { Int($0) } ?? 50_000
+  for index in 0..<itemCount {
     let title = (0..<(6 + Int(random.next() % 5))).map { _ in random.pick(words) }.joined(separator: " ")
     let text = (0..<80).map { _ in random.pick(words) }.joined(separator: " ")
     let cats = (0..<(1 + Int(random.next() % 3))).map { _ in random.pick(categories) }
