@@ -55,10 +55,7 @@ public struct DeliveringActionRunner: ActionRunner {
     }
     let hooks = actions.indices.filter { actions[$0].kind == .hook }
     let results = Locked<[Int: ActionOutcome]>([:])
-    let slots = DispatchSemaphore(value: max(1, settings.hookConcurrency))
-    DispatchQueue.concurrentPerform(iterations: hooks.count) { position in
-      slots.wait()
-      defer { slots.signal() }
+    BlockingPool.run(hooks.count, threads: settings.hookConcurrency) { position in
       let index = hooks[position]
       let outcome = stopping?.isCancelled == true ? .notRun : runHook(actions[index], feed: feed)
       results.withLock { $0[index] = outcome }

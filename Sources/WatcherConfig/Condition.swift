@@ -42,6 +42,18 @@ public indirect enum Condition: Sendable {
   case newerThan(Int)
 }
 
+extension Condition {
+  /// Whether the condition, or any part of it, tests `field`.
+  public func tests(_ field: MatchField) -> Bool {
+    switch self {
+    case .field(let tested, _): tested == field
+    case .all(let parts), .any(let parts): parts.contains { $0.tests(field) }
+    case .not(let inner): inner.tests(field)
+    case .olderThan, .newerThan: false
+    }
+  }
+}
+
 /// How a field's text is matched.
 public struct Pattern: Sendable {
   /// The kind of test.

@@ -71,7 +71,26 @@ package struct ConfigMapper {
     if let node = value("settings", in: entries) { config.settings = settings(node) }
     if let node = value("feeds", in: entries) { config.feeds = feeds(node, settings: config.settings) }
     if let node = value("rules", in: entries) { config.rules = rules(node, feeds: config.feeds) }
+    checkContentRules(config)
     return config
+  }
+
+  /// A rule on `content` whose feeds never fetch their articles can never match on it: a warning.
+  private mutating func checkContentRules(_ config: Config) {
+    for rule in config.rules where rule.condition.tests(.content) {
+      let feeds = config.feeds.filter {
+        rule.scope.isEmpty || rule.scope.contains($0.name) || $0.tags.contains(where: rule.scope.contains)
+      }
+      guard !feeds.contains(where: { $0.wantsFullText(config.settings) }) else { continue }
+      diagnostics.append(
+        Diagnostic(
+          .warning, message: "rule '\(rule.name)' matches on content, but none of its feeds fetches its articles",
+          mark: rule.mark,
+          notes: [
+            "content is the main text of the page an item links to; watcher reads it only for feeds with "
+              + "full_text: true (or settings.full_text: true)"
+          ]))
+    }
   }
 
   // MARK: - Settings

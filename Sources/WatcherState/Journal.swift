@@ -121,11 +121,12 @@ extension StateStore {
     guard !entries.isEmpty, limits.keepMax > 0 else { return }
     var text = ""
     for entry in entries { text += entry.json.text + "\n" }
-    let existing = Self.lineCount(journalPath)
+    var existing = journalLines()
     if existing > 0, existing + entries.count > limits.keepMax {
       guard rename(journalPath, rotatedJournalPath) == 0 || errno == ENOENT else {
         throw .writeFailed(path: journalPath, reason: String(cString: strerror(errno)))
       }
+      existing = 0
     }
     var info = stat()
     if stat(rotatedJournalPath, &info) == 0,
@@ -139,8 +140,23 @@ extension StateStore {
     let bytes = Array(text.utf8)
     let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     guard written == bytes.count else {
+      journalCount.withLock { $0 = nil }
       throw .writeFailed(path: journalPath, reason: written < 0 ? String(cString: strerror(errno)) : "short write")
     }
+    var after = stat()
+    let size = fstat(fd, &after) == 0 ? Int(after.st_size) : -1
+    journalCount.withLock { $0 = (size, existing + entries.count) }
+  }
+
+  /// The lines of the journal: remembered from this store's last look while the file keeps the size it had
+  /// then (nobody else wrote to it), else counted.
+  private func journalLines() -> Int {
+    var info = stat()
+    guard lstat(journalPath, &info) == 0 else { return 0 }
+    if let known = journalCount.withLock({ $0 }), known.size == Int(info.st_size) { return known.lines }
+    let lines = Self.lineCount(journalPath)
+    journalCount.withLock { $0 = (Int(info.st_size), lines) }
+    return lines
   }
 
   /// The journal's entries, oldest first, within `limits` (and newer than `since`, of `feed`, when given).
@@ -170,6 +186,10 @@ extension StateStore {
   private static func lineCount(_ path: String) -> Int {
     guard case .read(let data) = ChunkedFile.readRegularFile(path, maxBytes: maxFileBytes, followSymlinks: false)
     else { return 0 }
-    return data.reduce(0) { $0 + ($1 == 10 ? 1 : 0) }
+    return data.withUnsafeBytes { bytes in
+      var lines = 0
+      for byte in bytes where byte == 10 { lines += 1 }
+      return lines
+    }
   }
 }

@@ -42,6 +42,9 @@ extension StateError: CustomStringConvertible {
 public final class StateStore {
   /// The state directory.
   public let directory: String
+  /// The journal's size and line count when this store last read or wrote it: a pass appends once per
+  /// feed, and recounting a journal of 10,000 lines each time cost more than the hooks it records.
+  let journalCount = Locked<(size: Int, lines: Int)?>(nil)
   private var lockDescriptor: Int32 = -1
 
   /// Opens (and creates, mode 0700) the state directory.

@@ -167,4 +167,27 @@ struct FullTextTests {
     #expect(badBase.status == 64)
     #expect(badBase.errors.contains("--base needs an http(s) URL"))
   }
+
+  @Test("check warns about a rule on content whose feeds never fetch their articles")
+  func checkWarns() throws {
+    let dir = try TemporaryDirectory()
+    let path = dir.url.path
+    let binary = try #require(BinaryTests.binary)
+    for fullText in [false, true] {
+      try """
+      feeds:
+        - { url: https://example.com/a.xml, name: a, full_text: \(fullText) }
+        - { url: https://example.com/b.xml, name: b, tags: [plain] }
+      rules:
+        - { name: deep, match: { not: { content: kubernetes } }, tag: [x] }
+        - { name: scoped, feeds: [plain], match: { content: rust }, tag: [y] }
+      """.write(toFile: "\(path)/rules.yaml", atomically: true, encoding: .utf8)
+      let check = try ChildProcess.run(binary, ["check", "--config", "\(path)/rules.yaml"])
+      #expect(check.status == 0, "\(check.errors)")
+      let deep = "warning: rule 'deep' matches on content, but none of its feeds fetches its articles"
+      #expect(check.errors.contains(deep) == !fullText, "\(check.errors)")
+      #expect(check.errors.contains("warning: rule 'scoped' matches on content"), "\(check.errors)")
+      #expect(check.errors.contains("full_text: true"), "\(check.errors)")
+    }
+  }
 }

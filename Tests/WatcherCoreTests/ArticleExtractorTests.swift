@@ -114,6 +114,10 @@ struct ArticleExtractorTests {
     // Nested far past the tree's depth limit: read without recursion, the deep part left out.
     let deep = String(repeating: "<div>", count: 50_000) + "deep" + String(repeating: "</div>", count: 50_000)
     _ = try ArticleExtractor.extract(Array(deep.utf8))
+    // 100,000 sibling elements to remove, then an article: pruned in one pass, not one removal at a time.
+    let scripts = String(repeating: "<script>x()</script><nav>menu</nav>", count: 100_000)
+    let crowded = try #require(try ArticleExtractor.extract(Self.page(scripts + Self.articleHTML)))
+    #expect(crowded.text.hasPrefix(Self.prose[0]))
     // Binary garbage.
     var generator = SystemRandomNumberGenerator()
     let garbage = (0..<100_000).map { _ in UInt8.random(in: 0...255, using: &generator) }

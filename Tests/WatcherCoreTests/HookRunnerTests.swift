@@ -4,6 +4,8 @@
 import Dispatch
 import Foundation
 import Testing
+import WatcherConfig
+import WatcherState
 import WatcherTestSupport
 
 @testable import WatcherActions
@@ -157,5 +159,31 @@ struct HookRunnerTests {
     for link in ["file:///etc/passwd", "javascript:alert(1)", "smb://host/share", "steam://run/1", "-x", ""] {
       #expect(!LinkOpener.isWebLink(link), "\(link)")
     }
+  }
+}
+
+/// `hook_concurrency` is how many hooks run at once, whatever the number of processors.
+@Suite("Hook concurrency")
+struct HookConcurrencyTests {
+  @Test("hook_concurrency 6 runs six hooks at once, also on a machine with fewer processors")
+  func sixAtOnce() throws {
+    let dir = try TemporaryDirectory()
+    let path = dir.url.path
+    // Each hook announces itself, then waits (at most 20 s) until all six have: with fewer at once, the
+    // first ones would wait in vain and report failure.
+    let command =
+      "touch \"\(path)/$WATCHER_ID\"; i=0; while [ $(ls \"\(path)\" | wc -l) -lt 6 ] && [ $i -lt 200 ]; do "
+      + "sleep 0.1; i=$((i+1)); done; [ $(ls \"\(path)\" | wc -l) -ge 6 ]"
+    var settings = Settings()
+    settings.hookConcurrency = 6
+    let runner = DeliveringActionRunner(
+      notifier: KeptNotificationTests.SwitchableNotifier(), settings: settings, environment: [:], log: { _ in })
+    let actions = (1...6).map { index in
+      FeedState.PendingAction(
+        kind: .hook, key: "k\(index)", rule: "r", command: command, timeout: 60,
+        environment: ["WATCHER_ID": "hook-\(index)"], created: Date())
+    }
+    let outcomes = runner.run(actions, feed: FeedConfig(url: "test:", name: "f"))
+    #expect(outcomes.allSatisfy { if case .done = $0 { true } else { false } }, "\(outcomes)")
   }
 }
