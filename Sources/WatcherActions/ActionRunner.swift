@@ -65,9 +65,34 @@ public protocol ActionRunner: Sendable {
   /// Runs `actions` of `feed`; one outcome per action, in order.
   func run(_ actions: [FeedState.PendingAction], feed: FeedConfig) -> [ActionOutcome]
 
+  /// Runs the actions of several feeds, one list of outcomes per feed, in order. A runner may overlap them
+  /// (the hooks of a whole batch of feeds share the hook slots); by default each feed's run in turn.
+  func run(batches: [PendingBatch]) -> [[ActionOutcome]]
+
   /// Shows notifications kept from earlier passes: one as it was, several as one "while you were away"
   /// summary. `.done` when shown, `.keep` when still not.
   func showKept(_ kept: [KeptNotification]) -> ActionOutcome
+}
+
+/// The pending actions of one feed.
+public struct PendingBatch: Sendable {
+  /// The actions, in order.
+  public var actions: [FeedState.PendingAction]
+  /// Their feed.
+  public var feed: FeedConfig
+
+  /// A feed's actions.
+  public init(actions: [FeedState.PendingAction], feed: FeedConfig) {
+    self.actions = actions
+    self.feed = feed
+  }
+}
+
+extension ActionRunner {
+  /// Each feed's actions in turn.
+  public func run(batches: [PendingBatch]) -> [[ActionOutcome]] {
+    batches.map { run($0.actions, feed: $0.feed) }
+  }
 }
 
 /// Prints each action instead of carrying it out (for tests and dry runs); it never runs a command.

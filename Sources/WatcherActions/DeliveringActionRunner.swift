@@ -47,20 +47,31 @@ public struct DeliveringActionRunner: ActionRunner {
   }
 
   public func run(_ actions: [FeedState.PendingAction], feed: FeedConfig) -> [ActionOutcome] {
-    var outcomes = [ActionOutcome](repeating: .done, count: actions.count)
-    let notifications = actions.indices.filter { actions[$0].kind == .notify }
-    if !notifications.isEmpty {
-      let result = notify(notifications.map { actions[$0] }, feed: feed)
-      for index in notifications { outcomes[index] = result }
+    run(batches: [PendingBatch(actions: actions, feed: feed)])[0]
+  }
+
+  /// Shows each feed's notifications (or its one summary), then runs the hooks of every feed together, at
+  /// most `hook_concurrency` at once: a feed with five new items does not leave the slots idle while the
+  /// next feed is read.
+  public func run(batches: [PendingBatch]) -> [[ActionOutcome]] {
+    var outcomes = batches.map { [ActionOutcome](repeating: .done, count: $0.actions.count) }
+    for (number, batch) in batches.enumerated() {
+      let notifications = batch.actions.indices.filter { batch.actions[$0].kind == .notify }
+      guard !notifications.isEmpty else { continue }
+      let result = notify(notifications.map { batch.actions[$0] }, feed: batch.feed)
+      for index in notifications { outcomes[number][index] = result }
     }
-    let hooks = actions.indices.filter { actions[$0].kind == .hook }
+    let hooks = batches.enumerated().flatMap { number, batch in
+      batch.actions.indices.filter { batch.actions[$0].kind == .hook }.map { (number, $0) }
+    }
     let results = Locked<[Int: ActionOutcome]>([:])
     BlockingPool.run(hooks.count, threads: settings.hookConcurrency) { position in
-      let index = hooks[position]
-      let outcome = stopping?.isCancelled == true ? .notRun : runHook(actions[index], feed: feed)
-      results.withLock { $0[index] = outcome }
+      let (number, index) = hooks[position]
+      let batch = batches[number]
+      let outcome = stopping?.isCancelled == true ? .notRun : runHook(batch.actions[index], feed: batch.feed)
+      results.withLock { $0[position] = outcome }
     }
-    for (index, outcome) in results.withLock({ $0 }) { outcomes[index] = outcome }
+    for (position, outcome) in results.withLock({ $0 }) { outcomes[hooks[position].0][hooks[position].1] = outcome }
     return outcomes
   }
 

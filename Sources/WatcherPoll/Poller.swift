@@ -413,6 +413,8 @@ public struct Poller {
     var outcomeIndex = 0
     for batchStart in stride(from: 0, to: chosen.count, by: batchSize) {
       let batch = batchStart..<min(chosen.count, batchStart + batchSize)
+      var acting:
+        [(index: Int, feed: FeedConfig, state: FeedState, outcome: Outcome, prepared: PreparedPending)] = []
       let httpIndices = batch.filter { FeedLocation.isHTTP(chosen[$0].url) }
       let requests = httpIndices.map {
         FetchRequest(
@@ -467,9 +469,19 @@ public struct Poller {
         // otherwise repeat the same actions on every poll.
         let saved = save(&state, outcome: &outcome, durably: !state.pending.isEmpty)
         if saved, !state.pending.isEmpty, mode == .normal {
-          runPending(&state, feed: feed, outcome: &outcome, now: now)
+          let prepared = preparePending(&state, feed: feed, outcome: &outcome, now: now)
+          acting.append((outcomeIndex, feed, state, outcome, prepared))
+          continue
         }
         outcomes[outcomeIndex] = outcome
+      }
+      // The actions of the batch's feeds run together (their hooks share the slots), then each feed
+      // records what became of its own.
+      let results = runner.run(batches: acting.map { PendingBatch(actions: $0.state.pending, feed: $0.feed) })
+      for (work, result) in zip(acting, results) {
+        var (state, outcome) = (work.state, work.outcome)
+        recordPending(&state, feed: work.feed, outcome: &outcome, prepared: work.prepared, results: result, now: now)
+        outcomes[work.index] = outcome
       }
     }
     if !dryRun { store.syncDirectory() }
@@ -479,19 +491,28 @@ public struct Poller {
   /// Hands the pending actions to the runner and saves the state without the ones it did (the pending
   /// list was saved before, so a crash here repeats actions but never loses one).
   private func runPending(_ state: inout FeedState, feed: FeedConfig, outcome: inout Outcome, now: Date) {
+    let prepared = preparePending(&state, feed: feed, outcome: &outcome, now: now)
+    let results = runner.run(state.pending, feed: feed)
+    recordPending(&state, feed: feed, outcome: &outcome, prepared: prepared, results: results, now: now)
+  }
+
+  /// What `preparePending` decided before the actions run: the journal so far, the notifications held.
+  struct PreparedPending {
     var journal: [JournalEntry] = []
-    func drop(_ action: FeedState.PendingAction, reason: String) {
-      state.dropped.append(
-        FeedState.DroppedAction(
-          key: action.key, rule: action.rule, what: action.command ?? action.summary ?? "", reason: reason,
-          time: now))
-      state.dropped = Array(state.dropped.suffix(20))
-    }
+    var held: [KeptNotification] = []
+  }
+
+  /// Refreshes the pending actions from the config and holds the notifications quiet hours hold; the ones
+  /// left in `state.pending` are to run now.
+  private func preparePending(_ state: inout FeedState, feed: FeedConfig, outcome: inout Outcome, now: Date)
+    -> PreparedPending
+  {
+    var journal: [JournalEntry] = []
     // Each action runs as its rule says now: a hook fixed in the config fixes its retries; an action
     // whose rule is gone is dropped.
     let refreshed = PendingRefresh.refresh(state.pending, feed: feed, config: config)
     for action in refreshed.gone {
-      drop(action, reason: "its rule '\(action.rule ?? "")' is no longer in the config")
+      Self.drop(action, from: &state, reason: "its rule '\(action.rule ?? "")' is no longer in the config", now: now)
       outcome.report(.ruleGone(rule: action.rule ?? ""))
       journal.append(
         Self.entry(
@@ -516,7 +537,25 @@ public struct Poller {
             detail: "quiet hours; shown at \(ISODate.format(until))"))
       }
     }
-    let results = runner.run(state.pending, feed: feed)
+    return PreparedPending(journal: journal, held: held)
+  }
+
+  /// Records a dropped action in the state (the last 20 are kept for status).
+  private static func drop(_ action: FeedState.PendingAction, from state: inout FeedState, reason: String, now: Date) {
+    state.dropped.append(
+      FeedState.DroppedAction(
+        key: action.key, rule: action.rule, what: action.command ?? action.summary ?? "", reason: reason, time: now))
+    state.dropped = Array(state.dropped.suffix(20))
+  }
+
+  /// Journals what became of each action, keeps what must wait, and saves the state without the actions
+  /// that are done (the pending list was saved before they ran: a crash repeats, never loses).
+  private func recordPending(
+    _ state: inout FeedState, feed: FeedConfig, outcome: inout Outcome, prepared: PreparedPending,
+    results: [ActionOutcome], now: Date
+  ) {
+    var journal = prepared.journal
+    let held = prepared.held
     var kept: [FeedState.PendingAction] = []
     var toKeep: [FeedState.PendingAction] = []
     let notifications = state.pending.filter { $0.kind == .notify }.count
@@ -544,7 +583,7 @@ public struct Poller {
           Self.entry(
             action, feed: feed, outcome: .retry, now: now, exitStatus: failure.exitStatus, detail: "\(failure)"))
       case .drop(let failure):
-        drop(action, reason: "\(failure)")
+        Self.drop(action, from: &state, reason: "\(failure)", now: now)
         outcome.report(
           .hookDropped(rule: action.rule ?? "", item: Self.itemName(action), attempts: action.attempts + 1, failure))
         journal.append(
