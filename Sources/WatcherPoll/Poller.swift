@@ -413,8 +413,7 @@ public struct Poller {
     var outcomeIndex = 0
     for batchStart in stride(from: 0, to: chosen.count, by: batchSize) {
       let batch = batchStart..<min(chosen.count, batchStart + batchSize)
-      var acting:
-        [(index: Int, feed: FeedConfig, state: FeedState, outcome: Outcome, prepared: PreparedPending)] = []
+      var acting: [(index: Int, feed: FeedConfig, state: FeedState, outcome: Outcome, prepared: PreparedPending)] = []
       let httpIndices = batch.filter { FeedLocation.isHTTP(chosen[$0].url) }
       let requests = httpIndices.map {
         FetchRequest(
