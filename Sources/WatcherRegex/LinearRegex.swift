@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A regular expression matched in time linear in the text: a Thompson NFA run as a Pike VM.
 ///
 /// Why our own engine: a rule's regex runs on text written by strangers, so its cost must not depend on
@@ -27,8 +33,10 @@ public final class LinearRegex: Sendable {
   /// machine runs (most texts do not contain it, and then the machine never starts).
   package let requiredLiteral: String?
   private let program: Program
-  /// The lazily built DFA that answers "is there a match?" before the Pike VM finds where.
-  private let dfa: LazyDFA
+  /// Lazily built DFAs that answer "is there a match?" before the Pike VM finds where: one per processor
+  /// (up to 8), each with its own cache and lock, so that threads evaluating rules at once each warm and
+  /// use their own instead of finding one cache busy and falling back to the Pike VM.
+  private let dfas: [LazyDFA]
 
   /// The most steps a compiled pattern may have: it bounds the work per character of text.
   public static let maxProgramSize = 2_000
@@ -42,8 +50,10 @@ public final class LinearRegex: Sendable {
     self.caseSensitive = caseSensitive
     var parser = RegexParser(scalars: Array(pattern.unicodeScalars), fold: !caseSensitive)
     let tree = try parser.parseAll()
-    program = try Program(tree)
-    dfa = LazyDFA(program)
+    let program = try Program(tree)
+    self.program = program
+    let copies = min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 8)
+    dfas = (0..<copies).map { _ in LazyDFA(program) }
     let literal = tree.requiredLiteral()
     requiredLiteral = literal.unicodeScalars.count >= 2 ? literal : nil
   }
@@ -55,7 +65,7 @@ public final class LinearRegex: Sendable {
     return text.withUTF8 { bytes in
       // Most texts do not match: the DFA says so at a table lookup per byte. Only a text that matches
       // goes through the Pike VM, which tracks where matches start.
-      guard dfa.matches(bytes) != false else { return nil }
+      guard dfaMatches(bytes) != false else { return nil }
       var work = 0
       return program.search(bytes, work: &work)
     }
@@ -64,22 +74,40 @@ public final class LinearRegex: Sendable {
   /// Whether `text` has a match anywhere: the DFA alone when it can answer (the Pike VM only when its cache
   /// is busy on another thread), so no match position is computed.
   public func isMatch(_ text: String) -> Bool {
-    if let literal = requiredLiteral, ByteSearch.find(text, literal, wholeWord: false) == nil { return false }
+    isMatch(text, literalFound: false)
+  }
+
+  /// `isMatch`, without looking for the required literal again when the caller has found it already.
+  package func isMatch(_ text: String, literalFound: Bool) -> Bool {
+    if !literalFound, let literal = requiredLiteral, ByteSearch.find(text, literal, wholeWord: false) == nil {
+      return false
+    }
     var text = text
     return text.withUTF8 { bytes in
-      if let answer = dfa.matches(bytes) { return answer }
+      if let answer = dfaMatches(bytes) { return answer }
       var work = 0
       return program.search(bytes, work: &work) != nil
     }
   }
 
-  /// How many times the DFA's cache was emptied to make room (1 after the first fill).
-  package var dfaCacheResets: Int { dfa.timesEmptied - 1 }
+  /// The answer of the first DFA free, starting from the one this thread prefers; `nil` when all are busy.
+  private func dfaMatches(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+    let count = dfas.count
+    let preferred =
+      count == 1 ? 0 : Int(truncatingIfNeeded: (UInt64(pthread_self()) &* 0x9E37_79B9_7F4A_7C15) >> 32) % count
+    for offset in 0..<count {
+      if let answer = dfas[(preferred + offset) % count].matches(bytes) { return answer }
+    }
+    return nil
+  }
 
-  /// Whether `text` has a match, by the DFA alone (`nil` when its cache was busy on another thread).
+  /// How many times the first DFA's cache was emptied to make room (0 until it overflows).
+  package var dfaCacheResets: Int { dfas[0].timesEmptied - 1 }
+
+  /// Whether `text` has a match, by the first DFA alone (`nil` when its cache was busy on another thread).
   package func dfaMatches(_ text: String) -> Bool? {
     var text = text
-    return text.withUTF8 { dfa.matches($0) }
+    return text.withUTF8 { dfas[0].matches($0) }
   }
 
   /// The match as `firstMatch` finds it, without the literal prefilter, and the number of thread steps

@@ -27,43 +27,59 @@ public enum TextFolding {
         if byte >= 65 && byte <= 90 { changed = true }
       }
       if ascii && !changed { return (text, true) }
-      var out = [UInt8]()
-      out.reserveCapacity(bytes.count + 8)
-      var i = 0
-      let n = bytes.count
-      while i < n {
-        let c = bytes[i]
-        if c < 0x80 {
-          out.append(c >= 65 && c <= 90 ? c | 0x20 : c)
-          i += 1
-        } else if c >= 0xC2 && c <= 0xDF && i + 1 < n && bytes[i + 1] & 0xC0 == 0x80 {
-          let scalar = Int(c & 0x1F) << 6 | Int(bytes[i + 1] & 0x3F)
-          if let mapped = twoByteTable[scalar - 0x80] {
-            out.append(contentsOf: mapped)
-          } else {
-            out.append(c)
-            out.append(bytes[i + 1])
+      // Written straight into the string's storage: no character folds to more than three times its
+      // UTF-8 length (the longest is U+0130, two bytes to three).
+      let folded = String(unsafeUninitializedCapacity: bytes.count * 3 + 4) { out in
+        var o = 0
+        @inline(__always) func put(_ mapped: [UInt8]) {
+          for byte in mapped {
+            out[o] = byte
+            o += 1
           }
-          i += 2
-        } else {
-          // Three- and four-byte characters: decode, map if the character has a lowercase form.
-          var iterator = bytes[i...].makeIterator()
-          var decoder = UTF8()
-          guard case .scalarValue(let scalar) = decoder.decode(&iterator) else {
-            out.append(c)
-            i += 1
-            continue
-          }
-          let length = String(scalar).utf8.count
-          if let folded = foldScalar(scalar) {
-            out.append(contentsOf: folded)
-          } else {
-            out.append(contentsOf: bytes[i..<min(n, i + length)])
-          }
-          i += length
         }
+        var i = 0
+        let n = bytes.count
+        while i < n {
+          let c = bytes[i]
+          if c < 0x80 {
+            out[o] = c >= 65 && c <= 90 ? c | 0x20 : c
+            o += 1
+            i += 1
+          } else if c >= 0xC2 && c <= 0xDF && i + 1 < n && bytes[i + 1] & 0xC0 == 0x80 {
+            let scalar = Int(c & 0x1F) << 6 | Int(bytes[i + 1] & 0x3F)
+            if let mapped = twoByteTable[scalar - 0x80] {
+              put(mapped)
+            } else {
+              out[o] = c
+              out[o + 1] = bytes[i + 1]
+              o += 2
+            }
+            i += 2
+          } else {
+            // Three- and four-byte characters: decode, map if the character has a lowercase form.
+            var iterator = bytes[i...].makeIterator()
+            var decoder = UTF8()
+            guard case .scalarValue(let scalar) = decoder.decode(&iterator) else {
+              out[o] = c
+              o += 1
+              i += 1
+              continue
+            }
+            let length = UTF8.width(scalar)
+            if let folded = foldScalar(scalar) {
+              put(folded)
+            } else {
+              for k in i..<min(n, i + length) {
+                out[o] = bytes[k]
+                o += 1
+              }
+            }
+            i += length
+          }
+        }
+        return o
       }
-      return (String(decoding: out, as: UTF8.self), ascii)
+      return (folded, ascii)
     }
   }
 

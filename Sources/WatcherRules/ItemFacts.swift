@@ -11,163 +11,142 @@ import WatcherSupport
   import Glibc
 #endif
 
-/// An item's fields as rules see them: each field's values read and folded once per item, on first use.
+/// An item's fields as rules see them: each field's values read and folded once per item, on first use,
+/// and searched for every rule's literals in one pass (`NeedleSet`).
 package struct ItemFacts {
   package let item: FeedItem
   package let feed: String
-  /// Tags so far; changing them drops the cached `tag` field.
+  /// Tags so far; changing them drops the values read for `tag`.
   package var tags: [String] = [] {
-    didSet { cache[MatchField.tag.index] = nil }
+    didSet { ranges[MatchField.tag.index] = nil }
   }
-  private var cache: [FieldValues?] = Array(repeating: nil, count: MatchField.allCases.count)
-
-  /// One field's values (several for categories and tags), as written and folded.
-  ///
-  /// A class, so that each rule's look at it costs one reference, not a copy of four arrays.
-  package final class FieldValues {
-    package var names: [String]
-    package var raw: [String]
-    package var folded: [String] = []
-    /// Whether each raw value is ASCII (folding then keeps every offset, so matches map back).
-    package var ascii: [Bool] = []
-    /// For value v and needle id, at (v·needles + id)·2: the first occurrence, and after it the first
-    /// whole-word occurrence, in the folded text, or -1; filled on first use.
-    package var hits: [Int32] = []
-    package var hitsReady = false
-
-    package init(names: [String], raw: [String]) {
-      self.names = names
-      self.raw = raw
-    }
-  }
-
-  private let needles: NeedleSet?
-
   /// Whether matches report the text that matched (test-rules shows it; a poll does not need it, and a
   /// regex then only asks its DFA whether it matches, never where).
   package var wantsExcerpts = true
 
-  package init(item: FeedItem, feed: String, needles: NeedleSet? = nil) {
+  /// One value of a field (categories and tags have several), as written and folded.
+  private struct Value {
+    var name: String
+    var raw: String
+    var folded: String
+    /// Whether the raw value is ASCII (folding then keeps every offset, so matches map back).
+    var ascii: Bool
+    /// Where the automaton's findings for it start in `found`, or -1 until it has read the value.
+    var found = -1
+
+    init(_ name: String, _ raw: String) {
+      self.name = name
+      self.raw = raw
+      (folded, ascii) = TextFolding.foldReportingASCII(raw)
+    }
+  }
+
+  /// Every value read so far.
+  ///
+  /// Title, text, categories and content are read together and in that order, the order `any` searches
+  /// them, so that `any` is the range of the four.
+  private var values: [Value] = []
+  /// Each field's values in `values`, by `MatchField.index`, once read.
+  private var ranges: [Range<Int>?] = Array(repeating: nil, count: MatchField.allCases.count)
+  /// For each value the automaton has read, two sets of needle ids (`needles.words` words each): the
+  /// needles it contains, then those it contains as whole words.
+  private var found: [UInt64] = []
+
+  package init(item: FeedItem, feed: String) {
     self.item = item
     self.feed = feed
-    self.needles = needles
   }
 
-  private func read(_ field: MatchField) -> FieldValues {
-    func one(_ name: String, _ value: String?) -> FieldValues {
-      value.map { FieldValues(names: [name], raw: [$0]) } ?? FieldValues(names: [], raw: [])
+  /// Where `field`'s values are in `values`, reading them on first use.
+  private mutating func range(_ field: MatchField) -> Range<Int> {
+    if let known = ranges[field.index] { return known }
+    func read(_ name: String, _ raw: String?) {
+      if let raw { values.append(Value(name, raw)) }
     }
+    let start = values.count
     switch field {
-    case .title: return one("title", item.title)
-    case .text: return one("text", item.text)
-    case .category: return FieldValues(names: item.categories.map { _ in "category" }, raw: item.categories)
-    case .author: return one("author", item.author)
-    case .link: return one("link", item.link)
-    case .feed: return one("feed", feed)
-    case .tag: return FieldValues(names: tags.map { _ in "tag" }, raw: tags)
-    case .content: return one("content", item.content)
-    case .any:
-      let all = FieldValues(names: [], raw: [])
+    case .title, .text, .category, .content, .any:
       for part in MatchField.anyParts {
-        let values = read(part)
-        all.names += values.names
-        all.raw += values.raw
+        let from = values.count
+        switch part {
+        case .title: read("title", item.title)
+        case .text: read("text", item.text)
+        case .content: read("content", item.content)
+        default: for category in item.categories { read("category", category) }
+        }
+        ranges[part.index] = from..<values.count
       }
-      return all
+      ranges[MatchField.any.index] = start..<values.count
+      return ranges[field.index] ?? start..<start
+    case .author: read("author", item.author)
+    case .link: read("link", item.link)
+    case .feed: read("feed", feed)
+    case .tag: for tag in tags { read("tag", tag) }
     }
+    ranges[field.index] = start..<values.count
+    return start..<values.count
   }
 
-  private mutating func values(_ field: MatchField) -> FieldValues {
-    if let cached = cache[field.index] { return cached }
-    if field == .any {
-      // Built from the parts, so each text is folded (and scanned) once even when rules use both.
-      let any = FieldValues(names: [], raw: [])
-      for part in MatchField.anyParts {
-        let values = values(part)
-        any.names += values.names
-        any.raw += values.raw
-        any.folded += values.folded
-        any.ascii += values.ascii
-      }
-      cache[field.index] = any
-      return any
-    }
-    let values = read(field)
-    for raw in values.raw {
-      let (folded, ascii) = TextFolding.foldReportingASCII(raw)
-      values.folded.append(folded)
-      values.ascii.append(ascii)
-    }
-    cache[field.index] = values
-    return values
-  }
-
-  /// The field's values with the automaton's findings, computed once per item and field.
-  private mutating func scanned(_ field: MatchField) -> FieldValues {
-    let values = values(field)
-    guard !values.hitsReady, let needles else { return values }
-    if field == .any {
-      values.hits = MatchField.anyParts.flatMap { scanned($0).hits }
-      values.hitsReady = true
-      return values
-    }
-    let count = needles.needles.count
-    var found = [Int32](repeating: -1, count: values.folded.count * count * 2)
-    for (index, folded) in values.folded.enumerated() {
-      let base = index * count * 2
-      var copy = folded
-      copy.withUTF8 { bytes in
+  /// Where value `index`'s findings start in `found`; the automaton reads the value on first use.
+  private mutating func scan(_ index: Int, _ needles: NeedleSet) -> Int {
+    if values[index].found >= 0 { return values[index].found }
+    let words = needles.words
+    let base = found.count
+    found.append(contentsOf: repeatElement(0, count: 2 * words))
+    var folded = values[index].folded
+    folded.withUTF8 { bytes in
+      found.withUnsafeMutableBufferPointer { bits in
         needles.scan(bytes) { id, start in
-          let slot = base + id * 2
-          if found[slot] < 0 { found[slot] = Int32(start) }
-          if found[slot + 1] < 0, !ByteSearch.isWordScalar(before: start, in: bytes),
+          let word = id >> 6
+          let bit: UInt64 = 1 << UInt64(id & 63)
+          bits[base + word] |= bit
+          if bits[base + words + word] & bit == 0, !ByteSearch.isWordScalar(before: start, in: bytes),
             !ByteSearch.isWordScalar(at: start + needles.needles[id].count, in: bytes)
           {
-            found[slot + 1] = Int32(start)
+            bits[base + words + word] |= bit
           }
         }
       }
     }
-    values.hits = found
-    values.hitsReady = true
-    return values
+    values[index].found = base
+    return base
   }
 
-  /// The first value of `field` containing any of the needles (as whole words when asked).
-  package mutating func matchNeedles(_ field: MatchField, _ ids: ArraySlice<Int32>, wholeWord: Bool) -> (
-    String, String
-  )? {
-    guard let needles else { return nil }
-    let values = scanned(field)
-    let count = needles.needles.count
-    for index in values.folded.indices {
-      for id32 in ids {
-        let id = Int(id32)
-        let start = Int(values.hits[(index * count + id) * 2 + (wholeWord ? 1 : 0)])
-        if start >= 0 {
-          guard wantsExcerpts else { return (values.names[index], "") }
-          return (
-            values.names[index],
-            excerpt(values, index, start..<(start + needles.needles[id].count), fromRaw: false)
-          )
-        }
+  /// The first value of `field` containing any of the needles `ids` of `needles` (as whole words when asked).
+  ///
+  /// The engine passes its needle set with each call rather than the facts keeping a reference to it: a
+  /// reference kept here is retained on every use, and threads evaluating at once then contend for it.
+  package mutating func matchNeedles(
+    _ field: MatchField, _ ids: ArraySlice<Int32>, wholeWord: Bool, in needles: NeedleSet
+  ) -> (String, String)? {
+    for index in range(field) {
+      let base = scan(index, needles) + (wholeWord ? needles.words : 0)
+      for id32 in ids where found[base + Int(id32) >> 6] & (1 << UInt64(id32 & 63)) != 0 {
+        guard wantsExcerpts else { return (values[index].name, "") }
+        let value = values[index]
+        let needle = needles.needles[Int(id32)]
+        let start = ByteSearch.find(value.folded, String(decoding: needle, as: UTF8.self), wholeWord: wholeWord) ?? 0
+        return (value.name, excerpt(value, start..<(start + needle.count), fromRaw: false))
       }
     }
     return nil
   }
 
-  /// The first value of `field` the regex matches, looking only where its literal occurs.
-  package mutating func matchRegex(_ field: MatchField, _ regex: LinearRegex, literal: Int?) -> (String, String)? {
+  /// The first value of `field` the regex matches, looking only where its literal (needle `literal` of
+  /// `needles`) occurs.
+  package mutating func matchRegex(_ field: MatchField, _ regex: LinearRegex, literal: Int?, in needles: NeedleSet?)
+    -> (String, String)?
+  {
     guard let literal, let needles else { return match(field, Pattern(.regex(regex))) }
-    let values = scanned(field)
-    let count = needles.needles.count
-    for index in values.folded.indices where values.hits[(index * count + literal) * 2] >= 0 {
+    for index in range(field) {
+      let base = scan(index, needles)
+      guard found[base + literal >> 6] & (1 << UInt64(literal & 63)) != 0 else { continue }
       if !wantsExcerpts {
-        if regex.isMatch(values.folded[index]) { return (values.names[index], "") }
+        if regex.isMatch(values[index].folded, literalFound: true) { return (values[index].name, "") }
         continue
       }
-      if let range = regex.firstMatch(in: values.folded[index]) {
-        return (values.names[index], excerpt(values, index, range, fromRaw: false))
+      if let range = regex.firstMatch(in: values[index].folded) {
+        return (values[index].name, excerpt(values[index], range, fromRaw: false))
       }
     }
     return nil
@@ -175,39 +154,31 @@ package struct ItemFacts {
 
   /// The field name and the matched text, or `nil`.
   package mutating func match(_ field: MatchField, _ pattern: Pattern) -> (String, String)? {
-    let values = values(field)
-    for index in values.raw.indices {
-      let text = pattern.caseSensitive ? values.raw[index] : values.folded[index]
+    for index in range(field) {
+      let value = values[index]
+      let text = pattern.caseSensitive ? value.raw : value.folded
       switch pattern.kind {
       case .regex(let regex):
         if !wantsExcerpts {
-          if regex.isMatch(text) { return (values.names[index], "") }
+          if regex.isMatch(text) { return (value.name, "") }
           continue
         }
         if let range = regex.firstMatch(in: text) {
-          return (values.names[index], excerpt(values, index, range, fromRaw: pattern.caseSensitive))
+          return (value.name, excerpt(value, range, fromRaw: pattern.caseSensitive))
         }
-      case .contains(let needles):
+      case .contains(let needles), .words(let needles):
+        let wholeWord: Bool
+        if case .words = pattern.kind { wholeWord = true } else { wholeWord = false }
         for needle in needles {
-          if let start = ByteSearch.find(text, needle, wholeWord: false) {
+          if let start = ByteSearch.find(text, needle, wholeWord: wholeWord) {
             return (
-              values.names[index],
-              excerpt(values, index, start..<(start + needle.utf8.count), fromRaw: pattern.caseSensitive)
-            )
-          }
-        }
-      case .words(let needles):
-        for needle in needles {
-          if let start = ByteSearch.find(text, needle, wholeWord: true) {
-            return (
-              values.names[index],
-              excerpt(values, index, start..<(start + needle.utf8.count), fromRaw: pattern.caseSensitive)
+              value.name, excerpt(value, start..<(start + needle.utf8.count), fromRaw: pattern.caseSensitive)
             )
           }
         }
       case .equals(let needles):
-        let value = HTMLText.collapsed(text) ?? ""
-        if let needle = needles.first(where: { $0 == value }) { return (values.names[index], needle) }
+        let collapsed = HTMLText.collapsed(text) ?? ""
+        if let needle = needles.first(where: { $0 == collapsed }) { return (value.name, needle) }
       }
     }
     return nil
@@ -215,11 +186,10 @@ package struct ItemFacts {
 
   /// The matched text as the item has it: the raw bytes when offsets line up (case-sensitive, or ASCII),
   /// else the folded text.
-  private func excerpt(_ values: FieldValues, _ index: Int, _ range: Range<Int>, fromRaw: Bool) -> String {
+  private func excerpt(_ value: Value, _ range: Range<Int>, fromRaw: Bool) -> String {
     guard wantsExcerpts else { return "" }
-    let source = fromRaw || values.ascii[index] ? values.raw[index] : values.folded[index]
-    var copy = source
-    return copy.withUTF8 { bytes in
+    var source = fromRaw || value.ascii ? value.raw : value.folded
+    return source.withUTF8 { bytes in
       let clamped = range.clamped(to: 0..<bytes.count)
       return String(decoding: UnsafeBufferPointer(rebasing: bytes[clamped]), as: UTF8.self)
     }

@@ -5,9 +5,19 @@
 ///
 /// With a hundred rules, searching each needle separately reads each item's text a hundred times; the
 /// automaton reads it once and reports every needle it contains, with where.
+///
+/// The table is kept small, because each byte's lookup depends on the one before and so waits for memory:
+/// bytes that occur in no needle share one column (most text bytes), and a state that ends a needle is
+/// stored negated, so the common byte costs one lookup and no second table.
 package final class NeedleSet: Sendable {
   /// The needles, by id.
   package let needles: [[UInt8]]
+  /// How many 64-bit words a set of needle ids takes.
+  package let words: Int
+  /// Each byte's column: 0 for bytes in no needle, else one column per distinct byte.
+  private let column: [UInt8]
+  private let columns: Int
+  /// `transitions[state * columns + column]`: the next state, negated when it ends a needle.
   private let transitions: [Int32]
   private let outputStart: [Int32]
   private let outputCount: [Int32]
@@ -15,18 +25,28 @@ package final class NeedleSet: Sendable {
 
   package init(_ needles: [[UInt8]]) {
     self.needles = needles
+    words = (needles.count + 63) / 64
+    var column = [UInt8](repeating: 0, count: 256)
+    var columns = 1
+    for byte in Set(needles.joined()).sorted() {
+      column[Int(byte)] = UInt8(columns)
+      columns += 1
+    }
+    self.column = column
+    self.columns = columns
     // The trie.
-    var next: [[Int32]] = [Array(repeating: -1, count: 256)]
+    var next: [[Int32]] = [Array(repeating: -1, count: columns)]
     var own: [[Int32]] = [[]]
     for (id, needle) in needles.enumerated() where !needle.isEmpty {
       var state = 0
       for byte in needle {
-        if next[state][Int(byte)] < 0 {
-          next[state][Int(byte)] = Int32(next.count)
-          next.append(Array(repeating: -1, count: 256))
+        let c = Int(column[Int(byte)])
+        if next[state][c] < 0 {
+          next[state][c] = Int32(next.count)
+          next.append(Array(repeating: -1, count: columns))
           own.append([])
         }
-        state = Int(next[state][Int(byte)])
+        state = Int(next[state][c])
       }
       own[state].append(Int32(id))
     }
@@ -34,12 +54,12 @@ package final class NeedleSet: Sendable {
     var fail = [Int32](repeating: 0, count: next.count)
     var outputs = own
     var queue: [Int] = []
-    for byte in 0..<256 {
-      if next[0][byte] < 0 {
-        next[0][byte] = 0
+    for c in 0..<columns {
+      if next[0][c] < 0 {
+        next[0][c] = 0
       } else {
-        fail[Int(next[0][byte])] = 0
-        queue.append(Int(next[0][byte]))
+        fail[Int(next[0][c])] = 0
+        queue.append(Int(next[0][c]))
       }
     }
     var head = 0
@@ -47,17 +67,18 @@ package final class NeedleSet: Sendable {
       let state = queue[head]
       head += 1
       outputs[state] += outputs[Int(fail[state])]
-      for byte in 0..<256 {
-        let child = next[state][byte]
+      for c in 0..<columns {
+        let child = next[state][c]
         if child < 0 {
-          next[state][byte] = next[Int(fail[state])][byte]
+          next[state][c] = next[Int(fail[state])][c]
         } else {
-          fail[Int(child)] = next[Int(fail[state])][byte]
+          fail[Int(child)] = next[Int(fail[state])][c]
           queue.append(Int(child))
         }
       }
     }
-    transitions = next.flatMap { $0 }
+    // The root never ends a needle (empty needles are left out), so negation is unambiguous.
+    transitions = next.flatMap { row in row.map { outputs[Int($0)].isEmpty ? $0 : -$0 } }
     var start: [Int32] = []
     var count: [Int32] = []
     var ids: [Int32] = []
@@ -72,17 +93,24 @@ package final class NeedleSet: Sendable {
   }
 
   /// Calls `found(id, start)` for every occurrence of every needle in `text`, in order of their end.
+  @inline(__always)
   package func scan(_ text: UnsafeBufferPointer<UInt8>, _ found: (Int, Int) -> Void) {
+    let columns = columns
     transitions.withUnsafeBufferPointer { table in
-      var state = 0
-      for index in 0..<text.count {
-        state = Int(table[state &* 256 &+ Int(text[index])])
-        let count = Int(outputCount[state])
-        if count == 0 { continue }
-        let first = Int(outputStart[state])
-        for k in first..<(first + count) {
-          let id = Int(outputIDs[k])
-          found(id, index + 1 - needles[id].count)
+      column.withUnsafeBufferPointer { column in
+        var state = 0
+        for index in 0..<text.count {
+          let next = Int(table[state &* columns &+ Int(column[Int(text[index])])])
+          if next >= 0 {
+            state = next
+            continue
+          }
+          state = -next
+          let first = Int(outputStart[state])
+          for k in first..<(first + Int(outputCount[state])) {
+            let id = Int(outputIDs[k])
+            found(id, index + 1 - needles[id].count)
+          }
         }
       }
     }

@@ -29,6 +29,8 @@ public struct RuleEngine: Sendable {
   private let roots: [Int32]
   /// Each rule's scope, for quick tests.
   private let scopes: [Set<String>]
+  /// Whether each rule has a scope (most do not: then its set is never looked at).
+  private let scoped: [Bool]
 
   /// Creates an engine.
   public init(rules: [Rule], settings: NotifySettings = NotifySettings()) {
@@ -39,6 +41,7 @@ public struct RuleEngine: Sendable {
     roots = rules.map { program.add($0.condition, registry: &registry) }
     self.program = program
     scopes = rules.map { Set($0.scope) }
+    scoped = rules.map { !$0.scope.isEmpty }
     needleSet = registry.needles.isEmpty ? nil : NeedleSet(registry.needles)
   }
 
@@ -51,34 +54,38 @@ public struct RuleEngine: Sendable {
   /// the decision and never shows the text; test-rules does): regexes then never look for where they match.
   public func evaluate(_ item: FeedItem, feed: FeedConfig, now: Date = Date(), excerpts: Bool = true) -> Decision {
     var decision = Decision()
-    var facts = ItemFacts(item: item, feed: feed.name, needles: needleSet)
+    var facts = ItemFacts(item: item, feed: feed.name)
     facts.wantsExcerpts = excerpts
     for tag in feed.tags where !decision.tags.contains(tag) { decision.tags.append(tag) }
     facts.tags = decision.tags
     for index in roots.indices {
-      let scope = scopes[index]
-      guard scope.isEmpty || scope.contains(feed.name) || feed.tags.contains(where: scope.contains) else { continue }
+      if scoped[index] {
+        let scope = scopes[index]
+        guard scope.contains(feed.name) || feed.tags.contains(where: scope.contains) else { continue }
+      }
       var reasons: [Decision.Match] = []
       guard evaluate(roots[index], &facts, now: now, rule: index, reasons: &reasons) else { continue }
-      let rule = rules[index]
       decision.matches += reasons
-      let actions = rule.actions
-      for tag in actions.tags where !decision.tags.contains(tag) { decision.tags.append(tag) }
-      facts.tags = decision.tags
-      if actions.mute, decision.mutedBy == nil { decision.mutedBy = rule.name }
-      if let notify = actions.notify {
-        decision.notifications.append(
-          notification(notify, rule: rule.name, item: item, feed: feed.name, tags: decision.tags))
+      // The rule's parts are read in place: copying a whole rule per match costs a retain per field.
+      let name = rules[index].name
+      if !rules[index].actions.tags.isEmpty {
+        for tag in rules[index].actions.tags where !decision.tags.contains(tag) { decision.tags.append(tag) }
+        facts.tags = decision.tags
       }
-      if let hook = actions.hook {
+      if rules[index].actions.mute, decision.mutedBy == nil { decision.mutedBy = name }
+      if let notify = rules[index].actions.notify {
+        decision.notifications.append(
+          notification(notify, rule: name, item: item, feed: feed.name, tags: decision.tags))
+      }
+      if let hook = rules[index].actions.hook {
         decision.hooks.append(
           Decision.Hook(
-            rule: rule.name, command: hook.command,
+            rule: name, command: hook.command,
             arguments: hook.run?.map { $0.render(item, feed: feed.name, tags: decision.tags) }, timeout: hook.timeout))
       }
-      if actions.digest != nil, !decision.digests.contains(rule.name) { decision.digests.append(rule.name) }
-      if actions.stop {
-        decision.stoppedBy = rule.name
+      if rules[index].actions.digest != nil, !decision.digests.contains(name) { decision.digests.append(name) }
+      if rules[index].actions.stop {
+        decision.stoppedBy = name
         break
       }
     }
@@ -144,12 +151,15 @@ public struct RuleEngine: Sendable {
     switch n.op {
     case .needles:
       let ids = program.lists[Int(n.a)..<Int(n.a + n.b)]
-      guard let (name, text) = facts.matchNeedles(n.field, ids, wholeWord: n.wholeWord) else { return false }
+      guard let needleSet,
+        let (name, text) = facts.matchNeedles(n.field, ids, wholeWord: n.wholeWord, in: needleSet)
+      else { return false }
       reasons.append(Decision.Match(rule: rules[rule].name, field: name, text: text))
       return true
     case .regex:
       let literal = n.b >= 0 ? Int(n.b) : nil
-      guard let (name, text) = facts.matchRegex(n.field, program.regexes[Int(n.a)], literal: literal) else {
+      guard let (name, text) = facts.matchRegex(n.field, program.regexes[Int(n.a)], literal: literal, in: needleSet)
+      else {
         return false
       }
       reasons.append(Decision.Match(rule: rules[rule].name, field: name, text: text))

@@ -244,3 +244,84 @@ struct RegexPrefilterTests {
     }
   }
 }
+
+/// The shared machinery under the rules: the literal automaton, and evaluation on several threads at once.
+@Suite("Rule machinery")
+struct RuleMachineryTests {
+  /// A small deterministic generator (xorshift), so that a failure is reproducible.
+  struct Generator {
+    var state: UInt64 = 0x2545_F491_4F6C_DD1D
+    mutating func next(_ bound: Int) -> Int {
+      state ^= state << 13
+      state ^= state >> 7
+      state ^= state << 17
+      return Int(state % UInt64(bound))
+    }
+  }
+
+  @Test("the automaton reports exactly the occurrences a plain search finds, with overlaps and shared prefixes")
+  func automatonMatchesPlainSearch() {
+    var random = Generator()
+    // Needles that share prefixes and suffixes and contain one another, some with accented bytes.
+    let needles = ["ab", "abc", "bca", "c", "ca", "é", "aé", "ééa", "zz", "abcabc", "b"].map { Array($0.utf8) }
+    let set = NeedleSet(needles)
+    let alphabet = Array("abcé z.".utf8) + [0xC3, 0x80, 0xFF]
+    for _ in 0..<300 {
+      let text = (0..<random.next(60)).map { _ in alphabet[random.next(alphabet.count)] }
+      var found: Set<[Int]> = []
+      text.withUnsafeBufferPointer { bytes in set.scan(bytes) { id, start in found.insert([id, start]) } }
+      var expected: Set<[Int]> = []
+      for (id, needle) in needles.enumerated() where needle.count <= text.count {
+        for start in 0...(text.count - needle.count) where Array(text[start..<(start + needle.count)]) == needle {
+          expected.insert([id, start])
+        }
+      }
+      #expect(found == expected, "in \(text)")
+    }
+  }
+
+  @Test("an automaton with no needles finds nothing")
+  func emptyAutomaton() {
+    let set = NeedleSet([])
+    var calls = 0
+    Array("anything at all".utf8).withUnsafeBufferPointer { set.scan($0) { _, _ in calls += 1 } }
+    #expect(calls == 0)
+    #expect(set.words == 0)
+  }
+
+  @Test("items evaluated on several threads at once get exactly the decisions of one thread")
+  func threadsAgree() throws {
+    var yaml = "feeds:\n  - url: https://example.com/feed\n    name: news\nrules:\n"
+    let words = ["linux", "kernel", "swift", "release", "straße", "école", "rust", "cve"]
+    for (index, word) in words.enumerated() {
+      yaml += "  - { name: s\(index), match: { any: '\(word)' }, tag: [t\(index)] }\n"
+      yaml += "  - { name: w\(index), match: { title: { words: ['\(word)'] } }, notify: {} }\n"
+      yaml += "  - { name: r\(index), match: { text: { regex: '\(word)[[:space:]]+[0-9]+' } }, mute: true }\n"
+    }
+    let config = try ConfigLoader.parse(yaml, path: "threads.yaml")
+    let engine = RuleEngine(rules: config.rules, settings: config.settings.notify)
+    var random = Generator()
+    let vocabulary =
+      words + ["1", "22", "the", "a", "STRASSE", "École", "Linux's", "kernels"] + (0..<40).map { "filler\($0)" }
+    let items = (0..<2_000).map { index in
+      FeedItem(
+        key: "k\(index)", title: (0..<3).map { _ in vocabulary[random.next(vocabulary.count)] }.joined(separator: " "),
+        categories: [vocabulary[random.next(vocabulary.count)]],
+        text: (0..<10).map { _ in vocabulary[random.next(vocabulary.count)] }.joined(separator: " "))
+    }
+    let feed = config.feeds[0]
+    let now = Date()
+    let expected = items.map { engine.evaluate($0, feed: feed, now: now, excerpts: false) }
+    // Varied decisions: some items untouched, some tagged, notified, muted.
+    #expect(expected.contains { $0.matches.isEmpty } && expected.contains { !$0.tags.isEmpty })
+    #expect(expected.contains { !$0.notifications.isEmpty } && expected.contains { $0.muted })
+    let results = Locked([Decision?](repeating: nil, count: items.count))
+    DispatchQueue.concurrentPerform(iterations: 4) { part in
+      for index in stride(from: part, to: items.count, by: 4) {
+        let decision = engine.evaluate(items[index], feed: feed, now: now, excerpts: false)
+        results.withLock { $0[index] = decision }
+      }
+    }
+    #expect(results.withLock { $0 } == expected)
+  }
+}
