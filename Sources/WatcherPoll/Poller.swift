@@ -133,6 +133,9 @@ public struct Poller {
     self.cancellation = cancellation
   }
 
+  /// A fetch's answer.
+  typealias FetchResult = Result<FetchResponse, FetchError>
+
   /// The longest a server's `Retry-After` is honoured (a week).
   package static let maxRetryAfter = 7 * 86_400
 
@@ -423,31 +426,44 @@ public struct Poller {
       let fetched =
         requests.isEmpty
         ? [] : transport.fetch(requests, concurrency: config.settings.concurrency, cancellation: cancellation)
-      var responses: [Int: Result<FetchResponse, FetchError>] = [:]
+      var responses: [Int: FetchResult] = [:]
       for (offset, index) in httpIndices.enumerated() { responses[index] = fetched[offset] }
 
+      // Read every feed of the batch at once, on every core: parsing and the rules are the CPU work of a
+      // pass. Saving and acting follow in order, one feed at a time.
+      var jobs: [(feed: FeedConfig, state: FeedState, outcome: Outcome, response: FetchResult?, at: Int)] = []
       for index in batch {
         let feed = chosen[index]
         while outcomes[outcomeIndex].feed != feed || !outcomes[outcomeIndex].polled { outcomeIndex += 1 }
-        var state = states[index]
-        var outcome = outcomes[outcomeIndex]
         // Stopping: leave unfinished feeds exactly as they were.
         if case .failure(.cancelled)? = responses[index] { continue }
         if cancellation?.isCancelled == true, responses[index] == nil { continue }
+        jobs.append((feed, states[index], outcomes[outcomeIndex], responses[index], outcomeIndex))
+      }
+      let reader = FeedReader(config: config, transport: transport, cancellation: cancellation)
+      let read = Locked([(state: FeedState, outcome: Outcome)?](repeating: nil, count: jobs.count))
+      let (sharedJobs, restartedURLs, firstPoll) = (jobs, restarted, config.settings.firstPoll)
+      DispatchQueue.concurrentPerform(iterations: jobs.count) { job in
+        let (feed, response) = (sharedJobs[job].feed, sharedJobs[job].response)
+        var (state, outcome) = (sharedJobs[job].state, sharedJobs[job].outcome)
         state.lastAttempt = now
         // When nothing of this feed will be acted on (catch-up, a silent first poll, a restart), its items are
         // read for their identity only.
         let silent =
-          mode == .catchUp || restarted.contains(feed.url)
-          || (!state.initialized && config.settings.firstPoll == .silent)
-        let parsed = load(
-          feed, response: responses[index], state: &state, outcome: &outcome, now: now, identityOnly: silent)
+          mode == .catchUp || restartedURLs.contains(feed.url) || (!state.initialized && firstPoll == .silent)
+        let parsed = reader.load(
+          feed, response: response, state: &state, outcome: &outcome, now: now, identityOnly: silent)
         if let parsed {
           // After a corrupt state file the feed starts again silently, whatever first_poll says: its items
           // may have been handled already.
-          let feedMode = restarted.contains(feed.url) && mode == .normal ? .silentRestart : mode
-          apply(parsed, feed: feed, state: &state, outcome: &outcome, engine: engine, mode: feedMode, now: now)
+          let feedMode = restartedURLs.contains(feed.url) && mode == .normal ? .silentRestart : mode
+          reader.apply(parsed, feed: feed, state: &state, outcome: &outcome, engine: engine, mode: feedMode, now: now)
         }
+        read.withLock { $0[job] = (state, outcome) }
+      }
+      for (job, result) in read.withLock({ $0 }).enumerated() {
+        guard var (state, outcome) = result else { continue }
+        let (feed, outcomeIndex) = (sharedJobs[job].feed, sharedJobs[job].at)
         if dryRun {
           if mode == .normal { outcome.planned = state.pending }
           outcomes[outcomeIndex] = outcome
@@ -624,74 +640,6 @@ public struct Poller {
     save(&state, outcome: &outcome)
   }
 
-  /// The parsed feed, or `nil` when there is nothing new to read (304) or the feed failed.
-  private func load(
-    _ feed: FeedConfig, response: Result<FetchResponse, FetchError>?, state: inout FeedState, outcome: inout Outcome,
-    now: Date, identityOnly: Bool = false
-  ) -> ParsedFeed? {
-    let interval = feed.interval ?? config.settings.interval
-    func fail(_ error: FeedLoadError, retryAfter: Int? = nil) -> ParsedFeed? {
-      Self.recordFailure(&state, interval: interval, retryAfter: retryAfter, now: now)
-      state.lastError = "\(error)"
-      outcome.failures.append(.load(error))
-      return nil
-    }
-    guard let response else {
-      // A file or a plain path.
-      switch FeedLoader.read(
-        FeedLocation.path(of: feed.url), options: parseOptions(feed, state: state, identityOnly: identityOnly))
-      {
-      case .success(let parsed):
-        succeed(&state)
-        return parsed
-      case .failure(let error):
-        return fail(error)
-      }
-    }
-    switch response {
-    case .failure(let error):
-      return fail(.fetch(error))
-    case .success(let http):
-      if let moved = http.permanentRedirect { state.movedTo = moved }
-      switch http.status {
-      case 304:
-        succeed(&state, maxAge: http.maxAge, now: now)
-        outcome.notModified = true
-        for key in state.items.keys where state.items[key]?.lastSeen == state.lastSuccessBefore {
-          state.items[key]?.lastSeen = now
-        }
-        return nil
-      case 200..<300:
-        switch FeedLoader.parse(http, options: parseOptions(feed, state: state, identityOnly: identityOnly)) {
-        case .success(let parsed):
-          state.etag = http.etag
-          state.lastModified = http.lastModified
-          succeed(&state, maxAge: http.maxAge, now: now)
-          return parsed
-        case .failure(let error):
-          return fail(error)
-        }
-      case 429, 503:
-        return fail(.status(http.status, retryAfter: http.retryAfter), retryAfter: http.retryAfter)
-      default:
-        return fail(.status(http.status, retryAfter: nil))
-      }
-    }
-  }
-
-  /// How to parse `feed`: with the keys its state knows, so that items seen before are read for their
-  /// identity only (when identity is by id, the default; the other identities need the item's text).
-  private func parseOptions(_ feed: FeedConfig, state: FeedState, identityOnly: Bool) -> FeedParser.Options {
-    var options = FeedParser.options(config.settings)
-    guard feed.identity == .guid else { return options }
-    if identityOnly {
-      options.identityOnly = true
-    } else if state.initialized, !state.items.isEmpty {
-      options.knownKeys = Set(state.items.keys)
-    }
-    return options
-  }
-
   /// Counts a failure and sets when to try again.
   ///
   /// Exponential backoff from the feed's interval, capped at a day; a server's Retry-After wins when longer
@@ -705,132 +653,6 @@ public struct Poller {
     let held = retryAfter.map { min(max($0, 0), maxRetryAfter) }
     state.notBefore = now.addingTimeInterval(Double(max(backoff, held ?? 0)))
     state.retryAfterUntil = held.map { now.addingTimeInterval(Double($0)) }
-  }
-
-  private func succeed(_ state: inout FeedState, maxAge: Int? = nil, now: Date = Date()) {
-    state.lastSuccessBefore = state.lastSuccess
-    state.lastSuccess = now
-    state.consecutiveFailures = 0
-    state.lastError = nil
-    state.retryAfterUntil = nil
-    state.notBefore = maxAge.map { now.addingTimeInterval(Double(min($0, 86_400))) }
-  }
-
-  /// Diffs the parsed items against the state, applies first-poll and max_age, evaluates rules for the
-  /// items to act on, and records pending actions.
-  private func apply(
-    _ parsed: ParsedFeed, feed: FeedConfig, state: inout FeedState, outcome: inout Outcome, engine: RuleEngine,
-    mode: Mode, now: Date
-  ) {
-    outcome.warnings += parsed.warnings.prefix(3).map { "\($0)" }
-    let items = parsed.feed.items
-    outcome.items = items.count
-    var fresh: [(index: Int, item: FeedItem)] = []
-    for (index, item) in items.enumerated() {
-      let key = Self.identity(item, feed.identity)
-      if state.items[key] == nil {
-        fresh.append((index, item))
-        state.items[key] = FeedState.KnownItem(firstSeen: now, lastSeen: now)
-      } else {
-        state.items[key]?.lastSeen = now
-      }
-    }
-    outcome.newItems = fresh.count
-    // Forget items that left the feed longer ago than the retention.
-    let horizon = now.addingTimeInterval(-Double(config.settings.retention))
-    state.items = state.items.filter { $0.value.lastSeen >= horizon }
-
-    var act = fresh
-    if mode == .catchUp || mode == .silentRestart {
-      act = []
-    } else if !state.initialized {
-      outcome.firstPoll = config.settings.firstPoll
-      switch config.settings.firstPoll {
-      case .silent: act = []
-      case .all: break
-      case .latest(let n):
-        act = Array(
-          fresh.sorted {
-            ($0.item.published ?? .distantPast, -$0.index) > ($1.item.published ?? .distantPast, -$1.index)
-          }
-          .prefix(n)
-        ).sorted { $0.index < $1.index }
-      }
-    }
-    state.initialized = true
-    if let maxAge = config.settings.maxAge {
-      let oldest = now.addingTimeInterval(-Double(maxAge))
-      let before = act.count
-      act = act.filter { ($0.item.published ?? now) >= oldest }
-      outcome.tooOld = before - act.count
-    }
-    outcome.actedOn = act.count
-    if feed.wantsFullText(config.settings), !act.isEmpty { addContent(to: &act, feed: feed, outcome: &outcome) }
-    for (_, item) in act {
-      let decision = engine.evaluate(item, feed: feed, now: now, excerpts: false)
-      let key = Self.identity(item, feed.identity)
-      let image =
-        item.image.flatMap { FeedLocation.isHTTP($0) ? $0 : nil }
-        ?? item.html.flatMap { FeedDiscovery.firstImage(in: $0, base: item.link ?? feed.url) }
-      for notification in decision.notifications {
-        var action =
-
-          FeedState.PendingAction(
-            kind: .notify, key: key, rule: notification.rule, summary: notification.summary, body: notification.body,
-            urgency: notification.urgency, expire: notification.expire,
-            icon: notification.icon, link: item.link, title: item.title, created: now)
-        action.image = image
-        state.pending.append(action)
-      }
-      for hook in decision.hooks {
-        let variables = HookEnvironment.variables(item: item, feed: feed, rule: hook.rule, tags: decision.tags)
-        let json = FeedJSONWriter.itemJSON(
-          item,
-          extra: [
-            ("feed", .string(feed.name)), ("feed_url", .string(feed.url)), ("rule", .string(hook.rule)),
-            ("tags", .array(decision.tags.map { .string($0) })),
-          ])
-        state.pending.append(
-          FeedState.PendingAction(
-            kind: .hook, key: key, rule: hook.rule, command: hook.command, arguments: hook.arguments,
-            timeout: hook.timeout, item: json,
-            environment: Dictionary(variables, uniquingKeysWith: { first, _ in first }), title: item.title,
-            created: now))
-      }
-      outcome.actions += decision.notifications.count + decision.hooks.count
-      if decision.muted {
-        outcome.muted += 1
-      } else if decision.notifications.isEmpty && decision.hooks.isEmpty {
-        outcome.untouched += 1
-      }
-      if !decision.notifications.isEmpty { outcome.notified += 1 }
-      if !decision.hooks.isEmpty { outcome.hooked += 1 }
-      if !decision.digests.isEmpty {
-        let json = FeedJSONWriter.itemJSON(
-          item, extra: [("feed", .string(feed.name)), ("feed_url", .string(feed.url))])
-        for rule in decision.digests {
-          outcome.digested.append((rule, item.title ?? key))
-          outcome.digestEntries.append(
-            (
-              rule,
-              Digest.Entry(feed: feed.name, key: key, title: item.title, link: item.link, item: json, collected: now)
-            ))
-        }
-      }
-    }
-  }
-
-  /// Fetches the article each item links to and sets its `content`; an item whose page fails goes on with
-  /// its feed text, and the failure is reported.
-  private func addContent(to act: inout [(index: Int, item: FeedItem)], feed: FeedConfig, outcome: inout Outcome) {
-    var items = act.map(\.item)
-    let failed = ArticleLoader.addContent(
-      to: &items, feedURL: feed.url, limits: ArticleLoader.Limits(config.settings), transport: transport,
-      cancellation: cancellation)
-    for position in act.indices { act[position].item = items[position] }
-    for (item, error) in failed {
-      outcome.warnings.append("full text of '\(item)': \(error); its rules see the feed's text only")
-    }
   }
 
   /// Saves the state, and returns false when it could not (reported in the outcome).

@@ -95,6 +95,7 @@ public enum HTMLTree {
     let options =
       HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
       | HTML_PARSE_NONET.rawValue | HTML_PARSE_COMPACT.rawValue
+    LibXML2.initialize()
     let document: htmlDocPtr? = bytes.withUnsafeBufferPointer { buffer in
       buffer.baseAddress?.withMemoryRebound(to: CChar.self, capacity: buffer.count) { pointer in
         htmlReadMemory(pointer, Int32(buffer.count), nil, encoding, Int32(options))

@@ -82,6 +82,7 @@ package final class XMLStreamParser {
     // entity table (`xmlSAX2GetEntity` is only consulted when the user data is the context), so an entity a
     // document declares can never be expanded, whatever libxml2 recorded for "SAX compatibility".
     let userData = Unmanaged.passUnretained(self).toOpaque()
+    LibXML2.initialize()
     guard let context = xmlCreatePushParserCtxt(&sax, userData, nil, 0, nil) else {
       warnings.append(FeedWarning(message: "internal error: libxml2 could not create a parser, please report"))
       return
@@ -341,4 +342,18 @@ private let xmlGetEntity: getEntitySAXFunc = { ctx, name in
   guard let name else { return nil }
   if let predefined = xmlGetPredefinedEntity(name) { return predefined }
   return HTMLEntities.xmlEntity(named: name)
+}
+
+/// libxml2's global state, set up once before any parser runs.
+///
+/// libxml2 initializes itself lazily on the first parser, which is not safe when the first two parsers start
+/// on two threads at once (feeds are parsed on every core); `xmlInitParser` once, first, is.
+package enum LibXML2 {
+  private static let initialized: Bool = {
+    xmlInitParser()
+    return true
+  }()
+
+  /// Initializes libxml2 if it is not yet; safe to call from any thread, any number of times.
+  package static func initialize() { _ = initialized }
 }

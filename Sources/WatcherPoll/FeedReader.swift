@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherActions
+import WatcherConfig
+import WatcherFeed
+import WatcherFetch
+import WatcherRules
+import WatcherState
+import WatcherSupport
+
+/// The part of a pass that reads one feed and decides what to do.
+///
+/// It parses the response, diffs the items against the state, applies first_poll, max_age and retention,
+/// runs the rules, and records the pending actions in the state. It writes nothing and acts on nothing, so
+/// the feeds of a batch are read at once, on every core; the poller then saves and acts on them in order.
+struct FeedReader: Sendable {
+  let config: Config
+  let transport: any HTTPTransport
+  let cancellation: Cancellation?
+
+  /// The parsed feed, or `nil` when there is nothing new to read (304) or the feed failed.
+  func load(
+    _ feed: FeedConfig, response: Result<FetchResponse, FetchError>?, state: inout FeedState,
+    outcome: inout Poller.Outcome,
+    now: Date, identityOnly: Bool = false
+  ) -> ParsedFeed? {
+    let interval = feed.interval ?? config.settings.interval
+    func fail(_ error: FeedLoadError, retryAfter: Int? = nil) -> ParsedFeed? {
+      Poller.recordFailure(&state, interval: interval, retryAfter: retryAfter, now: now)
+      state.lastError = "\(error)"
+      outcome.failures.append(.load(error))
+      return nil
+    }
+    guard let response else {
+      // A file or a plain path.
+      switch FeedLoader.read(
+        FeedLocation.path(of: feed.url), options: parseOptions(feed, state: state, identityOnly: identityOnly))
+      {
+      case .success(let parsed):
+        succeed(&state)
+        return parsed
+      case .failure(let error):
+        return fail(error)
+      }
+    }
+    switch response {
+    case .failure(let error):
+      return fail(.fetch(error))
+    case .success(let http):
+      if let moved = http.permanentRedirect { state.movedTo = moved }
+      switch http.status {
+      case 304:
+        succeed(&state, maxAge: http.maxAge, now: now)
+        outcome.notModified = true
+        for key in state.items.keys where state.items[key]?.lastSeen == state.lastSuccessBefore {
+          state.items[key]?.lastSeen = now
+        }
+        return nil
+      case 200..<300:
+        switch FeedLoader.parse(http, options: parseOptions(feed, state: state, identityOnly: identityOnly)) {
+        case .success(let parsed):
+          state.etag = http.etag
+          state.lastModified = http.lastModified
+          succeed(&state, maxAge: http.maxAge, now: now)
+          return parsed
+        case .failure(let error):
+          return fail(error)
+        }
+      case 429, 503:
+        return fail(.status(http.status, retryAfter: http.retryAfter), retryAfter: http.retryAfter)
+      default:
+        return fail(.status(http.status, retryAfter: nil))
+      }
+    }
+  }
+
+  /// How to parse `feed`: with the keys its state knows, so that items seen before are read for their
+  /// identity only (when identity is by id, the default; the other identities need the item's text).
+  func parseOptions(_ feed: FeedConfig, state: FeedState, identityOnly: Bool) -> FeedParser.Options {
+    var options = FeedParser.options(config.settings)
+    guard feed.identity == .guid else { return options }
+    if identityOnly {
+      options.identityOnly = true
+    } else if state.initialized, !state.items.isEmpty {
+      options.knownKeys = Set(state.items.keys)
+    }
+    return options
+  }
+
+  func succeed(_ state: inout FeedState, maxAge: Int? = nil, now: Date = Date()) {
+    state.lastSuccessBefore = state.lastSuccess
+    state.lastSuccess = now
+    state.consecutiveFailures = 0
+    state.lastError = nil
+    state.retryAfterUntil = nil
+    state.notBefore = maxAge.map { now.addingTimeInterval(Double(min($0, 86_400))) }
+  }
+
+  /// Diffs the parsed items against the state, applies first-poll and max_age, evaluates rules for the
+  /// items to act on, and records pending actions.
+  func apply(
+    _ parsed: ParsedFeed, feed: FeedConfig, state: inout FeedState, outcome: inout Poller.Outcome, engine: RuleEngine,
+    mode: Poller.Mode, now: Date
+  ) {
+    outcome.warnings += parsed.warnings.prefix(3).map { "\($0)" }
+    let items = parsed.feed.items
+    outcome.items = items.count
+    var fresh: [(index: Int, item: FeedItem)] = []
+    for (index, item) in items.enumerated() {
+      let key = Poller.identity(item, feed.identity)
+      if state.items[key] == nil {
+        fresh.append((index, item))
+        state.items[key] = FeedState.KnownItem(firstSeen: now, lastSeen: now)
+      } else {
+        state.items[key]?.lastSeen = now
+      }
+    }
+    outcome.newItems = fresh.count
+    // Forget items that left the feed longer ago than the retention.
+    let horizon = now.addingTimeInterval(-Double(config.settings.retention))
+    state.items = state.items.filter { $0.value.lastSeen >= horizon }
+
+    var act = fresh
+    if mode == .catchUp || mode == .silentRestart {
+      act = []
+    } else if !state.initialized {
+      outcome.firstPoll = config.settings.firstPoll
+      switch config.settings.firstPoll {
+      case .silent: act = []
+      case .all: break
+      case .latest(let n):
+        act = Array(
+          fresh.sorted {
+            ($0.item.published ?? .distantPast, -$0.index) > ($1.item.published ?? .distantPast, -$1.index)
+          }
+          .prefix(n)
+        ).sorted { $0.index < $1.index }
+      }
+    }
+    state.initialized = true
+    if let maxAge = config.settings.maxAge {
+      let oldest = now.addingTimeInterval(-Double(maxAge))
+      let before = act.count
+      act = act.filter { ($0.item.published ?? now) >= oldest }
+      outcome.tooOld = before - act.count
+    }
+    outcome.actedOn = act.count
+    if feed.wantsFullText(config.settings), !act.isEmpty { addContent(to: &act, feed: feed, outcome: &outcome) }
+    for (_, item) in act {
+      let decision = engine.evaluate(item, feed: feed, now: now, excerpts: false)
+      let key = Poller.identity(item, feed.identity)
+      let image =
+        item.image.flatMap { FeedLocation.isHTTP($0) ? $0 : nil }
+        ?? item.html.flatMap { FeedDiscovery.firstImage(in: $0, base: item.link ?? feed.url) }
+      for notification in decision.notifications {
+        var action =
+
+          FeedState.PendingAction(
+            kind: .notify, key: key, rule: notification.rule, summary: notification.summary, body: notification.body,
+            urgency: notification.urgency, expire: notification.expire,
+            icon: notification.icon, link: item.link, title: item.title, created: now)
+        action.image = image
+        state.pending.append(action)
+      }
+      for hook in decision.hooks {
+        let variables = HookEnvironment.variables(item: item, feed: feed, rule: hook.rule, tags: decision.tags)
+        let json = FeedJSONWriter.itemJSON(
+          item,
+          extra: [
+            ("feed", .string(feed.name)), ("feed_url", .string(feed.url)), ("rule", .string(hook.rule)),
+            ("tags", .array(decision.tags.map { .string($0) })),
+          ])
+        state.pending.append(
+          FeedState.PendingAction(
+            kind: .hook, key: key, rule: hook.rule, command: hook.command, arguments: hook.arguments,
+            timeout: hook.timeout, item: json,
+            environment: Dictionary(variables, uniquingKeysWith: { first, _ in first }), title: item.title,
+            created: now))
+      }
+      outcome.actions += decision.notifications.count + decision.hooks.count
+      if decision.muted {
+        outcome.muted += 1
+      } else if decision.notifications.isEmpty && decision.hooks.isEmpty {
+        outcome.untouched += 1
+      }
+      if !decision.notifications.isEmpty { outcome.notified += 1 }
+      if !decision.hooks.isEmpty { outcome.hooked += 1 }
+      if !decision.digests.isEmpty {
+        let json = FeedJSONWriter.itemJSON(
+          item, extra: [("feed", .string(feed.name)), ("feed_url", .string(feed.url))])
+        for rule in decision.digests {
+          outcome.digested.append((rule, item.title ?? key))
+          outcome.digestEntries.append(
+            (
+              rule,
+              Digest.Entry(feed: feed.name, key: key, title: item.title, link: item.link, item: json, collected: now)
+            ))
+        }
+      }
+    }
+  }
+
+  /// Fetches the article each item links to and sets its `content`; an item whose page fails goes on with
+  /// its feed text, and the failure is reported.
+  func addContent(to act: inout [(index: Int, item: FeedItem)], feed: FeedConfig, outcome: inout Poller.Outcome) {
+    var items = act.map(\.item)
+    let failed = ArticleLoader.addContent(
+      to: &items, feedURL: feed.url, limits: ArticleLoader.Limits(config.settings), transport: transport,
+      cancellation: cancellation)
+    for position in act.indices { act[position].item = items[position] }
+    for (item, error) in failed {
+      outcome.warnings.append("full text of '\(item)': \(error); its rules see the feed's text only")
+    }
+  }
+
+}
