@@ -365,11 +365,21 @@ public struct Poller {
     var states: [FeedState] = []
     var chosen: [FeedConfig] = []
     var restarted: Set<String> = []
-    for feed in feeds {
+    // Every feed's state, read at once on every core (decoding the JSON is most of a re-poll's work).
+    let directory = store.directory
+    let loaded = Locked([Result<StateStore.Loaded, StateError>?](repeating: nil, count: feeds.count))
+    DispatchQueue.concurrentPerform(iterations: feeds.count) { index in
+      let result = Result { () throws(StateError) in
+        try StateStore.load(url: feeds[index].url, directory: directory, readOnly: dryRun)
+      }
+      loaded.withLock { $0[index] = result }
+    }
+    for (feed, result) in zip(feeds, loaded.withLock { $0 }) {
       var outcome = Outcome(feed: feed)
       let state: FeedState
       do {
-        let loaded = try store.load(url: feed.url, readOnly: dryRun)
+        guard let result else { continue }
+        let loaded = try result.get()
         state = loaded.state
         if let warning = loaded.restarted {
           outcome.warnings.append(warning)

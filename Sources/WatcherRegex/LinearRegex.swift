@@ -93,8 +93,7 @@ public final class LinearRegex: Sendable {
   /// The answer of the first DFA free, starting from the one this thread prefers; `nil` when all are busy.
   private func dfaMatches(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
     let count = dfas.count
-    let preferred =
-      count == 1 ? 0 : Int(truncatingIfNeeded: (UInt64(pthread_self()) &* 0x9E37_79B9_7F4A_7C15) >> 32) % count
+    let preferred = count == 1 ? 0 : ThreadSlot.current % count
     for offset in 0..<count {
       if let answer = dfas[(preferred + offset) % count].matches(bytes) { return answer }
     }
@@ -128,5 +127,31 @@ public final class LinearRegex: Sendable {
     public var message: String
     /// Where in the pattern, 0-based, when known.
     public var offset: Int?
+  }
+}
+
+/// A small number for the calling thread, handed out in the order threads first ask (0, 1, 2, …) and kept
+/// for the thread's life, so that threads evaluating rules at once prefer different DFA caches.
+///
+/// A hash of the thread's id sent both threads of a 2-core machine to the same cache in about one process
+/// out of two, and they then passed its lock and tables back and forth.
+enum ThreadSlot {
+  private static let key: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key, nil)
+    return key
+  }()
+  private static let lock = NSLock()
+  nonisolated(unsafe) private static var next = 0
+
+  /// The calling thread's slot.
+  static var current: Int {
+    if let stored = pthread_getspecific(key) { return Int(bitPattern: stored) - 1 }
+    let slot = lock.withLock {
+      defer { next += 1 }
+      return next
+    }
+    pthread_setspecific(key, UnsafeRawPointer(bitPattern: slot + 1))
+    return slot
   }
 }

@@ -108,7 +108,13 @@ public final class StateStore {
   /// Throws `.unreadable` when the file exists but cannot be read (no permission, a FIFO, a device, a
   /// directory, a symlink): such a file is never replaced, and the feed is not polled.
   public func load(url: String, readOnly: Bool = false) throws(StateError) -> Loaded {
-    let path = path(for: url)
+    try Self.load(url: url, directory: directory, readOnly: readOnly)
+  }
+
+  /// `load` for the state directory `directory`, without a store: it touches only the feed's own file, so
+  /// the states of many feeds can be read at once, on several threads.
+  public static func load(url: String, directory: String, readOnly: Bool = false) throws(StateError) -> Loaded {
+    let path = directory + "/" + fileName(for: url)
     let data: Data
     switch ChunkedFile.readRegularFile(path, maxBytes: Self.maxFileBytes, followSymlinks: false) {
     case .missing: return Loaded(state: FeedState(url: url))
@@ -116,11 +122,11 @@ public final class StateStore {
     case .read(let bytes): data = bytes
     }
     do {
-      var state = try Self.decode(data)
+      var state = try decode(data)
       state.url = url
       return Loaded(state: state)
     } catch {
-      let reason = Self.describe(error)
+      let reason = describe(error)
       guard !readOnly else {
         return Loaded(state: FeedState(url: url), restarted: "state file \(path) is unreadable (\(reason))")
       }
