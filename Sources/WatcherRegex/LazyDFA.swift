@@ -12,9 +12,10 @@ import Foundation
 /// caching. So the work stays linear in the text (at most the program size per character), and on the
 /// common case (no match) it is a few nanoseconds per byte.
 ///
-/// The cache is shared by every search with this regex, behind a lock taken with `try`: a search that
-/// finds it busy on another thread answers `nil` and the caller runs the Pike VM instead. It holds at
-/// most `maxStates` states (128 transitions each) and is emptied when full.
+/// The cache is shared by every search that uses this DFA, behind a lock taken with `try`: a search that
+/// finds it busy on another thread answers `nil`. A `LinearRegex` keeps one DFA per processor and tries
+/// the others before it runs the Pike VM instead. The cache holds at most `maxStates` states (128
+/// transitions each) and is emptied when full.
 package final class LazyDFA: @unchecked Sendable {
   /// Guards every mutable property below.
   private let lock = NSLock()
