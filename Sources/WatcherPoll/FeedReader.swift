@@ -50,19 +50,29 @@ struct FeedReader: Sendable {
       return fail(.fetch(error))
     case .success(let http):
       if let moved = http.permanentRedirect { state.movedTo = moved }
+      // The body the items were last read from, again: many servers ignore conditional GET and send 200
+      // with the same bytes every time. Nothing in it can be new, so it costs what a 304 costs.
+      let fingerprint =
+        (200..<300).contains(http.status)
+        ? http.body.withUnsafeBytes {
+          StableHash.fingerprint(of: $0, context: http.finalURL + "\n" + (http.charset ?? ""))
+        } : nil
       switch http.status {
       case 304:
-        succeed(&state, maxAge: http.maxAge, now: now)
-        outcome.notModified = true
-        for key in state.items.keys where state.items[key]?.lastSeen == state.lastSuccessBefore {
-          state.items[key]?.lastSeen = now
-        }
+        notModified(&state, outcome: &outcome, maxAge: http.maxAge, now: now)
+        return nil
+      case 200..<300 where state.initialized && fingerprint == state.bodyFingerprint:
+        state.etag = http.etag
+        state.lastModified = http.lastModified
+        notModified(&state, outcome: &outcome, maxAge: http.maxAge, now: now)
         return nil
       case 200..<300:
+        state.bodyFingerprint = nil
         switch FeedLoader.parse(http, options: parseOptions(feed, state: state, identityOnly: identityOnly)) {
         case .success(let parsed):
           state.etag = http.etag
           state.lastModified = http.lastModified
+          state.bodyFingerprint = fingerprint
           succeed(&state, maxAge: http.maxAge, now: now)
           return parsed
         case .failure(let error):
@@ -87,6 +97,15 @@ struct FeedReader: Sendable {
       options.knownKeys = Set(state.items.keys)
     }
     return options
+  }
+
+  /// An unchanged feed: the items it held at the last success are still in it.
+  private func notModified(_ state: inout FeedState, outcome: inout Poller.Outcome, maxAge: Int?, now: Date) {
+    succeed(&state, maxAge: maxAge, now: now)
+    outcome.notModified = true
+    for key in state.items.keys where state.items[key]?.lastSeen == state.lastSuccessBefore {
+      state.items[key]?.lastSeen = now
+    }
   }
 
   func succeed(_ state: inout FeedState, maxAge: Int? = nil, now: Date = Date()) {

@@ -18,6 +18,9 @@ public struct FeedState: Codable, Sendable, Equatable {
   public var etag: String?
   /// `Last-Modified` from the last 200 response.
   public var lastModified: String?
+  /// The fingerprint of the last 200 response's body (with its URL and charset), set once its items were
+  /// read: the same body again, from a server that ignores conditional GET, is handled like a 304.
+  public var bodyFingerprint: String?
   /// When a poll was last attempted.
   public var lastAttempt: Date?
   /// When a poll last succeeded (200 or 304).
@@ -81,6 +84,7 @@ public struct FeedState: Codable, Sendable, Equatable {
     url = try c.decode(String.self, forKey: .url)
     etag = try c.decodeIfPresent(String.self, forKey: .etag)
     lastModified = try c.decodeIfPresent(String.self, forKey: .lastModified)
+    bodyFingerprint = try c.decodeIfPresent(String.self, forKey: .bodyFingerprint)
     lastAttempt = try c.decodeIfPresent(Date.self, forKey: .lastAttempt)
     lastSuccess = try c.decodeIfPresent(Date.self, forKey: .lastSuccess)
     lastSuccessBefore = try c.decodeIfPresent(Date.self, forKey: .lastSuccessBefore)
@@ -100,6 +104,7 @@ public struct FeedState: Codable, Sendable, Equatable {
   package enum CodingKeys: String, CodingKey {
     case version, url, etag, items, pending, initialized
     case lastModified = "last_modified"
+    case bodyFingerprint = "body_fingerprint"
     case lastAttempt = "last_attempt"
     case lastSuccess = "last_success"
     case lastSuccessBefore = "last_success_before"
@@ -244,6 +249,7 @@ extension FeedState {
   package var json: JSONOutput {
     func date(_ value: Date?) -> JSONOutput { value.map { .string(ISODate.format($0)) } ?? .null }
     var members: [(String, JSONOutput)] = [
+      ("body_fingerprint", .optional(bodyFingerprint)),
       ("consecutive_failures", .int(consecutiveFailures)),
       (
         "dropped",
@@ -274,5 +280,144 @@ extension FeedState {
     ]
     members = members.filter { !$0.1.isNull }
     return .object(members)
+  }
+}
+
+extension FeedState {
+  /// Reads a state file's JSON.
+  ///
+  /// Members this version does not know are skipped; a missing optional member
+  /// takes its default, a missing required one (`url`, an item's dates, an action's kind, key and creation)
+  /// is an error, as is a value of the wrong type.
+  package init(reading json: inout JSONReader) throws {
+    var url: String?
+    var state = FeedState(url: "")
+    try json.object { json, key in
+      switch key {
+      case "version": state.version = try json.optional { try $0.int() } ?? FeedState.currentVersion
+      case "url": url = try json.string()
+      case "etag": state.etag = try json.optional { try $0.string() }
+      case "last_modified": state.lastModified = try json.optional { try $0.string() }
+      case "body_fingerprint": state.bodyFingerprint = try json.optional { try $0.string() }
+      case "last_attempt": state.lastAttempt = try json.optional { try $0.date() }
+      case "last_success": state.lastSuccess = try json.optional { try $0.date() }
+      case "last_success_before": state.lastSuccessBefore = try json.optional { try $0.date() }
+      case "consecutive_failures": state.consecutiveFailures = try json.optional { try $0.int() } ?? 0
+      case "last_error": state.lastError = try json.optional { try $0.string() }
+      case "last_action_error": state.lastActionError = try json.optional { try $0.string() }
+      case "not_before": state.notBefore = try json.optional { try $0.date() }
+      case "retry_after_until": state.retryAfterUntil = try json.optional { try $0.date() }
+      case "moved_to": state.movedTo = try json.optional { try $0.string() }
+      case "initialized": state.initialized = try json.optional { try $0.bool() } ?? false
+      case "items":
+        guard try !json.null() else { break }
+        try json.object { json, key in state.items[key] = try KnownItem(reading: &json) }
+      case "pending":
+        guard try !json.null() else { break }
+        try json.array { json in state.pending.append(try PendingAction(reading: &json)) }
+      case "dropped":
+        guard try !json.null() else { break }
+        try json.array { json in state.dropped.append(try DroppedAction(reading: &json)) }
+      default: try json.skipValue()
+      }
+    }
+    guard let url else { throw json.failure("the state has no 'url'") }
+    state.url = url
+    self = state
+  }
+}
+
+extension FeedState.KnownItem {
+  package init(reading json: inout JSONReader) throws {
+    var first: Date?
+    var last: Date?
+    try json.object { json, key in
+      switch key {
+      case "first_seen": first = try json.date()
+      case "last_seen": last = try json.date()
+      default: try json.skipValue()
+      }
+    }
+    guard let first, let last else { throw json.failure("an item needs 'first_seen' and 'last_seen'") }
+    self.init(firstSeen: first, lastSeen: last)
+  }
+}
+
+extension FeedState.PendingAction {
+  package init(reading json: inout JSONReader) throws {
+    var kind: Kind?
+    var key: String?
+    var attempts: Int?
+    var created: Date?
+    var action = FeedState.PendingAction(kind: .notify, key: "", rule: nil, created: Date(timeIntervalSince1970: 0))
+    try json.object { json, member in
+      switch member {
+      case "kind":
+        let name = try json.string()
+        guard let known = Kind(rawValue: name) else { throw json.failure("an unknown action kind '\(name)'") }
+        kind = known
+      case "key": key = try json.string()
+      case "attempts": attempts = try json.int()
+      case "created": created = try json.date()
+      case "rule": action.rule = try json.optional { try $0.string() }
+      case "summary": action.summary = try json.optional { try $0.string() }
+      case "body": action.body = try json.optional { try $0.string() }
+      case "urgency": action.urgency = try json.optional { Urgency(rawValue: try $0.string()) ?? .normal }
+      case "expire": action.expire = try json.optional { try $0.int() }
+      case "icon": action.icon = try json.optional { try $0.string() }
+      case "link": action.link = try json.optional { try $0.string() }
+      case "command": action.command = try json.optional { try $0.string() }
+      case "arguments":
+        action.arguments = try json.optional { json in
+          var arguments: [String] = []
+          try json.array { arguments.append(try $0.string()) }
+          return arguments
+        }
+      case "timeout": action.timeout = try json.optional { try $0.int() }
+      case "item": action.item = try json.optional { try $0.string() }
+      case "environment":
+        action.environment = try json.optional { json in
+          var environment: [String: String] = [:]
+          try json.object { json, name in environment[name] = try json.string() }
+          return environment
+        }
+      case "title": action.title = try json.optional { try $0.string() }
+      case "last_error": action.lastError = try json.optional { try $0.string() }
+      case "image": action.image = try json.optional { try $0.string() }
+      default: try json.skipValue()
+      }
+    }
+    guard let kind, let key, let attempts, let created else {
+      throw json.failure("a pending action needs 'kind', 'key', 'attempts' and 'created'")
+    }
+    (action.kind, action.key, action.attempts, action.created) = (kind, key, attempts, created)
+    self = action
+  }
+}
+
+extension FeedState.DroppedAction {
+  package init(reading json: inout JSONReader) throws {
+    var (key, rule, what, reason, time): (String?, String?, String?, String?, Date?)
+    try json.object { json, member in
+      switch member {
+      case "key": key = try json.string()
+      case "rule": rule = try json.optional { try $0.string() }
+      case "what": what = try json.string()
+      case "reason": reason = try json.string()
+      case "time": time = try json.date()
+      default: try json.skipValue()
+      }
+    }
+    guard let key, let what, let reason, let time else {
+      throw json.failure("a dropped action needs 'key', 'what', 'reason' and 'time'")
+    }
+    self.init(key: key, rule: rule, what: what, reason: reason, time: time)
+  }
+}
+
+extension JSONReader {
+  /// A date as state files write it (ISO 8601; any form `DateParser` reads is accepted).
+  fileprivate mutating func date() throws -> Date {
+    try stringBytes(as: "a date") { DateParser.parse(bytes: $0) }
   }
 }

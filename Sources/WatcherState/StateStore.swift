@@ -142,7 +142,7 @@ public final class StateStore {
 
   /// A state file's contents, checked (a newer version is refused) and with its numbers in safe ranges.
   package static func decode(_ data: Data) throws -> FeedState {
-    var state = try decoder.decode(FeedState.self, from: data)
+    var state = try JSONReader.read(data) { try FeedState(reading: &$0) }
     guard state.version <= FeedState.currentVersion else {
       throw DecodingError.dataCorrupted(
         .init(codingPath: [], debugDescription: "version \(state.version) is newer than this watcher"))
@@ -185,7 +185,7 @@ public final class StateStore {
     return names.filter { $0.hasPrefix("feed-") && $0.hasSuffix(".json") }.sorted().compactMap { name in
       guard case .read(let data) = ChunkedFile.readRegularFile(directory + "/" + name, maxBytes: Self.maxFileBytes)
       else { return nil }
-      return try? Self.decoder.decode(FeedState.self, from: data)
+      return try? Self.decode(data)
     }
   }
 
@@ -215,6 +215,7 @@ public final class StateStore {
 
   private static func describe(_ error: any Error) -> String {
     switch error {
+    case let failure as JSONReader.Failure: return failure.description
     case DecodingError.dataCorrupted(let context): return context.debugDescription
     case DecodingError.keyNotFound(let key, _): return "missing '\(key.stringValue)'"
     case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):

@@ -15,16 +15,19 @@ public enum DateParser {
   /// Parses `string`, or returns `nil` when it is not a date this parser can read.
   public static func parse(_ string: String) -> Date? {
     var copy = string
-    return copy.withUTF8 { bytes -> Date? in
-      var start = 0
-      var end = bytes.count
-      while start < end, isSpace(bytes[start]) { start += 1 }
-      while end > start, isSpace(bytes[end - 1]) { end -= 1 }
-      guard end > start else { return nil }
-      let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
-      if let date = parseISO(text) { return date }
-      return parseTokens(text)
-    }
+    return copy.withUTF8 { parse(bytes: $0) }
+  }
+
+  /// `parse` for a date given as UTF-8 bytes.
+  package static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+    var start = 0
+    var end = bytes.count
+    while start < end, isSpace(bytes[start]) { start += 1 }
+    while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+    guard end > start else { return nil }
+    let text = UnsafeBufferPointer(rebasing: bytes[start..<end])
+    if let date = parseISO(text) { return date }
+    return parseTokens(text)
   }
 
   /// Seconds since 1970 for a UTC civil date and time, or `nil` if a field is out of range.

@@ -18,6 +18,10 @@ struct PollerTests {
     let items = Locked<[(guid: String, title: String, date: String)]>([])
     let status = Locked<Int>(200)
     let retryAfter = Locked<String?>(nil)
+    /// Whether the server answers conditional GET; many ignore it and send 200 every time.
+    let conditional = Locked<Bool>(true)
+    /// A body sent instead of the items (a broken document).
+    let override = Locked<String?>(nil)
 
     func xml() -> String {
       let body = items.withLock { list in
@@ -46,7 +50,8 @@ struct PollerTests {
         if status != 200 {
           return .init(status: status, headers: source.retryAfter.withLock { $0 }.map { [("Retry-After", $0)] } ?? [])
         }
-        let body = source.xml()
+        let body = source.override.withLock { $0 } ?? source.xml()
+        guard source.conditional.withLock({ $0 }) else { return .ok(body) }
         let etag = "\"\(StableHash.hex(of: body))\""
         if request.headers["if-none-match"] == etag { return .init(status: 304) }
         return .ok(body, headers: [("ETag", etag)])
@@ -93,6 +98,43 @@ struct PollerTests {
     #expect(sent.count == 3)
     #expect(sent[0].headers["if-none-match"] == nil)
     #expect(sent[2].headers["if-none-match"] != nil)
+  }
+
+  @Test("a server that ignores conditional GET: the same body again is handled like a 304, a changed one is read")
+  func sameBodyWithoutValidators() throws {
+    let h = try Harness()
+    defer { h.server.stop() }
+    h.source.conditional.withLock { $0 = false }
+    h.source.items.withLock {
+      $0 = [("a", "A", "Sat, 28 Nov 2026 10:00:00 GMT"), ("b", "B", "Sat, 28 Nov 2026 11:00:00 GMT")]
+    }
+    #expect(h.poll().newItems == 2)
+    let url = h.config.feeds[0].url
+    let second = Self.now.addingTimeInterval(60)
+    let same = h.poll(at: second)
+    #expect(same.notModified && same.newItems == 0 && same.failures.isEmpty)
+    // Its items are still in the feed: they stay as recently seen as after a full read.
+    var state = try h.store.load(url: url).state
+    #expect(state.items.values.allSatisfy { $0.lastSeen == second })
+    #expect(state.lastSuccess == second)
+
+    h.source.items.withLock { $0.append(("c", "C", "Sun, 29 Nov 2026 10:00:00 GMT")) }
+    let changed = h.poll(at: Self.now.addingTimeInterval(120))
+    #expect(!changed.notModified && changed.newItems == 1 && changed.actions == 1)
+    let fourth = Self.now.addingTimeInterval(180)
+    let again = h.poll(at: fourth)
+    #expect(again.notModified && again.newItems == 0)
+    state = try h.store.load(url: url).state
+    #expect(state.items.count == 3 && state.items.values.allSatisfy { $0.lastSeen == fourth })
+    #expect(h.runner.actions.map(\.action.summary) == ["C"])
+    #expect(h.server.requests.count == 4 && h.server.requests.allSatisfy { $0.headers["if-none-match"] == nil })
+
+    // A body that could not be read is never taken as read: the same broken body fails again.
+    h.source.override.withLock { $0 = "<html><body>not a feed</body></html>" }
+    for minute in [4.0, 5.0] {
+      let broken = h.poll(at: Self.now.addingTimeInterval(60 * minute))
+      #expect(!broken.notModified && broken.failures.count == 1, "\(minute)")
+    }
   }
 
   @Test("a pass over more feeds than one batch polls each once, in order, with its own items")

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+/// A strict JSON reader that hands values to the caller as it meets them, with no tree in between.
+///
+/// Written for the state files, which a re-poll reads by the hundred: `JSONDecoder` spent most of that time
+/// building and walking its own tree. It accepts exactly RFC 8259 (strings must be valid UTF-8) and
+/// nests at most `maxDepth` deep; anything else is a `JSONReader.Failure` that names the line and column.
+///
+/// ```swift
+/// let point = try JSONReader.read(bytes) { json in
+///   var x = 0
+///   try json.object { json, key in
+///     if key == "x" { x = try json.int() } else { try json.skipValue() }
+///   }
+///   return x
+/// }
+/// ```
+package struct JSONReader: ~Copyable {
+  private let bytes: UnsafeBufferPointer<UInt8>
+  private var index = 0
+  private var depth = 0
+  /// How deep arrays and objects may nest.
+  package static let maxDepth = 256
+
+  /// What was wrong, and where (1-based line and column, in bytes).
+  package struct Failure: Error, CustomStringConvertible, Equatable {
+    package var message: String
+    package var line: Int
+    package var column: Int
+
+    package var description: String { "line \(line), column \(column): \(message)" }
+  }
+
+  private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    self.bytes = bytes
+  }
+
+  /// Reads one document: `body` reads its value, and only whitespace may follow it.
+  package static func read<T>(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (inout JSONReader) throws -> T) throws -> T {
+    var reader = JSONReader(bytes)
+    let value = try body(&reader)
+    reader.skipSpace()
+    if reader.index < bytes.count { throw reader.failure("unexpected text after the value") }
+    return value
+  }
+
+  /// `read` over the bytes of any contiguous collection (`Data`, `[UInt8]`).
+  package static func read<T>(_ data: some Collection<UInt8>, _ body: (inout JSONReader) throws -> T) throws -> T {
+    if let value = try data.withContiguousStorageIfAvailable({ try read($0, body) }) { return value }
+    return try Array(data).withUnsafeBufferPointer { try read($0, body) }
+  }
+
+  // MARK: Values
+
+  /// Consumes a `null` and returns true, or returns false (consuming nothing) when the next value is not null.
+  package mutating func null() throws -> Bool {
+    skipSpace()
+    guard index < bytes.count, bytes[index] == UInt8(ascii: "n") else { return false }
+    try literal("null")
+    return true
+  }
+
+  package mutating func bool() throws -> Bool {
+    skipSpace()
+    guard index < bytes.count else { throw failure("expected true or false, found the end of the text") }
+    switch bytes[index] {
+    case UInt8(ascii: "t"):
+      try literal("true")
+      return true
+    case UInt8(ascii: "f"):
+      try literal("false")
+      return false
+    default: throw failure("expected true or false")
+    }
+  }
+
+  /// An integer: digits with an optional minus sign (no fraction or exponent), within `Int`'s range.
+  package mutating func int() throws -> Int {
+    skipSpace()
+    let start = index
+    var negative = false
+    if index < bytes.count, bytes[index] == UInt8(ascii: "-") {
+      negative = true
+      index += 1
+    }
+    var value = 0
+    var digits = 0
+    while index < bytes.count, bytes[index] &- UInt8(ascii: "0") < 10 {
+      let digit = bytes[index] &- UInt8(ascii: "0")
+      if digits == 1, value == 0 { throw failure("a number may not start with 0", at: start) }
+      let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
+      let (sum, overflow2) = times.addingReportingOverflow(negative ? -Int(digit) : Int(digit))
+      if overflow1 || overflow2 { throw failure("the number is too large", at: start) }
+      value = sum
+      digits += 1
+      index += 1
+    }
+    if digits == 0 { throw failure("expected an integer", at: start) }
+    if index < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) {
+      throw failure("expected an integer, found a fraction or exponent", at: start)
+    }
+    return value
+  }
+
+  package mutating func string() throws -> String {
+    try stringBytes(as: "valid UTF-8 text") { String(validating: $0, as: UTF8.self) }
+  }
+
+  /// A string handed to `body` as its UTF-8 bytes (escapes resolved), valid only during the call;
+  /// `body` returns nil when the bytes are not `what` the caller expects.
+  package mutating func stringBytes<T>(as what: String, _ body: (UnsafeBufferPointer<UInt8>) -> T?) throws -> T {
+    skipSpace()
+    guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a string") }
+    let start = index
+    index += 1
+    let first = index
+    // The common case: no escapes, so the bytes are used where they are.
+    while index < bytes.count {
+      let byte = bytes[index]
+      if byte == UInt8(ascii: "\"") {
+        index += 1
+        guard let value = body(UnsafeBufferPointer(rebasing: bytes[first..<index - 1])) else {
+          throw failure("expected \(what)", at: start)
+        }
+        return value
+      }
+      if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+      index += 1
+    }
+    var unescaped = Array(bytes[first..<index])
+    while true {
+      guard index < bytes.count else { throw failure("the string never ends", at: start) }
+      let byte = bytes[index]
+      index += 1
+      switch byte {
+      case UInt8(ascii: "\""):
+        let value = unescaped.withUnsafeBufferPointer(body)
+        guard let value else { throw failure("expected \(what)", at: start) }
+        return value
+      case UInt8(ascii: "\\"): try escape(into: &unescaped)
+      case 0..<0x20: throw failure("a control character must be escaped in a string", at: index - 1)
+      default: unescaped.append(byte)
+      }
+    }
+  }
+
+  /// An object: `body` is called with each member's key and must read (or skip) its value.
+  package mutating func object(_ body: (inout JSONReader, String) throws -> Void) throws {
+    skipSpace()
+    guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else { throw failure("expected an object") }
+    try nest()
+    index += 1
+    if try closes(UInt8(ascii: "}")) { return }
+    repeat {
+      let key = try string()
+      skipSpace()
+      guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':' after a key") }
+      index += 1
+      try body(&self, key)
+    } while try next(closing: UInt8(ascii: "}"))
+  }
+
+  /// An array: `body` is called once per element and must read (or skip) it.
+  package mutating func array(_ body: (inout JSONReader) throws -> Void) throws {
+    skipSpace()
+    guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else { throw failure("expected an array") }
+    try nest()
+    index += 1
+    if try closes(UInt8(ascii: "]")) { return }
+    repeat {
+      try body(&self)
+    } while try next(closing: UInt8(ascii: "]"))
+  }
+
+  /// `read`'s value, or nil for a `null`.
+  package mutating func optional<T>(_ read: (inout JSONReader) throws -> T) throws -> T? {
+    try null() ? nil : read(&self)
+  }
+
+  /// Reads a value of any kind and drops it (still checked).
+  package mutating func skipValue() throws {
+    skipSpace()
+    guard index < bytes.count else { throw failure("expected a value, found the end of the text") }
+    switch bytes[index] {
+    case UInt8(ascii: "{"): try object { json, _ in try json.skipValue() }
+    case UInt8(ascii: "["): try array { json in try json.skipValue() }
+    case UInt8(ascii: "\""): _ = try string()
+    case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try bool()
+    case UInt8(ascii: "n"): _ = try null()
+    default: try number()
+    }
+  }
+
+  /// A failure at the current position (or at byte `offset`), for a value that is well-formed JSON but
+  /// not what the caller expected.
+  package func failure(_ message: String, at offset: Int? = nil) -> Failure {
+    let end = min(offset ?? index, bytes.count)
+    var line = 1
+    var lineStart = 0
+    for position in 0..<end where bytes[position] == UInt8(ascii: "\n") {
+      line += 1
+      lineStart = position + 1
+    }
+    return Failure(message: message, line: line, column: end - lineStart + 1)
+  }
+
+  // MARK: Mechanics
+
+  private mutating func skipSpace() {
+    while index < bytes.count {
+      switch bytes[index] {
+      case 0x20, 0x0A, 0x0D, 0x09: index += 1
+      default: return
+      }
+    }
+  }
+
+  private mutating func literal(_ word: StaticString) throws {
+    let count = word.utf8CodeUnitCount
+    let matches =
+      index + count <= bytes.count
+      && word.withUTF8Buffer { $0.elementsEqual(UnsafeBufferPointer(rebasing: bytes[index..<index + count])) }
+    guard matches else { throw failure("expected \(word)") }
+    index += count
+  }
+
+  private mutating func nest() throws {
+    depth += 1
+    if depth > Self.maxDepth { throw failure("arrays and objects nest more than \(Self.maxDepth) deep") }
+  }
+
+  /// After an opening bracket: consumes `closing` (an empty container) and returns true, or returns false.
+  private mutating func closes(_ closing: UInt8) throws -> Bool {
+    skipSpace()
+    guard index < bytes.count, bytes[index] == closing else { return false }
+    index += 1
+    depth -= 1
+    return true
+  }
+
+  /// After a member or element: true at a comma (another follows), false at `closing` (consumed).
+  private mutating func next(closing: UInt8) throws -> Bool {
+    skipSpace()
+    guard index < bytes.count else {
+      throw failure("the \(closing == UInt8(ascii: "]") ? "array" : "object") never ends")
+    }
+    switch bytes[index] {
+    case UInt8(ascii: ","):
+      index += 1
+      return true
+    case closing:
+      index += 1
+      depth -= 1
+      return false
+    default: throw failure("expected ',' or '\(Character(Unicode.Scalar(closing)))'")
+    }
+  }
+
+  /// Any JSON number, checked and dropped.
+  private mutating func number() throws {
+    let start = index
+    func digits() -> Int {
+      let first = index
+      while index < bytes.count, bytes[index] &- UInt8(ascii: "0") < 10 { index += 1 }
+      return index - first
+    }
+    if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+    let leadingZero = index < bytes.count && bytes[index] == UInt8(ascii: "0")
+    let whole = digits()
+    guard whole > 0, !(leadingZero && whole > 1) else { throw failure("expected a value", at: start) }
+    if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+      index += 1
+      guard digits() > 0 else { throw failure("expected digits after '.'", at: start) }
+    }
+    if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
+      index += 1
+      if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+      guard digits() > 0 else { throw failure("expected digits in the exponent", at: start) }
+    }
+  }
+
+  /// After a backslash: appends what the escape stands for.
+  private mutating func escape(into out: inout [UInt8]) throws {
+    guard index < bytes.count else { throw failure("the string never ends") }
+    let byte = bytes[index]
+    index += 1
+    switch byte {
+    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(byte)
+    case UInt8(ascii: "b"): out.append(0x08)
+    case UInt8(ascii: "f"): out.append(0x0C)
+    case UInt8(ascii: "n"): out.append(0x0A)
+    case UInt8(ascii: "r"): out.append(0x0D)
+    case UInt8(ascii: "t"): out.append(0x09)
+    case UInt8(ascii: "u"):
+      var scalar = try hex4()
+      if (0xD800..<0xDC00).contains(scalar) {
+        // A high surrogate must be followed by an escaped low one.
+        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+          throw failure("an unpaired surrogate in a \\u escape")
+        }
+        index += 2
+        let low = try hex4()
+        guard (0xDC00..<0xE000).contains(low) else { throw failure("an unpaired surrogate in a \\u escape") }
+        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+      } else if (0xDC00..<0xE000).contains(scalar) {
+        throw failure("an unpaired surrogate in a \\u escape")
+      }
+      guard let value = Unicode.Scalar(scalar) else { throw failure("an invalid \\u escape") }
+      if let encoded = UTF8.encode(value) { out.append(contentsOf: encoded) }
+    default: throw failure("an invalid escape '\\\(Character(Unicode.Scalar(byte)))'", at: index - 2)
+    }
+  }
+
+  private mutating func hex4() throws -> UInt32 {
+    guard index + 4 <= bytes.count else { throw failure("a \\u escape needs four hex digits") }
+    var value: UInt32 = 0
+    for _ in 0..<4 {
+      let byte = bytes[index]
+      let digit: UInt8
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+      default: throw failure("a \\u escape needs four hex digits")
+      }
+      value = value << 4 | UInt32(digit)
+      index += 1
+    }
+    return value
+  }
+}

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Testing
+import WatcherConfig
+import WatcherState
+import WatcherSupport
+
+/// The state file's JSON: the reader behind it, and the file read back exactly as it was written.
+@Suite("State files")
+struct StateFileTests {
+  /// Reads `text` as any JSON value, rebuilt as a normalized string (to compare what was read).
+  static func echo(_ text: String) throws -> String {
+    try JSONReader.read(Array(text.utf8)) { json in try value(&json) }
+  }
+
+  private static func value(_ json: inout JSONReader) throws -> String {
+    if try json.null() { return "null" }
+    // Peek by trying each kind in turn, as a caller that knows its schema never has to.
+    let attempts: [(inout JSONReader) throws -> String] = [
+      { "\"" + (try $0.string()) + "\"" },
+      { String(try $0.bool()) },
+      { String(try $0.int()) },
+      { json in
+        var parts: [String] = []
+        try json.array { parts.append(try value(&$0)) }
+        return "[" + parts.joined(separator: ",") + "]"
+      },
+      { json in
+        var parts: [String] = []
+        try json.object { json, key in parts.append(key + ":" + (try value(&json))) }
+        return "{" + parts.joined(separator: ",") + "}"
+      },
+    ]
+    for attempt in attempts.dropLast() {
+      if let result = try? attempt(&json) { return result }
+    }
+    return try attempts[attempts.count - 1](&json)
+  }
+
+  @Test("the reader reads what JSON allows: nesting, escapes, surrogate pairs, whitespace, numbers")
+  func readsValidJSON() throws {
+    #expect(
+      try Self.echo(#" { "a" : [ 1 , -20, true, false, null ] , "b": {} , "c": [] } "#)
+        == "{a:[1,-20,true,false,null],b:{},c:[]}")
+    #expect(try Self.echo(#""tab\there \"q\" \\ \/ \u00e9 \ud83d\ude00 \n""#) == "\"tab\there \"q\" \\ / é 😀 \n\"")
+    #expect(try Self.echo(#""plain é text""#) == "\"plain é text\"")
+    #expect(try Self.echo("\(Int.max)") == "\(Int.max)")
+    #expect(try Self.echo("\(Int.min)") == "\(Int.min)")
+    // Skipped values are still checked, fractions and exponents included.
+    let skipped = try JSONReader.read(Array(#"{"x": [1.5e3, -0.25, {"y": "z"}], "keep": 7}"#.utf8)) { json in
+      var kept = 0
+      try json.object { json, key in
+        if key == "keep" { kept = try json.int() } else { try json.skipValue() }
+      }
+      return kept
+    }
+    #expect(skipped == 7)
+  }
+
+  @Test(
+    "the reader refuses what JSON does not allow, and says where",
+    arguments: [
+      ("{\"a\": 1,}", 1, 9),
+      ("{\"a\" 1}", 1, 6),
+      ("[1 2]", 1, 4),
+      ("{\"a\": 1} x", 1, 10),
+      ("{\n  \"a\": tru\n}", 2, 8),
+      ("\"unterminated", 1, 1),
+      ("\"bad \\x escape\"", 1, 6),
+      ("\"lone \\ud800 surrogate\"", 1, 13),
+      ("\"raw\ncontrol\"", 1, 5),
+      ("[01]", 1, 2),
+      ("[1.]", 1, 2),
+      ("", 1, 1),
+    ])
+  func refusesInvalidJSON(text: String, line: Int, column: Int) {
+    do {
+      _ = try JSONReader.read(Array(text.utf8)) { json in try json.skipValue() }
+      Issue.record("accepted \(text.debugDescription)")
+    } catch let failure as JSONReader.Failure {
+      #expect((failure.line, failure.column) == (line, column), "\(text.debugDescription): \(failure)")
+    } catch {
+      Issue.record("\(error)")
+    }
+  }
+
+  @Test("types are checked: an integer is not a string, a fraction is not an integer, invalid UTF-8 is refused")
+  func typesAreChecked() {
+    #expect(throws: JSONReader.Failure.self) { try JSONReader.read(Array("\"1\"".utf8)) { try $0.int() } }
+    #expect(throws: JSONReader.Failure.self) { try JSONReader.read(Array("1".utf8)) { try $0.string() } }
+    #expect(throws: JSONReader.Failure.self) { try JSONReader.read(Array("1.5".utf8)) { try $0.int() } }
+    #expect(throws: JSONReader.Failure.self) {
+      try JSONReader.read(Array("99999999999999999999".utf8)) { try $0.int() }
+    }
+    #expect(throws: JSONReader.Failure.self) { try JSONReader.read([0x22, 0xFF, 0x22]) { try $0.string() } }
+  }
+
+  @Test("nesting deeper than the limit is refused, not a stack overflow")
+  func nestingIsBounded() {
+    let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+    #expect(throws: JSONReader.Failure.self) { try JSONReader.read(Array(deep.utf8)) { try $0.skipValue() } }
+    let fine = String(repeating: "[", count: JSONReader.maxDepth) + String(repeating: "]", count: JSONReader.maxDepth)
+    #expect(throws: Never.self) { try JSONReader.read(Array(fine.utf8)) { try $0.skipValue() } }
+  }
+
+  /// A state with every member set, as a long-lived feed's file holds it.
+  static func fullState() -> FeedState {
+    let date = Date(timeIntervalSince1970: 1_796_034_030)
+    var state = FeedState(url: "https://example.com/feed.xml")
+    state.etag = "\"v1\""
+    state.lastModified = "Mon, 30 Nov 2026 10:00:00 GMT"
+    state.bodyFingerprint = "1234:00ff00ff00ff00ff"
+    state.lastAttempt = date
+    state.lastSuccess = date
+    state.lastSuccessBefore = date.addingTimeInterval(-60)
+    state.consecutiveFailures = 2
+    state.lastError = "HTTP 503"
+    state.lastActionError = "the hook exited with status 1"
+    state.notBefore = date.addingTimeInterval(60)
+    state.retryAfterUntil = date.addingTimeInterval(120)
+    state.movedTo = "https://example.org/feed.xml"
+    state.initialized = true
+    state.items = [
+      "urn:a": .init(firstSeen: date, lastSeen: date), "urn:\"quoted\" é": .init(firstSeen: date, lastSeen: date),
+    ]
+    var hook = FeedState.PendingAction(
+      kind: .hook, key: "urn:a", rule: "r", command: "printf '%s\\n' \"$WATCHER_TITLE\"", arguments: ["a", "b c"],
+      timeout: 30, item: #"{"title":"A\nB"}"#, environment: ["WATCHER_TITLE": "A\u{1}B"], link: "https://x/",
+      title: "A", created: date)
+    hook.attempts = 3
+    hook.lastError = "exit 1"
+    var note = FeedState.PendingAction(
+      kind: .notify, key: "urn:b", rule: nil, summary: "S", body: "B <b>", urgency: .critical, expire: 5,
+      icon: "dialog-information", created: date)
+    note.image = "https://x/i.png"
+    state.pending = [hook, note]
+    state.dropped = [.init(key: "urn:c", rule: "r", what: "hook", reason: "timed out", time: date)]
+    return state
+  }
+
+  @Test("a state file reads back exactly as it was written, and as JSONDecoder reads it")
+  func roundTrip() throws {
+    let state = Self.fullState()
+    let bytes = Data(state.json.pretty)
+    let read = try StateStore.decode(bytes)
+    #expect(read == state)
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .iso8601
+    #expect(try decoder.decode(FeedState.self, from: bytes) == read)
+    // An empty state, as a first poll leaves it.
+    #expect(try StateStore.decode(Data(FeedState(url: "u").json.pretty)) == FeedState(url: "u"))
+  }
+
+  @Test("members a later version adds are skipped; missing optional ones take their defaults")
+  func unknownAndMissingMembers() throws {
+    let text =
+      #"{"url": "u", "future": {"nested": [1, 2.5, null]}, "items": {"k": {"first_seen": "2026-11-30T10:00:00Z", "last_seen": "2026-11-30T11:00:00Z", "extra": true}}}"#
+    let state = try StateStore.decode(Data(text.utf8))
+    #expect(state.url == "u" && state.items.count == 1 && state.version == FeedState.currentVersion)
+    #expect(state.consecutiveFailures == 0 && !state.initialized && state.pending.isEmpty)
+  }
+
+  @Test(
+    "a state file with a wrong or missing value is refused with the place and the reason",
+    arguments: [
+      (#"{"url": 5}"#, "line 1, column 9: expected a string"),
+      (#"{"etag": "x"}"#, "the state has no 'url'"),
+      (
+        "{\"url\": \"u\",\n \"items\": {\"k\": {\"first_seen\": \"yesterday\", \"last_seen\": \"2026-11-30T11:00:00Z\"}}}",
+        "line 2, column 32: expected a date"
+      ),
+      (
+        #"{"url": "u", "pending": [{"kind": "email", "key": "k", "attempts": 0, "created": "2026-11-30T11:00:00Z"}]}"#,
+        "an unknown action kind 'email'"
+      ),
+      (
+        #"{"url": "u", "pending": [{"kind": "hook", "key": "k", "created": "2026-11-30T11:00:00Z"}]}"#,
+        "a pending action needs"
+      ),
+      (#"{"url": "u", "version": 99}"#, "newer than this watcher"),
+    ])
+  func refusesBadStates(text: String, expected: String) {
+    do {
+      _ = try StateStore.decode(Data(text.utf8))
+      Issue.record("accepted \(text)")
+    } catch {
+      #expect("\(error)".contains(expected), "\(error)")
+    }
+  }
+
+  @Test("a body's fingerprint changes with any byte, with the length, and with its context")
+  func fingerprints() {
+    func print(_ bytes: [UInt8], _ context: String = "") -> String {
+      bytes.withUnsafeBytes { StableHash.fingerprint(of: $0, context: context) }
+    }
+    let body = Array("<rss><channel><item><guid>a</guid></item></channel></rss>".utf8)
+    #expect(print(body) == print(body))
+    var seen: Set<String> = [print(body)]
+    for index in body.indices {
+      var changed = body
+      changed[index] ^= 1
+      seen.insert(print(changed))
+    }
+    seen.insert(print(body + [0]))
+    seen.insert(print(Array(body.dropLast())))
+    seen.insert(print(body, "https://example.com/\nutf-8"))
+    seen.insert(print([]))
+    seen.insert(print([0]))
+    #expect(seen.count == body.count + 6)
+  }
+}
