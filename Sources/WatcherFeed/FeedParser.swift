@@ -97,8 +97,35 @@ public enum FeedParser {
     contentsOf path: String, options: Options = Options(), header: @escaping (Feed) -> Void,
     item: @escaping (FeedItem) -> Void
   ) throws -> Streamed {
-    let file = try ChunkedFile(path: path)
+    var file = try ChunkedFile(path: path)
     if file.size > options.maxBytes { throw FeedParseError.tooLarge(limit: options.maxBytes) }
+    return try stream(&file, options: options, header: header, item: item)
+  }
+
+  /// Parses a body received in pieces (`FetchResponse.pieces`) like `parse(_:)`, releasing each piece once
+  /// it has been read: a 20 MB body and the items it holds are never in memory whole at the same time.
+  public static func parse(pieces: consuming [Data], options: Options = Options()) throws(FeedParseError)
+    -> ParsedFeed
+  {
+    var items: [FeedItem] = []
+    var source = DataPieces(consume pieces)
+    do {
+      let streamed = try stream(&source, options: options, header: { _ in }, item: { items.append($0) })
+      var feed = streamed.feed
+      feed.items = items
+      return ParsedFeed(feed: feed, warnings: streamed.warnings)
+    } catch let error as FeedParseError {
+      throw error
+    } catch {
+      throw .notAFeed(found: "\(error)")
+    }
+  }
+
+  /// The streaming parse behind `stream(contentsOf:)` and `parse(pieces:)`, from any source of bytes.
+  private static func stream(
+    _ file: inout some ByteSource, options: Options, header: @escaping (Feed) -> Void,
+    item: @escaping (FeedItem) -> Void
+  ) throws -> Streamed {
     var head = try file.read(upTo: 64 * 1_024)
     let (encoding, bom) = head.withUnsafeBufferPointer { InputDecoder.sniff($0, charsetHint: options.charset) }
     guard isStreamable(head, encoding: encoding, bom: bom) else {

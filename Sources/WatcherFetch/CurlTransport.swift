@@ -120,7 +120,9 @@ private final class Transfer {
   package let index: Int
   package let request: FetchRequest
   package let host: String
-  package var body = Data()
+  /// The body as it arrives, in pieces of about `FetchResponse.pieceSize`, and its size so far.
+  package var pieces: [Data] = []
+  package var bodyCount = 0
   package var overflow = false
   package var headers: [(String, String)] = []
   /// The scope of the first address connected to; later hops may not be more private.
@@ -233,7 +235,7 @@ private final class Transfer {
     guard let easy = handle else { return .failure(.transport("internal error, please report")) }
     let curlMessage = String(cString: errorBuffer)
     // libcurl's own limit on one header line shows as "Out of memory" once a status line has arrived.
-    let curlHeaderLimit = code == CURLE_OUT_OF_MEMORY && !hops.isEmpty && body.isEmpty
+    let curlHeaderLimit = code == CURLE_OUT_OF_MEMORY && !hops.isEmpty && bodyCount == 0
     if code != CURLE_OK,
       headersTooLarge || curlHeaderLimit || curlMessage.contains("header") && curlMessage.contains("max")
     {
@@ -252,7 +254,7 @@ private final class Transfer {
       return .failure(.redirectedInward(address: refusedAddress ?? ""))
     // Plain words for what a misbehaving server does most (curl's own say "Transferred a partial file").
     case CURLE_PARTIAL_FILE:
-      return .failure(.transport("the connection closed after \(body.count) bytes, before the whole response arrived"))
+      return .failure(.transport("the connection closed after \(bodyCount) bytes, before the whole response arrived"))
     case CURLE_RECV_ERROR: return .failure(.transport("the connection broke while receiving (reset by the server?)"))
     case CURLE_GOT_NOTHING: return .failure(.transport("the server closed the connection without answering"))
     case CURLE_COULDNT_CONNECT: return .failure(.transport("cannot connect: nothing answers at that address and port"))
@@ -265,7 +267,9 @@ private final class Transfer {
     ccurl_getinfo_str(easy, CURLINFO_EFFECTIVE_URL, &effective)
     let finalURL = effective.map { String(cString: $0) } ?? request.url
     func header(_ name: String) -> String? { headers.last { $0.0 == name }?.1 }
-    var response = FetchResponse(status: status, body: body, finalURL: finalURL)
+    var response = FetchResponse(status: status, finalURL: finalURL)
+    response.pieces = pieces
+    pieces = []
     response.etag = header("etag")
     response.lastModified = header("last-modified")
     if let type = header("content-type"), let range = type.range(of: "charset=", options: .caseInsensitive) {
@@ -301,11 +305,20 @@ private let transferWrite: @convention(c) (UnsafeMutablePointer<CChar>?, Int, In
   guard let context, let data else { return 0 }
   let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
   let length = size * count
-  if transfer.body.count + length > transfer.request.maxBytes {
+  if transfer.bodyCount + length > transfer.request.maxBytes {
     transfer.overflow = true
     return 0
   }
-  data.withMemoryRebound(to: UInt8.self, capacity: length) { transfer.body.append($0, count: length) }
+  // A large body grows by whole pieces: no reallocation copies it, and it can be released a piece at a time.
+  if transfer.pieces.isEmpty || (transfer.pieces.last?.count ?? 0) >= FetchResponse.pieceSize {
+    var piece = Data()
+    if !transfer.pieces.isEmpty { piece.reserveCapacity(FetchResponse.pieceSize + length) }
+    transfer.pieces.append(piece)
+  }
+  data.withMemoryRebound(to: UInt8.self, capacity: length) {
+    transfer.pieces[transfer.pieces.count - 1].append($0, count: length)
+  }
+  transfer.bodyCount += length
   return length
 }
 

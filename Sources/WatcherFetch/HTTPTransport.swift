@@ -37,8 +37,20 @@ public struct FetchRequest: Sendable, Equatable {
 public struct FetchResponse: Sendable, Equatable {
   /// The final status (after redirects).
   public var status: Int
-  /// The body (decoded from gzip/deflate).
-  public var body: Data
+  /// The body (decoded from gzip/deflate) in the pieces it arrived in, about `pieceSize` each, so that a
+  /// large body can be read and released a piece at a time (`DataPieces`).
+  public var pieces: [Data]
+  /// The size of a body's pieces: a piece is started once the last one holds this much.
+  public static let pieceSize = 1 << 20
+
+  /// The body, whole (decoded from gzip/deflate).
+  public var body: Data {
+    get { pieces.count == 1 ? pieces[0] : pieces.reduce(into: Data()) { $0.append($1) } }
+    set { pieces = newValue.isEmpty ? [] : [newValue] }
+  }
+
+  /// The body's size in bytes.
+  public var bodyCount: Int { pieces.reduce(0) { $0 + $1.count } }
   /// `ETag`.
   public var etag: String?
   /// `Last-Modified`.
@@ -60,7 +72,7 @@ public struct FetchResponse: Sendable, Equatable {
     retryAfter: Int? = nil, maxAge: Int? = nil, finalURL: String, permanentRedirect: String? = nil
   ) {
     self.status = status
-    self.body = body
+    self.pieces = body.isEmpty ? [] : [body]
     self.etag = etag
     self.lastModified = lastModified
     self.charset = charset

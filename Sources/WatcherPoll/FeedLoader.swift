@@ -73,11 +73,19 @@ public enum FeedLoader {
   public static func parse(_ response: FetchResponse, options: FeedParser.Options) -> Result<
     ParsedFeed, FeedLoadError
   > {
+    parse(response, pieces: response.pieces, options: options)
+  }
+
+  /// `parse(_:)` for a response whose body was taken out of it (`pieces`): each piece is released once
+  /// read, when nothing else holds it.
+  public static func parse(_ response: FetchResponse, pieces: consuming [Data], options: FeedParser.Options)
+    -> Result<ParsedFeed, FeedLoadError>
+  {
     var options = options
     options.documentURL = response.finalURL
     options.charset = options.charset ?? response.charset
     do {
-      return .success(try FeedParser.parse(response.body, options: options))
+      return .success(try FeedParser.parse(pieces: consume pieces, options: options))
     } catch {
       return .failure(.parse(error))
     }

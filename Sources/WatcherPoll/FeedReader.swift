@@ -21,8 +21,10 @@ struct FeedReader: Sendable {
   let cancellation: Cancellation?
 
   /// The parsed feed, or `nil` when there is nothing new to read (304) or the feed failed.
+  ///
+  /// `body` is the response's body, taken out of it so that the parse can release it piece by piece.
   func load(
-    _ feed: FeedConfig, response: Result<FetchResponse, FetchError>?, state: inout FeedState,
+    _ feed: FeedConfig, response: Result<FetchResponse, FetchError>?, body: consuming [Data], state: inout FeedState,
     outcome: inout Poller.Outcome,
     now: Date, identityOnly: Bool = false
   ) -> ParsedFeed? {
@@ -52,11 +54,10 @@ struct FeedReader: Sendable {
       if let moved = http.permanentRedirect { state.movedTo = moved }
       // The body the items were last read from, again: many servers ignore conditional GET and send 200
       // with the same bytes every time. Nothing in it can be new, so it costs what a 304 costs.
+      var hash = StableHash.Fingerprint()
+      for index in body.indices { body[index].withUnsafeBytes { hash.add($0) } }
       let fingerprint =
-        (200..<300).contains(http.status)
-        ? http.body.withUnsafeBytes {
-          StableHash.fingerprint(of: $0, context: http.finalURL + "\n" + (http.charset ?? ""))
-        } : nil
+        (200..<300).contains(http.status) ? hash.finish(context: http.finalURL + "\n" + (http.charset ?? "")) : nil
       switch http.status {
       case 304:
         notModified(&state, outcome: &outcome, maxAge: http.maxAge, now: now)
@@ -68,7 +69,8 @@ struct FeedReader: Sendable {
         return nil
       case 200..<300:
         state.bodyFingerprint = nil
-        switch FeedLoader.parse(http, options: parseOptions(feed, state: state, identityOnly: identityOnly)) {
+        let options = parseOptions(feed, state: state, identityOnly: identityOnly)
+        switch FeedLoader.parse(http, pieces: consume body, options: options) {
         case .success(let parsed):
           state.etag = http.etag
           state.lastModified = http.lastModified
@@ -124,13 +126,14 @@ struct FeedReader: Sendable {
     mode: Poller.Mode, now: Date
   ) {
     outcome.warnings += parsed.warnings.prefix(3).map { "\($0)" }
-    let items = parsed.feed.items
+    var items = parsed.feed.items
     outcome.items = items.count
-    var fresh: [(index: Int, item: FeedItem)] = []
+    // Items by their index: a copy of each new item would cost as much again as the items' own structs.
+    var fresh: [Int] = []
     for (index, item) in items.enumerated() {
       let key = Poller.identity(item, feed.identity)
       if state.items[key] == nil {
-        fresh.append((index, item))
+        fresh.append(index)
         state.items[key] = FeedState.KnownItem(firstSeen: now, lastSeen: now)
       } else {
         state.items[key]?.lastSeen = now
@@ -151,23 +154,23 @@ struct FeedReader: Sendable {
       case .all: break
       case .latest(let n):
         act = Array(
-          fresh.sorted {
-            ($0.item.published ?? .distantPast, -$0.index) > ($1.item.published ?? .distantPast, -$1.index)
-          }
-          .prefix(n)
-        ).sorted { $0.index < $1.index }
+          fresh.sorted { (items[$0].published ?? .distantPast, -$0) > (items[$1].published ?? .distantPast, -$1) }
+            .prefix(n)
+        ).sorted()
       }
     }
     state.initialized = true
     if let maxAge = config.settings.maxAge {
       let oldest = now.addingTimeInterval(-Double(maxAge))
       let before = act.count
-      act = act.filter { ($0.item.published ?? now) >= oldest }
+      act = act.filter { (items[$0].published ?? now) >= oldest }
       outcome.tooOld = before - act.count
     }
     outcome.actedOn = act.count
-    if feed.wantsFullText(config.settings), !act.isEmpty { addContent(to: &act, feed: feed, outcome: &outcome) }
-    for (_, item) in act {
+    if feed.wantsFullText(config.settings), !act.isEmpty {
+      addContent(to: &items, at: act, feed: feed, outcome: &outcome)
+    }
+    for item in act.lazy.map({ items[$0] }) {
       let decision = engine.evaluate(item, feed: feed, now: now, excerpts: false)
       let key = Poller.identity(item, feed.identity)
       let image =
@@ -223,12 +226,12 @@ struct FeedReader: Sendable {
 
   /// Fetches the article each item links to and sets its `content`; an item whose page fails goes on with
   /// its feed text, and the failure is reported.
-  func addContent(to act: inout [(index: Int, item: FeedItem)], feed: FeedConfig, outcome: inout Poller.Outcome) {
-    var items = act.map(\.item)
+  func addContent(to all: inout [FeedItem], at act: [Int], feed: FeedConfig, outcome: inout Poller.Outcome) {
+    var items = act.map { all[$0] }
     let failed = ArticleLoader.addContent(
       to: &items, feedURL: feed.url, limits: ArticleLoader.Limits(config.settings), transport: transport,
       cancellation: cancellation)
-    for position in act.indices { act[position].item = items[position] }
+    for (position, index) in act.enumerated() { all[index] = items[position] }
     for (item, error) in failed {
       outcome.warnings.append("full text of '\(item)': \(error); its rules see the feed's text only")
     }

@@ -433,15 +433,27 @@ public struct Poller {
           url: chosen[$0].url, etag: states[$0].etag,
           lastModified: states[$0].lastModified, maxBytes: config.settings.maxBytes, timeout: config.settings.timeout)
       }
-      let fetched =
+      var fetched =
         requests.isEmpty
         ? [] : transport.fetch(requests, concurrency: config.settings.concurrency, cancellation: cancellation)
+      // Each body is taken out of its response and held once, by its job, so that the parse can release
+      // it piece by piece while it builds the items.
       var responses: [Int: FetchResult] = [:]
-      for (offset, index) in httpIndices.enumerated() { responses[index] = fetched[offset] }
+      var bodies: [Int: [Data]] = [:]
+      for (offset, index) in httpIndices.enumerated() {
+        if case .success(var response) = fetched[offset] {
+          bodies[index] = response.pieces
+          response.pieces = []
+          fetched[offset] = .success(response)
+        }
+        responses[index] = fetched[offset]
+      }
+      fetched = []
 
       // Read every feed of the batch at once, on every core: parsing and the rules are the CPU work of a
       // pass. Saving and acting follow in order, one feed at a time.
       var jobs: [(feed: FeedConfig, state: FeedState, outcome: Outcome, response: FetchResult?, at: Int)] = []
+      var jobBodies: [[Data]] = []
       for index in batch {
         let feed = chosen[index]
         while outcomes[outcomeIndex].feed != feed || !outcomes[outcomeIndex].polled { outcomeIndex += 1 }
@@ -449,7 +461,11 @@ public struct Poller {
         if case .failure(.cancelled)? = responses[index] { continue }
         if cancellation?.isCancelled == true, responses[index] == nil { continue }
         jobs.append((feed, states[index], outcomes[outcomeIndex], responses[index], outcomeIndex))
+        jobBodies.append(bodies.removeValue(forKey: index) ?? [])
       }
+      bodies = [:]
+      let bodyStore = Locked(jobBodies)
+      jobBodies = []
       let reader = FeedReader(config: config, transport: transport, cancellation: cancellation)
       let read = Locked([(state: FeedState, outcome: Outcome)?](repeating: nil, count: jobs.count))
       let (sharedJobs, restartedURLs, firstPoll) = (jobs, restarted, config.settings.firstPoll)
@@ -461,8 +477,13 @@ public struct Poller {
         // read for their identity only.
         let silent =
           mode == .catchUp || restartedURLs.contains(feed.url) || (!state.initialized && firstPoll == .silent)
+        let body = bodyStore.withLock { bodies in
+          let body = bodies[job]
+          bodies[job] = []
+          return body
+        }
         let parsed = reader.load(
-          feed, response: response, state: &state, outcome: &outcome, now: now, identityOnly: silent)
+          feed, response: response, body: body, state: &state, outcome: &outcome, now: now, identityOnly: silent)
         if let parsed {
           // After a corrupt state file the feed starts again silently, whatever first_poll says: its items
           // may have been handled already.

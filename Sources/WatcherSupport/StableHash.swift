@@ -20,31 +20,68 @@ public enum StableHash {
 }
 
 extension StableHash {
-  /// A 64-bit fingerprint of `bytes` and `context`, as the byte count and 16 hex digits ("12345:0123…").
+  /// A 64-bit fingerprint of some bytes, given in any number of pieces, and a context, as the byte count and
+  /// 16 hex digits ("12345:0123…").
   ///
   /// It tells an unchanged body from a changed one: read eight bytes at a time, it costs far less than
-  /// parsing what it fingerprints. Not for security (whoever writes the bytes can make two collide).
-  public static func fingerprint(of bytes: UnsafeRawBufferPointer, context: String = "") -> String {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    mix(bytes, into: &hash)
-    var context = context
-    context.withUTF8 { mix(UnsafeRawBufferPointer($0), into: &hash) }
-    let digits = String(hash, radix: 16)
-    return "\(bytes.count):" + String(repeating: "0", count: 16 - digits.count) + digits
-  }
+  /// parsing what it fingerprints, and the same bytes split differently give the same fingerprint. Not for
+  /// security (whoever writes the bytes can make two collide).
+  public struct Fingerprint {
+    private var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    private var count = 0
+    /// Bytes of an unfinished eight-byte word, low byte first, and how many.
+    private var pending: UInt64 = 0
+    private var pendingCount = 0
 
-  private static func mix(_ bytes: UnsafeRawBufferPointer, into hash: inout UInt64) {
-    func mix(_ word: UInt64) {
+    public init() {}
+
+    /// Adds the next bytes.
+    public mutating func add(_ bytes: UnsafeRawBufferPointer) {
+      count += bytes.count
+      var offset = 0
+      while pendingCount > 0, pendingCount < 8, offset < bytes.count {
+        pending |= UInt64(bytes[offset]) << (8 * UInt64(pendingCount))
+        pendingCount += 1
+        offset += 1
+      }
+      if pendingCount == 8 {
+        mix(pending)
+        (pending, pendingCount) = (0, 0)
+      }
+      while offset + 8 <= bytes.count {
+        mix(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+        offset += 8
+      }
+      while offset < bytes.count {
+        pending |= UInt64(bytes[offset]) << (8 * UInt64(pendingCount))
+        pendingCount += 1
+        offset += 1
+      }
+    }
+
+    /// The fingerprint of the bytes added, with `context` (a URL, a charset) mixed in.
+    public func finish(context: String = "") -> String {
+      var copy = self
+      copy.mix(pending | UInt64(pendingCount) << 56)
+      (copy.pending, copy.pendingCount) = (0, 0)
+      let bytes = copy.count
+      var context = context
+      context.withUTF8 { copy.add(UnsafeRawBufferPointer($0)) }
+      copy.mix(copy.pending | UInt64(copy.pendingCount) << 56)
+      let digits = String(copy.hash, radix: 16)
+      return "\(bytes):" + String(repeating: "0", count: 16 - digits.count) + digits
+    }
+
+    private mutating func mix(_ word: UInt64) {
       hash = (hash ^ word) &* 0x9E37_79B9_7F4A_7C15
       hash ^= hash >> 29
     }
-    var offset = 0
-    while offset + 8 <= bytes.count {
-      mix(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
-      offset += 8
-    }
-    var tail = UInt64(bytes.count) << 56
-    for (shift, byte) in bytes[offset...].enumerated() { tail |= UInt64(byte) << (8 * UInt64(shift)) }
-    mix(tail)
+  }
+
+  /// The `Fingerprint` of one buffer.
+  public static func fingerprint(of bytes: UnsafeRawBufferPointer, context: String = "") -> String {
+    var fingerprint = Fingerprint()
+    fingerprint.add(bytes)
+    return fingerprint.finish(context: context)
   }
 }

@@ -101,4 +101,33 @@ struct CorpusRobustnessTests {
     }
     #expect(compared > 5_000)
   }
+
+  @Test("a body received in pieces parses exactly as the whole body, however it is cut, for every corpus file")
+  func piecesAreTheSame() throws {
+    var random = SplitMix(seed: 16)
+    var compared = 0
+    for path in try Self.files() {
+      let data = try Data(contentsOf: Self.corpus.appendingPathComponent(path))
+      // Cut at random places, some pieces a single byte, some larger than a parser chunk.
+      var pieces: [Data] = []
+      var start = 0
+      while start < data.count {
+        let size = random.next(2) == 0 ? 1 + random.next(16) : 1 + random.next(100_000)
+        pieces.append(data.subdata(in: start..<min(data.count, start + size)))
+        start += size
+      }
+      let expected = Result { () throws(FeedParseError) in try FeedParser.parse(data) }
+      let actual = Result { () throws(FeedParseError) in try FeedParser.parse(pieces: pieces) }
+      switch (expected, actual) {
+      case (.success(let whole), .success(let read)):
+        #expect(read.feed == whole.feed && read.warnings == whole.warnings, "\(path)")
+      case (.failure(let whole), .failure(let read)):
+        #expect("\(read)" == "\(whole)", "\(path)")
+      default:
+        Issue.record("\(path): \(expected) whole, \(actual) in pieces")
+      }
+      compared += 1
+    }
+    #expect(compared > 2_500)
+  }
 }

@@ -51,6 +51,22 @@ struct CurlTransportTests {
     #expect(sent[0].headers["accept-encoding"]?.contains("gzip") == true)
   }
 
+  @Test("a large body arrives in pieces of about a MiB, which join to exactly the bytes sent")
+  func bodyInPieces() throws {
+    // 3.5 MiB of distinct bytes, so a piece out of place or a byte lost would show.
+    let body = Data((0..<(7 << 19)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) })
+    let server = try LoopbackHTTPServer { _ in .init(status: 200, body: body) }
+    defer { server.stop() }
+    let response = try fetch(server, "/big").get()
+    #expect(response.pieces.count >= 3)
+    #expect(response.pieces.dropLast().allSatisfy { $0.count >= FetchResponse.pieceSize })
+    #expect(response.bodyCount == body.count && response.body == body)
+    var source = DataPieces(response.pieces)
+    var read: [UInt8] = []
+    while case let next = source.read(upTo: 100_000), !next.isEmpty { read += next }
+    #expect(read == [UInt8](body))
+  }
+
   @Test("redirects: permanent chains are reported, temporary ones are not, loops and file:// are refused")
   func redirects() throws {
     let server = try LoopbackHTTPServer { request in

@@ -209,5 +209,16 @@ struct StateFileTests {
     seen.insert(print([]))
     seen.insert(print([0]))
     #expect(seen.count == body.count + 6)
+    // The same bytes in any pieces give the same fingerprint.
+    for cuts in [[1], [7, 8, 9], [3, 3, 3, 3, 3], [16, 17]] {
+      var fingerprint = StableHash.Fingerprint()
+      var start = 0
+      for cut in cuts + [body.count] where start < body.count {
+        let end = min(body.count, start + cut)
+        body[start..<end].withUnsafeBytes { fingerprint.add($0) }
+        start = end
+      }
+      #expect(fingerprint.finish(context: "c") == print(body, "c"), "\(cuts)")
+    }
   }
 }
