@@ -42,9 +42,10 @@ struct ParseCommand: Command {
     // the file's size.
     if arguments.flags.contains("json"), source != "-", !FeedLocation.isHTTP(source) {
       let box = WriterBox(FeedJSONWriter(sink: terminal.output))
+      // Items are encoded on the parser's worker threads; this thread only writes them out.
       let result = FeedLoader.stream(
         FeedLocation.path(of: source), options: options, header: { box.writer.begin($0) },
-        item: { box.writer.item($0) })
+        encode: FeedJSONWriter.encode, item: { box.writer.item(encoded: $1 ?? FeedJSONWriter.encode($0)) })
       switch result {
       case .success(let streamed):
         box.writer.end(warnings: streamed.warnings)

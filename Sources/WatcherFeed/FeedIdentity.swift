@@ -22,17 +22,23 @@ public enum FeedIdentity {
 
     /// Sets `item.key`: its base key, or `BASE#N` when an earlier item had that key.
     package mutating func assign(_ item: inout FeedItem) {
-      let base = baseKey(item)
+      assign(&item, base: baseKey(item))
+    }
+
+    /// `assign` for an item whose base key was computed already; true when the key is not the base.
+    @discardableResult
+    package mutating func assign(_ item: inout FeedItem, base: String) -> Bool {
       if let count = seen[base] {
         var n = count + 1
         while seen["\(base)#\(n)"] != nil { n += 1 }
         seen[base] = n
         item.key = "\(base)#\(n)"
         seen[item.key] = 1
-      } else {
-        seen[base] = 1
-        item.key = base
+        return true
       }
+      seen[base] = 1
+      item.key = base
+      return false
     }
   }
 

@@ -83,6 +83,25 @@ public struct FeedJSONWriter {
   /// Writes the next item (buffered, and handed to the sink in chunks of about 64 KiB).
   public mutating func item(_ item: FeedItem) {
     buffer.items([item], 0..<1, first: streamed == 0)
+    advance()
+  }
+
+  /// Writes the next item from its `encode`d bytes.
+  public mutating func item(encoded: [UInt8]) {
+    if streamed > 0 { buffer.raw(",") }
+    buffer.bytes.append(contentsOf: encoded)
+    advance()
+  }
+
+  /// One item as `item` writes it, without the comma that separates it from the one before; safe to call
+  /// on any thread.
+  @Sendable public static func encode(_ item: FeedItem) -> [UInt8] {
+    var bytes = JSONBytes(capacity: 1_024)
+    bytes.items([item], 0..<1, first: true)
+    return bytes.bytes
+  }
+
+  private mutating func advance() {
     streamed += 1
     if buffer.bytes.count >= 65_536 {
       sink(buffer.bytes)
@@ -132,7 +151,7 @@ public struct FeedJSONWriter {
 private struct JSONBytes {
   package var bytes: [UInt8] = []
 
-  package init() { bytes.reserveCapacity(1 << 16) }
+  package init(capacity: Int = 1 << 16) { bytes.reserveCapacity(capacity) }
 
   /// The items in `range`, each on its own line, comma-separated (a comma precedes every item but the
   /// document's first).

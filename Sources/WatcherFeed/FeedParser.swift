@@ -97,9 +97,21 @@ public enum FeedParser {
     contentsOf path: String, options: Options = Options(), header: @escaping (Feed) -> Void,
     item: @escaping (FeedItem) -> Void
   ) throws -> Streamed {
+    try stream(contentsOf: path, options: options, header: header, encode: nil) { each, _ in item(each) }
+  }
+
+  /// `stream(contentsOf:)` that also encodes each item with `encode` on the parser's worker threads (off
+  /// the thread that reads the XML), and hands the result over with the item.
+  ///
+  /// An item that changed after it was encoded (its categories cut to the limit, or its key told apart
+  /// from an earlier item's) is encoded again before it is handed over.
+  public static func stream(
+    contentsOf path: String, options: Options = Options(), header: @escaping (Feed) -> Void,
+    encode: (@Sendable (FeedItem) -> [UInt8])?, item: @escaping (FeedItem, [UInt8]?) -> Void
+  ) throws -> Streamed {
     var file = try ChunkedFile(path: path)
     if file.size > options.maxBytes { throw FeedParseError.tooLarge(limit: options.maxBytes) }
-    return try stream(&file, options: options, header: header, item: item)
+    return try stream(&file, options: options, header: header, encode: encode, item: item)
   }
 
   /// Parses a body received in pieces (`FetchResponse.pieces`) like `parse(_:)`, releasing each piece once
@@ -110,7 +122,9 @@ public enum FeedParser {
     var items: [FeedItem] = []
     var source = DataPieces(consume pieces)
     do {
-      let streamed = try stream(&source, options: options, header: { _ in }, item: { items.append($0) })
+      let streamed = try stream(&source, options: options, header: { _ in }, encode: nil) { each, _ in
+        items.append(each)
+      }
       var feed = streamed.feed
       feed.items = items
       return ParsedFeed(feed: feed, warnings: streamed.warnings)
@@ -124,7 +138,7 @@ public enum FeedParser {
   /// The streaming parse behind `stream(contentsOf:)` and `parse(pieces:)`, from any source of bytes.
   private static func stream(
     _ file: inout some ByteSource, options: Options, header: @escaping (Feed) -> Void,
-    item: @escaping (FeedItem) -> Void
+    encode: (@Sendable (FeedItem) -> [UInt8])?, item: @escaping (FeedItem, [UInt8]?) -> Void
   ) throws -> Streamed {
     var head = try file.read(upTo: 64 * 1_024)
     let (encoding, bom) = head.withUnsafeBufferPointer { InputDecoder.sniff($0, charsetHint: options.charset) }
@@ -135,7 +149,7 @@ public enum FeedParser {
       var feed = parsed.feed
       feed.items = []
       header(feed)
-      for each in parsed.feed.items { item(each) }
+      for each in parsed.feed.items { item(each, encode?(each)) }
       return Streamed(feed: feed, warnings: parsed.warnings, items: parsed.feed.items.count)
     }
     var finisher = ItemFinisher(options: options)
@@ -150,11 +164,11 @@ public enum FeedParser {
       feed.link = feed.link.map(ControlCharacters.replaced)
       header(feed)
     }
-    let sink = ItemSink { raw in
-      var finished = raw
-      guard finisher.finish(&finished) else { return }
+    let sink = ItemSink(encode: encode) { prepared, encoded in
+      var finished = prepared
+      guard let changed = finisher.finish(prepared: &finished) else { return }
       handed += 1
-      item(finished)
+      item(finished, changed ? encode?(finished) : encoded)
     }
     sink.beforeFirst = { sendHeader(reader?.header()) }
     let xml = XMLFeedReader(
@@ -271,16 +285,23 @@ public enum FeedParser {
         FeedWarning(message: "\(repairer.invalidBytes) byte(s) were not valid UTF-8 and were read as windows-1252"),
         at: 0)
     }
-    return finished(feed, warnings: all, options: options)
+    return finished(feed, warnings: all, options: options, prepared: true)
   }
 
   /// Applies the item and category limits, replaces control characters, then gives every item its key.
-  private static func finished(_ feed: Feed, warnings: [FeedWarning], options: Options) -> ParsedFeed {
+  ///
+  /// `prepared`: the items come from the XML pipeline, which did `ItemFinisher.prepare` already.
+  private static func finished(_ feed: Feed, warnings: [FeedWarning], options: Options, prepared: Bool = false)
+    -> ParsedFeed
+  {
     var feed = feed
     var finisher = ItemFinisher(options: options)
     var items: [FeedItem] = []
     items.reserveCapacity(min(feed.items.count, options.maxItems))
-    for var item in feed.items where finisher.finish(&item) { items.append(item) }
+    for var item in feed.items {
+      let kept = prepared ? finisher.finish(prepared: &item) != nil : finisher.finish(&item)
+      if kept { items.append(item) }
+    }
     feed.items = items
     feed.title = feed.title.map(ControlCharacters.replaced)
     feed.link = feed.link.map(ControlCharacters.replaced)
@@ -299,17 +320,31 @@ public enum FeedParser {
       self.options = options
     }
 
+    /// The part of finishing that depends on no other item, so the pipeline's workers do it: control
+    /// characters replaced, and `key` set to the base key.
+    static func prepare(_ item: inout FeedItem) {
+      ControlCharacters.clean(&item)
+      item.key = FeedIdentity.baseKey(item)
+    }
+
     /// Finishes `item`; false when it is past `maxItems` and is dropped.
     mutating func finish(_ item: inout FeedItem) -> Bool {
+      Self.prepare(&item)
+      return finish(prepared: &item) != nil
+    }
+
+    /// Finishes an item `prepare` has seen, in document order: nil when it is past `maxItems` and is
+    /// dropped, else whether it changed (categories cut, or a key told apart from an earlier item's).
+    mutating func finish(prepared item: inout FeedItem) -> Bool? {
       seen += 1
-      guard seen <= options.maxItems else { return false }
+      guard seen <= options.maxItems else { return nil }
+      var changed = false
       if item.categories.count > options.maxCategories {
         cut += 1
         item.categories.removeSubrange(options.maxCategories...)
+        changed = true
       }
-      ControlCharacters.clean(&item)
-      keys.assign(&item)
-      return true
+      return keys.assign(&item, base: item.key) || changed
     }
 
     /// The warnings about what the limits cut.

@@ -6,6 +6,9 @@ import WatcherSupport
 
 /// Normalizes raw items (HTML to text, dates, links) on a worker thread while the XML parser reads on.
 ///
+/// The workers also do what finishing an item needs of no other item (`ItemFinisher.prepare`), and, for a
+/// sink that asks (`ItemSink.encode`), encode each item, so the parser's thread does only the parsing.
+///
 /// Items are handed over in batches of `batchSize`; a feed with fewer items is normalized inline, with no
 /// thread hop. Results come back in document order: all at the end, or, with a `sink`, handed to it as
 /// their batches finish (at most a few batches in flight, so memory stays flat whatever the feed's size).
@@ -50,23 +53,23 @@ package final class ItemPipeline<Raw: Sendable> {
     if pending.count >= batchSize { dispatchBatch() }
   }
 
-  /// All items, normalized, in document order (none when they went to the sink).
+  /// All items, normalized and prepared, in document order (none when they went to the sink).
   package func finish() -> [FeedItem] {
     if let sink {
       if !pending.isEmpty { dispatchBatch() }
       while emitted < batchCount { emitNext(sink) }
       return []
     }
-    if batchCount == 0 { return pending.map(Self.normalized(normalize)) }
+    if batchCount == 0 { return pending.map { Self.prepared($0, normalize, encode: nil).item } }
     if !pending.isEmpty { dispatchBatch() }
     group.wait()
-    return results.ordered(count: batchCount)
+    return results.ordered(count: batchCount).map(\.item)
   }
 
   private func dispatchBatch() {
     let batch = pending
     let index = batchCount
-    let normalize = normalize
+    let (normalize, encode) = (normalize, sink?.encode)
     let results = results
     batchCount += 1
     pending = []
@@ -74,67 +77,79 @@ package final class ItemPipeline<Raw: Sendable> {
     let signal = sink == nil ? nil : DispatchSemaphore(value: 0)
     if let signal { done[index] = signal }
     DispatchQueue.global().async(group: group) {
-      results.store(batch.map(Self.normalized(normalize)), at: index)
+      results.store(batch.map { Self.prepared($0, normalize, encode: encode) }, at: index)
       signal?.signal()
     }
     // Backpressure: the parser waits for the oldest batch once enough are in flight.
     if let sink { while batchCount - emitted > Self.maxInFlight { emitNext(sink) } }
   }
 
-  /// Normalizes what is still raw.
-  private static func normalized(_ normalize: @escaping @Sendable (Raw) -> FeedItem) -> @Sendable (Pending) -> FeedItem
-  {
-    { item in
-      switch item {
-      case .raw(let raw): return normalize(raw)
-      case .ready(let ready): return ready
-      }
+  /// Normalizes what is still raw, prepares it, and encodes it when asked.
+  private static func prepared(
+    _ item: Pending, _ normalize: @Sendable (Raw) -> FeedItem, encode: (@Sendable (FeedItem) -> [UInt8])?
+  ) -> Finished {
+    var ready: FeedItem
+    switch item {
+    case .raw(let raw): ready = normalize(raw)
+    case .ready(let stub): ready = stub
     }
+    FeedParser.ItemFinisher.prepare(&ready)
+    return Finished(item: ready, encoded: encode?(ready))
   }
 
   /// Waits for the oldest batch not yet handed out and hands its items to the sink.
   private func emitNext(_ sink: ItemSink) {
     done.removeValue(forKey: emitted)?.wait()
-    for item in results.take(emitted) { sink.accept(item) }
+    for finished in results.take(emitted) { sink.accept(finished.item, encoded: finished.encoded) }
     emitted += 1
   }
 }
 
-/// Where a streaming parse hands each item, in document order, once it is normalized.
+/// An item as a worker leaves it: prepared, and encoded when the sink asked.
+private struct Finished: Sendable {
+  var item: FeedItem
+  var encoded: [UInt8]?
+}
+
+/// Where a streaming parse hands each item, in document order, once it is normalized and prepared.
 package final class ItemSink {
-  private let emit: (FeedItem) -> Void
+  private let emit: (FeedItem, [UInt8]?) -> Void
+  /// Run on the workers for each item, its result handed over with the item (`watcher parse --json`
+  /// encodes there, off the parser's thread).
+  package let encode: (@Sendable (FeedItem) -> [UInt8])?
   /// Called once, before the first item, so the feed's title and link can be written ahead of the items.
   package var beforeFirst: (() -> Void)?
 
-  package init(_ emit: @escaping (FeedItem) -> Void) {
+  package init(encode: (@Sendable (FeedItem) -> [UInt8])? = nil, _ emit: @escaping (FeedItem, [UInt8]?) -> Void) {
+    self.encode = encode
     self.emit = emit
   }
 
-  package func accept(_ item: FeedItem) {
+  package func accept(_ item: FeedItem, encoded: [UInt8]?) {
     if let first = beforeFirst {
       beforeFirst = nil
       first()
     }
-    emit(item)
+    emit(item, encoded)
   }
 }
 
 /// The batches finished so far, by index.
 private final class BatchResults: Sendable {
-  private let batches = Locked<[Int: [FeedItem]]>([:])
+  private let batches = Locked<[Int: [Finished]]>([:])
 
-  package func store(_ items: [FeedItem], at index: Int) {
+  func store(_ items: [Finished], at index: Int) {
     batches.withLock { $0[index] = items }
   }
 
   /// Removes and returns one finished batch.
-  package func take(_ index: Int) -> [FeedItem] {
+  func take(_ index: Int) -> [Finished] {
     batches.withLock { $0.removeValue(forKey: index) ?? [] }
   }
 
-  package func ordered(count: Int) -> [FeedItem] {
+  func ordered(count: Int) -> [Finished] {
     batches.withLock { all in
-      var items: [FeedItem] = []
+      var items: [Finished] = []
       items.reserveCapacity(all.values.reduce(0) { $0 + $1.count })
       for index in 0..<count { items.append(contentsOf: all[index] ?? []) }
       all = [:]

@@ -147,12 +147,15 @@ public enum FeedLoader {
   }
 
   /// Reads a local file like `read`, handing each item over as it is read (`FeedParser.stream`).
+  ///
+  /// `encode` runs on the parser's worker threads; its result comes with each item.
   public static func stream(
     _ path: String, options: FeedParser.Options, header: @escaping (Feed) -> Void,
-    item: @escaping (FeedItem) -> Void
+    encode: (@Sendable (FeedItem) -> [UInt8])? = nil, item: @escaping (FeedItem, [UInt8]?) -> Void
   ) -> Result<FeedParser.Streamed, FeedLoadError> {
     do {
-      return .success(try FeedParser.stream(contentsOf: path, options: options, header: header, item: item))
+      return .success(
+        try FeedParser.stream(contentsOf: path, options: options, header: header, encode: encode, item: item))
     } catch let error as FeedParseError {
       return .failure(.parse(error))
     } catch {

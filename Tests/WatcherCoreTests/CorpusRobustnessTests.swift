@@ -96,6 +96,14 @@ struct CorpusRobustnessTests {
         box.writer?.end(warnings: streamed.warnings)
         #expect(streamedBytes.withLock { $0 } == expected, "\(path)")
         #expect(streamed.items == whole.feed.items.count, "\(path)")
+        // As `watcher parse --json` does it: each item encoded on the parser's workers.
+        streamedBytes.withLock { $0 = [] }
+        box.writer = FeedJSONWriter { bytes in streamedBytes.withLock { $0 += bytes } }
+        let encoded = try FeedParser.stream(
+          contentsOf: url.path, options: options, header: { box.writer?.begin($0) }, encode: FeedJSONWriter.encode,
+          item: { item, bytes in box.writer?.item(encoded: bytes ?? []) })
+        box.writer?.end(warnings: encoded.warnings)
+        #expect(streamedBytes.withLock { $0 } == expected, "\(path), encoded on the workers")
         compared += 1
       }
     }
