@@ -424,18 +424,33 @@ public struct Poller {
     let engine = RuleEngine(rules: config.rules, settings: config.settings.notify)
     let batchSize = max(32, 4 * config.settings.concurrency)
     var outcomeIndex = 0
-    for batchStart in stride(from: 0, to: chosen.count, by: batchSize) {
-      let batch = batchStart..<min(chosen.count, batchStart + batchSize)
-      var acting: [(index: Int, feed: FeedConfig, state: FeedState, outcome: Outcome, prepared: PreparedPending)] = []
+    let (settings, transport, cancellation) = (config.settings, transport, cancellation)
+    func fetch(_ batch: Range<Int>) -> (indices: [Int], fetch: @Sendable () -> [Poller.FetchResult]) {
       let httpIndices = batch.filter { FeedLocation.isHTTP(chosen[$0].url) }
       let requests = httpIndices.map {
         FetchRequest(
           url: chosen[$0].url, etag: states[$0].etag,
-          lastModified: states[$0].lastModified, maxBytes: config.settings.maxBytes, timeout: config.settings.timeout)
+          lastModified: states[$0].lastModified, maxBytes: settings.maxBytes, timeout: settings.timeout)
       }
-      var fetched =
-        requests.isEmpty
-        ? [] : transport.fetch(requests, concurrency: config.settings.concurrency, cancellation: cancellation)
+      return (
+        httpIndices,
+        {
+          requests.isEmpty
+            ? [] : transport.fetch(requests, concurrency: settings.concurrency, cancellation: cancellation)
+        }
+      )
+    }
+    // While a batch is read, saved and acted on, the next one downloads.
+    var next: Prefetch?
+    for batchStart in stride(from: 0, to: chosen.count, by: batchSize) {
+      let batch = batchStart..<min(chosen.count, batchStart + batchSize)
+      var acting: [(index: Int, feed: FeedConfig, state: FeedState, outcome: Outcome, prepared: PreparedPending)] = []
+      let (httpIndices, fetchBatch) = fetch(batch)
+      var fetched = next?.wait() ?? fetchBatch()
+      next = nil
+      if batch.upperBound < chosen.count {
+        next = Prefetch(fetch(batch.upperBound..<min(chosen.count, batch.upperBound + batchSize)).fetch)
+      }
       // Each body is taken out of its response and held once, by its job, so that the parse can release
       // it piece by piece while it builds the items.
       var responses: [Int: FetchResult] = [:]
@@ -492,9 +507,11 @@ public struct Poller {
         }
         read.withLock { $0[job] = (state, outcome) }
       }
+      var toSave: [(job: Int, state: FeedState, outcome: Outcome)] = []
       for (job, result) in read.withLock({ $0 }).enumerated() {
-        guard var (state, outcome) = result else { continue }
-        let (feed, outcomeIndex) = (sharedJobs[job].feed, sharedJobs[job].at)
+        guard let (state, read) = result else { continue }
+        var outcome = read
+        let outcomeIndex = sharedJobs[job].at
         if dryRun {
           if mode == .normal { outcome.planned = state.pending }
           outcomes[outcomeIndex] = outcome
@@ -511,10 +528,25 @@ public struct Poller {
             continue
           }
         }
-        // Act only once the pending actions are durably saved: a state that cannot be written would
-        // otherwise repeat the same actions on every poll.
-        let saved = save(&state, outcome: &outcome, durably: !state.pending.isEmpty)
-        if saved, !state.pending.isEmpty, mode == .normal {
+        toSave.append((job, state, outcome))
+      }
+      // Every state of the batch is written at once: each is its own file, and a write mostly waits for
+      // the disk. Act only once the pending actions are durably saved: a state that cannot be written
+      // would otherwise repeat the same actions on every poll.
+      let saves = Locked([Result<Void, StateError>?](repeating: nil, count: toSave.count))
+      let (directory, unsaved) = (store.directory, toSave)
+      DispatchQueue.concurrentPerform(iterations: unsaved.count) { position in
+        let state = unsaved[position].state
+        let result = Result { () throws(StateError) in
+          try StateStore.save(state, directory: directory, syncDirectory: !state.pending.isEmpty)
+        }
+        saves.withLock { $0[position] = result }
+      }
+      for (position, (job, var state, var outcome)) in toSave.enumerated() {
+        let (feed, outcomeIndex) = (sharedJobs[job].feed, sharedJobs[job].at)
+        if case .failure(let error) = saves.withLock({ $0[position] }) {
+          outcome.failures.append(.save(error, unsavedActions: state.pending.count))
+        } else if !state.pending.isEmpty, mode == .normal {
           let prepared = preparePending(&state, feed: feed, outcome: &outcome, now: now)
           acting.append((outcomeIndex, feed, state, outcome, prepared))
           continue
@@ -731,5 +763,28 @@ public struct Poller {
     case .hash:
       return FeedIdentity.baseKey(FeedItem(key: "", title: item.title, published: item.published, text: item.text))
     }
+  }
+}
+
+/// One batch's downloads, started on a thread of its own so that they run while the batch before is
+/// read, saved and acted on.
+private final class Prefetch: @unchecked Sendable {
+  private let done = DispatchSemaphore(value: 0)
+  /// Written by the thread before `done` is signalled, read after.
+  private var results: [Poller.FetchResult] = []
+
+  init(_ fetch: @escaping @Sendable () -> [Poller.FetchResult]) {
+    let thread = Thread { [self] in
+      results = fetch()
+      done.signal()
+    }
+    thread.stackSize = 1 << 20
+    thread.start()
+  }
+
+  /// The batch's results, once every download is over.
+  func wait() -> [Poller.FetchResult] {
+    done.wait()
+    return results
   }
 }

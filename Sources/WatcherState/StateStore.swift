@@ -165,9 +165,14 @@ public final class StateStore {
   /// (the poller's pass): every file is still whole and synced, and a crash can at worst roll a feed back to its
   /// previous state, which repeats actions but never loses one.
   public func save(_ state: FeedState, syncDirectory: Bool = true) throws(StateError) {
-    let path = path(for: state.url)
-    let data = Data(state.json.pretty)
-    try Self.writeAtomically(data, to: path, directory: directory, syncDirectory: syncDirectory)
+    try Self.save(state, directory: directory, syncDirectory: syncDirectory)
+  }
+
+  /// `save` into the state directory `directory`, without a store: it touches only the feed's own file, so
+  /// the states of many feeds can be written at once, on several threads.
+  public static func save(_ state: FeedState, directory: String, syncDirectory: Bool = true) throws(StateError) {
+    let path = directory + "/" + fileName(for: state.url)
+    try writeAtomically(Data(state.json.pretty), to: path, directory: directory, syncDirectory: syncDirectory)
   }
 
   /// fsyncs the state directory, making every rename before it durable.
