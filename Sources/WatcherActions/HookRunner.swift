@@ -165,7 +165,8 @@ public enum HookRunner {
       // A last resort should the supervisor itself hang: it enforces the timeout, so this never fires.
       let hardDeadline = Date().addingTimeInterval(Double(timeout) + Double(killGraceMilliseconds) / 1_000 + 10)
       var drainUntil: Date?
-      var buffer = [UInt8](repeating: 0, count: 65_536)
+      // Output is only counted and its stderr tail kept: the buffer is never read before it is written.
+      var buffer = [UInt8](unsafeUninitializedCapacity: 65_536) { _, count in count = 65_536 }
       while true {
         if let drainUntil, outputFD < 0 && errorFD < 0 || Date() >= drainUntil { break }
         if report == nil, !reportOpen {

@@ -173,9 +173,12 @@ struct FeedReader: Sendable {
     for item in act.lazy.map({ items[$0] }) {
       let decision = engine.evaluate(item, feed: feed, now: now, excerpts: false)
       let key = Poller.identity(item, feed.identity)
+      // The picture only a notification shows: looked for in the HTML only when there is one.
       let image =
-        item.image.flatMap { FeedLocation.isHTTP($0) ? $0 : nil }
-        ?? item.html.flatMap { FeedDiscovery.firstImage(in: $0, base: item.link ?? feed.url) }
+        decision.notifications.isEmpty
+        ? nil
+        : item.image.flatMap { FeedLocation.isHTTP($0) ? $0 : nil }
+          ?? item.html.flatMap { FeedDiscovery.firstImage(in: $0, base: item.link ?? feed.url) }
       for notification in decision.notifications {
         var action =
 
