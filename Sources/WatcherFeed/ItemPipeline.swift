@@ -2,6 +2,7 @@
 // Copyright the watcher authors.
 
 import Dispatch
+import Foundation
 import WatcherSupport
 
 /// Normalizes raw items (HTML to text, dates, links) on a worker thread while the XML parser reads on.
@@ -76,10 +77,14 @@ package final class ItemPipeline<Raw: Sendable> {
     pending.reserveCapacity(batchSize)
     let signal = sink == nil ? nil : DispatchSemaphore(value: 0)
     if let signal { done[index] = signal }
-    DispatchQueue.global().async(group: group) {
+    // A thread of its own rather than libdispatch's pool (see `BlockingPool` for why).
+    let group = group
+    group.enter()
+    Thread {
       results.store(batch.map { Self.prepared($0, normalize, encode: encode) }, at: index)
       signal?.signal()
-    }
+      group.leave()
+    }.start()
     // Backpressure: the parser waits for the oldest batch once enough are in flight.
     if let sink { while batchCount - emitted > Self.maxInFlight { emitNext(sink) } }
   }
