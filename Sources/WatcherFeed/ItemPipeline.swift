@@ -2,7 +2,6 @@
 // Copyright the watcher authors.
 
 import Dispatch
-import Foundation
 import WatcherSupport
 
 /// Normalizes raw items (HTML to text, dates, links) on a worker thread while the XML parser reads on.
@@ -77,14 +76,10 @@ package final class ItemPipeline<Raw: Sendable> {
     pending.reserveCapacity(batchSize)
     let signal = sink == nil ? nil : DispatchSemaphore(value: 0)
     if let signal { done[index] = signal }
-    // A thread of its own rather than libdispatch's pool (see `BlockingPool` for why).
-    let group = group
-    group.enter()
-    Thread {
+    DispatchQueue.global().async(group: group) {
       results.store(batch.map { Self.prepared($0, normalize, encode: encode) }, at: index)
       signal?.signal()
-      group.leave()
-    }.start()
+    }
     // Backpressure: the parser waits for the oldest batch once enough are in flight.
     if let sink { while batchCount - emitted > Self.maxInFlight { emitNext(sink) } }
   }

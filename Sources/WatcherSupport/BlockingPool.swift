@@ -3,28 +3,14 @@
 
 import Foundation
 
-/// Runs work on a fixed number of plain threads, each taking the next index until none is left.
+/// Runs work that spends its time waiting (on a child process, say) on a fixed number of threads.
 ///
-/// Not `DispatchQueue.concurrentPerform`, for two reasons. It runs at most one iteration per processor at
-/// once, whatever limit the work sets itself: with hooks, which mostly wait for their process, that left a
-/// 2-core machine running two at a time. And the first use of libdispatch's worker pool starts its pool
-/// monitor on Linux (`_dispatch_workq_init_once`), a timer that wakes the process every second for as
-/// long as it lives: the daemon would never be idle. `parallel` is the same for CPU work, one thread per
-/// processor.
+/// `DispatchQueue.concurrentPerform` runs at most one iteration per processor at once, whatever limit the
+/// work sets itself: with hooks, which mostly wait for their process, that left a 2-core machine running
+/// two at a time. These are plain threads, as many as asked, each taking the next index until none is left.
 public enum BlockingPool {
-  /// Calls `body(i)` for every `i` in `0..<count`, on as many threads as there are processors; returns when
-  /// all are done.
-  public static func parallel(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-    // Parsing and the rules get the stack a thread usually has (8 MiB, reserved, not used).
-    run(count, threads: ProcessInfo.processInfo.activeProcessorCount, stackSize: 8 << 20, body)
-  }
-
   /// Calls `body(i)` for every `i` in `0..<count`, at most `threads` at once; returns when all are done.
-  ///
-  /// The work mostly waits, so each thread gets a small stack unless `stackSize` says otherwise.
-  public static func run(
-    _ count: Int, threads: Int, stackSize: Int = 1 << 20, _ body: @escaping @Sendable (Int) -> Void
-  ) {
+  public static func run(_ count: Int, threads: Int, _ body: @escaping @Sendable (Int) -> Void) {
     guard count > 0 else { return }
     let workers = min(max(1, threads), count)
     if workers == 1 {
@@ -46,7 +32,8 @@ public enum BlockingPool {
         }
         done.leave()
       }
-      thread.stackSize = stackSize
+      // The work waits; it needs little stack.
+      thread.stackSize = 1 << 20
       thread.start()
     }
     done.wait()
