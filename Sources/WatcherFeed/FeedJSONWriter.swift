@@ -125,9 +125,7 @@ public struct FeedJSONWriter {
   /// One item as `watcher parse --json` prints it, with `extra` members added at the end (a hook's stdin
   /// adds its feed, rule and tags).
   public static func itemJSON(_ item: FeedItem, extra: [(String, JSONOutput)]) -> String {
-    var bytes = JSONBytes()
-    bytes.items([item], 0..<1)
-    var text = String(decoding: bytes.bytes, as: UTF8.self)
+    var text = String(decoding: encode(item), as: UTF8.self)
     if text.hasPrefix("\n") { text.removeFirst() }
     if text.hasSuffix("}") { text.removeLast() }
     for (key, value) in extra { text += "," + JSONOutput.object([(key, value)]).text.dropFirst().dropLast() }
