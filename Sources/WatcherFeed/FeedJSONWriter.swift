@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Dispatch
 import Foundation
 import WatcherSupport
 import WatcherXML
@@ -135,7 +134,7 @@ public struct FeedJSONWriter {
   /// Encodes the item ranges at the same time, one per thread; results in range order.
   private static func encodeInParallel(_ items: [FeedItem], _ ranges: [Range<Int>]) -> [[UInt8]] {
     let results = Locked<[Int: [UInt8]]>([:])
-    DispatchQueue.concurrentPerform(iterations: ranges.count) { index in
+    WorkerPool.shared.perform(iterations: ranges.count) { index in
       var bytes = JSONBytes()
       bytes.items(items, ranges[index])
       let encoded = bytes.bytes

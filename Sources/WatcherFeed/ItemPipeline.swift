@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Dispatch
 import WatcherSupport
 
 /// Normalizes raw items (HTML to text, dates, links) on a worker thread while the XML parser reads on.
@@ -24,12 +23,11 @@ package final class ItemPipeline<Raw: Sendable> {
   private var pending: [Pending] = []
   private var batchCount = 0
   private let results = BatchResults()
-  private let group = DispatchGroup()
   private let batchSize: Int
   private let sink: ItemSink?
-  /// With a sink: the batches handed out so far, and a signal per batch in flight.
+  /// The batches handed out so far (with a sink), and the work on each batch not yet waited for.
   private var emitted = 0
-  private var done: [Int: DispatchSemaphore] = [:]
+  private var tasks: [Int: WorkerPool.Task] = [:]
   private static var maxInFlight: Int { 4 }
 
   package init(
@@ -62,7 +60,7 @@ package final class ItemPipeline<Raw: Sendable> {
     }
     if batchCount == 0 { return pending.map { Self.prepared($0, normalize, encode: nil).item } }
     if !pending.isEmpty { dispatchBatch() }
-    group.wait()
+    for index in 0..<batchCount { tasks.removeValue(forKey: index)?.wait() }
     return results.ordered(count: batchCount).map(\.item)
   }
 
@@ -74,11 +72,8 @@ package final class ItemPipeline<Raw: Sendable> {
     batchCount += 1
     pending = []
     pending.reserveCapacity(batchSize)
-    let signal = sink == nil ? nil : DispatchSemaphore(value: 0)
-    if let signal { done[index] = signal }
-    DispatchQueue.global().async(group: group) {
+    tasks[index] = WorkerPool.shared.submit {
       results.store(batch.map { Self.prepared($0, normalize, encode: encode) }, at: index)
-      signal?.signal()
     }
     // Backpressure: the parser waits for the oldest batch once enough are in flight.
     if let sink { while batchCount - emitted > Self.maxInFlight { emitNext(sink) } }
@@ -99,7 +94,7 @@ package final class ItemPipeline<Raw: Sendable> {
 
   /// Waits for the oldest batch not yet handed out and hands its items to the sink.
   private func emitNext(_ sink: ItemSink) {
-    done.removeValue(forKey: emitted)?.wait()
+    tasks.removeValue(forKey: emitted)?.wait()
     for finished in results.take(emitted) { sink.accept(finished.item, encoded: finished.encoded) }
     emitted += 1
   }

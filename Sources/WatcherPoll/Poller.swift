@@ -368,7 +368,7 @@ public struct Poller {
     // Every feed's state, read at once on every core (decoding the JSON is most of a re-poll's work).
     let directory = store.directory
     let loaded = Locked([Result<StateStore.Loaded, StateError>?](repeating: nil, count: feeds.count))
-    DispatchQueue.concurrentPerform(iterations: feeds.count) { index in
+    WorkerPool.shared.perform(iterations: feeds.count) { index in
       let result = Result { () throws(StateError) in
         try StateStore.load(url: feeds[index].url, directory: directory, readOnly: dryRun)
       }
@@ -484,7 +484,7 @@ public struct Poller {
       let reader = FeedReader(config: config, transport: transport, cancellation: cancellation)
       let read = Locked([(state: FeedState, outcome: Outcome)?](repeating: nil, count: jobs.count))
       let (sharedJobs, restartedURLs, firstPoll) = (jobs, restarted, config.settings.firstPoll)
-      DispatchQueue.concurrentPerform(iterations: jobs.count) { job in
+      WorkerPool.shared.perform(iterations: jobs.count) { job in
         let (feed, response) = (sharedJobs[job].feed, sharedJobs[job].response)
         var (state, outcome) = (sharedJobs[job].state, sharedJobs[job].outcome)
         state.lastAttempt = now
@@ -535,7 +535,7 @@ public struct Poller {
       // would otherwise repeat the same actions on every poll.
       let saves = Locked([Result<Void, StateError>?](repeating: nil, count: toSave.count))
       let (directory, unsaved) = (store.directory, toSave)
-      DispatchQueue.concurrentPerform(iterations: unsaved.count) { position in
+      WorkerPool.shared.perform(iterations: unsaved.count) { position in
         let state = unsaved[position].state
         let result = Result { () throws(StateError) in
           try StateStore.save(state, directory: directory, syncDirectory: !state.pending.isEmpty)

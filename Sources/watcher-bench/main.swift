@@ -6,6 +6,7 @@ import Foundation
 import WatcherConfig
 import WatcherFeed
 import WatcherRules
+import WatcherSupport
 
 /// A deterministic pseudo-random generator (xorshift), so every run measures the same work.
 struct Generator {
@@ -87,7 +88,7 @@ func rulesBenchmark() throws {
   let chunk = (items.count + threads - 1) / threads
   let shared = items
   let parallelSeconds = median("threads") {
-    DispatchQueue.concurrentPerform(iterations: threads) { part in
+    WorkerPool.shared.perform(iterations: threads) { part in
       for item in shared[(part * chunk)..<min(shared.count, (part + 1) * chunk)] {
         _ = engine.evaluate(item, feed: feed, now: now, excerpts: false)
       }

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+
+/// A fixed set of threads, one per processor, started when first needed and kept for the life of the process.
+///
+/// Why not libdispatch's global queues: on Linux, their first use starts a monitor that wakes the process
+/// once a second for as long as it lives, so a daemon idle between polls was never idle. Plain threads made
+/// per call avoided that but cost CPU and memory on every batch (docs/benchmarks.md). These threads sleep
+/// on a condition variable when there is no work, and cost nothing then.
+///
+/// A thread that waits for pool work (`perform`, `Task.wait`) runs queued work itself meanwhile, so nested
+/// use can never deadlock, however few threads there are.
+public final class WorkerPool: @unchecked Sendable {
+  /// The process's pool, with one thread per active processor.
+  public static let shared = WorkerPool(threads: ProcessInfo.processInfo.activeProcessorCount)
+
+  private let condition = NSCondition()
+  private var queue: [@Sendable () -> Void] = []
+  private var head = 0
+  private let maxThreads: Int
+  private var threads = 0
+  private var idle = 0
+
+  /// Creates a pool of at most `threads` threads (at least one).
+  public init(threads: Int) {
+    maxThreads = max(1, threads)
+  }
+
+  /// Calls `body(i)` for every `i` in `0..<iterations`, on the calling thread and up to one pool thread per
+  /// processor beside it; returns when all calls have returned.
+  public func perform(iterations: Int, _ body: (Int) -> Void) {
+    guard iterations > 1, maxThreads > 1 else {
+      for index in 0..<iterations { body(index) }
+      return
+    }
+    withoutActuallyEscaping(body) { body in
+      let job = Job(pool: self, iterations: iterations, body: body)
+      for _ in 0..<min(iterations, maxThreads) - 1 { enqueue { job.run() } }
+      job.run()
+      waitUntil { job.isFinished }
+      // Helpers that start late find no index left and never call the body; drop it before it goes out of
+      // scope.
+      job.release()
+    }
+  }
+
+  /// Runs `work` on a pool thread; the task it returns can be waited for.
+  public func submit(_ work: @escaping @Sendable () -> Void) -> Task {
+    let task = Task(pool: self)
+    enqueue {
+      work()
+      task.finish()
+    }
+    return task
+  }
+
+  /// Work handed to the pool by `submit`.
+  public final class Task: @unchecked Sendable {
+    private let pool: WorkerPool
+    private var done = false
+
+    fileprivate init(pool: WorkerPool) { self.pool = pool }
+
+    fileprivate func finish() {
+      pool.condition.lock()
+      done = true
+      pool.condition.broadcast()
+      pool.condition.unlock()
+    }
+
+    /// Returns once the work has run, running other queued work meanwhile.
+    public func wait() {
+      pool.waitUntil { self.done }
+    }
+  }
+
+  private func enqueue(_ work: @escaping @Sendable () -> Void) {
+    condition.lock()
+    queue.append(work)
+    let start = idle == 0 && threads < maxThreads
+    if start { threads += 1 }
+    condition.signal()
+    condition.unlock()
+    if start {
+      // The thread keeps the pool: a pool lives as long as the process, like its threads.
+      let thread = Thread { self.serve() }
+      thread.stackSize = 4 << 20
+      thread.start()
+    }
+  }
+
+  /// Takes the next queued work; the lock must be held.
+  private func dequeue() -> (@Sendable () -> Void)? {
+    guard head < queue.count else { return nil }
+    let work = queue[head]
+    head += 1
+    if head == queue.count {
+      queue.removeAll(keepingCapacity: true)
+      head = 0
+    }
+    return work
+  }
+
+  /// A pool thread's life: run queued work, sleep when there is none.
+  private func serve() {
+    condition.lock()
+    while true {
+      if let work = dequeue() {
+        condition.unlock()
+        work()
+        condition.lock()
+      } else {
+        idle += 1
+        condition.wait()
+        idle -= 1
+      }
+    }
+  }
+
+  /// Returns once `isDone` (read under the pool's lock) holds, running queued work while it does not.
+  fileprivate func waitUntil(_ isDone: () -> Bool) {
+    condition.lock()
+    while !isDone() {
+      if let work = dequeue() {
+        condition.unlock()
+        work()
+        condition.lock()
+      } else {
+        condition.wait()
+      }
+    }
+    condition.unlock()
+  }
+
+  /// One `perform` call: the next index to claim and how many calls have returned.
+  private final class Job: @unchecked Sendable {
+    private let iterations: Int
+    private var body: ((Int) -> Void)?
+    private let lock = NSLock()
+    private var next = 0
+    private var finished = 0
+    private let pool: WorkerPool
+
+    init(pool: WorkerPool, iterations: Int, body: @escaping (Int) -> Void) {
+      self.pool = pool
+      self.iterations = iterations
+      self.body = body
+    }
+
+    /// Read under the pool's lock, which `run` takes to count the last call.
+    var isFinished: Bool { lock.withLock { finished == iterations } }
+
+    func release() { lock.withLock { body = nil } }
+
+    /// Claims and runs indices until none is left.
+    func run() {
+      while let index = claim() {
+        call(index)
+        let last = lock.withLock { () -> Bool in
+          finished += 1
+          return finished == iterations
+        }
+        if last { pool.wake() }
+      }
+    }
+
+    private func claim() -> Int? {
+      lock.withLock {
+        guard next < iterations else { return nil }
+        defer { next += 1 }
+        return next
+      }
+    }
+
+    /// Calls the body; its reference is released on return, before the call is counted as finished (the
+    /// caller of `perform` drops the body once all are, and must then hold the only reference).
+    @inline(never)
+    private func call(_ index: Int) {
+      guard let body = lock.withLock({ self.body }) else { return }
+      body(index)
+    }
+  }
+
+  private func wake() {
+    condition.lock()
+    condition.broadcast()
+    condition.unlock()
+  }
+}

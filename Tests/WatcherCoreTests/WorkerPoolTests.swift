@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Testing
+import WatcherSupport
+
+/// The threads that parse, read state and encode: every index once, and nested use without deadlock.
+@Suite("Worker pool")
+struct WorkerPoolTests {
+  @Test("perform calls the body once for every index, on more than one thread", arguments: [1, 2, 4])
+  func everyIndexOnce(threads: Int) {
+    let pool = WorkerPool(threads: threads)
+    let seen = Locked([Int](repeating: 0, count: 1_000))
+    let threadsUsed = Locked(Set<pthread_t>())
+    pool.perform(iterations: 1_000) { index in
+      seen.withLock { $0[index] += 1 }
+      threadsUsed.withLock { _ = $0.insert(pthread_self()) }
+      if index % 100 == 0 { usleep(2_000) }
+    }
+    #expect(seen.withLock { $0 } == [Int](repeating: 1, count: 1_000))
+    if threads > 1 { #expect(threadsUsed.withLock { $0.count } > 1) }
+  }
+
+  @Test("perform with zero or one iteration runs inline")
+  func trivialCounts() {
+    let pool = WorkerPool(threads: 2)
+    var calls: [Int] = []
+    pool.perform(iterations: 0) { calls.append($0) }
+    pool.perform(iterations: 1) { calls.append($0) }
+    #expect(calls == [0])
+  }
+
+  @Test(
+    "nested perform and submitted work waited for inside it finish on a pool of one or two threads",
+    arguments: [1, 2])
+  func nestedUseNeverDeadlocks(threads: Int) {
+    let pool = WorkerPool(threads: threads)
+    let total = Locked(0)
+    pool.perform(iterations: 8) { outer in
+      // What a feed's parse does inside the poll's perform: hand batches to the pool and wait for them.
+      let tasks = (0..<4).map { inner in pool.submit { total.withLock { $0 += outer * 10 + inner } } }
+      pool.perform(iterations: 3) { _ in total.withLock { $0 += 1_000 } }
+      for task in tasks { task.wait() }
+    }
+    let expected = (0..<8).reduce(0) { sum, outer in sum + (0..<4).reduce(0) { $0 + outer * 10 + $1 } } + 24_000
+    #expect(total.withLock { $0 } == expected)
+  }
+
+  @Test("a submitted task has run when wait returns")
+  func submitThenWait() {
+    let pool = WorkerPool(threads: 2)
+    let value = Locked(0)
+    let task = pool.submit {
+      usleep(20_000)
+      value.withLock { $0 = 42 }
+    }
+    task.wait()
+    #expect(value.withLock { $0 } == 42)
+    task.wait()
+  }
+}
