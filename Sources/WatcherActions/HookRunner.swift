@@ -113,9 +113,12 @@ public enum HookRunner {
       }
       pipes.append(fds)
     }
-    let environmentStrings = environment.map { "\($0.key)=\($0.value)" }
-    let supervisor = withCStrings(arguments) { argv in
-      withCStrings(environmentStrings) { envp in
+    var argv = CStringList(capacity: arguments.count)
+    for argument in arguments { argv.append(argument) }
+    var envp = CStringList(capacity: environment.count)
+    for (name, value) in environment { envp.append(name, value) }
+    let supervisor = argv.withPointers { argv in
+      envp.withPointers { envp in
         watcher_hook_spawn(
           program, argv, envp, pipes[0][0], pipes[1][1], pipes[2][1], timeout * 1_000, killGraceMilliseconds)
       }
@@ -255,17 +258,40 @@ public enum HookRunner {
       fd = -1
     }
   }
+}
 
-  /// A NULL-terminated `char *[]` for the duration of `body`.
-  private static func withCStrings<R>(
-    _ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R
-  ) -> R {
-    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
-    pointers.append(nil)
-    defer { for pointer in pointers { free(pointer) } }
-    return pointers.withUnsafeBufferPointer { buffer in
-      // A non-empty array always has a base address.
-      body(buffer.baseAddress.unsafelyUnwrapped)
+/// Strings for `execve`'s `argv` or `envp`: copied once, each NUL-terminated, into one buffer.
+private struct CStringList {
+  private var bytes: [UInt8] = []
+  private var starts: [Int] = []
+
+  init(capacity: Int) {
+    starts.reserveCapacity(capacity)
+    bytes.reserveCapacity(capacity * 64)
+  }
+
+  /// Adds `string`, or `name=value` when a value is given.
+  mutating func append(_ string: String, _ value: String? = nil) {
+    starts.append(bytes.count)
+    bytes.append(contentsOf: string.utf8)
+    if let value {
+      bytes.append(UInt8(ascii: "="))
+      bytes.append(contentsOf: value.utf8)
+    }
+    bytes.append(0)
+  }
+
+  /// A NULL-terminated `char *[]` of the strings, for the duration of `body`.
+  func withPointers<R>(_ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+    var bytes = bytes
+    return bytes.withUnsafeMutableBytes { buffer in
+      let base = buffer.bindMemory(to: CChar.self).baseAddress
+      var pointers: [UnsafeMutablePointer<CChar>?] = starts.map { start in base.map { $0 + start } }
+      pointers.append(nil)
+      return pointers.withUnsafeBufferPointer { pointers in
+        // A non-empty array always has a base address.
+        body(pointers.baseAddress.unsafelyUnwrapped)
+      }
     }
   }
 }

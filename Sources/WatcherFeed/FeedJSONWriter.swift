@@ -124,11 +124,18 @@ public struct FeedJSONWriter {
   /// One item as `watcher parse --json` prints it, with `extra` members added at the end (a hook's stdin
   /// adds its feed, rule and tags).
   public static func itemJSON(_ item: FeedItem, extra: [(String, JSONOutput)]) -> String {
-    var text = String(decoding: encode(item), as: UTF8.self)
-    if text.hasPrefix("\n") { text.removeFirst() }
-    if text.hasSuffix("}") { text.removeLast() }
-    for (key, value) in extra { text += "," + JSONOutput.object([(key, value)]).text.dropFirst().dropLast() }
-    return text + "}"
+    var bytes = encode(item)
+    if bytes.last == UInt8(ascii: "}") { bytes.removeLast() }
+    for (key, value) in extra {
+      // The member as a one-member object, whose braces become the comma before it and nothing.
+      let start = bytes.count
+      JSONOutput.object([(key, value)]).write(to: &bytes)
+      bytes[start] = UInt8(ascii: ",")
+      bytes.removeLast()
+    }
+    bytes.append(UInt8(ascii: "}"))
+    let skip = bytes.first == 10 ? 1 : 0
+    return String(decoding: bytes[skip...], as: UTF8.self)
   }
 
   /// Encodes the item ranges at the same time, one per thread; results in range order.

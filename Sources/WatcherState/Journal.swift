@@ -119,8 +119,12 @@ extension StateStore {
   /// file older than `keepFor` is deleted. Reading applies both limits exactly.
   public func appendJournal(_ entries: [JournalEntry], limits: JournalLimits, now: Date = Date()) throws(StateError) {
     guard !entries.isEmpty, limits.keepMax > 0 else { return }
-    var text = ""
-    for entry in entries { text += entry.json.text + "\n" }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(entries.count * 256)
+    for entry in entries {
+      entry.json.write(to: &bytes)
+      bytes.append(10)
+    }
     var existing = journalLines()
     if existing > 0, existing + entries.count > limits.keepMax {
       guard rename(journalPath, rotatedJournalPath) == 0 || errno == ENOENT else {
@@ -137,7 +141,6 @@ extension StateStore {
     let fd = open(journalPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0o600)
     guard fd >= 0 else { throw .writeFailed(path: journalPath, reason: String(cString: strerror(errno))) }
     defer { close(fd) }
-    let bytes = Array(text.utf8)
     let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
     guard written == bytes.count else {
       journalCount.withLock { $0 = nil }

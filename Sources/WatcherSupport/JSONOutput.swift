@@ -20,8 +20,12 @@ public indirect enum JSONOutput: Sendable, Equatable {
   public static func optional(_ value: String?) -> JSONOutput { value.map { .string($0) } ?? .null }
 
   /// Compact JSON text.
-  public var text: String {
-    var out = ""
+  public var text: String { String(decoding: compact, as: UTF8.self) }
+
+  /// Compact JSON text as UTF-8.
+  public var compact: [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(256)
     write(to: &out)
     return out
   }
@@ -64,32 +68,33 @@ public indirect enum JSONOutput: Sendable, Equatable {
     case .string(let value):
       JSONString.append(value, to: &out)
     default:
-      out.append(contentsOf: text.utf8)
+      write(to: &out)
     }
   }
 
-  private func write(to out: inout String) {
+  /// Appends compact JSON text to `out`.
+  public func write(to out: inout [UInt8]) {
     switch self {
-    case .null: out += "null"
-    case .bool(let value): out += value ? "true" : "false"
-    case .int(let value): out += String(value)
-    case .string(let value): out += JSONString.literal(value)
+    case .null: out.append(contentsOf: "null".utf8)
+    case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
+    case .int(let value): out.append(contentsOf: String(value).utf8)
+    case .string(let value): JSONString.append(value, to: &out)
     case .array(let values):
-      out += "["
+      out.append(UInt8(ascii: "["))
       for (index, value) in values.enumerated() {
-        if index > 0 { out += "," }
+        if index > 0 { out.append(UInt8(ascii: ",")) }
         value.write(to: &out)
       }
-      out += "]"
+      out.append(UInt8(ascii: "]"))
     case .object(let members):
-      out += "{"
+      out.append(UInt8(ascii: "{"))
       for (index, (key, value)) in members.enumerated() {
-        if index > 0 { out += "," }
-        out += JSONString.literal(key)
-        out += ":"
+        if index > 0 { out.append(UInt8(ascii: ",")) }
+        JSONString.append(key, to: &out)
+        out.append(UInt8(ascii: ":"))
         value.write(to: &out)
       }
-      out += "}"
+      out.append(UInt8(ascii: "}"))
     }
   }
 
