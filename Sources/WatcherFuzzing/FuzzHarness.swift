@@ -47,7 +47,7 @@ public enum FuzzHarness: String, CaseIterable, Sendable {
       _ = Schedule.nextDue(feed, state: state, settings: Settings())
       Poller.recordFailure(&state, interval: 5_200 * 604_800, retryAfter: Int.max, now: now)
       _ = Schedule.isDue(feed, state: state, settings: Settings(), now: now)
-      _ = state.json.pretty
+      _ = state.pretty
       let kept = state.pending.map { KeptNotification(feed: "f", action: $0) }
       _ = KeptNotification.prune(kept, settings: NotifySettings(), now: now)
     case .opml:

@@ -77,18 +77,22 @@ extension StateStore {
 
   /// Replaces the kept notifications (durably: the caller removes them from a feed's pending list next).
   public func saveKept(_ kept: [KeptNotification]) throws(StateError) {
-    let json = JSONOutput.object([
-      ("version", .int(1)),
-      (
-        "notifications",
-        .array(
-          kept.map {
-            .object(
-              [("action", $0.action.json), ("feed", .string($0.feed))]
-                + ($0.until.map { [("until", JSONOutput.string(ISODate.format($0)))] } ?? []))
-          })
-      ),
-    ])
-    try Self.writeAtomically(Data(json.pretty), to: keptPath, directory: directory)
+    var json = PrettyJSON()
+    json.object { json in
+      json.member("version", 1)
+      json.key("notifications")
+      json.array { json in
+        for notification in kept {
+          json.element()
+          json.object { json in
+            json.key("action")
+            notification.action.write(to: &json)
+            json.member("feed", notification.feed)
+            json.member("until", notification.until)
+          }
+        }
+      }
+    }
+    try Self.writeAtomically(Data(json.document), to: keptPath, directory: directory)
   }
 }

@@ -172,7 +172,7 @@ public final class StateStore {
   /// the states of many feeds can be written at once, on several threads.
   public static func save(_ state: FeedState, directory: String, syncDirectory: Bool = true) throws(StateError) {
     let path = directory + "/" + fileName(for: state.url)
-    try writeAtomically(Data(state.json.pretty), to: path, directory: directory, syncDirectory: syncDirectory)
+    try writeAtomically(Data(state.pretty), to: path, directory: directory, syncDirectory: syncDirectory)
   }
 
   /// fsyncs the state directory, making every rename before it durable.

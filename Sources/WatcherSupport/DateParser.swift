@@ -387,6 +387,14 @@ public enum DateParser {
 public enum ISODate {
   /// `2012-01-24T14:00:54Z`.
   public static func format(_ date: Date) -> String {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(20)
+    append(date, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Appends `format(date)` to `bytes`.
+  public static func append(_ date: Date, to bytes: inout [UInt8]) {
     let total = Int(date.timeIntervalSince1970.rounded(.down))
     var days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
     let secs = total - days * 86_400
@@ -400,11 +408,30 @@ public enum ISODate {
     let d = doy - (153 * mp + 2) / 5 + 1
     let m = mp < 10 ? mp + 3 : mp - 9
     let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
-    func pad(_ v: Int, _ n: Int) -> String {
-      let s = String(v)
-      return s.count >= n ? s : String(repeating: "0", count: n - s.count) + s
+    func digits(_ value: Int, _ width: Int) {
+      var divisor = 1
+      for _ in 1..<width { divisor *= 10 }
+      guard value >= 0, value < divisor * 10 else {
+        // A year outside 0...9999 (only a far-off or hand-edited date): written in full.
+        bytes.append(contentsOf: String(value).utf8)
+        return
+      }
+      while divisor > 0 {
+        bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+        divisor /= 10
+      }
     }
-    return
-      "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(secs / 3_600, 2)):\(pad(secs / 60 % 60, 2)):\(pad(secs % 60, 2))Z"
+    digits(y, 4)
+    bytes.append(UInt8(ascii: "-"))
+    digits(m, 2)
+    bytes.append(UInt8(ascii: "-"))
+    digits(d, 2)
+    bytes.append(UInt8(ascii: "T"))
+    digits(secs / 3_600, 2)
+    bytes.append(UInt8(ascii: ":"))
+    digits(secs / 60 % 60, 2)
+    bytes.append(UInt8(ascii: ":"))
+    digits(secs % 60, 2)
+    bytes.append(UInt8(ascii: "Z"))
   }
 }

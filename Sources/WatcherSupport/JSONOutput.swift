@@ -32,44 +32,9 @@ public indirect enum JSONOutput: Sendable, Equatable {
 
   /// JSON text indented by two spaces, one member per line, as UTF-8.
   public var pretty: [UInt8] {
-    var out: [UInt8] = []
-    out.reserveCapacity(4_096)
-    writePretty(to: &out, indent: 0)
-    out.append(10)
-    return out
-  }
-
-  private func writePretty(to out: inout [UInt8], indent: Int) {
-    func newline(_ depth: Int) {
-      out.append(10)
-      out.append(contentsOf: repeatElement(32, count: depth))
-    }
-    switch self {
-    case .array(let values) where !values.isEmpty:
-      out.append(UInt8(ascii: "["))
-      for (index, value) in values.enumerated() {
-        newline(indent + 2)
-        value.writePretty(to: &out, indent: indent + 2)
-        if index + 1 < values.count { out.append(UInt8(ascii: ",")) }
-      }
-      newline(indent)
-      out.append(UInt8(ascii: "]"))
-    case .object(let members) where !members.isEmpty:
-      out.append(UInt8(ascii: "{"))
-      for (index, (key, value)) in members.enumerated() {
-        newline(indent + 2)
-        JSONString.append(key, to: &out)
-        out.append(contentsOf: [UInt8(ascii: ":"), 32])
-        value.writePretty(to: &out, indent: indent + 2)
-        if index + 1 < members.count { out.append(UInt8(ascii: ",")) }
-      }
-      newline(indent)
-      out.append(UInt8(ascii: "}"))
-    case .string(let value):
-      JSONString.append(value, to: &out)
-    default:
-      write(to: &out)
-    }
+    var json = PrettyJSON()
+    json.value(self)
+    return json.document
   }
 
   /// Appends compact JSON text to `out`.

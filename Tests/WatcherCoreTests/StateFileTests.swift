@@ -140,17 +140,106 @@ struct StateFileTests {
     return state
   }
 
+  @Test("a state file's layout: keys sorted, two-space indent, one member per line, empty containers inline")
+  func layout() {
+    var state = Self.fullState()
+    state.items = ["b": .init(firstSeen: Date(timeIntervalSince1970: 0), lastSeen: Date(timeIntervalSince1970: 86_399))]
+    let full = #"""
+      {
+        "body_fingerprint": "1234:00ff00ff00ff00ff",
+        "consecutive_failures": 2,
+        "dropped": [
+          {
+            "key": "urn:c",
+            "reason": "timed out",
+            "rule": "r",
+            "time": "2026-11-30T10:20:30Z",
+            "what": "hook"
+          }
+        ],
+        "etag": "\"v1\"",
+        "initialized": true,
+        "items": {
+          "b": {
+            "first_seen": "1970-01-01T00:00:00Z",
+            "last_seen": "1970-01-01T23:59:59Z"
+          }
+        },
+        "last_action_error": "the hook exited with status 1",
+        "last_attempt": "2026-11-30T10:20:30Z",
+        "last_error": "HTTP 503",
+        "last_modified": "Mon, 30 Nov 2026 10:00:00 GMT",
+        "last_success": "2026-11-30T10:20:30Z",
+        "last_success_before": "2026-11-30T10:19:30Z",
+        "moved_to": "https://example.org/feed.xml",
+        "not_before": "2026-11-30T10:21:30Z",
+        "retry_after_until": "2026-11-30T10:22:30Z",
+        "pending": [
+          {
+            "arguments": [
+              "a",
+              "b c"
+            ],
+            "attempts": 3,
+            "command": "printf '%s\\n' \"$WATCHER_TITLE\"",
+            "created": "2026-11-30T10:20:30Z",
+            "environment": {
+              "WATCHER_TITLE": "A\u0001B"
+            },
+            "link": "https://x/",
+            "item": "{\"title\":\"A\\nB\"}",
+            "key": "urn:a",
+            "kind": "hook",
+            "last_error": "exit 1",
+            "rule": "r",
+            "timeout": 30,
+            "title": "A"
+          },
+          {
+            "attempts": 0,
+            "body": "B <b>",
+            "created": "2026-11-30T10:20:30Z",
+            "expire": 5,
+            "icon": "dialog-information",
+            "image": "https://x/i.png",
+            "key": "urn:b",
+            "kind": "notify",
+            "summary": "S",
+            "urgency": "critical"
+          }
+        ],
+        "url": "https://example.com/feed.xml",
+        "version": 1
+      }
+
+      """#
+    #expect(String(decoding: state.pretty, as: UTF8.self) == full)
+    let empty = #"""
+      {
+        "consecutive_failures": 0,
+        "dropped": [],
+        "initialized": false,
+        "items": {},
+        "pending": [],
+        "url": "u",
+        "version": 1
+      }
+
+      """#
+    #expect(String(decoding: FeedState(url: "u").pretty, as: UTF8.self) == empty)
+  }
+
   @Test("a state file reads back exactly as it was written, and as JSONDecoder reads it")
   func roundTrip() throws {
     let state = Self.fullState()
-    let bytes = Data(state.json.pretty)
+    let bytes = Data(state.pretty)
     let read = try StateStore.decode(bytes)
     #expect(read == state)
     let decoder = JSONDecoder()
     decoder.dateDecodingStrategy = .iso8601
     #expect(try decoder.decode(FeedState.self, from: bytes) == read)
     // An empty state, as a first poll leaves it.
-    #expect(try StateStore.decode(Data(FeedState(url: "u").json.pretty)) == FeedState(url: "u"))
+    #expect(try StateStore.decode(Data(FeedState(url: "u").pretty)) == FeedState(url: "u"))
   }
 
   @Test("members a later version adds are skipped; missing optional ones take their defaults")
