@@ -164,8 +164,8 @@ public enum FeedParser {
       feed.link = feed.link.map(ControlCharacters.replaced)
       header(feed)
     }
-    let sink = ItemSink(encode: encode) { prepared, encoded in
-      var finished = prepared
+    let sink = ItemSink(encode: encode) { (prepared: consuming FeedItem, encoded) in
+      var finished = consume prepared
       guard let changed = finisher.finish(prepared: &finished) else { return }
       handed += 1
       item(finished, changed ? encode?(finished) : encoded)

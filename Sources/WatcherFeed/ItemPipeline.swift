@@ -95,7 +95,10 @@ package final class ItemPipeline<Raw: Sendable> {
   /// Waits for the oldest batch not yet handed out and hands its items to the sink.
   private func emitNext(_ sink: ItemSink) {
     tasks.removeValue(forKey: emitted)?.wait()
-    for finished in results.take(emitted) { sink.accept(finished.item, encoded: finished.encoded) }
+    // Each item is moved out of its batch, never copied (a copy retains every field).
+    var batch = results.take(emitted)
+    batch.reverse()
+    while let finished = batch.popLast() { sink.accept(finished.item, encoded: finished.encoded) }
     emitted += 1
   }
 }
@@ -108,19 +111,21 @@ private struct Finished: Sendable {
 
 /// Where a streaming parse hands each item, in document order, once it is normalized and prepared.
 package final class ItemSink {
-  private let emit: (FeedItem, [UInt8]?) -> Void
+  private let emit: (consuming FeedItem, [UInt8]?) -> Void
   /// Run on the workers for each item, its result handed over with the item (`watcher parse --json`
   /// encodes there, off the parser's thread).
   package let encode: (@Sendable (FeedItem) -> [UInt8])?
   /// Called once, before the first item, so the feed's title and link can be written ahead of the items.
   package var beforeFirst: (() -> Void)?
 
-  package init(encode: (@Sendable (FeedItem) -> [UInt8])? = nil, _ emit: @escaping (FeedItem, [UInt8]?) -> Void) {
+  package init(
+    encode: (@Sendable (FeedItem) -> [UInt8])? = nil, _ emit: @escaping (consuming FeedItem, [UInt8]?) -> Void
+  ) {
     self.encode = encode
     self.emit = emit
   }
 
-  package func accept(_ item: FeedItem, encoded: [UInt8]?) {
+  package func accept(_ item: consuming FeedItem, encoded: [UInt8]?) {
     if let first = beforeFirst {
       beforeFirst = nil
       first()

@@ -21,7 +21,7 @@ package final class XMLStreamParser {
   private unowned(unsafe) let handler: any XMLFeedHandler
   private let maxFieldBytes: Int
   fileprivate var ctxt: xmlParserCtxtPtr?
-  private var tags: [NameKey: Int] = [:]
+  private var tags = NameTable()
   private var depth = 0
   private var captureDepth = 0
   private var captureMode = XMLCapture.none
@@ -143,14 +143,14 @@ package final class XMLStreamParser {
     }
     let key = NameKey(name: Int(bitPattern: localName), uri: Int(bitPattern: uri), prefix: Int(bitPattern: prefix))
     let tag: Int
-    if let known = tags[key] {
+    if let known = tags.find(key) {
       tag = known
     } else {
       let name = String(cString: cString(localName))
       let namespace = XMLNamespace(
         uri: uri.map { String(cString: cString($0)) }, prefix: prefix.map { String(cString: cString($0)) })
       tag = handler.tag(for: name, namespace: namespace)
-      tags[key] = tag
+      tags.insert(key, tag)
     }
     let capture = handler.start(
       tag, attributes: XMLAttributes(base: attributes, count: attributeCount, xmlBase: xmlBase))
@@ -173,7 +173,7 @@ package final class XMLStreamParser {
       return
     }
     let key = NameKey(name: Int(bitPattern: localName), uri: Int(bitPattern: uri), prefix: Int(bitPattern: prefix))
-    guard let tag = tags[key] else { return }
+    guard let tag = tags.find(key) else { return }
     if captureDepth > 0 {
       captureDepth = 0
       if truncated { warn("content longer than \(ByteCount.format(maxFieldBytes)) was cut") }
@@ -263,10 +263,51 @@ package final class XMLStreamParser {
 }
 
 /// A libxml2 dictionary-interned name: the same pointers stand for the same name within one parse.
-private struct NameKey: Hashable {
-  package var name: Int
-  package var uri: Int
-  package var prefix: Int
+private struct NameKey: Equatable {
+  var name: Int
+  var uri: Int
+  var prefix: Int
+}
+
+/// The tag of each element name met so far: an open-addressing table on the names' pointers.
+///
+/// Looked up twice per element; a `Dictionary` spent most of that time in its seeded hash.
+private struct NameTable {
+  private var keys: [NameKey?] = Array(repeating: nil, count: 64)
+  private var values: [Int] = Array(repeating: 0, count: 64)
+  private var count = 0
+
+  func find(_ key: NameKey) -> Int? {
+    var slot = Self.hash(key) & (keys.count - 1)
+    while let stored = keys[slot] {
+      if stored == key { return values[slot] }
+      slot = (slot + 1) & (keys.count - 1)
+    }
+    return nil
+  }
+
+  mutating func insert(_ key: NameKey, _ value: Int) {
+    if (count + 1) * 2 > keys.count { grow() }
+    var slot = Self.hash(key) & (keys.count - 1)
+    while let stored = keys[slot], stored != key { slot = (slot + 1) & (keys.count - 1) }
+    if keys[slot] == nil { count += 1 }
+    keys[slot] = key
+    values[slot] = value
+  }
+
+  private mutating func grow() {
+    let old = zip(keys, values)
+    keys = Array(repeating: nil, count: keys.count * 2)
+    values = Array(repeating: 0, count: keys.count)
+    count = 0
+    for (key, value) in old { if let key { insert(key, value) } }
+  }
+
+  /// Mixes the three pointers (names share a pool, so they differ most in their low bits).
+  private static func hash(_ key: NameKey) -> Int {
+    let mixed = key.name &* 0x9E37_79B9 ^ key.uri &* 0x85EB_CA6B ^ key.prefix
+    return mixed ^ (mixed >> 7)
+  }
 }
 
 /// An attribute value as text.

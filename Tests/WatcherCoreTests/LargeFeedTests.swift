@@ -36,4 +36,18 @@ struct LargeFeedTests {
     #expect(items.map { $0["key"] as? String } == (0..<Self.count).map { "k\($0)" })
     #expect(items[1_999]["text"] as? String == "Text 1999")
   }
+
+  @Test("a document with hundreds of distinct element names, in several namespaces, is read as with few")
+  func manyElementNames() throws {
+    var doc = "<rss version=\"2.0\" xmlns:x=\"urn:x\" xmlns:y=\"urn:y\"><channel><title>Names</title>"
+    for i in 0..<300 {
+      doc += "<item><e\(i)>skip</e\(i)><x:title>no</x:title><y:n\(i)/><title>Item \(i)</title><guid>g\(i)</guid>"
+      doc += "<category>c\(i % 7)</category></item>"
+    }
+    let parsed = try FeedParser.parse(Data((doc + "</channel></rss>").utf8))
+    #expect(parsed.feed.title == "Names")
+    #expect(parsed.feed.items.map(\.key) == (0..<300).map { "g\($0)" })
+    #expect(parsed.feed.items.map(\.title) == (0..<300).map { "Item \($0)" })
+    #expect(parsed.feed.items[299].categories == ["c\(299 % 7)"])
+  }
 }
