@@ -31,15 +31,16 @@ package enum JSONString {
         guard c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") else { continue }
         let at = i - 1
         bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<at]))
+        // Two appends, not an array literal: this runs for every quote of an embedded JSON text.
+        bytes.append(92)
         switch c {
-        case UInt8(ascii: "\""): bytes.append(contentsOf: [92, 34])
-        case UInt8(ascii: "\\"): bytes.append(contentsOf: [92, 92])
-        case 10: bytes.append(contentsOf: [92, 110])
-        case 13: bytes.append(contentsOf: [92, 114])
-        case 9: bytes.append(contentsOf: [92, 116])
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(c)
+        case 10: bytes.append(110)
+        case 13: bytes.append(114)
+        case 9: bytes.append(116)
         default:
           let hex = Array("0123456789abcdef".utf8)
-          bytes.append(contentsOf: [92, 117, 48, 48, hex[Int(c >> 4)], hex[Int(c & 15)]])
+          bytes.append(contentsOf: [117, 48, 48, hex[Int(c >> 4)], hex[Int(c & 15)]])
         }
         start = i
       }
