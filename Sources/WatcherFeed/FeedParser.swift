@@ -164,8 +164,7 @@ public enum FeedParser {
       feed.link = feed.link.map(ControlCharacters.replaced)
       header(feed)
     }
-    let sink = ItemSink(encode: encode) { (prepared: consuming FeedItem, encoded) in
-      var finished = consume prepared
+    let sink = ItemSink(encode: encode) { finished, encoded in
       guard let changed = finisher.finish(prepared: &finished) else { return }
       handed += 1
       item(finished, changed ? encode?(finished) : encoded)

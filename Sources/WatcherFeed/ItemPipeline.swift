@@ -95,10 +95,9 @@ package final class ItemPipeline<Raw: Sendable> {
   /// Waits for the oldest batch not yet handed out and hands its items to the sink.
   private func emitNext(_ sink: ItemSink) {
     tasks.removeValue(forKey: emitted)?.wait()
-    // Each item is moved out of its batch, never copied (a copy retains every field).
+    // Each item is handed over in place, never copied (a copy retains every field).
     var batch = results.take(emitted)
-    batch.reverse()
-    while let finished = batch.popLast() { sink.accept(finished.item, encoded: finished.encoded) }
+    for index in batch.indices { sink.accept(&batch[index].item, encoded: batch[index].encoded) }
     emitted += 1
   }
 }
@@ -111,7 +110,7 @@ private struct Finished: Sendable {
 
 /// Where a streaming parse hands each item, in document order, once it is normalized and prepared.
 package final class ItemSink {
-  private let emit: (consuming FeedItem, [UInt8]?) -> Void
+  private let emit: (inout FeedItem, [UInt8]?) -> Void
   /// Run on the workers for each item, its result handed over with the item (`watcher parse --json`
   /// encodes there, off the parser's thread).
   package let encode: (@Sendable (FeedItem) -> [UInt8])?
@@ -119,18 +118,19 @@ package final class ItemSink {
   package var beforeFirst: (() -> Void)?
 
   package init(
-    encode: (@Sendable (FeedItem) -> [UInt8])? = nil, _ emit: @escaping (consuming FeedItem, [UInt8]?) -> Void
+    encode: (@Sendable (FeedItem) -> [UInt8])? = nil, _ emit: @escaping (inout FeedItem, [UInt8]?) -> Void
   ) {
     self.encode = encode
     self.emit = emit
   }
 
-  package func accept(_ item: consuming FeedItem, encoded: [UInt8]?) {
+  /// Takes the next item; the sink may change it in place (to finish its key).
+  package func accept(_ item: inout FeedItem, encoded: [UInt8]?) {
     if let first = beforeFirst {
       beforeFirst = nil
       first()
     }
-    emit(item, encoded)
+    emit(&item, encoded)
   }
 }
 
