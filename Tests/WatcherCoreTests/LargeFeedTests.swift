@@ -50,4 +50,20 @@ struct LargeFeedTests {
     #expect(parsed.feed.items.map(\.title) == (0..<300).map { "Item \($0)" })
     #expect(parsed.feed.items[299].categories == ["c\(299 % 7)"])
   }
+
+  @Test("repeated keys get #2, #3 in document order, also past a key that looks like a numbered one")
+  func repeatedKeys() {
+    var items = ["a", "b", "a", "a#2", "a", "b"].map { FeedItem(key: "", id: $0) }
+    FeedIdentity.assignKeys(&items)
+    #expect(items.map(\.key) == ["a", "b", "a#2", "a#2#2", "a#3", "b#2"])
+  }
+
+  @Test("the keys of a feed with 100,000 items, each twice, are all told apart")
+  func manyKeys() {
+    let ids = (0..<100_000).map { "https://example.org/posts/\($0)" }
+    var items = (ids + ids).map { FeedItem(key: "", id: $0) }
+    FeedIdentity.assignKeys(&items)
+    #expect(items[..<100_000].map(\.key) == ids)
+    #expect(items[100_000...].map(\.key) == ids.map { $0 + "#2" })
+  }
 }
