@@ -131,6 +131,8 @@ public final class WorkerPool: @unchecked Sendable {
         condition.wait()
       }
     }
+    // The wakeup that let this thread see it was done may have been meant for queued work: pass it on.
+    if head < queue.count { condition.signal() }
     condition.unlock()
   }
 
@@ -149,7 +151,8 @@ public final class WorkerPool: @unchecked Sendable {
       self.body = body
     }
 
-    /// Read under the pool's lock, which `run` takes to count the last call.
+    /// Whether every call has returned; `waitUntil` reads it under the pool's lock, which `run` takes to
+    /// wake it after the last call.
     var isFinished: Bool { lock.withLock { finished == iterations } }
 
     func release() { lock.withLock { body = nil } }
