@@ -312,7 +312,7 @@ extension FeedState {
       json.member("url", url)
       json.member("version", version)
     }
-    return json.document
+    return json.document()
   }
 }
 

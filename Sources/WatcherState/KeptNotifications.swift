@@ -93,6 +93,6 @@ extension StateStore {
         }
       }
     }
-    try Self.writeAtomically(Data(json.document), to: keptPath, directory: directory)
+    try Self.writeAtomically(Data(json.document()), to: keptPath, directory: directory)
   }
 }

@@ -34,7 +34,7 @@ public indirect enum JSONOutput: Sendable, Equatable {
   public var pretty: [UInt8] {
     var json = PrettyJSON()
     json.value(self)
-    return json.document
+    return json.document()
   }
 
   /// Appends compact JSON text to `out`.

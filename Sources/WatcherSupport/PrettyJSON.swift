@@ -19,8 +19,11 @@ public struct PrettyJSON {
     bytes.reserveCapacity(capacity)
   }
 
-  /// The document's text, ending with a newline.
-  public var document: [UInt8] { bytes + [10] }
+  /// The document's text, ending with a newline (the text is moved out, not copied).
+  public consuming func document() -> [UInt8] {
+    bytes.append(10)
+    return bytes
+  }
 
   /// Writes an object whose members `body` writes (with `member`).
   public mutating func object(_ body: (inout PrettyJSON) -> Void) {
