@@ -282,10 +282,11 @@ private struct CStringList {
   }
 
   /// A NULL-terminated `char *[]` of the strings, for the duration of `body`.
+  ///
+  /// The pointers are mutable only because that is `execve`'s type; nothing writes through them.
   func withPointers<R>(_ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
-    var bytes = bytes
-    return bytes.withUnsafeMutableBytes { buffer in
-      let base = buffer.bindMemory(to: CChar.self).baseAddress
+    bytes.withUnsafeBytes { buffer in
+      let base = buffer.bindMemory(to: CChar.self).baseAddress.map(UnsafeMutablePointer.init(mutating:))
       var pointers: [UnsafeMutablePointer<CChar>?] = starts.map { start in base.map { $0 + start } }
       pointers.append(nil)
       return pointers.withUnsafeBufferPointer { pointers in

@@ -44,7 +44,7 @@ public enum FeedIdentity {
 
   /// A set of strings held as their bytes in one buffer, found through an open-addressing table of indices.
   ///
-  /// A streaming parse remembers every key of the feed; a `Set<String>` cost about 60 bytes per key
+  /// A streaming parse remembers every key of the feed; a `[String: Int]` cost about 60 bytes per key
   /// (12.6 MB for the 210,000 items of a 243 MB feed), this the key's bytes and about 16 more.
   struct KeySet {
     private var bytes: [UInt8] = []

@@ -9,7 +9,7 @@ import Foundation
 /// State files are written with it: building a `JSONOutput` tree first cost as much as writing the text.
 public struct PrettyJSON {
   /// The text so far.
-  public private(set) var bytes: [UInt8] = []
+  private var bytes: [UInt8] = []
   private var indent = 0
   /// Whether the open container has a member or element yet.
   private var hasContent = false
