@@ -169,7 +169,8 @@ public enum FeedParser {
       handed += 1
       item(finished, changed ? encode?(finished) : encoded)
     }
-    sink.beforeFirst = { sendHeader(reader?.header()) }
+    sink.header = { reader?.header() }
+    sink.beforeFirst = { sendHeader($0) }
     let xml = XMLFeedReader(
       documentURL: options.documentURL, maxFieldBytes: options.maxFieldBytes, sink: sink,
       known: KnownItems.filter(options))

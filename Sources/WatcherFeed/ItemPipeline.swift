@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
+import Foundation
 import WatcherSupport
 
 /// Normalizes raw items (HTML to text, dates, links) on a worker thread while the XML parser reads on.
@@ -10,7 +11,9 @@ import WatcherSupport
 ///
 /// Items are handed over in batches of `batchSize`; a feed with fewer items is normalized inline, with no
 /// thread hop. Results come back in document order: all at the end, or, with a `sink`, handed to it as
-/// their batches finish (at most a few batches in flight, so memory stays flat whatever the feed's size).
+/// their batches finish, by whichever worker finishes the next batch in order (so the parser's thread
+/// never waits on the sink), with at most a few batches in flight, so memory stays flat whatever the
+/// feed's size.
 package final class ItemPipeline<Raw: Sendable> {
   private let normalize: @Sendable (Raw) -> FeedItem
   /// Asked first, in document order, for each item: an item it returns is used as it is (not normalized).
@@ -22,12 +25,12 @@ package final class ItemPipeline<Raw: Sendable> {
   }
   private var pending: [Pending] = []
   private var batchCount = 0
-  private let results = BatchResults()
   private let batchSize: Int
-  private let sink: ItemSink?
-  /// The batches handed out so far (with a sink), and the work on each batch not yet waited for.
-  private var emitted = 0
+  /// Without a sink: the work on each batch, and the finished batches.
   private var tasks: [Int: WorkerPool.Task] = [:]
+  private let results = BatchResults()
+  /// With a sink: the batches handed to it in order.
+  private let sequencer: Sequencer?
   private static var maxInFlight: Int { 4 }
 
   package init(
@@ -37,7 +40,7 @@ package final class ItemPipeline<Raw: Sendable> {
     self.normalize = normalize
     self.prefilter = prefilter
     self.batchSize = batchSize
-    self.sink = sink
+    sequencer = sink.map(Sequencer.init)
     pending.reserveCapacity(batchSize)
   }
 
@@ -53,9 +56,10 @@ package final class ItemPipeline<Raw: Sendable> {
 
   /// All items, normalized and prepared, in document order (none when they went to the sink).
   package func finish() -> [FeedItem] {
-    if let sink {
+    if let sequencer {
       if !pending.isEmpty { dispatchBatch() }
-      while emitted < batchCount { emitNext(sink) }
+      let count = batchCount
+      WorkerPool.shared.wait(until: { sequencer.emitted == count })
       return []
     }
     if batchCount == 0 { return pending.map { Self.prepared($0, normalize, encode: nil).item } }
@@ -67,16 +71,25 @@ package final class ItemPipeline<Raw: Sendable> {
   private func dispatchBatch() {
     let batch = pending
     let index = batchCount
-    let (normalize, encode) = (normalize, sink?.encode)
-    let results = results
+    let normalize = normalize
     batchCount += 1
     pending = []
     pending.reserveCapacity(batchSize)
-    tasks[index] = WorkerPool.shared.submit {
-      results.store(batch.map { Self.prepared($0, normalize, encode: encode) }, at: index)
+    guard let sequencer else {
+      let results = results
+      tasks[index] = WorkerPool.shared.submit {
+        results.store(batch.map { Self.prepared($0, normalize, encode: nil) }, at: index)
+      }
+      return
     }
-    // Backpressure: the parser waits for the oldest batch once enough are in flight.
-    if let sink { while batchCount - emitted > Self.maxInFlight { emitNext(sink) } }
+    if index == 0 { sequencer.sink.readHeader() }
+    let encode = sequencer.sink.encode
+    _ = WorkerPool.shared.submit {
+      sequencer.finished(batch.map { Self.prepared($0, normalize, encode: encode) }, at: index)
+    }
+    // Backpressure: the parser helps the workers once enough batches are in flight.
+    let limit = batchCount - Self.maxInFlight
+    if sequencer.emitted < limit { WorkerPool.shared.wait(until: { sequencer.emitted >= limit }) }
   }
 
   /// Normalizes what is still raw, prepares it, and encodes it when asked.
@@ -91,14 +104,44 @@ package final class ItemPipeline<Raw: Sendable> {
     FeedParser.ItemFinisher.prepare(&ready)
     return Finished(item: ready, encoded: encode?(ready))
   }
+}
 
-  /// Waits for the oldest batch not yet handed out and hands its items to the sink.
-  private func emitNext(_ sink: ItemSink) {
-    tasks.removeValue(forKey: emitted)?.wait()
-    // Each item is handed over in place, never copied (a copy retains every field).
-    var batch = results.take(emitted)
-    for index in batch.indices { sink.accept(&batch[index].item, encoded: batch[index].encoded) }
-    emitted += 1
+/// Hands finished batches to the sink in order, on the thread that finished the next one.
+///
+/// At most one thread hands items over at a time (`handing`), so the sink is called serially, in document
+/// order, though not always from the same thread.
+private final class Sequencer: @unchecked Sendable {
+  let sink: ItemSink
+  private let lock = NSLock()
+  private var ready: [Int: [Finished]] = [:]
+  private var next = 0
+  private var handing = false
+  private var handedOut = 0
+
+  init(sink: ItemSink) { self.sink = sink }
+
+  /// How many batches the sink has had.
+  var emitted: Int { lock.withLock { handedOut } }
+
+  /// Stores batch `index`, then hands over every batch that is next in order, unless another thread is
+  /// doing so already (it will find this one).
+  func finished(_ batch: [Finished], at index: Int) {
+    lock.lock()
+    ready[index] = batch
+    guard !handing else { return lock.unlock() }
+    handing = true
+    while var batch = ready.removeValue(forKey: next) {
+      lock.unlock()
+      // Each item is handed over in place, never copied (a copy retains every field).
+      for index in batch.indices { sink.accept(&batch[index].item, encoded: batch[index].encoded) }
+      batch = []
+      lock.lock()
+      next += 1
+      handedOut = next
+    }
+    handing = false
+    lock.unlock()
+    WorkerPool.shared.wake()
   }
 }
 
@@ -109,13 +152,21 @@ private struct Finished: Sendable {
 }
 
 /// Where a streaming parse hands each item, in document order, once it is normalized and prepared.
-package final class ItemSink {
+///
+/// Its functions are called serially and in order, but from the pool's threads as well as the parser's:
+/// they may touch the caller's state, but nothing the parser is still changing.
+package final class ItemSink: @unchecked Sendable {
   private let emit: (inout FeedItem, [UInt8]?) -> Void
   /// Run on the workers for each item, its result handed over with the item (`watcher parse --json`
   /// encodes there, off the parser's thread).
   package let encode: (@Sendable (FeedItem) -> [UInt8])?
-  /// Called once, before the first item, so the feed's title and link can be written ahead of the items.
-  package var beforeFirst: (() -> Void)?
+  /// Reads the feed's title and link as parsed so far; called on the parser's thread as the first items
+  /// are handed out.
+  package var header: (() -> Feed?)?
+  /// Called once, before the first item, with what `header` read, so the feed's title and link can be
+  /// written ahead of the items.
+  package var beforeFirst: ((Feed?) -> Void)?
+  private var headerRead: Feed?
 
   package init(
     encode: (@Sendable (FeedItem) -> [UInt8])? = nil, _ emit: @escaping (inout FeedItem, [UInt8]?) -> Void
@@ -124,11 +175,18 @@ package final class ItemSink {
     self.emit = emit
   }
 
+  /// Reads the header, on the parser's thread, before the first batch leaves it.
+  func readHeader() {
+    headerRead = header?()
+    header = nil
+  }
+
   /// Takes the next item; the sink may change it in place (to finish its key).
   package func accept(_ item: inout FeedItem, encoded: [UInt8]?) {
     if let first = beforeFirst {
       beforeFirst = nil
-      first()
+      first(headerRead)
+      headerRead = nil
     }
     emit(&item, encoded)
   }
@@ -140,11 +198,6 @@ private final class BatchResults: Sendable {
 
   func store(_ items: [Finished], at index: Int) {
     batches.withLock { $0[index] = items }
-  }
-
-  /// Removes and returns one finished batch.
-  func take(_ index: Int) -> [Finished] {
-    batches.withLock { $0.removeValue(forKey: index) ?? [] }
   }
 
   func ordered(count: Int) -> [Finished] {

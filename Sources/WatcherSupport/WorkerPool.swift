@@ -56,6 +56,12 @@ public final class WorkerPool: @unchecked Sendable {
     return task
   }
 
+  /// Returns once `isDone` holds, running queued work meanwhile; `isDone` is read under the pool's lock,
+  /// and whatever makes it true must call `wake()` after.
+  public func wait(until isDone: () -> Bool) {
+    waitUntil(isDone)
+  }
+
   /// Work handed to the pool by `submit`.
   public final class Task: @unchecked Sendable {
     private let pool: WorkerPool
@@ -186,7 +192,8 @@ public final class WorkerPool: @unchecked Sendable {
     }
   }
 
-  private func wake() {
+  /// Wakes every thread waiting in `wait(until:)` to look again.
+  public func wake() {
     condition.lock()
     condition.broadcast()
     condition.unlock()
