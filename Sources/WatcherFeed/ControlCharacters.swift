@@ -22,7 +22,8 @@ package enum ControlCharacters {
   }
 
   /// Whether `text` has a control character: eight bytes at a time, looking closer only at words with a
-  /// byte below 0x20 (newlines are common), DEL, or 0xC2 (the lead byte of U+0080–U+00BF).
+  /// C0 control or DEL (tab, newline and return are let through in the word test), or 0xC2 (the lead
+  /// byte of U+0080–U+00BF).
   package static func contains(_ text: String) -> Bool {
     var text = text
     return text.withUTF8 { bytes in
@@ -37,9 +38,7 @@ package enum ControlCharacters {
       var i = 0
       while i + 8 <= count {
         let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-        if ByteScanning.hasByteBelow(word, 0x20) || ByteScanning.hasByte(word, 0x7F)
-          || ByteScanning.hasByte(word, 0xC2)
-        {
+        if ByteScanning.controlBytes(word) != 0 || ByteScanning.hasByte(word, 0xC2) {
           for j in i..<(i + 8) where isControl(at: j) { return true }
         }
         i += 8

@@ -24,6 +24,24 @@ package enum ByteScanning {
     (word &- ones &* UInt64(limit)) & ~word & highs != 0
   }
 
+  /// The high bit of each byte of `word` that is zero, and no other bit (exact, unlike `hasZeroByte`'s
+  /// intermediate value).
+  @inline(__always)
+  package static func zeroBytes(_ word: UInt64) -> UInt64 {
+    ~(((word & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | word | 0x7F7F_7F7F_7F7F_7F7F)
+  }
+
+  /// The high bit of each byte of `word` that is a C0 control character other than tab, newline and
+  /// carriage return, or DEL (exact, whatever the other bytes).
+  @inline(__always)
+  package static func controlBytes(_ word: UInt64) -> UInt64 {
+    // Below 0x20: clear each byte's high bit so adding 0x60 cannot carry into the next byte.
+    let low = word & 0x7F7F_7F7F_7F7F_7F7F
+    let below = (((low &+ 0x6060_6060_6060_6060) | word) & highs) ^ highs
+    let allowed = zeroBytes(word ^ (ones &* 0x09)) | zeroBytes(word ^ (ones &* 0x0A)) | zeroBytes(word ^ (ones &* 0x0D))
+    return (below & ~allowed) | zeroBytes(word ^ (ones &* 0x7F))
+  }
+
   /// A 64-bit FNV-1a hash of bytes, lowercasing ASCII letters: a Set key for tag names without making a
   /// String.
   @inline(__always)

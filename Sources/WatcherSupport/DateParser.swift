@@ -199,14 +199,19 @@ public enum DateParser {
         guard time != nil || year != nil, offset == nil else { return nil }
         let sign = c == UInt8(ascii: "-") ? -1 : 1
         var j = i + 1
-        var digits: [Int] = []
+        // The digits, colons skipped: "+0200", "+02:00", "+2".
+        var value = 0
+        var count = 0
         while j < s.count, isDigit(s[j]) || s[j] == UInt8(ascii: ":") {
-          if isDigit(s[j]) { digits.append(Int(s[j] - 48)) }
+          if isDigit(s[j]) {
+            value = value &* 10 &+ Int(s[j] - 48)
+            count += 1
+          }
           j += 1
         }
-        switch digits.count {
-        case 1, 2: offset = sign * digits.reduce(0) { $0 * 10 + $1 } * 3_600
-        case 4: offset = sign * ((digits[0] * 10 + digits[1]) * 3_600 + (digits[2] * 10 + digits[3]) * 60)
+        switch count {
+        case 1, 2: offset = sign * value * 3_600
+        case 4: offset = sign * ((value / 100) * 3_600 + (value % 100) * 60)
         default: return nil
         }
         i = j
@@ -266,9 +271,11 @@ public enum DateParser {
 
   /// `h:mm`, `hh:mm:ss`, optionally followed by a fraction; advances `end` past it.
   private static func parseTime(_ s: UnsafeBufferPointer<UInt8>, from start: Int, end: inout Int) -> (Int, Int, Int)? {
-    var parts: [Int] = []
+    // Hours, minutes and seconds as read (no array: this runs for every item's date).
+    var parts = (0, 0, 0)
+    var count = 0
     var i = start
-    while parts.count < 3 {
+    while count < 3 {
       var value = 0
       var n = 0
       while i < s.count, isDigit(s[i]), n < 2 {
@@ -277,11 +284,16 @@ public enum DateParser {
         n += 1
       }
       guard n > 0 else { return nil }
-      parts.append(value)
+      switch count {
+      case 0: parts.0 = value
+      case 1: parts.1 = value
+      default: parts.2 = value
+      }
+      count += 1
       guard i < s.count, s[i] == UInt8(ascii: ":") else { break }
       i += 1
     }
-    guard parts.count >= 2 else { return nil }
+    guard count >= 2 else { return nil }
     if i < s.count, s[i] == UInt8(ascii: ".") {
       i += 1
       while i < s.count, isDigit(s[i]) { i += 1 }
@@ -292,13 +304,13 @@ public enum DateParser {
     if k + 1 < s.count, s[k + 1] | 0x20 == UInt8(ascii: "m"), k + 2 == s.count || !isLetter(s[k + 2]) {
       let marker = s[k] | 0x20
       if marker == UInt8(ascii: "p") || marker == UInt8(ascii: "a") {
-        guard (1...12).contains(parts[0]) else { return nil }
-        parts[0] = parts[0] % 12 + (marker == UInt8(ascii: "p") ? 12 : 0)
+        guard (1...12).contains(parts.0) else { return nil }
+        parts.0 = parts.0 % 12 + (marker == UInt8(ascii: "p") ? 12 : 0)
         i = k + 2
       }
     }
     end = i
-    return (parts[0], parts[1], parts.count > 2 ? parts[2] : 0)
+    return parts
   }
 
   private static let months: [StaticString] = [
@@ -321,13 +333,16 @@ public enum DateParser {
   }
 
   private static func isWeekday(_ word: UnsafeBufferPointer<UInt8>) -> Bool {
-    let names: [StaticString] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
-    let long: [StaticString] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-    for (index, name) in names.enumerated() where hasPrefixIgnoringCase(word, name) {
-      return word.count == 3 || equalsIgnoringCase(word, long[index]) || word.count == 4
+    for (index, name) in weekdays.enumerated() where hasPrefixIgnoringCase(word, name) {
+      return word.count == 3 || equalsIgnoringCase(word, longWeekdays[index]) || word.count == 4
     }
     return false
   }
+
+  private static let weekdays: [StaticString] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+  private static let longWeekdays: [StaticString] = [
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+  ]
 
   /// Zone names: UT/UTC/GMT/Z, the US zones, a few common European and Asian ones, and the RFC 822
   /// military letters (with RFC 822's own signs, as feedparser reads them).

@@ -2,6 +2,7 @@
 // Copyright the watcher authors.
 
 import Foundation
+import WatcherSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -111,12 +112,14 @@ package enum InputDecoder {
   /// When every non-ASCII character of `bytes` is in U+0080–U+00FF and their Latin-1 bytes are valid UTF-8, returns
   /// those bytes; otherwise `nil`. feedparser applies the same repair.
   package static func undoDoubleEncoding(_ bytes: [UInt8]) -> [UInt8]? {
+    bytes.withUnsafeBufferPointer { undoDoubleEncoding($0) }
+  }
+
+  /// `undoDoubleEncoding` of bytes in place.
+  package static func undoDoubleEncoding(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
     // Mojibake of this kind always contains the lead bytes 0xC2 or 0xC3; memchr finds them fast.
-    let candidate = bytes.withUnsafeBufferPointer { b -> Bool in
-      guard let base = b.baseAddress else { return false }
-      return memchr(base, 0xC3, b.count) != nil || memchr(base, 0xC2, b.count) != nil
-    }
-    guard candidate else { return nil }
+    guard let base = bytes.baseAddress, memchr(base, 0xC3, bytes.count) != nil || memchr(base, 0xC2, bytes.count) != nil
+    else { return nil }
     var latin1: [UInt8] = []
     latin1.reserveCapacity(bytes.count)
     var i = 0
@@ -216,7 +219,7 @@ package enum InputDecoder {
 
   /// The offset of the first byte that needs repair, or `nil`.
   ///
-  /// Eight bytes at a time while they are ASCII.
+  /// Eight bytes at a time while they are ASCII with no control character but tab, newline and return.
   package static func firstUnclean(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
     let n = bytes.count
     guard let base = bytes.baseAddress else { return nil }
@@ -224,9 +227,10 @@ package enum InputDecoder {
     while i < n {
       if i + 8 <= n {
         let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-        let high: UInt64 = 0x8080_8080_8080_8080
-        let lowControl = (word &- 0x2020_2020_2020_2020) & ~word & high
-        if word & high == 0 && lowControl == 0 {
+        // DEL counts as clean here, so take it back out of the control test.
+        if word & 0x8080_8080_8080_8080 == 0
+          && ByteScanning.controlBytes(word) & ~ByteScanning.zeroBytes(word ^ 0x7F7F_7F7F_7F7F_7F7F) == 0
+        {
           i += 8
           continue
         }

@@ -24,9 +24,8 @@ package final class XMLStreamParser {
   private var tags = NameTable()
   private var depth = 0
   private var captureDepth = 0
-  private var captureMode = XMLCapture.none
-  private var buffer: [UInt8] = []
-  private var truncated = false
+  /// The captured element's text, collected by the C `characters` callback; the SAX user data.
+  private let capture: UnsafeMutablePointer<watcher_capture>
   private var bases: [(depth: Int, base: String?)] = []
   private var errorCount = 0
   private var stopped = false
@@ -40,7 +39,15 @@ package final class XMLStreamParser {
     self.handler = handler
     self.maxFieldBytes = maxFieldBytes
     bases = [(0, documentURL)]
-    buffer.reserveCapacity(4_096)
+    capture = .allocate(capacity: 1)
+    capture.initialize(to: watcher_capture())
+    capture.pointee.limit = maxFieldBytes
+    capture.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
+  }
+
+  deinit {
+    free(capture.pointee.bytes)
+    capture.deallocate()
   }
 
   /// The current position in the document (1-based line and column).
@@ -72,26 +79,28 @@ package final class XMLStreamParser {
     sax.initialized = UInt32(XML_SAX2_MAGIC)
     sax.startElementNs = xmlStartElement
     sax.endElementNs = xmlEndElement
-    sax.characters = xmlCharacters
-    sax.ignorableWhitespace = xmlCharacters
-    sax.cdataBlock = xmlCharacters
+    sax.characters = watcher_capture_characters
+    sax.ignorableWhitespace = watcher_capture_characters
+    sax.cdataBlock = watcher_capture_characters
     sax.serror = xmlStructuredError
     sax.getEntity = xmlGetEntity
 
-    // The SAX user data is this object, not the parser context: libxml2 then never falls back to its own
-    // entity table (`xmlSAX2GetEntity` is only consulted when the user data is the context), so an entity a
-    // document declares can never be expanded, whatever libxml2 recorded for "SAX compatibility".
-    let userData = Unmanaged.passUnretained(self).toOpaque()
+    // The SAX user data is the capture struct (which points back to this object), not the parser context:
+    // libxml2 then never falls back to its own entity table (`xmlSAX2GetEntity` is only consulted when the
+    // user data is the context), so an entity a document declares can never be expanded, whatever libxml2
+    // recorded for "SAX compatibility".
     LibXML2.initialize()
-    guard let context = xmlCreatePushParserCtxt(&sax, userData, nil, 0, nil) else {
+    guard let context = xmlCreatePushParserCtxt(&sax, capture, nil, 0, nil) else {
       warnings.append(FeedWarning(message: "internal error: libxml2 could not create a parser, please report"))
       return
     }
     ctxt = context
+    capture.pointee.ctxt = context
     defer {
       if let doc = context.pointee.myDoc { xmlFreeDoc(doc) }
       xmlFreeParserCtxt(context)
       ctxt = nil
+      capture.pointee.ctxt = nil
     }
     let options = XML_PARSE_RECOVER.rawValue | XML_PARSE_NONET.rawValue | XML_PARSE_IGNORE_ENC.rawValue
     xmlCtxtUseOptions(context, Int32(options))
@@ -156,9 +165,10 @@ package final class XMLStreamParser {
       tag, attributes: XMLAttributes(base: attributes, count: attributeCount, xmlBase: xmlBase))
     if case .none = capture { return }
     captureDepth = depth
-    captureMode = capture
-    buffer.removeAll(keepingCapacity: true)
-    truncated = false
+    self.capture.pointee.active = 1
+    self.capture.pointee.xhtml = capture == .xhtml ? 1 : 0
+    self.capture.pointee.count = 0
+    self.capture.pointee.truncated = 0
   }
 
   fileprivate func endElement(
@@ -176,34 +186,46 @@ package final class XMLStreamParser {
     guard let tag = tags.find(key) else { return }
     if captureDepth > 0 {
       captureDepth = 0
-      if truncated { warn("content longer than \(ByteCount.format(maxFieldBytes)) was cut") }
-      let text = String(utf8Bytes: InputDecoder.undoDoubleEncoding(buffer) ?? buffer)
-      if buffer.count > 65_536 { buffer = [] }
+      if capture.pointee.truncated != 0 { warn("content longer than \(ByteCount.format(maxFieldBytes)) was cut") }
+      let text = capturedText()
       handler.end(tag, text: text)
     } else {
       handler.end(tag, text: nil)
     }
   }
 
-  fileprivate func characters(_ bytes: UnsafePointer<xmlChar>, count: Int) {
-    guard captureDepth > 0, count > 0 else { return }
-    if buffer.count + count > maxFieldBytes {
-      truncated = true
-      return
-    }
-    let chunk = UnsafeBufferPointer(start: bytes, count: count)
-    if case .xhtml = captureMode {
-      for c in chunk {
-        switch c {
-        case UInt8(ascii: "<"): buffer.append(contentsOf: "&lt;".utf8)
-        case UInt8(ascii: "&"): buffer.append(contentsOf: "&amp;".utf8)
-        case UInt8(ascii: ">"): buffer.append(contentsOf: "&gt;".utf8)
-        default: buffer.append(c)
-        }
+  /// The captured text as a string, and the capture ended (a large buffer is let go).
+  private func capturedText() -> String {
+    let c = capture
+    c.pointee.active = 0
+    let bytes = UnsafeBufferPointer(start: c.pointee.bytes, count: c.pointee.count)
+    let text =
+      if let fixed = InputDecoder.undoDoubleEncoding(bytes) {
+        String(utf8Bytes: fixed)
+      } else {
+        String(decoding: bytes, as: UTF8.self)
       }
-    } else {
-      buffer.append(contentsOf: chunk)
+    if c.pointee.capacity > 65_536 {
+      free(c.pointee.bytes)
+      c.pointee.bytes = nil
+      c.pointee.capacity = 0
     }
+    c.pointee.count = 0
+    return text
+  }
+
+  private func append(_ byte: UInt8) {
+    var byte = byte
+    watcher_capture_append(capture, &byte, 1)
+  }
+
+  private func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+    guard let base = bytes.baseAddress else { return }
+    watcher_capture_append(capture, base, bytes.count)
+  }
+
+  private func append(_ text: StaticString) {
+    text.withUTF8Buffer { append($0) }
   }
 
   fileprivate func structuredError(_ error: xmlErrorPtr) {
@@ -220,45 +242,45 @@ package final class XMLStreamParser {
     localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?, attributeCount: Int,
     attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
   ) {
-    guard buffer.count < maxFieldBytes else { return }
-    buffer.append(UInt8(ascii: "<"))
+    guard capture.pointee.count < maxFieldBytes else { return }
+    append(UInt8(ascii: "<"))
     appendName(localName, prefix: prefix)
     if let attributes {
       for index in 0..<attributeCount {
         let entry = attributes + index * 5
         guard let name = entry[0], let start = entry[3], let end = entry[4] else { continue }
-        buffer.append(32)
+        append(32)
         appendName(name, prefix: entry[1])
-        buffer.append(contentsOf: "=\"".utf8)
+        append("=\"")
         for c in UnsafeBufferPointer(start: start, count: end - start) {
           if c == UInt8(ascii: "\"") {
-            buffer.append(contentsOf: "&quot;".utf8)
+            append("&quot;")
           } else if c == UInt8(ascii: "&") {
-            buffer.append(contentsOf: "&amp;".utf8)
+            append("&amp;")
           } else {
-            buffer.append(c)
+            append(c)
           }
         }
-        buffer.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
       }
     }
-    buffer.append(UInt8(ascii: ">"))
+    append(UInt8(ascii: ">"))
   }
 
   private func appendEndTag(localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?) {
-    guard buffer.count < maxFieldBytes else { return }
-    buffer.append(contentsOf: "</".utf8)
+    guard capture.pointee.count < maxFieldBytes else { return }
+    append("</")
     appendName(localName, prefix: prefix)
-    buffer.append(UInt8(ascii: ">"))
+    append(UInt8(ascii: ">"))
   }
 
   private func appendName(_ name: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?) {
     // XHTML is written without its prefix, which is what HTML readers expect.
     if let prefix, strcmp(cString(prefix), "xhtml") != 0, strcmp(cString(prefix), "html") != 0 {
-      buffer.append(contentsOf: UnsafeBufferPointer(start: prefix, count: strlen(cString(prefix))))
-      buffer.append(UInt8(ascii: ":"))
+      append(UnsafeBufferPointer(start: prefix, count: strlen(cString(prefix))))
+      append(UInt8(ascii: ":"))
     }
-    buffer.append(contentsOf: UnsafeBufferPointer(start: name, count: strlen(cString(name))))
+    append(UnsafeBufferPointer(start: name, count: strlen(cString(name))))
   }
 }
 
@@ -336,21 +358,17 @@ func cString(_ p: UnsafePointer<xmlChar>) -> UnsafePointer<CChar> {
   UnsafeRawPointer(p).assumingMemoryBound(to: CChar.self)
 }
 
-/// The parser object stored in the libxml2 context's `_private` (the SAX `ctx` is the parser context).
+/// The parser a SAX callback is for: the user data is its `watcher_capture`, whose `owner` it is.
 ///
-/// The SAX user data is the parser object, kept alive by `parse` for the whole parse, so no reference
-/// counting is needed per callback.
+/// The parser outlives every callback (`parse` runs them), so no reference counting is needed per callback.
 @inline(__always)
 private func withParser(_ ctx: UnsafeMutableRawPointer?, _ body: (XMLStreamParser) -> Void) {
-  guard let ctx else { return }
-  Unmanaged<XMLStreamParser>.fromOpaque(ctx)._withUnsafeGuaranteedRef { parser in
-    // After any error libxml2 stops substituting entity references (`xmlParseReference` returns early when
-    // the document is not well-formed, a flag it sets after reporting the error), which would silently drop
-    // every later `&lt;` and `&amp;`. The only entities it can reach are the predefined ones and HTML
-    // characters (`getEntity` below), so substituting them stays safe; recovery goes on as before.
-    parser.ctxt?.pointee.wellFormed = 1
-    body(parser)
+  guard let capture = ctx?.assumingMemoryBound(to: watcher_capture.self), let owner = capture.pointee.owner else {
+    return
   }
+  // See `watcher_capture_characters`: libxml2 must go on substituting entity references after an error.
+  capture.pointee.ctxt?.pointee.wellFormed = 1
+  Unmanaged<XMLStreamParser>.fromOpaque(owner)._withUnsafeGuaranteedRef(body)
 }
 
 private let xmlStartElement: startElementNsSAX2Func = {
@@ -365,11 +383,6 @@ private let xmlStartElement: startElementNsSAX2Func = {
 private let xmlEndElement: endElementNsSAX2Func = { ctx, localName, prefix, uri in
   guard let localName else { return }
   withParser(ctx) { $0.endElement(localName: localName, prefix: prefix, uri: uri) }
-}
-
-private let xmlCharacters: charactersSAXFunc = { ctx, bytes, count in
-  guard let bytes else { return }
-  withParser(ctx) { $0.characters(bytes, count: Int(count)) }
 }
 
 private let xmlStructuredError: xmlStructuredErrorFunc = { ctx, error in

@@ -4,6 +4,8 @@
 import Foundation
 import Testing
 
+import WatcherSupport
+
 @testable import WatcherFeed
 @testable import WatcherXML
 
@@ -77,5 +79,47 @@ struct InputCleaningTests {
     let parsed = try FeedParser.parse(Data(latin1), options: .init(charset: "iso-8859-1"))
     #expect(parsed.feed.title == "Caf\u{E9}")
     #expect(parsed.warnings.isEmpty)
+  }
+
+  @Test("the eight-bytes-at-a-time tests mark exactly the bytes a byte-by-byte test does")
+  func wordTests() {
+    let others: [UInt8] = [0x00, 0x01, 0x09, 0x0A, 0x0D, 0x1F, 0x20, 0x61, 0x7E, 0x7F, 0x80, 0xC2, 0xFF]
+    func isControl(_ b: UInt8) -> Bool { (b < 0x20 && b != 0x09 && b != 0x0A && b != 0x0D) || b == 0x7F }
+    for byte in 0...255 {
+      for position in 0..<8 {
+        for other in others {
+          var bytes = [UInt8](repeating: other, count: 8)
+          bytes[position] = UInt8(byte)
+          let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+          var zeros: UInt64 = 0
+          var controls: UInt64 = 0
+          for (k, b) in bytes.enumerated() {
+            if b == 0 { zeros |= 0x80 << (8 * UInt64(k)) }
+            if isControl(b) { controls |= 0x80 << (8 * UInt64(k)) }
+          }
+          #expect(ByteScanning.zeroBytes(word) == zeros, "\(bytes)")
+          #expect(ByteScanning.controlBytes(word) == controls, "\(bytes)")
+        }
+      }
+    }
+  }
+
+  @Test("the fast scan for bytes to repair agrees with a byte-by-byte one at every position")
+  func uncleanScan() {
+    let fillers: [[UInt8]] = [[0x61], [0x0A], [0x09], [0x0D], [0x7F], [0xC3, 0xA9], [0xE6, 0x97, 0xA5]]
+    let bad: [[UInt8]] = [[0x00], [0x01], [0x1B], [0x1F], [0xFF], [0xC3], [0xED, 0xA0, 0x80]]
+    for length in 0..<20 {
+      let base = (0..<length).flatMap { fillers[$0 % fillers.count] }
+      #expect(base.withUnsafeBufferPointer(InputDecoder.firstUnclean) == nil, "\(base)")
+      for position in 0...base.count {
+        for b in bad {
+          var input = base
+          input.insert(contentsOf: b, at: position)
+          // A bad byte inside a multi-byte character breaks that character first.
+          let found = input.withUnsafeBufferPointer(InputDecoder.firstUnclean)
+          #expect(found != nil && found! <= position, "\(input)")
+        }
+      }
+    }
   }
 }
