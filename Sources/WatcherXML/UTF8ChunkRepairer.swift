@@ -99,6 +99,13 @@ package struct UTF8ChunkRepairer {
     var j = i + 1
     let n = b.count
     guard j < n else { return false }
+    // Escaped HTML is mostly `&lt;`, `&gt;`, `&amp;` and `&quot;`: compare those directly.
+    if i + 4 <= n, let base = b.baseAddress {
+      // As a little-endian number, "&lt;" is 0x3B746C26 and so on.
+      let word = UInt32(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt32.self))
+      if word == 0x3B74_6C26 || word == 0x3B74_6726 { return true }
+      if i + 5 <= n, word == 0x706D_6126, base[i + 4] == UInt8(ascii: ";") { return true }
+    }
     if b[j] == UInt8(ascii: "#") {
       j += 1
       var hex = false
