@@ -24,10 +24,12 @@ package struct AtomFeed {
 package struct AtomEntry {
   package var title: TextConstruct?
   package var links: [AtomLink] = []
+  /// The first `id` with visible text, as written (the normalizer collapses it).
   package var id: String?
   package var published: Date?
   package var updated: Date?
   package var authorName: String?
+  /// Categories as written (collapsed in `normalize`, blank ones dropped).
   package var categories: [String] = []
   package var summary: TextConstruct?
   package var content: TextConstruct?
@@ -208,19 +210,19 @@ package final class AtomParser: FeedElementParser {
     case .title: if entry.title == nil { entry.title = construct }
     case .summary: if entry.summary == nil { entry.summary = construct }
     case .content: if entry.content == nil { entry.content = construct }
-    case .id: if entry.id == nil { entry.id = HTMLText.collapsed(text) }
+    case .id: if entry.id == nil, HTMLText.hasVisibleText(text) { entry.id = text }
     case .published, .issued, .created:
       if entry.published == nil { entry.published = FeedNormalizer.date(text, reader: reader) }
     case .updated, .modified:
       if entry.updated == nil { entry.updated = FeedNormalizer.date(text, reader: reader) }
     case .category:
-      if let category = HTMLText.collapsed(text) { entry.categories.append(category) }
+      entry.categories.append(text)
     default:
       switch (tag.vocabulary, tag.name) {
       case (.media, .description):
         if entry.mediaDescription == nil { entry.mediaDescription = TextConstruct(value: text, isHTML: pendingHTML) }
       case (.dc, .subject), (.media, .category):
-        if let category = HTMLText.collapsed(text) { entry.categories.append(category) }
+        entry.categories.append(text)
       case (.media, .keywords):
         for keyword in text.split(separator: ",") {
           if let category = HTMLText.collapsed(String(keyword)) { entry.categories.append(category) }
@@ -257,7 +259,8 @@ package final class AtomParser: FeedElementParser {
     }
     let imageEnclosure = enclosures.first { $0.type?.hasPrefix("image/") ?? false }?.url
     return FeedNormalizer.item(
-      id: raw.id, title: raw.title, link: alternate(raw.links), author: raw.authorName, categories: raw.categories,
+      id: raw.id, title: raw.title, link: alternate(raw.links), author: raw.authorName,
+      categories: raw.categories.compactMap(HTMLText.collapsed),
       published: raw.published ?? raw.updated, updated: raw.updated,
       summary: raw.summary ?? raw.mediaDescription, content: raw.content,
       enclosures: enclosures, image: raw.thumbnail ?? raw.mediaImage ?? imageEnclosure)

@@ -13,13 +13,24 @@ package enum FeedNormalizer {
     published: Date?, updated: Date?, summary: TextConstruct?, content: TextConstruct?,
     enclosures: [Enclosure], image: String?
   ) -> FeedItem {
-    var seen = Set<String>()
-    let uniqueCategories = categories.filter { seen.insert($0).inserted }
-    return FeedItem(
+    FeedItem(
       key: "", id: id.flatMap(HTMLText.collapsed), title: title?.plainText(singleLine: true), link: link,
-      author: author, categories: uniqueCategories, published: published ?? updated, updated: updated,
+      author: author, categories: unique(categories), published: published ?? updated, updated: updated,
       text: summary?.plainText(singleLine: false) ?? content?.plainText(singleLine: false),
       html: content?.html ?? summary?.html, enclosures: enclosures, image: image)
+  }
+
+  /// `values` without repeats, first occurrence kept; a few are compared directly (no set per item).
+  static func unique(_ values: [String]) -> [String] {
+    guard values.count > 1 else { return values }
+    if values.count <= 16 {
+      var kept: [String] = []
+      kept.reserveCapacity(values.count)
+      for value in values where !kept.contains(value) { kept.append(value) }
+      return kept
+    }
+    var seen = Set<String>()
+    return values.filter { seen.insert($0).inserted }
   }
 
   /// A link with whitespace trimmed, resolved against `base`.

@@ -56,6 +56,27 @@ public enum HTMLText {
     return out.isEmpty ? nil : String(utf8Bytes: out)
   }
 
+  /// Whether `text` has something besides whitespace and NBSP, that is, whether `collapsed(text)` is not `nil`.
+  ///
+  /// Stops at the first visible character, so the parser's thread can keep the first non-blank field cheaply
+  /// and leave the collapsing to the normalizing worker.
+  public static func hasVisibleText(_ text: String) -> Bool {
+    var previousC2 = false
+    for c in text.utf8 {
+      if c == 32 || (c >= 9 && c <= 13) {
+        if previousC2 { return true }
+      } else if c == 0xC2 {
+        if previousC2 { return true }
+        previousC2 = true
+        continue
+      } else if !(previousC2 && c == 0xA0) {
+        return true
+      }
+      previousC2 = false
+    }
+    return previousC2
+  }
+
   /// Whether `text` needs no collapsing: no control characters, NBSP, leading, trailing or double spaces.
   private static func isCollapsed(_ text: String) -> Bool {
     var previousSpace = true
@@ -160,12 +181,18 @@ public enum HTMLText {
           sink.pendingSpace = true
           i += 2
         } else {
-          // Copy a run of ordinary bytes at once.
+          // Copy a run of ordinary bytes at once, with the single spaces between words (which collapsing
+          // keeps as they are), so a paragraph of text is one append, not one per word.
           var j = i + 1
           while j < n {
             let d = b[j]
-            if d == UInt8(ascii: "<") || d == UInt8(ascii: "&") || d <= 32 || d == 0xC2 { break }
-            j += 1
+            if isOrdinary(d) {
+              j += 1
+            } else if d == 32, j + 1 < n, isOrdinary(b[j + 1]) {
+              j += 2
+            } else {
+              break
+            }
           }
           sink.append(run: UnsafeBufferPointer(rebasing: b[i..<j]))
           i = j
@@ -309,6 +336,10 @@ public enum HTMLText {
     return b.count
   }
 
+  /// A byte that is text as it is: not markup, a reference, whitespace, a control or the lead byte of NBSP.
+  @inline(__always) private static func isOrdinary(_ c: UInt8) -> Bool {
+    c > 32 && c != UInt8(ascii: "<") && c != UInt8(ascii: "&") && c != 0xC2
+  }
   @inline(__always) private static func isLetter(_ c: UInt8) -> Bool { (c | 0x20) >= 97 && (c | 0x20) <= 122 }
   @inline(__always) private static func isAlnum(_ c: UInt8) -> Bool { isLetter(c) || (c >= 48 && c <= 57) }
 

@@ -45,7 +45,7 @@ package final class ItemPipeline<Raw: Sendable> {
   }
 
   /// Adds the next item in document order.
-  package func add(_ raw: Raw) {
+  package func add(_ raw: consuming Raw) {
     if let ready = prefilter?(raw) {
       pending.append(.ready(ready))
     } else {

@@ -18,8 +18,12 @@ package struct RSSItem {
   package var title: TextConstruct?
   /// `dc:title` or `media:title`, used when there is no `title`.
   package var fallbackTitle: TextConstruct?
+  /// The first `link` with visible text, as written, and the base it is resolved against (in `normalize`,
+  /// on a worker, as the other fields left raw here are cleaned).
   package var link: String?
+  package var linkBase: String?
   package var atomAlternate: String?
+  /// The first `guid` with visible text, as written.
   package var guid: String?
   package var guidIsPermaLink = true
   /// RSS 1.0 `rdf:about`.
@@ -32,8 +36,10 @@ package struct RSSItem {
   package var dcDate: Date?
   package var issued: Date?
   package var updated: Date?
-  /// The first of `author`, `dc:creator`, `itunes:author` in document order (feedparser keeps the first).
+  /// The first of `author`, `dc:creator`, `itunes:author` with visible text in document order (feedparser
+  /// keeps the first), as written.
   package var author: String?
+  /// Categories as written (collapsed in `normalize`, blank ones dropped).
   package var categories: [String] = []
   package var enclosures: [Enclosure] = []
   package var thumbnail: String?
@@ -196,12 +202,13 @@ package final class RSSParser: FeedElementParser {
     case (.dc, .title), (.media, .title):
       if item.fallbackTitle == nil { item.fallbackTitle = TextConstruct(guessing: text) }
     case (.core, .link):
-      if item.link == nil, let link = HTMLText.collapsed(text) {
-        item.link = FeedNormalizer.link(link, base: pending.base)
+      if item.link == nil, HTMLText.hasVisibleText(text) {
+        item.link = text
+        item.linkBase = pending.base
       }
     case (.core, .guid):
-      if item.guid == nil, let guid = HTMLText.collapsed(text) {
-        item.guid = guid
+      if item.guid == nil, HTMLText.hasVisibleText(text) {
+        item.guid = text
         item.guidIsPermaLink = pending.permaLink
       }
     case (.core, .description), (.dc, .description):
@@ -219,9 +226,9 @@ package final class RSSParser: FeedElementParser {
     case (.dcterms, .modified), (.atom, .updated):
       if item.updated == nil { item.updated = date(text) }
     case (.core, .author), (.dc, .creator), (.itunes, .author):
-      if item.author == nil { item.author = FeedNormalizer.author(text) }
+      if item.author == nil, HTMLText.hasVisibleText(text) { item.author = text }
     case (.core, .category), (.dc, .subject), (.media, .category):
-      if let category = HTMLText.collapsed(text) { item.categories.append(category) }
+      item.categories.append(text)
     case (.itunes, .keywords), (.media, .keywords):
       for keyword in text.split(separator: ",") {
         if let category = HTMLText.collapsed(String(keyword)) { item.categories.append(category) }
@@ -249,8 +256,12 @@ package final class RSSParser: FeedElementParser {
 
   /// The item's link: `link`, else an atom alternate, else a permalink guid.
   static func link(_ raw: RSSItem) -> String? {
-    var link = raw.link ?? raw.atomAlternate
-    if link == nil, raw.guidIsPermaLink, let guid = raw.guid, FeedNormalizer.isWebURL(guid) { link = guid }
+    var link =
+      raw.link.flatMap(HTMLText.collapsed).map { FeedNormalizer.link($0, base: raw.linkBase) } ?? raw.atomAlternate
+    if link == nil, raw.guidIsPermaLink, let guid = raw.guid.flatMap(HTMLText.collapsed), FeedNormalizer.isWebURL(guid)
+    {
+      link = guid
+    }
     return link
   }
 
@@ -264,7 +275,7 @@ package final class RSSParser: FeedElementParser {
       }
     return FeedNormalizer.item(
       id: raw.guid ?? raw.about, title: raw.title ?? raw.fallbackTitle, link: link,
-      author: raw.author, categories: raw.categories,
+      author: raw.author.flatMap(FeedNormalizer.author), categories: raw.categories.compactMap(HTMLText.collapsed),
       published: raw.pubDate ?? raw.dcDate ?? raw.issued, updated: raw.updated ?? raw.dcDate,
       summary: raw.summary, content: raw.content, enclosures: raw.enclosures,
       image: images.lazy.compactMap { $0 }.first)

@@ -7,18 +7,24 @@ import WatcherSupport
 package struct TextConstruct {
   /// The raw value (HTML source when `isHTML`).
   package var value: String
-  /// Whether `value` is HTML (RSS descriptions, Atom `type="html"`/`"xhtml"`, or text that looks like it).
-  package var isHTML: Bool
+  /// Whether `value` is HTML, when the format says (RSS descriptions, Atom `type="html"`/`"xhtml"`); `nil`
+  /// when it leaves it open and the value is looked at, on the normalizing worker, not the parser's thread.
+  private var declaredHTML: Bool?
 
   /// For fields whose type the format leaves open (RSS titles, iTunes summaries): HTML when it looks like it.
   package init(guessing value: String) {
     self.value = value
-    isHTML = HTMLText.looksLikeHTML(value)
+    declaredHTML = nil
   }
 
   package init(value: String, isHTML: Bool) {
     self.value = value
-    self.isHTML = isHTML
+    declaredHTML = isHTML
+  }
+
+  /// Whether `value` is HTML: as declared, or, when the format left it open, when it looks like it.
+  package var isHTML: Bool {
+    declaredHTML ?? HTMLText.looksLikeHTML(value)
   }
 
   /// An Atom text construct: `type` is `text` (the default), `html`, `xhtml`, a MIME type, or Atom 0.3's

@@ -56,4 +56,17 @@ struct HTMLTextTests {
     #expect(!HTMLText.looksLikeHTML("a < b > c"))
     #expect(!HTMLText.looksLikeHTML("<notatag>"))
   }
+
+  @Test("hasVisibleText is true exactly when collapsing leaves something")
+  func visibleText() {
+    let pieces = [" ", "\t", "\n", "\u{A0}", "a", "é", "\u{C2}", "\u{85}", "\u{2003}", ""]
+    for a in pieces {
+      for b in pieces {
+        for c in pieces {
+          let text = a + b + c
+          #expect(HTMLText.hasVisibleText(text) == (HTMLText.collapsed(text) != nil), "\(text.debugDescription)")
+        }
+      }
+    }
+  }
 }

@@ -66,4 +66,28 @@ struct LargeFeedTests {
     #expect(items[..<100_000].map(\.key) == ids)
     #expect(items[100_000...].map(\.key) == ids.map { $0 + "#2" })
   }
+
+  @Test("categories are collapsed, blank ones dropped and repeats kept once, in RSS and Atom, few or many")
+  func categories() throws {
+    let few = ["  b ", "a", " ", "b", "\u{A0}", "a\n c", "a"]
+    let many = (0..<40).map { " t\($0 % 13) " } + ["", "t0"]
+    let expectedFew = ["b", "a", "a c"]
+    let expectedMany = (0..<13).map { "t\($0)" }
+    func rss(_ values: [String]) -> Data {
+      let items = values.map { "<category>\($0)</category>" }.joined()
+      return Data("<rss version=\"2.0\"><channel><item><guid>g</guid>\(items)</item></channel></rss>".utf8)
+    }
+    func atom(_ values: [String]) -> Data {
+      let items = values.map { "<category term=\"\"/><dc:subject>\($0)</dc:subject>" }.joined()
+      return Data(
+        ("<feed xmlns=\"http://www.w3.org/2005/Atom\" xmlns:dc=\"http://purl.org/dc/elements/1.1/\">"
+          + "<entry><id>  e </id>\(items)</entry></feed>").utf8)
+    }
+    #expect(try FeedParser.parse(rss(few)).feed.items.first?.categories == expectedFew)
+    #expect(try FeedParser.parse(rss(many)).feed.items.first?.categories == expectedMany)
+    let entry = try FeedParser.parse(atom(few)).feed.items.first
+    #expect(entry?.categories == expectedFew)
+    #expect(entry?.id == "e")
+    #expect(try FeedParser.parse(atom(many)).feed.items.first?.categories == expectedMany)
+  }
 }
