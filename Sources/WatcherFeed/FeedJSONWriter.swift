@@ -95,8 +95,10 @@ public struct FeedJSONWriter {
   /// One item as `item` writes it, without the comma that separates it from the one before; safe to call
   /// on any thread.
   @Sendable public static func encode(_ item: FeedItem) -> [UInt8] {
-    var bytes = JSONBytes(capacity: 1_024)
-    bytes.items([item], 0..<1, first: true)
+    // Room for the texts plus the rest, so the bytes are rarely moved as they grow.
+    let estimate = (item.text?.utf8.count ?? 0) + (item.html?.utf8.count ?? 0) + (item.title?.utf8.count ?? 0)
+    var bytes = JSONBytes(capacity: estimate + estimate / 8 + 512)
+    bytes.item(item, first: true)
     return bytes.bytes
   }
 
@@ -161,50 +163,62 @@ private struct JSONBytes {
   /// document's first).
   package mutating func items(_ items: [FeedItem], _ range: Range<Int>, first: Bool? = nil) {
     for index in range {
-      let item = items[index]
-      if !(first ?? (index == 0)) || index > range.lowerBound { raw(",") }
-      raw("\n{\"key\":")
-      string(item.key)
-      raw(",\"id\":")
-      string(item.id)
-      raw(",\"title\":")
-      string(item.title)
-      raw(",\"link\":")
-      string(item.link)
-      raw(",\"author\":")
-      string(item.author)
-      raw(",\"categories\":[")
-      for (k, category) in item.categories.enumerated() {
-        if k > 0 { raw(",") }
-        string(category)
-      }
-      raw("],\"published\":")
-      string(item.published.map(ISODate.format))
-      raw(",\"updated\":")
-      string(item.updated.map(ISODate.format))
-      raw(",\"text\":")
-      string(item.text)
-      raw(",\"html\":")
-      string(item.html)
-      raw(",\"enclosures\":[")
-      for (k, enclosure) in item.enclosures.enumerated() {
-        if k > 0 { raw(",") }
-        raw("{\"url\":")
-        string(enclosure.url)
-        raw(",\"type\":")
-        string(enclosure.type)
-        raw(",\"length\":")
-        raw(enclosure.length.map(String.init) ?? "null")
-        raw("}")
-      }
-      raw("],\"image\":")
-      string(item.image)
-      if let content = item.content {
-        raw(",\"content\":")
-        string(content)
-      }
+      item(items[index], first: (first ?? (index == 0)) && index == range.lowerBound)
+    }
+  }
+
+  /// One item on its own line, after a comma unless it is the document's `first`.
+  package mutating func item(_ item: FeedItem, first: Bool) {
+    if !first { raw(",") }
+    raw("\n{\"key\":")
+    string(item.key)
+    raw(",\"id\":")
+    string(item.id)
+    raw(",\"title\":")
+    string(item.title)
+    raw(",\"link\":")
+    string(item.link)
+    raw(",\"author\":")
+    string(item.author)
+    raw(",\"categories\":[")
+    for (k, category) in item.categories.enumerated() {
+      if k > 0 { raw(",") }
+      string(category)
+    }
+    raw("],\"published\":")
+    date(item.published)
+    raw(",\"updated\":")
+    date(item.updated)
+    raw(",\"text\":")
+    string(item.text)
+    raw(",\"html\":")
+    string(item.html)
+    raw(",\"enclosures\":[")
+    for (k, enclosure) in item.enclosures.enumerated() {
+      if k > 0 { raw(",") }
+      raw("{\"url\":")
+      string(enclosure.url)
+      raw(",\"type\":")
+      string(enclosure.type)
+      raw(",\"length\":")
+      raw(enclosure.length.map(String.init) ?? "null")
       raw("}")
     }
+    raw("],\"image\":")
+    string(item.image)
+    if let content = item.content {
+      raw(",\"content\":")
+      string(content)
+    }
+    raw("}")
+  }
+
+  /// A date as an ISO 8601 string (or `null`), written straight into the bytes.
+  package mutating func date(_ value: Date?) {
+    guard let value else { return raw("null") }
+    bytes.append(UInt8(ascii: "\""))
+    ISODate.append(value, to: &bytes)
+    bytes.append(UInt8(ascii: "\""))
   }
 
   package mutating func raw(_ s: StaticString) {
