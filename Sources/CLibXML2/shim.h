@@ -81,3 +81,7 @@ static inline void watcher_capture_characters(void *ctx, const xmlChar *ch, int 
     }
   }
 }
+
+/* Sets libxml2's element depth limit (a C global, which Swift 6 will not assign); called once, before any
+ * parser runs. */
+static inline void watcher_set_max_depth(unsigned int depth) { xmlParserMaxDepth = depth; }

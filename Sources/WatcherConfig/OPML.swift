@@ -70,7 +70,10 @@ public enum OPML {
       let utf8 = encoding == "utf-8" ? Array(body) : InputDecoder.convert(body, from: encoding).bytes
       let stream = XMLStreamParser(handler: reader, documentURL: nil, maxFieldBytes: 64 * 1_024)
       var repairer = UTF8ChunkRepairer()
-      stream.parse { consume in utf8.withUnsafeBufferPointer { repairer.process($0, isLast: true, emit: consume) } }
+      stream.parse { out in
+        utf8.withUnsafeBufferPointer { repairer.process($0, isLast: true) { out.append(contentsOf: $0) } }
+        return false
+      }
       return stream.warnings
     }
     if let first = warnings.first(where: { $0.line > 0 }) {

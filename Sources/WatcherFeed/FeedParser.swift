@@ -177,18 +177,21 @@ public enum FeedParser {
     reader = xml
     var total = head.count
     var repairer = UTF8ChunkRepairer()
-    let (feed, xmlWarnings) = try xml.read { consume in
-      head.withUnsafeBufferPointer { first in
-        repairer.process(UnsafeBufferPointer(rebasing: first[bom...]), isLast: false, emit: consume)
+    var headDone = false
+    let (feed, xmlWarnings) = try xml.read { (out: inout [UInt8]) throws -> Bool in
+      if !headDone {
+        headDone = true
+        head.withUnsafeBufferPointer { first in
+          repairer.process(UnsafeBufferPointer(rebasing: first[bom...]), isLast: false) { out.append(contentsOf: $0) }
+        }
+        head = []
+        return true
       }
-      head = []
-      while true {
-        let chunk = try file.read(upTo: 64 * 1_024)
-        total += chunk.count
-        if total > options.maxBytes { throw FeedParseError.tooLarge(limit: options.maxBytes) }
-        chunk.withUnsafeBufferPointer { repairer.process($0, isLast: chunk.isEmpty, emit: consume) }
-        if chunk.isEmpty { break }
-      }
+      let chunk = try file.read(upTo: 64 * 1_024)
+      total += chunk.count
+      if total > options.maxBytes { throw FeedParseError.tooLarge(limit: options.maxBytes) }
+      chunk.withUnsafeBufferPointer { repairer.process($0, isLast: chunk.isEmpty) { out.append(contentsOf: $0) } }
+      return !chunk.isEmpty
     }
     let parsed = try finishedXML(feed, warnings: xmlWarnings, repairer: repairer, reader: xml, options: options)
     sendHeader(parsed.feed)
@@ -251,17 +254,17 @@ public enum FeedParser {
     var repairer = UTF8ChunkRepairer()
     let reader = XMLFeedReader(
       documentURL: options.documentURL, maxFieldBytes: options.maxFieldBytes, known: KnownItems.filter(options))
-    let (feed, xmlWarnings) = reader.read { consume in
-      func run(_ all: UnsafeBufferPointer<UInt8>) {
-        var offset = 0
-        repeat {
-          let end = min(all.count, offset + 64 * 1_024)
-          repairer.process(UnsafeBufferPointer(rebasing: all[offset..<end]), isLast: end == all.count, emit: consume)
-          offset = end
-        } while offset < all.count
+    func read(_ all: UnsafeBufferPointer<UInt8>) -> (Feed?, [FeedWarning]) {
+      var offset = 0
+      return reader.read { out in
+        let end = min(all.count, offset + 64 * 1_024)
+        let piece = UnsafeBufferPointer(rebasing: all[offset..<end])
+        repairer.process(piece, isLast: end == all.count) { out.append(contentsOf: $0) }
+        offset = end
+        return offset < all.count
       }
-      if let converted { converted.withUnsafeBufferPointer(run) } else { run(bytes) }
     }
+    let (feed, xmlWarnings) = if let converted { converted.withUnsafeBufferPointer(read) } else { read(bytes) }
     var parsed = try finishedXML(
       feed, warnings: xmlWarnings, repairer: repairer, reader: reader, options: options)
     parsed.warnings.insert(contentsOf: warnings, at: 0)

@@ -51,14 +51,15 @@ package final class XMLFeedReader: XMLFeedHandler {
     return feed
   }
 
-  /// Parses the UTF-8 document `produce` delivers in chunks (see `XMLStreamParser.parse`); `nil` feed when
-  /// it has no feed root.
-  package func read(_ produce: ((UnsafeBufferPointer<UInt8>) -> Void) throws -> Void) rethrows -> (Feed?, [FeedWarning])
-  {
+  /// Parses the UTF-8 document `fill` delivers piece by piece (see `XMLStreamParser.parse`); `nil` feed
+  /// when it has no feed root.
+  package func read<Failure: Error>(_ fill: (inout [UInt8]) throws(Failure) -> Bool) throws(Failure) -> (
+    Feed?, [FeedWarning]
+  ) {
     // The format parsers keep an unowned reference to the stream; the reader keeps it alive.
     let stream = XMLStreamParser(handler: self, documentURL: documentURL, maxFieldBytes: maxFieldBytes)
     self.stream = stream
-    try stream.parse(produce)
+    try stream.parse(fill)
     var feed = parser?.finish()
     if feed?.format == .rss10, sawRSS090 { feed?.format = .rss090 }
     return (feed, stream.warnings)

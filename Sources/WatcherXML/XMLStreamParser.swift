@@ -68,10 +68,13 @@ package final class XMLStreamParser {
     if let ctxt { xmlStopParser(ctxt) }
   }
 
-  /// Parses a UTF-8 document that `produce` delivers in chunks of any size, by calling the function it is given once per chunk.
+  /// Parses the UTF-8 document that `fill` delivers: each call appends the next bytes of it (any number) to
+  /// the array it is given, which is empty, and returns whether more may follow.
   ///
-  /// An error `produce` throws (input too large, say) ends parsing and is rethrown.
-  package func parse(_ produce: ((UnsafeBufferPointer<UInt8>) -> Void) throws -> Void) rethrows {
+  /// libxml2 pulls the bytes as it needs them (its pull parser reads faster than its push parser, which
+  /// looks ahead for complete tokens in every chunk). An error `fill` throws (input too large, say) ends
+  /// parsing and is rethrown.
+  package func parse<Failure: Error>(_ fill: (inout [UInt8]) throws(Failure) -> Bool) throws(Failure) {
     // Only our own handlers: every default SAX2 handler expects the parser context as its user data and
     // would record or resolve DTD entities. With none of them, no entity a document declares is stored,
     // resolved (no `resolveEntity`, no `getParameterEntity`) or expanded.
@@ -85,42 +88,45 @@ package final class XMLStreamParser {
     sax.serror = xmlStructuredError
     sax.getEntity = xmlGetEntity
 
-    // The SAX user data is the capture struct (which points back to this object), not the parser context:
-    // libxml2 then never falls back to its own entity table (`xmlSAX2GetEntity` is only consulted when the
-    // user data is the context), so an entity a document declares can never be expanded, whatever libxml2
-    // recorded for "SAX compatibility".
-    LibXML2.initialize()
-    guard let context = xmlCreatePushParserCtxt(&sax, capture, nil, 0, nil) else {
-      warnings.append(FeedWarning(message: "internal error: libxml2 could not create a parser, please report"))
-      return
-    }
-    ctxt = context
-    capture.pointee.ctxt = context
-    defer {
-      if let doc = context.pointee.myDoc { xmlFreeDoc(doc) }
-      xmlFreeParserCtxt(context)
-      ctxt = nil
-      capture.pointee.ctxt = nil
-    }
-    let options = XML_PARSE_RECOVER.rawValue | XML_PARSE_NONET.rawValue | XML_PARSE_IGNORE_ENC.rawValue
-    xmlCtxtUseOptions(context, Int32(options))
-
-    let chunk = 64 * 1_024
-    try produce { input in
-      guard let baseAddress = input.baseAddress else { return }
-      var offset = 0
-      while offset < input.count, !stopped {
-        let length = min(chunk, input.count - offset)
-        let raw = UnsafeRawPointer(baseAddress + offset).assumingMemoryBound(to: CChar.self)
-        xmlParseChunk(context, raw, Int32(length), 0)
-        offset += length
+    var failure: Failure?
+    withoutActuallyEscaping(fill) { fill in
+      let source = PullSource(fill: fill)
+      // The SAX user data is the capture struct (which points back to this object), not the parser
+      // context: libxml2 then never falls back to its own entity table (`xmlSAX2GetEntity` is only
+      // consulted when the user data is the context), so an entity a document declares can never be
+      // expanded, whatever libxml2 recorded for "SAX compatibility".
+      LibXML2.initialize()
+      let sourcePointer = Unmanaged<PullReader>.passUnretained(source).toOpaque()
+      guard
+        let context = xmlCreateIOParserCtxt(
+          &sax, capture, pullRead, nil, sourcePointer, XML_CHAR_ENCODING_UTF8)
+      else {
+        warnings.append(FeedWarning(message: "internal error: libxml2 could not create a parser, please report"))
+        failure = source.failure
+        return
       }
+      ctxt = context
+      capture.pointee.ctxt = context
+      defer {
+        if let doc = context.pointee.myDoc { xmlFreeDoc(doc) }
+        xmlFreeParserCtxt(context)
+        ctxt = nil
+        capture.pointee.ctxt = nil
+      }
+      let options = XML_PARSE_RECOVER.rawValue | XML_PARSE_NONET.rawValue | XML_PARSE_IGNORE_ENC.rawValue
+      xmlCtxtUseOptions(context, Int32(options))
+      source.parser = self
+      xmlParseDocument(context)
+      failure = source.failure
     }
-    if !stopped { xmlParseChunk(context, nil, 0, 1) }
+    if let failure { throw failure }
     if errorCount > maxWarnings {
       warnings.append(FeedWarning(message: "\(errorCount - maxWarnings) more warnings not shown"))
     }
   }
+
+  /// Whether `stop()` was called: the pull source then hands libxml2 no more bytes.
+  fileprivate var isStopped: Bool { stopped }
 
   private func appendWarning(_ warning: FeedWarning) {
     errorCount += 1
@@ -398,6 +404,57 @@ private let xmlGetEntity: getEntitySAXFunc = { ctx, name in
   return HTMLEntities.xmlEntity(named: name)
 }
 
+/// What libxml2's read callback calls: `PullSource`, whose generic type the C callback cannot name.
+private class PullReader {
+  /// Copies up to `count` bytes to `buffer`: how many, 0 at the end, -1 on failure.
+  func read(into buffer: UnsafeMutablePointer<CChar>, count: Int) -> Int32 { -1 }
+}
+
+/// The bytes libxml2 pulls (`xmlCreateIOParserCtxt`'s read callback): what `fill` appended and libxml2 has
+/// not yet taken, and the error `fill` threw, if any.
+private final class PullSource<Failure: Error>: PullReader {
+  let fill: (inout [UInt8]) throws(Failure) -> Bool
+  var bytes: [UInt8] = []
+  var offset = 0
+  var more = true
+  var failure: Failure?
+  unowned(unsafe) var parser: XMLStreamParser?
+
+  init(fill: @escaping (inout [UInt8]) throws(Failure) -> Bool) {
+    self.fill = fill
+    bytes.reserveCapacity(128 * 1_024)
+  }
+
+  override func read(into buffer: UnsafeMutablePointer<CChar>, count: Int) -> Int32 {
+    while offset == bytes.count {
+      guard more, failure == nil, parser?.isStopped != true else { return failure == nil ? 0 : -1 }
+      bytes.removeAll(keepingCapacity: true)
+      offset = 0
+      do {
+        more = try fill(&bytes)
+      } catch {
+        failure = error
+        return -1
+      }
+    }
+    let n = min(count, bytes.count - offset)
+    bytes.withUnsafeBufferPointer { all in
+      guard let base = all.baseAddress else { return }
+      UnsafeMutableRawPointer(buffer).copyMemory(from: base + offset, byteCount: n)
+    }
+    offset += n
+    return Int32(n)
+  }
+}
+
+/// The read callback; its context is the parse's `PullSource`, kept alive by `parse`.
+private let pullRead: xmlInputReadCallback = { context, buffer, length in
+  guard let context, let buffer, length > 0 else { return 0 }
+  return Unmanaged<PullReader>.fromOpaque(context)._withUnsafeGuaranteedRef {
+    $0.read(into: buffer, count: Int(length))
+  }
+}
+
 /// libxml2's global state, set up once before any parser runs.
 ///
 /// libxml2 initializes itself lazily on the first parser, which is not safe when the first two parsers start
@@ -405,6 +462,10 @@ private let xmlGetEntity: getEntitySAXFunc = { ctx, name in
 package enum LibXML2 {
   private static let initialized: Bool = {
     xmlInitParser()
+    // The pull parser stops a document nested deeper than 256 elements with a fatal error, losing every
+    // item after it; libxml2 2.9.10 and later parse content without recursion, so depth costs only memory,
+    // which the input cap already bounds. (The push parser never checked.)
+    watcher_set_max_depth(1 << 30)
     return true
   }()
 

@@ -122,4 +122,16 @@ struct InputCleaningTests {
       }
     }
   }
+
+  @Test("line ends become LF as XML requires, in text and in CDATA, whatever the chunking")
+  func lineEnds() throws {
+    let body = String(repeating: "filler ", count: 20_000)
+    let xml =
+      "<rss version=\"2.0\"><channel><item><guid>1</guid><description>\(body)a\r\nb\rc</description>"
+      + "<content:encoded xmlns:content=\"http://purl.org/rss/1.0/modules/content/\"><![CDATA[<pre>x\r\ny</pre>]]>"
+      + "</content:encoded></item></channel></rss>"
+    let item = try #require(try FeedParser.parse(Data(xml.utf8)).feed.items.first)
+    #expect(item.html == "<pre>x\ny</pre>")
+    #expect(item.text?.hasSuffix("a b c") == true)
+  }
 }
