@@ -79,18 +79,21 @@ public enum HTMLText {
 
   /// Whether `text` needs no collapsing: no control characters, NBSP, leading, trailing or double spaces.
   private static func isCollapsed(_ text: String) -> Bool {
-    var previousSpace = true
-    for c in text.utf8 {
-      if c == 32 {
-        if previousSpace { return false }
-        previousSpace = true
-      } else if c < 32 || c == 0xC2 {
-        return false
-      } else {
-        previousSpace = false
+    var copy = text
+    return copy.withUTF8 { bytes in
+      var previousSpace = true
+      for c in bytes {
+        if c == 32 {
+          if previousSpace { return false }
+          previousSpace = true
+        } else if c < 32 || c == 0xC2 {
+          return false
+        } else {
+          previousSpace = false
+        }
       }
+      return !previousSpace || bytes.isEmpty
     }
-    return !previousSpace || text.isEmpty
   }
 
   /// `text` with each line's whitespace collapsed, blank lines dropped, lines joined by `\n`; `nil` if empty.
@@ -346,7 +349,7 @@ public enum HTMLText {
   private static let imgTag = ByteScanning.lowercaseHash("img")
 
   /// Elements that end a line of text (as name hashes, so no String is made per tag).
-  private static let blockTags = Set(blockTagNames.map(ByteScanning.lowercaseHash))
+  private static let blockTags = NameHashes(blockTagNames)
   private static let blockTagNames = [
     "p", "br", "div", "li", "ul", "ol", "tr", "td", "th", "table", "h1", "h2", "h3", "h4", "h5", "h6",
     "blockquote", "pre", "hr", "section", "article", "header", "footer", "dd", "dt", "dl", "figure",
@@ -355,11 +358,45 @@ public enum HTMLText {
   ]
   /// Elements whose content is not text to show.
   private static let skipContentTagNames = ["script", "style", "head", "title", "template", "noscript"]
-  private static let skipContentTags = Set(skipContentTagNames.map(ByteScanning.lowercaseHash))
+  private static let skipContentTags = NameHashes(skipContentTagNames)
   /// Elements whose presence marks a string as HTML.
-  private static let knownTags = Set(
+  private static let knownTags = NameHashes(
     (blockTagNames + skipContentTagNames + [
       "a", "b", "i", "u", "s", "em", "strong", "span", "img", "code", "small", "big", "sub", "sup", "font",
       "abbr", "cite", "q", "del", "ins", "mark", "tt", "kbd", "var", "html", "body", "center", "strike",
-    ]).map(ByteScanning.lowercaseHash))
+    ]))
+}
+
+/// A set of element names as `ByteScanning.lowercaseHash` values, looked up once per tag.
+///
+/// The hashes are already well mixed, so a slot is found from their low bits; a `Set` hashed them again with
+/// its seeded hasher, which cost more than the rest of the lookup.
+private struct NameHashes: Sendable {
+  private let slots: [UInt64]
+  private let mask: Int
+
+  init(_ names: [String]) {
+    var size = 16
+    while size < names.count * 4 { size *= 2 }
+    var slots = [UInt64](repeating: 0, count: size)
+    for name in names {
+      let hash = ByteScanning.lowercaseHash(name)
+      var i = Int(truncatingIfNeeded: hash) & (size - 1)
+      while slots[i] != 0, slots[i] != hash { i = (i + 1) & (size - 1) }
+      slots[i] = hash
+    }
+    self.slots = slots
+    mask = size - 1
+  }
+
+  /// Whether `hash` is one of the names (0, an empty slot, never is).
+  func contains(_ hash: UInt64) -> Bool {
+    guard hash != 0 else { return false }
+    var i = Int(truncatingIfNeeded: hash) & mask
+    while slots[i] != 0 {
+      if slots[i] == hash { return true }
+      i = (i + 1) & mask
+    }
+    return false
+  }
 }

@@ -227,9 +227,11 @@ package enum InputDecoder {
     while i < n {
       if i + 8 <= n {
         let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-        // DEL counts as clean here, so take it back out of the control test.
+        // ASCII with no byte below 0x20 (a quick test, exact for ASCII), or with only tabs, newlines and
+        // returns there (DEL counts as clean here, so take it back out of the control test).
         if word & 0x8080_8080_8080_8080 == 0
-          && ByteScanning.controlBytes(word) & ~ByteScanning.zeroBytes(word ^ 0x7F7F_7F7F_7F7F_7F7F) == 0
+          && (!ByteScanning.hasByteBelow(word, 0x20)
+            || ByteScanning.controlBytes(word) & ~ByteScanning.zeroBytes(word ^ 0x7F7F_7F7F_7F7F_7F7F) == 0)
         {
           i += 8
           continue

@@ -105,6 +105,9 @@ package struct UTF8ChunkRepairer {
       let word = UInt32(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt32.self))
       if word == 0x3B74_6C26 || word == 0x3B74_6726 { return true }
       if i + 5 <= n, word == 0x706D_6126, base[i + 4] == UInt8(ascii: ";") { return true }
+      if i + 6 <= n, word == 0x6F75_7126, base[i + 4] == UInt8(ascii: "t"), base[i + 5] == UInt8(ascii: ";") {
+        return true
+      }
     }
     if b[j] == UInt8(ascii: "#") {
       j += 1
