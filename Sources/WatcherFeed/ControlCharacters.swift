@@ -63,15 +63,19 @@ package enum ControlCharacters {
     for index in feed.items.indices { clean(&feed.items[index]) }
   }
 
-  /// Applies `replaced` to every text field of `item`.
+  /// Applies `replaced` to every text field of `item`; a field without control characters is not touched.
   package static func clean(_ item: inout FeedItem) {
-    item.id = item.id.map(replaced)
-    item.title = item.title.map(replaced)
-    item.link = item.link.map(replaced)
-    item.author = item.author.map(replaced)
-    item.categories = item.categories.map(replaced)
-    item.text = item.text.map(replaced)
-    item.html = item.html.map(replaced)
-    item.image = item.image.map(replaced)
+    clean(&item.id)
+    clean(&item.title)
+    clean(&item.link)
+    clean(&item.author)
+    if item.categories.contains(where: contains) { item.categories = item.categories.map(replaced) }
+    clean(&item.text)
+    clean(&item.html)
+    clean(&item.image)
+  }
+
+  private static func clean(_ field: inout String?) {
+    if let value = field, contains(value) { field = replaced(value) }
   }
 }

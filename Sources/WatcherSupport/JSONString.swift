@@ -16,15 +16,17 @@ package enum JSONString {
       var i = 0
       let n = utf8.count
       while i < n {
-        // Skip eight plain bytes at a time.
+        // Skip eight plain bytes at a time, or straight to the first byte to escape among them.
         if i + 8 <= n, let base = utf8.baseAddress {
-          let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-          if !hasControl(word), !ByteScanning.hasByte(word, UInt8(ascii: "\"")),
-            !ByteScanning.hasByte(word, UInt8(ascii: "\\"))
-          {
+          let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+          let special =
+            controls(word) | ByteScanning.zeroBytes(word ^ 0x2222_2222_2222_2222)
+            | ByteScanning.zeroBytes(word ^ 0x5C5C_5C5C_5C5C_5C5C)
+          if special == 0 {
             i += 8
             continue
           }
+          i += special.trailingZeroBitCount / 8
         }
         let c = utf8[i]
         i += 1
@@ -57,13 +59,14 @@ package enum JSONString {
     return String(decoding: bytes, as: UTF8.self)
   }
 
-  /// Whether any byte of `word` is a C0 control character (exact even when some bytes are ≥ 0x80).
+  /// The high bit of each byte of `word` that is a C0 control character, and no other bit (exact even when
+  /// some bytes are ≥ 0x80).
   @inline(__always)
-  private static func hasControl(_ word: UInt64) -> Bool {
-    // Clear the high bit of every byte so the subtraction test is exact, then test < 0x20 on the bytes
-    // that had no high bit.
+  private static func controls(_ word: UInt64) -> UInt64 {
+    // Clear the high bit of every byte so the addition cannot carry, then test < 0x20 on the bytes that had
+    // no high bit.
     let low = word & 0x7F7F_7F7F_7F7F_7F7F
     let below = ((low &+ 0x6060_6060_6060_6060) & 0x8080_8080_8080_8080) ^ 0x8080_8080_8080_8080
-    return below & ~word & 0x8080_8080_8080_8080 != 0
+    return below & ~word & 0x8080_8080_8080_8080
   }
 }

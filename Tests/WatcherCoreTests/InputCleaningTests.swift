@@ -3,7 +3,6 @@
 
 import Foundation
 import Testing
-
 import WatcherSupport
 
 @testable import WatcherFeed
@@ -133,5 +132,41 @@ struct InputCleaningTests {
     let item = try #require(try FeedParser.parse(Data(xml.utf8)).feed.items.first)
     #expect(item.html == "<pre>x\ny</pre>")
     #expect(item.text?.hasSuffix("a b c") == true)
+  }
+
+  @Test("JSON strings are escaped exactly as a byte-by-byte escaper would, wherever the special bytes fall")
+  func jsonEscaping() throws {
+    func plain(_ text: String) -> String {
+      var out = "\""
+      for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+        default: out.unicodeScalars.append(scalar)
+        }
+      }
+      return out + "\""
+    }
+    let specials = ["\"", "\\", "\n", "\u{1}", "\u{1F}", "é", "\u{7F}", "日"]
+    for length in 0..<20 {
+      let base = String(repeating: "a", count: length)
+      #expect(JSONString.literal(base) == plain(base))
+      for position in 0...length {
+        for first in specials {
+          for second in specials {
+            var text = base
+            text.insert(contentsOf: first + "x" + second, at: text.index(text.startIndex, offsetBy: position))
+            #expect(JSONString.literal(text) == plain(text), "\(text.debugDescription)")
+            let parsed = try JSONSerialization.jsonObject(
+              with: Data(JSONString.literal(text).utf8), options: .fragmentsAllowed)
+            #expect(parsed as? String == text)
+          }
+        }
+      }
+    }
   }
 }
