@@ -400,9 +400,19 @@ def parse_big(big, runs, slow_runs, peers=True):
     if peers:
         commands.append(("feedparser (rss2email, feed2exec)", [
             os.path.join(VENV, "bin", "python"), "-c", "import feedparser, sys; feedparser.parse(sys.argv[1])", big]))
+    # The fast parsers run in turn (watcher, sfeed, xmllint, watcher, ...), not each one's runs back to back:
+    # this machine's speed drifts over minutes, and taking turns puts every parser under the same drift.
+    samples_of = {name: [] for name, _ in commands}
+    for _ in range(runs):
+        for name, cmd in commands:
+            if not name.startswith("feedparser"):
+                samples_of[name].append(timed(cmd, os.environ))
+    for name, cmd in commands:
+        if name.startswith("feedparser"):
+            samples_of[name] = [timed(cmd, os.environ) for _ in range(slow_runs)]
     rows = []
     for name, cmd in commands:
-        samples = [timed(cmd, os.environ) for _ in range(slow_runs if name.startswith("feedparser") else runs)]
+        samples = samples_of[name]
         bad = [s for s in samples if s[3] != 0]
         rows.append((name, statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples),
                      max(s[2] for s in samples), "exit %d" % bad[0][3] if bad else "ok"))

@@ -38,7 +38,11 @@ package enum ControlCharacters {
       var i = 0
       while i + 8 <= count {
         let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-        if ByteScanning.controlBytes(word) != 0 || ByteScanning.hasByte(word, 0xC2) {
+        // A quick test first (any byte below 0x20, DEL or 0xC2), then the exact one.
+        if ByteScanning.hasByteBelow(word, 0x20) || ByteScanning.hasByte(word, 0x7F)
+          || ByteScanning.hasByte(word, 0xC2),
+          ByteScanning.controlBytes(word) != 0 || ByteScanning.hasByte(word, 0xC2)
+        {
           for j in i..<(i + 8) where isControl(at: j) { return true }
         }
         i += 8
