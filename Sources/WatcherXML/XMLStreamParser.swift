@@ -9,14 +9,14 @@ import WatcherSupport
   import Glibc
 #endif
 
-/// A streaming XML reader on libxml2's SAX2 push parser, configured to be safe on hostile input.
+/// A streaming XML reader on libxml2's SAX2 pull parser, configured to be safe on hostile input.
 ///
 /// Configuration (docs/design.md, "Platform notes"): `XML_PARSE_RECOVER | XML_PARSE_NONET | XML_PARSE_IGNORE_ENC`, never
 /// `NOENT` or `DTDLOAD`; the DTD handlers are removed so no entity a document declares is ever recorded or
 /// expanded (billion laughs, quadratic blowup and external entities all come to nothing); HTML named
-/// entities (`&nbsp;`, `&eacute;`) are resolved through `getEntity`; input is fed in 64 KiB chunks; each
-/// captured field is capped. The input must already be UTF-8 (`InputDecoder`).
-/// The corresponding C functions are `xmlCreatePushParserCtxt`, `xmlParseChunk` and `xmlFreeParserCtxt`.
+/// entities (`&nbsp;`, `&eacute;`) are resolved through `getEntity`; libxml2 pulls the input as it needs
+/// it; each captured field is capped. The input must already be UTF-8 (`InputDecoder`).
+/// The corresponding C functions are `xmlCreateIOParserCtxt`, `xmlParseDocument` and `xmlFreeParserCtxt`.
 package final class XMLStreamParser {
   private unowned(unsafe) let handler: any XMLFeedHandler
   private let maxFieldBytes: Int
