@@ -31,10 +31,10 @@ package final class ItemPipeline<Raw: Sendable> {
   private let results = BatchResults()
   /// With a sink: the batches handed to it in order.
   private let sequencer: Sequencer?
-  private static var maxInFlight: Int { 4 }
+  private static var maxInFlight: Int { 8 }
 
   package init(
-    batchSize: Int = 256, sink: ItemSink? = nil, prefilter: ((Raw) -> FeedItem?)? = nil,
+    batchSize: Int = 128, sink: ItemSink? = nil, prefilter: ((Raw) -> FeedItem?)? = nil,
     normalize: @escaping @Sendable (Raw) -> FeedItem
   ) {
     self.normalize = normalize
