@@ -111,11 +111,6 @@ package enum InputDecoder {
   ///
   /// When every non-ASCII character of `bytes` is in U+0080–U+00FF and their Latin-1 bytes are valid UTF-8, returns
   /// those bytes; otherwise `nil`. feedparser applies the same repair.
-  package static func undoDoubleEncoding(_ bytes: [UInt8]) -> [UInt8]? {
-    bytes.withUnsafeBufferPointer { undoDoubleEncoding($0) }
-  }
-
-  /// `undoDoubleEncoding` of bytes in place.
   package static func undoDoubleEncoding(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
     // Mojibake of this kind always contains the lead bytes 0xC2 or 0xC3; memchr finds them fast.
     guard let base = bytes.baseAddress, memchr(base, 0xC3, bytes.count) != nil || memchr(base, 0xC2, bytes.count) != nil

@@ -28,7 +28,8 @@ package final class XMLStreamParser {
   private let capture: UnsafeMutablePointer<watcher_capture>
   private var bases: [(depth: Int, base: String?)] = []
   private var errorCount = 0
-  private var stopped = false
+  /// Whether `stop()` was called: the pull source then hands libxml2 no more bytes.
+  fileprivate private(set) var stopped = false
   /// Problems met so far, in document order.
   package private(set) var warnings: [FeedWarning] = []
   /// The most warnings kept; the rest are counted.
@@ -124,9 +125,6 @@ package final class XMLStreamParser {
       warnings.append(FeedWarning(message: "\(errorCount - maxWarnings) more warnings not shown"))
     }
   }
-
-  /// Whether `stop()` was called: the pull source then hands libxml2 no more bytes.
-  fileprivate var isStopped: Bool { stopped }
 
   private func appendWarning(_ warning: FeedWarning) {
     errorCount += 1
@@ -427,7 +425,7 @@ private final class PullSource<Failure: Error>: PullReader {
 
   override func read(into buffer: UnsafeMutablePointer<CChar>, count: Int) -> Int32 {
     while offset == bytes.count {
-      guard more, failure == nil, parser?.isStopped != true else { return failure == nil ? 0 : -1 }
+      guard more, failure == nil, parser?.stopped != true else { return failure == nil ? 0 : -1 }
       bytes.removeAll(keepingCapacity: true)
       offset = 0
       do {
