@@ -55,6 +55,18 @@ static inline void watcher_capture_append(struct watcher_capture *c, const unsig
   c->count += count;
 }
 
+/* Ends the text at the limit: what is kept ends with a whole UTF-8 character, and nothing is added after. */
+static inline void watcher_capture_cut(struct watcher_capture *c) {
+  c->truncated = 1;
+  size_t end = c->count;
+  size_t lead = end;
+  while (lead > 0 && end - lead < 4 && (c->bytes[lead - 1] & 0xC0) == 0x80) lead--;
+  if (lead == 0) return;
+  unsigned char first = c->bytes[lead - 1];
+  size_t length = first >= 0xF0 ? 4 : first >= 0xE0 ? 3 : first >= 0xC0 ? 2 : 1;
+  if (end - (lead - 1) < length) c->count = lead - 1;
+}
+
 /* The SAX `characters`, `cdataBlock` and `ignorableWhitespace` callback. */
 static inline void watcher_capture_characters(void *ctx, const xmlChar *ch, int len) {
   struct watcher_capture *c = (struct watcher_capture *)ctx;
@@ -62,23 +74,23 @@ static inline void watcher_capture_characters(void *ctx, const xmlChar *ch, int 
    * silently drop every later `&lt;` and `&amp;`; the only entities it can reach are the predefined ones
    * and HTML characters, so substituting them stays safe. Every callback resets the flag. */
   c->ctxt->wellFormed = 1;
-  if (!c->active || len <= 0) return;
+  if (!c->active || c->truncated || len <= 0) return;
   size_t n = (size_t)len;
-  if (c->count + n > c->limit) {
-    c->truncated = 1;
-    return;
-  }
   if (!c->xhtml) {
-    watcher_capture_append(c, ch, n);
+    /* The text is cut where the limit falls, however libxml2 split it into calls. */
+    size_t room = c->limit > c->count ? c->limit - c->count : 0;
+    watcher_capture_append(c, ch, n < room ? n : room);
+    if (n > room) watcher_capture_cut(c);
     return;
   }
   for (size_t i = 0; i < n; i++) {
-    switch (ch[i]) {
-    case '<': watcher_capture_append(c, (const unsigned char *)"&lt;", 4); break;
-    case '&': watcher_capture_append(c, (const unsigned char *)"&amp;", 5); break;
-    case '>': watcher_capture_append(c, (const unsigned char *)"&gt;", 4); break;
-    default: watcher_capture_append(c, ch + i, 1);
+    const char *escaped = ch[i] == '<' ? "&lt;" : ch[i] == '&' ? "&amp;" : ch[i] == '>' ? "&gt;" : NULL;
+    size_t length = escaped ? strlen(escaped) : 1;
+    if (c->count + length > c->limit) {
+      watcher_capture_cut(c);
+      return;
     }
+    watcher_capture_append(c, escaped ? (const unsigned char *)escaped : ch + i, length);
   }
 }
 

@@ -36,8 +36,14 @@ package final class XMLFeedReader: XMLFeedHandler {
 
   private let sink: ItemSink?
   private let known: KnownItems.Filter?
+  private let foldsReferences: Bool
 
-  package init(documentURL: String?, maxFieldBytes: Int, sink: ItemSink? = nil, known: KnownItems.Filter? = nil) {
+  /// `foldsReferences: false` reads the document exactly as written (see `XMLStreamParser`); tests compare.
+  package init(
+    documentURL: String?, maxFieldBytes: Int, sink: ItemSink? = nil, known: KnownItems.Filter? = nil,
+    foldsReferences: Bool = true
+  ) {
+    self.foldsReferences = foldsReferences
     self.documentURL = documentURL
     self.maxFieldBytes = maxFieldBytes
     self.sink = sink
@@ -57,7 +63,8 @@ package final class XMLFeedReader: XMLFeedHandler {
     Feed?, [FeedWarning]
   ) {
     // The format parsers keep an unowned reference to the stream; the reader keeps it alive.
-    let stream = XMLStreamParser(handler: self, documentURL: documentURL, maxFieldBytes: maxFieldBytes)
+    let stream = XMLStreamParser(
+      handler: self, documentURL: documentURL, maxFieldBytes: maxFieldBytes, foldsReferences: foldsReferences)
     self.stream = stream
     try stream.parse(fill)
     var feed = parser?.finish()

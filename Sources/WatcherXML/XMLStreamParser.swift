@@ -34,10 +34,14 @@ package final class XMLStreamParser {
   package private(set) var warnings: [FeedWarning] = []
   /// The most warnings kept; the rest are counted.
   private let maxWarnings = 50
+  /// Writes `&gt;`, `&quot;` and `&apos;` in character data as characters before libxml2 reads them; nil
+  /// when the parser reads the document exactly as written (tests compare the two).
+  fileprivate var folder: ReferenceFolder?
 
   /// Creates a parser that reports to `handler`; `documentURL` is the base for relative links.
-  package init(handler: any XMLFeedHandler, documentURL: String?, maxFieldBytes: Int) {
+  package init(handler: any XMLFeedHandler, documentURL: String?, maxFieldBytes: Int, foldsReferences: Bool = true) {
     self.handler = handler
+    folder = foldsReferences ? ReferenceFolder() : nil
     self.maxFieldBytes = maxFieldBytes
     bases = [(0, documentURL)]
     capture = .allocate(capacity: 1)
@@ -54,7 +58,24 @@ package final class XMLStreamParser {
   /// The current position in the document (1-based line and column).
   package var position: (line: Int, column: Int) {
     guard let ctxt else { return (0, 0) }
-    return (Int(xmlSAX2GetLineNumber(ctxt)), Int(xmlSAX2GetColumnNumber(ctxt)))
+    return (Int(xmlSAX2GetLineNumber(ctxt)), columnAsWritten(Int(xmlSAX2GetColumnNumber(ctxt))))
+  }
+
+  /// libxml2's `column` at its current position, as written: with the columns the folded references took.
+  private func columnAsWritten(_ column: Int) -> Int {
+    guard let folder, let ctxt, column > 0 else { return column }
+    let offset = Int(xmlByteConsumed(ctxt))
+    return offset < 0 ? column : folder.columnAsWritten(column: column, offset: offset)
+  }
+
+  /// Folds the references in the next bytes libxml2 reads, first letting go of what it has read past.
+  fileprivate func fold(_ bytes: inout [UInt8]) {
+    guard folder != nil else { return }
+    if let ctxt, ctxt.pointee.input != nil {
+      let offset = Int(xmlByteConsumed(ctxt))
+      if offset >= 0 { folder?.settle(offset: offset) }
+    }
+    folder?.fold(&bytes)
   }
 
   /// Adds a warning at the current position.
@@ -92,6 +113,7 @@ package final class XMLStreamParser {
     var failure: Failure?
     withoutActuallyEscaping(fill) { fill in
       let source = PullSource(fill: fill)
+      source.parser = self
       // The SAX user data is the capture struct (which points back to this object), not the parser
       // context: libxml2 then never falls back to its own entity table (`xmlSAX2GetEntity` is only
       // consulted when the user data is the context), so an entity a document declares can never be
@@ -116,7 +138,6 @@ package final class XMLStreamParser {
       }
       let options = XML_PARSE_RECOVER.rawValue | XML_PARSE_NONET.rawValue | XML_PARSE_IGNORE_ENC.rawValue
       xmlCtxtUseOptions(context, Int32(options))
-      source.parser = self
       xmlParseDocument(context)
       failure = source.failure
     }
@@ -235,9 +256,13 @@ package final class XMLStreamParser {
   fileprivate func structuredError(_ error: xmlErrorPtr) {
     let e = error.pointee
     guard e.level != XML_ERR_NONE else { return }
+    guard errorCount < maxWarnings else {
+      errorCount += 1  // counted, not kept
+      return
+    }
     var message = e.message.map { String(cString: $0) } ?? "XML error \(e.code)"
     while message.last?.isWhitespace == true { message.removeLast() }
-    appendWarning(FeedWarning(line: Int(e.line), column: Int(e.int2), message: message))
+    appendWarning(FeedWarning(line: Int(e.line), column: columnAsWritten(Int(e.int2)), message: message))
   }
 
   // MARK: - Markup inside captured elements
@@ -246,7 +271,7 @@ package final class XMLStreamParser {
     localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?, attributeCount: Int,
     attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
   ) {
-    guard capture.pointee.count < maxFieldBytes else { return }
+    guard capture.pointee.count < maxFieldBytes, capture.pointee.truncated == 0 else { return }
     append(UInt8(ascii: "<"))
     appendName(localName, prefix: prefix)
     if let attributes {
@@ -272,7 +297,7 @@ package final class XMLStreamParser {
   }
 
   private func appendEndTag(localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?) {
-    guard capture.pointee.count < maxFieldBytes else { return }
+    guard capture.pointee.count < maxFieldBytes, capture.pointee.truncated == 0 else { return }
     append("</")
     appendName(localName, prefix: prefix)
     append(UInt8(ascii: ">"))
@@ -424,24 +449,33 @@ private final class PullSource<Failure: Error>: PullReader {
   }
 
   override func read(into buffer: UnsafeMutablePointer<CChar>, count: Int) -> Int32 {
-    while offset == bytes.count {
-      guard more, failure == nil, parser?.stopped != true else { return failure == nil ? 0 : -1 }
-      bytes.removeAll(keepingCapacity: true)
-      offset = 0
-      do {
-        more = try fill(&bytes)
-      } catch {
-        failure = error
-        return -1
+    // libxml2 reads once for each look-ahead it needs and takes a short read as all there is for now: a
+    // construct cut by a short read (an XML declaration, a `<!--`) is misread. So the request is filled
+    // whole, from as many fills as it takes; it is short only at the end of the document.
+    var copied = 0
+    while copied < count {
+      if offset == bytes.count {
+        guard more, failure == nil, parser?.stopped != true else { break }
+        bytes.removeAll(keepingCapacity: true)
+        offset = 0
+        do {
+          more = try fill(&bytes)
+          parser?.fold(&bytes)
+        } catch {
+          failure = error
+          break
+        }
+        continue
       }
+      let n = min(count - copied, bytes.count - offset)
+      bytes.withUnsafeBufferPointer { all in
+        guard let base = all.baseAddress else { return }
+        UnsafeMutableRawPointer(buffer + copied).copyMemory(from: base + offset, byteCount: n)
+      }
+      offset += n
+      copied += n
     }
-    let n = min(count, bytes.count - offset)
-    bytes.withUnsafeBufferPointer { all in
-      guard let base = all.baseAddress else { return }
-      UnsafeMutableRawPointer(buffer).copyMemory(from: base + offset, byteCount: n)
-    }
-    offset += n
-    return Int32(n)
+    return copied == 0 && failure != nil ? -1 : Int32(copied)
   }
 }
 

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import WatcherSupport
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Writes `&gt;`, `&quot;` and `&apos;` in character data as the characters they stand for, before libxml2
+/// reads the document.
+///
+/// Escaped HTML (`&lt;p&gt;…&lt;a href=&quot;…&quot;&gt;`) is most of a large feed, and libxml2 pays for
+/// each reference: a name lookup and two `characters` callbacks. In character data `>`, `"` and `'` mean
+/// exactly what their references mean, so about half of that work goes; `&lt;` and `&amp;` must stay.
+///
+/// Only character data is touched. A small lexer follows the markup: nothing inside a tag (an attribute
+/// value quoted with `"` would end early), a comment, a CDATA section (where `&gt;` is text as written) or a
+/// processing instruction. After a `<!` that opens neither a comment nor a CDATA section (a DOCTYPE, whose
+/// internal subset has its own syntax) nothing more is touched. `]]&gt;` stays (`]]>` is not allowed in
+/// content). On broken markup the lexer only ever takes more for markup than libxml2 does (it ends a tag at
+/// the first `>` outside quotes; libxml2 ends a broken one earlier), so it may leave a reference libxml2
+/// would have resolved, and never touches one libxml2 would not.
+///
+/// Each replacement shortens its line by 3 or 5 columns. The replacements libxml2 has not yet read past are
+/// kept (where and on which line); `columnAsWritten` adds back the columns removed before a position, so
+/// warnings name the column as written.
+///
+/// Two libxml2 2.9 quirks make a broken document read differently, never a well-formed one: right after an
+/// error libxml2 drops the next reference (a folded character is kept), and it drops the run of text before
+/// a stray `]]>` in content (which folding can make longer).
+struct ReferenceFolder {
+  private enum State: Equatable {
+    case text, lessThan, bang, bangDash, tag, quoted(UInt8), comment, cdata, instruction, off
+  }
+
+  private struct Edit {
+    /// Where the replacement character is, in bytes handed to libxml2.
+    var offset: Int
+    var line: Int
+    var shift: Int
+  }
+
+  private var state = State.text
+  /// How many of the terminator's first characters (`-` of `-->`, `]` of `]]>`, `?` of `?>`) end what was
+  /// read so far, at most two.
+  private var run = 0
+  /// The last two bytes written (`]]` must not be followed by a new `>`), the newest in the low byte.
+  private var lastTwo: UInt16 = 0
+  /// Bytes written before the current buffer.
+  private var written = 0
+  /// The line of the next byte written (1-based).
+  private var line = 1
+  private var edits: [Edit] = []
+  private var firstPending = 0
+  /// Where the newlines libxml2 has not yet read past are (in bytes handed to it), and how many came before.
+  private var newlines: [Int] = []
+  private var firstNewline = 0
+  private var settledNewlines = 0
+  /// The columns removed on `settledLine` before the position libxml2 has read to.
+  private var settledLine = 0
+  private var settledShift = 0
+
+  init() {}
+
+  /// Replaces the references in `bytes` (the next bytes of the document), in place.
+  mutating func fold(_ bytes: inout [UInt8]) {
+    guard !bytes.isEmpty, state != .off else { return written += bytes.count }
+    let kept = bytes.withUnsafeMutableBufferPointer { lex($0) }
+    written += kept
+    if kept < bytes.count { bytes.removeSubrange(kept...) }
+  }
+
+  /// libxml2 has read the first `offset` bytes: replacements on the lines before are let go, those before
+  /// `offset` on its line summed.
+  mutating func settle(offset: Int) {
+    while firstNewline < newlines.count, newlines[firstNewline] < offset {
+      firstNewline += 1
+      settledNewlines += 1
+    }
+    let current = settledNewlines + 1
+    while firstPending < edits.count, edits[firstPending].offset < offset {
+      let edit = edits[firstPending]
+      if edit.line == current {
+        if settledLine != current {
+          settledLine = current
+          settledShift = 0
+        }
+        settledShift += edit.shift
+      }
+      firstPending += 1
+    }
+    if firstPending > 4_096, firstPending * 2 > edits.count {
+      edits.removeSubrange(..<firstPending)
+      firstPending = 0
+    }
+    if firstNewline > 4_096, firstNewline * 2 > newlines.count {
+      newlines.removeSubrange(..<firstNewline)
+      firstNewline = 0
+    }
+  }
+
+  /// The column as written of libxml2's `column` at byte `offset` of what it read.
+  ///
+  /// Lines are counted here, not taken from libxml2, whose line number stops counting where it skips a broken
+  /// construct.
+  func columnAsWritten(column: Int, offset: Int) -> Int {
+    var line = settledNewlines + 1
+    for newline in newlines[firstNewline...] {
+      guard newline < offset else { break }
+      line += 1
+    }
+    var shift = settledLine == line ? settledShift : 0
+    for edit in edits[firstPending...] where edit.line == line && edit.offset < offset { shift += edit.shift }
+    return column + shift
+  }
+
+  // MARK: - The lexer
+
+  private mutating func lex(_ buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+    guard let p = buffer.baseAddress else { return 0 }
+    let n = buffer.count
+    var r = 0
+    var w = 0
+    var state = self.state
+    var line = self.line
+    defer {
+      self.state = state
+      self.line = line
+    }
+
+    /// Moves the first `k` bytes of `word`, the eight at the read position, to the write position.
+    @inline(__always) func move(_ word: UInt64, _ k: Int) {
+      if r - w >= 8 {
+        // All eight: those past the `k`th land where the next write goes, below the next read.
+        UnsafeMutableRawPointer(p + w).storeBytes(of: word, as: UInt64.self)
+      } else if w != r {
+        for j in 0..<k { p[w + j] = p[r + j] }
+      }
+      r += k
+      w += k
+    }
+
+    /// Moves `count` bytes of markup from the read position to the write position, counting its lines.
+    @inline(__always) func copy(_ count: Int) {
+      guard count > 0 else { return }
+      var at = r
+      while let found = memchr(p + at, 10, r + count - at) {
+        at = p.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        newlines.append(written + w + at - r)
+        line += 1
+        at += 1
+      }
+      if w != r { memmove(p + w, p + r, count) }
+      r += count
+      w += count
+    }
+
+    while r < n {
+      switch state {
+      case .text:
+        // Eight bytes at a time to the next `<`, `&` or newline, moving them down over what was folded;
+        // references and newlines are handled here without leaving the loop.
+        while true {
+          if r + 8 <= n {
+            let word = UnsafeRawPointer(p + r).loadUnaligned(as: UInt64.self)
+            let hits = Self.firstOf(word, 0x3C) | Self.firstOf(word, 0x26) | Self.firstOf(word, 0x0A)
+            let k = hits == 0 ? 8 : UInt64(littleEndian: hits).trailingZeroBitCount >> 3
+            move(word, k)
+            guard k < 8 else { continue }
+          } else {
+            while r < n, p[r] != UInt8(ascii: "<"), p[r] != UInt8(ascii: "&"), p[r] != 10 {
+              p[w] = p[r]
+              r += 1
+              w += 1
+            }
+            guard r < n else { break }
+          }
+          let c = p[r]
+          if c == UInt8(ascii: "<") { break }
+          if c == 10 {
+            newlines.append(written + w)
+            line += 1
+          } else {
+            let (length, replacement) = Self.shortcut(p + r, available: n - r)
+            if length != 0, replacement != UInt8(ascii: ">") || lastTwo(p, w) != 0x5D5D {
+              edits.append(Edit(offset: written + w, line: line, shift: length - 1))
+              p[w] = replacement
+              w += 1
+              r += length
+              continue
+            }
+          }
+          p[w] = c
+          r += 1
+          w += 1
+        }
+        guard r < n else { break }
+        // A `<`: an ordinary tag is read here too, up to its `>` if no quote comes first.
+        p[w] = p[r]
+        r += 1
+        w += 1
+        state = .lessThan
+        guard r < n, p[r] != UInt8(ascii: "!"), p[r] != UInt8(ascii: "?") else { continue }
+        state = .tag
+        while r + 8 <= n {
+          let word = UnsafeRawPointer(p + r).loadUnaligned(as: UInt64.self)
+          let hits =
+            Self.firstOf(word, 0x3E) | Self.firstOf(word, 0x22) | Self.firstOf(word, 0x27) | Self.firstOf(word, 0x0A)
+          let k = hits == 0 ? 8 : UInt64(littleEndian: hits).trailingZeroBitCount >> 3
+          move(word, k)
+          guard k < 8 else { continue }
+          let c = p[r]
+          if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") { break }
+          if c == 10 {
+            newlines.append(written + w)
+            line += 1
+          }
+          p[w] = c
+          r += 1
+          w += 1
+          if c == UInt8(ascii: ">") {
+            state = .text
+            break
+          }
+        }
+      case .lessThan:
+        switch p[r] {
+        case UInt8(ascii: "!"):
+          copy(1)
+          state = .bang
+        case UInt8(ascii: "?"):
+          copy(1)
+          state = .instruction
+          run = 0
+        default:
+          state = .tag
+        }
+      case .bang:
+        switch p[r] {
+        case UInt8(ascii: "-"): state = .bangDash
+        case UInt8(ascii: "["):
+          state = .cdata
+          run = 0
+        default: state = .off
+        }
+        copy(1)
+      case .bangDash:
+        if p[r] == UInt8(ascii: "-") {
+          state = .comment
+          run = 0
+        } else {
+          state = .off
+        }
+        copy(1)
+      case .tag:
+        var i = r
+        while i < n, p[i] != UInt8(ascii: ">"), p[i] != UInt8(ascii: "\""), p[i] != UInt8(ascii: "'") { i += 1 }
+        if i < n { state = p[i] == UInt8(ascii: ">") ? .text : .quoted(p[i]) }
+        copy(min(i + 1, n) - r)
+      case .quoted(let quote):
+        let end = Self.index(of: quote, p, from: r, to: n)
+        if end < n { state = .tag }
+        copy(min(end + 1, n) - r)
+      case .comment, .cdata, .instruction:
+        let (mark, needed): (UInt8, Int) =
+          switch state {
+          case .comment: (UInt8(ascii: "-"), 2)
+          case .cdata: (UInt8(ascii: "]"), 2)
+          default: (UInt8(ascii: "?"), 1)
+          }
+        let end = Self.index(of: UInt8(ascii: ">"), p, from: r, to: n)
+        // The marks right before the `>` (or before the buffer's end), counting those already read.
+        var marks = 0
+        var k = end - 1
+        while k >= r, marks < 2, p[k] == mark {
+          marks += 1
+          k -= 1
+        }
+        if k < r { marks = min(marks + run, 2) }
+        if end < n, marks >= needed {
+          state = .text
+        } else {
+          run = end < n ? 0 : marks
+        }
+        copy(min(end + 1, n) - r)
+      case .off:
+        copy(n - r)
+      }
+    }
+    lastTwo = lastTwo(p, w)
+    return w
+  }
+
+  /// The last two bytes written, with `w` bytes of this buffer written so far.
+  @inline(__always)
+  private func lastTwo(_ p: UnsafeMutablePointer<UInt8>, _ w: Int) -> UInt16 {
+    switch w {
+    case 0: lastTwo
+    case 1: lastTwo << 8 | UInt16(p[0])
+    default: UInt16(p[w - 2]) << 8 | UInt16(p[w - 1])
+    }
+  }
+
+  /// The length of the `&gt;`, `&quot;` or `&apos;` at `p` and the character it stands for; 0 if none.
+  @inline(__always)
+  private static func shortcut(_ p: UnsafeMutablePointer<UInt8>, available: Int) -> (Int, UInt8) {
+    guard available >= 4 else { return (0, 0) }
+    // As little-endian numbers: "&gt;" is 0x3B746726, "&quo" 0x6F757126, "&apo" 0x6F706126.
+    let word = UInt32(littleEndian: UnsafeRawPointer(p).loadUnaligned(as: UInt32.self))
+    if word == 0x3B74_6726 { return (4, UInt8(ascii: ">")) }
+    guard available >= 6, p[5] == UInt8(ascii: ";") else { return (0, 0) }
+    if word == 0x6F75_7126, p[4] == UInt8(ascii: "t") { return (6, UInt8(ascii: "\"")) }
+    if word == 0x6F70_6126, p[4] == UInt8(ascii: "s") { return (6, UInt8(ascii: "'")) }
+    return (0, 0)
+  }
+
+  /// The high bit of the first byte of `word` (in memory order) that is `byte`, perhaps with others above it:
+  /// the lowest set bit is exact (a borrow only runs upwards from a match).
+  @inline(__always)
+  private static func firstOf(_ word: UInt64, _ byte: UInt8) -> UInt64 {
+    let x = word ^ (0x0101_0101_0101_0101 &* UInt64(byte))
+    return (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080
+  }
+
+  /// The index of the first `byte` in `p[from..<to]`, or `to`.
+  @inline(__always)
+  private static func index(of byte: UInt8, _ p: UnsafeMutablePointer<UInt8>, from: Int, to: Int) -> Int {
+    guard from < to, let found = memchr(p + from, Int32(byte), to - from) else { return to }
+    return p.distance(to: found.assumingMemoryBound(to: UInt8.self))
+  }
+}
