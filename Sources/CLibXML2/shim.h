@@ -15,6 +15,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 /* The text of the element being captured, collected in C.
  *
@@ -97,3 +100,44 @@ static inline void watcher_capture_characters(void *ctx, const xmlChar *ch, int 
 /* Sets libxml2's element depth limit (a C global, which Swift 6 will not assign); called once, before any
  * parser runs. */
 static inline void watcher_set_max_depth(unsigned int depth) { xmlParserMaxDepth = depth; }
+
+/* Moves the bytes at p[*r] down to p[*w] (in place: *w <= *r) up to the first one that is a, b, c or d, or up
+ * to n; *r and *w end at it. For `ReferenceFolder`, which calls it once per markup character or reference:
+ * sixteen bytes are tested at once, and moved at once when they cannot overlap unread ones. */
+static inline void watcher_move_until(unsigned char *p, size_t *r, size_t *w, size_t n, unsigned char a,
+                                      unsigned char b, unsigned char c, unsigned char d) {
+  size_t ri = *r, wi = *w;
+#if defined(__SSE2__)
+  const __m128i va = _mm_set1_epi8((char)a), vb = _mm_set1_epi8((char)b), vc = _mm_set1_epi8((char)c),
+                vd = _mm_set1_epi8((char)d);
+  while (ri + 16 <= n) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(p + ri));
+    __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, va), _mm_cmpeq_epi8(v, vb)),
+                               _mm_or_si128(_mm_cmpeq_epi8(v, vc), _mm_cmpeq_epi8(v, vd)));
+    unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+    size_t k = mask ? (size_t)__builtin_ctz(mask) : 16;
+    if (ri - wi >= 16) {
+      /* All sixteen: those past the k-th land where the next write goes, below the next read. */
+      _mm_storeu_si128((__m128i *)(p + wi), v);
+    } else if (wi != ri) {
+      memmove(p + wi, p + ri, k);
+    }
+    ri += k;
+    wi += k;
+    if (mask) {
+      *r = ri;
+      *w = wi;
+      return;
+    }
+  }
+#endif
+  while (ri < n) {
+    unsigned char x = p[ri];
+    if (x == a || x == b || x == c || x == d) break;
+    p[wi++] = x;
+    ri++;
+  }
+  *r = ri;
+  *w = wi;
+}
+

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import WatcherSupport
+internal import CLibXML2
 
 #if canImport(Glibc)
   import Glibc
@@ -117,151 +117,122 @@ struct ReferenceFolder {
 
   // MARK: - The lexer
 
-  private mutating func lex(_ buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
-    guard let p = buffer.baseAddress else { return 0 }
-    let n = buffer.count
+  /// The read and write positions in the buffer being folded (writing never passes reading).
+  private struct Cursor {
+    let p: UnsafeMutablePointer<UInt8>
+    let n: Int
     var r = 0
     var w = 0
+
+    /// Moves one byte.
+    @inline(__always) mutating func step() {
+      p[w] = p[r]
+      r &+= 1
+      w &+= 1
+    }
+  }
+
+  private mutating func lex(_ buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+    guard let base = buffer.baseAddress else { return 0 }
+    var c = Cursor(p: base, n: buffer.count)
+    let n = c.n
     var state = self.state
-    var line = self.line
-    defer {
-      self.state = state
-      self.line = line
-    }
+    defer { self.state = state }
 
-    /// Moves the first `k` bytes of `word`, the eight at the read position, to the write position.
-    @inline(__always) func move(_ word: UInt64, _ k: Int) {
-      if r - w >= 8 {
-        // All eight: those past the `k`th land where the next write goes, below the next read.
-        UnsafeMutableRawPointer(p + w).storeBytes(of: word, as: UInt64.self)
-      } else if w != r {
-        for j in 0..<k { p[w + j] = p[r + j] }
-      }
-      r += k
-      w += k
-    }
-
-    /// Moves `count` bytes of markup from the read position to the write position, counting its lines.
-    @inline(__always) func copy(_ count: Int) {
+    /// Moves `count` bytes of markup from the read position to the write position, noting its newlines.
+    func copy(_ count: Int, _ c: inout Cursor) {
       guard count > 0 else { return }
-      var at = r
-      while let found = memchr(p + at, 10, r + count - at) {
-        at = p.distance(to: found.assumingMemoryBound(to: UInt8.self))
-        newlines.append(written + w + at - r)
-        line += 1
-        at += 1
+      var at = c.r
+      while let found = memchr(c.p + at, 10, c.r &+ count &- at) {
+        at = c.p.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        newline(at: c.w &+ at &- c.r)
+        at &+= 1
       }
-      if w != r { memmove(p + w, p + r, count) }
-      r += count
-      w += count
+      if c.w != c.r { memmove(c.p + c.w, c.p + c.r, count) }
+      c.r &+= count
+      c.w &+= count
     }
 
-    while r < n {
+    while c.r < n {
       switch state {
       case .text:
-        // Eight bytes at a time to the next `<`, `&` or newline, moving them down over what was folded;
-        // references and newlines are handled here without leaving the loop.
+        // To the next `<`, `&` or newline, moving the bytes down over what was folded; references and
+        // newlines are handled here without leaving the loop.
         while true {
-          if r + 8 <= n {
-            let word = UnsafeRawPointer(p + r).loadUnaligned(as: UInt64.self)
-            let hits = Self.firstOf(word, 0x3C) | Self.firstOf(word, 0x26) | Self.firstOf(word, 0x0A)
-            let k = hits == 0 ? 8 : UInt64(littleEndian: hits).trailingZeroBitCount >> 3
-            move(word, k)
-            guard k < 8 else { continue }
+          watcher_move_until(c.p, &c.r, &c.w, n, UInt8(ascii: "<"), UInt8(ascii: "&"), 10, 10)
+          guard c.r < n else { break }
+          let byte = c.p[c.r]
+          if byte == UInt8(ascii: "<") { break }
+          if byte == 10 {
+            newline(at: c.w)
           } else {
-            while r < n, p[r] != UInt8(ascii: "<"), p[r] != UInt8(ascii: "&"), p[r] != 10 {
-              p[w] = p[r]
-              r += 1
-              w += 1
-            }
-            guard r < n else { break }
-          }
-          let c = p[r]
-          if c == UInt8(ascii: "<") { break }
-          if c == 10 {
-            newlines.append(written + w)
-            line += 1
-          } else {
-            let (length, replacement) = Self.shortcut(p + r, available: n - r)
-            if length != 0, replacement != UInt8(ascii: ">") || lastTwo(p, w) != 0x5D5D {
-              edits.append(Edit(offset: written + w, line: line, shift: length - 1))
-              p[w] = replacement
-              w += 1
-              r += length
+            let (length, replacement) = Self.shortcut(c.p + c.r, available: n &- c.r)
+            if length != 0, replacement != UInt8(ascii: ">") || lastTwo(c.p, c.w) != 0x5D5D {
+              edits.append(Edit(offset: written &+ c.w, line: line, shift: length &- 1))
+              c.p[c.w] = replacement
+              c.w &+= 1
+              c.r &+= length
               continue
             }
           }
-          p[w] = c
-          r += 1
-          w += 1
+          c.step()
         }
-        guard r < n else { break }
+        guard c.r < n else { break }
         // A `<`: an ordinary tag is read here too, up to its `>` if no quote comes first.
-        p[w] = p[r]
-        r += 1
-        w += 1
+        c.step()
         state = .lessThan
-        guard r < n, p[r] != UInt8(ascii: "!"), p[r] != UInt8(ascii: "?") else { continue }
+        guard c.r < n, c.p[c.r] != UInt8(ascii: "!"), c.p[c.r] != UInt8(ascii: "?") else { continue }
         state = .tag
-        while r + 8 <= n {
-          let word = UnsafeRawPointer(p + r).loadUnaligned(as: UInt64.self)
-          let hits =
-            Self.firstOf(word, 0x3E) | Self.firstOf(word, 0x22) | Self.firstOf(word, 0x27) | Self.firstOf(word, 0x0A)
-          let k = hits == 0 ? 8 : UInt64(littleEndian: hits).trailingZeroBitCount >> 3
-          move(word, k)
-          guard k < 8 else { continue }
-          let c = p[r]
-          if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") { break }
-          if c == 10 {
-            newlines.append(written + w)
-            line += 1
-          }
-          p[w] = c
-          r += 1
-          w += 1
-          if c == UInt8(ascii: ">") {
+        while c.r < n {
+          watcher_move_until(c.p, &c.r, &c.w, n, UInt8(ascii: ">"), UInt8(ascii: "\""), UInt8(ascii: "'"), 10)
+          guard c.r < n else { break }
+          let byte = c.p[c.r]
+          if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") { break }
+          if byte == 10 { newline(at: c.w) }
+          c.step()
+          if byte == UInt8(ascii: ">") {
             state = .text
             break
           }
         }
       case .lessThan:
-        switch p[r] {
+        switch c.p[c.r] {
         case UInt8(ascii: "!"):
-          copy(1)
+          copy(1, &c)
           state = .bang
         case UInt8(ascii: "?"):
-          copy(1)
+          copy(1, &c)
           state = .instruction
           run = 0
         default:
           state = .tag
         }
       case .bang:
-        switch p[r] {
+        switch c.p[c.r] {
         case UInt8(ascii: "-"): state = .bangDash
         case UInt8(ascii: "["):
           state = .cdata
           run = 0
         default: state = .off
         }
-        copy(1)
+        copy(1, &c)
       case .bangDash:
-        if p[r] == UInt8(ascii: "-") {
+        if c.p[c.r] == UInt8(ascii: "-") {
           state = .comment
           run = 0
         } else {
           state = .off
         }
-        copy(1)
+        copy(1, &c)
       case .tag:
-        var i = r
-        while i < n, p[i] != UInt8(ascii: ">"), p[i] != UInt8(ascii: "\""), p[i] != UInt8(ascii: "'") { i += 1 }
-        if i < n { state = p[i] == UInt8(ascii: ">") ? .text : .quoted(p[i]) }
-        copy(min(i + 1, n) - r)
+        var i = c.r
+        while i < n, c.p[i] != UInt8(ascii: ">"), c.p[i] != UInt8(ascii: "\""), c.p[i] != UInt8(ascii: "'") { i += 1 }
+        if i < n { state = c.p[i] == UInt8(ascii: ">") ? .text : .quoted(c.p[i]) }
+        copy(min(i + 1, n) - c.r, &c)
       case .quoted(let quote):
-        let end = Self.index(of: quote, p, from: r, to: n)
+        let end = Self.index(of: quote, c.p, from: c.r, to: n)
         if end < n { state = .tag }
-        copy(min(end + 1, n) - r)
+        copy(min(end + 1, n) - c.r, &c)
       case .comment, .cdata, .instruction:
         let (mark, needed): (UInt8, Int) =
           switch state {
@@ -269,27 +240,34 @@ struct ReferenceFolder {
           case .cdata: (UInt8(ascii: "]"), 2)
           default: (UInt8(ascii: "?"), 1)
           }
-        let end = Self.index(of: UInt8(ascii: ">"), p, from: r, to: n)
+        let end = Self.index(of: UInt8(ascii: ">"), c.p, from: c.r, to: n)
         // The marks right before the `>` (or before the buffer's end), counting those already read.
         var marks = 0
         var k = end - 1
-        while k >= r, marks < 2, p[k] == mark {
+        while k >= c.r, marks < 2, c.p[k] == mark {
           marks += 1
           k -= 1
         }
-        if k < r { marks = min(marks + run, 2) }
+        if k < c.r { marks = min(marks + run, 2) }
         if end < n, marks >= needed {
           state = .text
         } else {
           run = end < n ? 0 : marks
         }
-        copy(min(end + 1, n) - r)
+        copy(min(end + 1, n) - c.r, &c)
       case .off:
-        copy(n - r)
+        copy(n - c.r, &c)
       }
     }
-    lastTwo = lastTwo(p, w)
-    return w
+    lastTwo = lastTwo(c.p, c.w)
+    return c.w
+  }
+
+  /// Notes a newline written at `w` in the current buffer.
+  @inline(__always)
+  private mutating func newline(at w: Int) {
+    newlines.append(written &+ w)
+    line &+= 1
   }
 
   /// The last two bytes written, with `w` bytes of this buffer written so far.
@@ -313,14 +291,6 @@ struct ReferenceFolder {
     if word == 0x6F75_7126, p[4] == UInt8(ascii: "t") { return (6, UInt8(ascii: "\"")) }
     if word == 0x6F70_6126, p[4] == UInt8(ascii: "s") { return (6, UInt8(ascii: "'")) }
     return (0, 0)
-  }
-
-  /// The high bit of the first byte of `word` (in memory order) that is `byte`, perhaps with others above it:
-  /// the lowest set bit is exact (a borrow only runs upwards from a match).
-  @inline(__always)
-  private static func firstOf(_ word: UInt64, _ byte: UInt8) -> UInt64 {
-    let x = word ^ (0x0101_0101_0101_0101 &* UInt64(byte))
-    return (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080
   }
 
   /// The index of the first `byte` in `p[from..<to]`, or `to`.
