@@ -24,8 +24,12 @@ if [ ! -x "$venv/bin/r2e" ] || [ ! -x "$venv/bin/feed2exec" ]; then
 fi
 # The binary measured is the one `make install` and the .deb install: release, with the Swift runtime and
 # Foundation linked in (it starts in about half the time of a build that loads them from the toolchain).
-make static 2>&1 | grep -E "error:" || true
 mkdir -p bench-out
+if ! make static > bench-out/build.log 2>&1; then
+  grep -E "error:" bench-out/build.log >&2
+  echo "peers.sh: make static failed (bench-out/build.log); nothing measured" >&2
+  exit 1
+fi
 feed=bench-out/big-60mb.xml
 [ -s "$feed" ] || python3 Scripts/bench/gen-big-feed.py "$feed"
 huge=bench-out/huge-256mb.xml

@@ -15,9 +15,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 /* The text of the element being captured, collected in C.
  *
@@ -107,18 +104,20 @@ static inline void watcher_set_max_depth(unsigned int depth) { xmlParserMaxDepth
 static inline void watcher_move_until(unsigned char *p, size_t *r, size_t *w, size_t n, unsigned char a,
                                       unsigned char b, unsigned char c, unsigned char d) {
   size_t ri = *r, wi = *w;
-#if defined(__SSE2__)
-  const __m128i va = _mm_set1_epi8((char)a), vb = _mm_set1_epi8((char)b), vc = _mm_set1_epi8((char)c),
-                vd = _mm_set1_epi8((char)d);
+#if defined(__SSE2__) && defined(__clang__)
+  /* Clang's vector extensions and SSE2 builtins, not <emmintrin.h>: that header's module clashes with
+   * glibc's fortified <stdlib.h> when the static build defines _FORTIFY_SOURCE. */
+  typedef char v16 __attribute__((vector_size(16)));
+  const v16 va = (v16){0} + (char)a, vb = (v16){0} + (char)b, vc = (v16){0} + (char)c, vd = (v16){0} + (char)d;
   while (ri + 16 <= n) {
-    __m128i v = _mm_loadu_si128((const __m128i *)(p + ri));
-    __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, va), _mm_cmpeq_epi8(v, vb)),
-                               _mm_or_si128(_mm_cmpeq_epi8(v, vc), _mm_cmpeq_epi8(v, vd)));
-    unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+    v16 v;
+    memcpy(&v, p + ri, 16);
+    v16 hit = (v16)((v == va) | (v == vb) | (v == vc) | (v == vd));
+    unsigned mask = (unsigned)__builtin_ia32_pmovmskb128(hit);
     size_t k = mask ? (size_t)__builtin_ctz(mask) : 16;
     if (ri - wi >= 16) {
       /* All sixteen: those past the k-th land where the next write goes, below the next read. */
-      _mm_storeu_si128((__m128i *)(p + wi), v);
+      memcpy(p + wi, &v, 16);
     } else if (wi != ri) {
       memmove(p + wi, p + ri, k);
     }
