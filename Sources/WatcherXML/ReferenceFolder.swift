@@ -63,9 +63,10 @@ struct ReferenceFolder {
 
   init() {}
 
-  /// Replaces the references in `bytes` (the next bytes of the document), in place.
+  /// Replaces the references in `bytes` (the next bytes of the document), in place. (After a DOCTYPE
+  /// nothing is replaced, but lines are still counted: earlier replacements may be on a line reported later.)
   mutating func fold(_ bytes: inout [UInt8]) {
-    guard !bytes.isEmpty, state != .off else { return written += bytes.count }
+    guard !bytes.isEmpty else { return }
     let kept = bytes.withUnsafeMutableBufferPointer { lex($0) }
     written += kept
     if kept < bytes.count { bytes.removeSubrange(kept...) }

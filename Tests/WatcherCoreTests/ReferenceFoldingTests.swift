@@ -43,6 +43,8 @@ struct ReferenceFoldingTests {
     "<rss><channel><item><title>&gt; &gt; &gt;\n&gt; <b>&gt;</c> &gt;</title></item>\n&gt; &quot; <x></channel></rss>",
     "<!DOCTYPE rss [<!ENTITY e \"&gt;\">]><rss><channel><item><title>a &gt; &e; b &quot;</title></item></chanel></rss>",
     "<rss><channel><item><title>a &gt; <!-- &gt; --> b &gt; <!-> c &gt;</title></item></channel></rss>",
+    "<rss><channel><item><title>a &gt; b &gt; c</title><!DOCTYPE x>\n<title>x &gt;</titl></item></channel></rss>",
+    "<rss><channel><item><title>a &gt; b</title><!-x>\n\n<title>&gt; &quot;</titl></item>\n</channel></rss>",
     "<rss><channel><item><title>x &gt; <![CDATA[ &gt; ]] > ]]> &gt; &quot;</titl></item></channel></rss>",
     "<rss><channel><item><title>caf\u{E9} &gt; \u{1F600} &quot; </bad> &gt;</title></item></channel></rss>",
     "<rss><channel><item><title>truncated &gt; &quot;here",
