@@ -37,8 +37,10 @@ struct ReferenceFolder {
   private struct Edit {
     /// Where the replacement character is, in bytes handed to libxml2.
     var offset: Int
-    var line: Int
     var shift: Int
+    /// Where the first newline after it is (`Int.max` until one is seen): it is on the line of every
+    /// position up to there.
+    var nextNewline = Int.max
   }
 
   private var state = State.text
@@ -49,22 +51,19 @@ struct ReferenceFolder {
   private var lastTwo: UInt16 = 0
   /// Bytes written before the current buffer.
   private var written = 0
-  /// The line of the next byte written (1-based).
-  private var line = 1
+  /// The replacements libxml2 has not read past; those from `firstOpen` on have no newline after them yet.
   private var edits: [Edit] = []
   private var firstPending = 0
-  /// Where the newlines libxml2 has not yet read past are (in bytes handed to it), and how many came before.
-  private var newlines: [Int] = []
-  private var firstNewline = 0
-  private var settledNewlines = 0
-  /// The columns removed on `settledLine` before the position libxml2 has read to.
-  private var settledLine = 0
+  private var firstOpen = 0
+  /// The columns of the replacements libxml2 has read past that are still on its line, and where that line
+  /// ends (`Int.max` until a newline is seen).
   private var settledShift = 0
+  private var settledNextNewline = Int.max
 
   init() {}
 
   /// Replaces the references in `bytes` (the next bytes of the document), in place. (After a DOCTYPE
-  /// nothing is replaced, but lines are still counted: earlier replacements may be on a line reported later.)
+  /// nothing is replaced, but newlines still end the lines of earlier replacements.)
   mutating func fold(_ bytes: inout [UInt8]) {
     guard !bytes.isEmpty else { return }
     let kept = bytes.withUnsafeMutableBufferPointer { lex($0) }
@@ -72,47 +71,37 @@ struct ReferenceFolder {
     if kept < bytes.count { bytes.removeSubrange(kept...) }
   }
 
-  /// libxml2 has read the first `offset` bytes: replacements on the lines before are let go, those before
-  /// `offset` on its line summed.
+  /// libxml2 has read the first `offset` bytes: replacements on earlier lines are let go, those on its
+  /// line summed.
   mutating func settle(offset: Int) {
-    while firstNewline < newlines.count, newlines[firstNewline] < offset {
-      firstNewline += 1
-      settledNewlines += 1
+    if settledNextNewline < offset {
+      settledShift = 0
+      settledNextNewline = Int.max
     }
-    let current = settledNewlines + 1
     while firstPending < edits.count, edits[firstPending].offset < offset {
       let edit = edits[firstPending]
-      if edit.line == current {
-        if settledLine != current {
-          settledLine = current
-          settledShift = 0
-        }
-        settledShift += edit.shift
-      }
       firstPending += 1
+      guard edit.nextNewline >= offset else { continue }
+      // Still on libxml2's line, as are those summed before it (a newline between would end before `offset`).
+      settledShift += edit.shift
+      settledNextNewline = edit.nextNewline
     }
+    firstOpen = max(firstOpen, firstPending)
     if firstPending > 4_096, firstPending * 2 > edits.count {
       edits.removeSubrange(..<firstPending)
+      firstOpen -= firstPending
       firstPending = 0
-    }
-    if firstNewline > 4_096, firstNewline * 2 > newlines.count {
-      newlines.removeSubrange(..<firstNewline)
-      firstNewline = 0
     }
   }
 
-  /// The column as written of libxml2's `column` at byte `offset` of what it read.
-  ///
-  /// Lines are counted here, not taken from libxml2, whose line number stops counting where it skips a broken
-  /// construct.
+  /// The column as written of libxml2's `column` at byte `offset` of what it read: with the columns of the
+  /// replacements before it on its line. (The line is found from the newlines themselves, not from libxml2,
+  /// whose line number stops counting where it skips a broken construct.)
   func columnAsWritten(column: Int, offset: Int) -> Int {
-    var line = settledNewlines + 1
-    for newline in newlines[firstNewline...] {
-      guard newline < offset else { break }
-      line += 1
+    var shift = settledNextNewline >= offset ? settledShift : 0
+    for edit in edits[firstPending...] where edit.offset < offset && edit.nextNewline >= offset {
+      shift += edit.shift
     }
-    var shift = settledLine == line ? settledShift : 0
-    for edit in edits[firstPending...] where edit.line == line && edit.offset < offset { shift += edit.shift }
     return column + shift
   }
 
@@ -143,11 +132,8 @@ struct ReferenceFolder {
     /// Moves `count` bytes of markup from the read position to the write position, noting its newlines.
     func copy(_ count: Int, _ c: inout Cursor) {
       guard count > 0 else { return }
-      var at = c.r
-      while let found = memchr(c.p + at, 10, c.r &+ count &- at) {
-        at = c.p.distance(to: found.assumingMemoryBound(to: UInt8.self))
-        newline(at: c.w &+ at &- c.r)
-        at &+= 1
+      if awaitsNewline, let found = memchr(c.p + c.r, 10, count) {
+        newline(at: c.w &+ c.p.distance(to: found.assumingMemoryBound(to: UInt8.self)) &- c.r)
       }
       if c.w != c.r { memmove(c.p + c.w, c.p + c.r, count) }
       c.r &+= count
@@ -169,7 +155,7 @@ struct ReferenceFolder {
           } else {
             let (length, replacement) = Self.shortcut(c.p + c.r, available: n &- c.r)
             if length != 0, replacement != UInt8(ascii: ">") || lastTwo(c.p, c.w) != 0x5D5D {
-              edits.append(Edit(offset: written &+ c.w, line: line, shift: length &- 1))
+              edits.append(Edit(offset: written &+ c.w, shift: length &- 1))
               c.p[c.w] = replacement
               c.w &+= 1
               c.r &+= length
@@ -264,11 +250,19 @@ struct ReferenceFolder {
     return c.w
   }
 
-  /// Notes a newline written at `w` in the current buffer.
+  /// Whether a newline matters: some replacement does not yet know where its line ends.
+  private var awaitsNewline: Bool { firstOpen < edits.count || (settledShift != 0 && settledNextNewline == Int.max) }
+
+  /// Notes a newline written at `w` in the current buffer: the line of the replacements before it ends.
   @inline(__always)
   private mutating func newline(at w: Int) {
-    newlines.append(written &+ w)
-    line &+= 1
+    guard awaitsNewline else { return }
+    let offset = written &+ w
+    while firstOpen < edits.count {
+      edits[firstOpen].nextNewline = offset
+      firstOpen += 1
+    }
+    if settledShift != 0, settledNextNewline == Int.max { settledNextNewline = offset }
   }
 
   /// The last two bytes written, with `w` bytes of this buffer written so far.
