@@ -14,6 +14,7 @@
 #include <libxml/xmlerror.h>
 
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 /* The text of the element being captured, collected in C.
@@ -140,3 +141,94 @@ static inline void watcher_move_until(unsigned char *p, size_t *r, size_t *w, si
   *w = wi;
 }
 
+
+/* The length of the valid UTF-8 sequence at p[i] (2 to 4), or 0 if it is invalid: overlong, a surrogate,
+ * beyond U+10FFFF or cut off at n. p[i] is not ASCII. */
+static inline size_t watcher_utf8_length(const unsigned char *p, size_t i, size_t n) {
+#define WATCHER_CONT(k) ((k) < n && (p[k] & 0xC0) == 0x80)
+  unsigned char c = p[i];
+  unsigned char d = i + 1 < n ? p[i + 1] : 0;
+  if (c >= 0xC2 && c <= 0xDF) return WATCHER_CONT(i + 1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    int second = c == 0xE0 ? (d >= 0xA0 && d <= 0xBF) : c == 0xED ? (d >= 0x80 && d <= 0x9F) : WATCHER_CONT(i + 1);
+    return second && WATCHER_CONT(i + 2) ? 3 : 0;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    int second = c == 0xF0 ? (d >= 0x90 && d <= 0xBF) : c == 0xF4 ? (d >= 0x80 && d <= 0x8F) : WATCHER_CONT(i + 1);
+    return second && WATCHER_CONT(i + 2) && WATCHER_CONT(i + 3) ? 4 : 0;
+  }
+  return 0;
+#undef WATCHER_CONT
+}
+
+/* Whether the `&` at p[i] starts a reference the input cleaner knows without a table: `&lt;`, `&gt;`,
+ * `&amp;`, `&quot;`, `&apos;`, `&#123;` or `&#x1F;` (at most eight digits). */
+static inline int watcher_is_plain_reference(const unsigned char *p, size_t i, size_t n) {
+  size_t left = n - i;
+  if (left >= 4) {
+    uint32_t word;
+    memcpy(&word, p + i, 4);
+    /* As little-endian numbers: "&lt;", "&gt;", "&amp", "&quo", "&apo". */
+    if (word == 0x3B746C26u || word == 0x3B746726u) return 1;
+    if (left >= 5 && word == 0x706D6126u && p[i + 4] == ';') return 1;
+    if (left >= 6 && p[i + 5] == ';' &&
+        ((word == 0x6F757126u && p[i + 4] == 't') || (word == 0x6F706126u && p[i + 4] == 's')))
+      return 1;
+  }
+  size_t j = i + 1;
+  if (j >= n || p[j] != '#') return 0;
+  j++;
+  int hex = j < n && (p[j] | 0x20) == 'x';
+  if (hex) j++;
+  size_t start = j;
+  while (j < n && j - start < 8) {
+    unsigned char x = p[j];
+    if (!((x >= '0' && x <= '9') || (hex && (x | 0x20) >= 'a' && (x | 0x20) <= 'f'))) break;
+    j++;
+  }
+  return j > start && j < n && p[j] == ';';
+}
+
+/* The offset of the first byte at or after `from` that the input cleaner must act on, or n: a C0 control
+ * other than tab, newline and return; a byte that starts no valid UTF-8 sequence; or an `&` that starts none
+ * of the references `watcher_is_plain_reference` knows (it may still name an HTML entity). Clean text is
+ * tested sixteen bytes at a time. */
+static inline size_t watcher_find_unclean(const unsigned char *p, size_t from, size_t n) {
+  size_t i = from;
+  for (;;) {
+#if defined(__SSE2__) && defined(__clang__)
+    typedef char v16 __attribute__((vector_size(16)));
+    /* As signed bytes, everything from 0x80 up is below 0x20 too. */
+    const v16 space = (v16){0} + 0x20, tab = (v16){0} + 9, newline = (v16){0} + 10, ret = (v16){0} + 13;
+    const v16 amp = (v16){0} + '&';
+    while (i + 16 <= n) {
+      v16 v;
+      memcpy(&v, p + i, 16);
+      v16 hit = (v16)(((v < space) & ~((v == tab) | (v == newline) | (v == ret))) | (v == amp));
+      unsigned mask = (unsigned)__builtin_ia32_pmovmskb128(hit);
+      if (mask) {
+        i += (size_t)__builtin_ctz(mask);
+        break;
+      }
+      i += 16;
+    }
+#endif
+    while (i < n) {
+      unsigned char x = p[i];
+      if (x >= 0x80 || (x < 0x20 && x != 9 && x != 10 && x != 13) || x == '&') break;
+      i++;
+    }
+    if (i >= n) return n;
+    unsigned char x = p[i];
+    if (x == '&') {
+      if (!watcher_is_plain_reference(p, i, n)) return i;
+      i++;
+    } else if (x >= 0x80) {
+      size_t length = watcher_utf8_length(p, i, n);
+      if (length == 0) return i;
+      i += length;
+    } else {
+      return i;
+    }
+  }
+}

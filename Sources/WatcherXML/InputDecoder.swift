@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
+internal import CLibXML2
 import Foundation
 import WatcherSupport
 
@@ -182,36 +183,6 @@ package enum InputDecoder {
 
   // MARK: - Repair
 
-  /// Returns a repaired copy when `bytes` is not clean UTF-8 (invalid sequences, or C0 controls XML forbids),
-  /// with the number of invalid bytes; `nil` when the bytes are already clean.
-  package static func repairUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> (bytes: [UInt8], invalid: Int)? {
-    guard let firstProblem = firstUnclean(bytes) else { return nil }
-    var out = [UInt8]()
-    out.reserveCapacity(bytes.count + bytes.count / 16)
-    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[0..<firstProblem]))
-    var invalid = 0
-    var i = firstProblem
-    let n = bytes.count
-    while i < n {
-      let c = bytes[i]
-      if c < 0x80 {
-        out.append(c < 0x20 && c != 9 && c != 10 && c != 13 ? 0x20 : c)
-        i += 1
-        continue
-      }
-      let length = sequenceLength(bytes, at: i)
-      if length > 0 {
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[i..<(i + length)]))
-        i += length
-      } else {
-        invalid += 1
-        appendUTF8(of: windows1252(c), to: &out)
-        i += 1
-      }
-    }
-    return (out, invalid)
-  }
-
   /// The offset of the first byte that needs repair, or `nil`.
   ///
   /// Eight bytes at a time while they are ASCII with no control character but tab, newline and return.
@@ -249,19 +220,8 @@ package enum InputDecoder {
   /// out of range, truncated).
   @inline(__always)
   package static func sequenceLength(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> Int {
-    let c = b[i]
-    let n = b.count
-    @inline(__always) func cont(_ k: Int) -> Bool { k < n && b[k] & 0xC0 == 0x80 }
-    switch c {
-    case 0xC2...0xDF: return cont(i + 1) ? 2 : 0
-    case 0xE0: return i + 1 < n && (0xA0...0xBF).contains(b[i + 1]) && cont(i + 2) ? 3 : 0
-    case 0xED: return i + 1 < n && (0x80...0x9F).contains(b[i + 1]) && cont(i + 2) ? 3 : 0
-    case 0xE1...0xEF: return cont(i + 1) && cont(i + 2) ? 3 : 0
-    case 0xF0: return i + 1 < n && (0x90...0xBF).contains(b[i + 1]) && cont(i + 2) && cont(i + 3) ? 4 : 0
-    case 0xF4: return i + 1 < n && (0x80...0x8F).contains(b[i + 1]) && cont(i + 2) && cont(i + 3) ? 4 : 0
-    case 0xF1...0xF3: return cont(i + 1) && cont(i + 2) && cont(i + 3) ? 4 : 0
-    default: return 0
-    }
+    guard let base = b.baseAddress else { return 0 }
+    return watcher_utf8_length(base, i, b.count)
   }
 
   /// The character a windows-1252 byte stands for (undefined bytes map to U+FFFD).

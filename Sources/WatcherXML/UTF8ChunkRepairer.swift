@@ -1,16 +1,13 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
+internal import CLibXML2
 import Foundation
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// Cleans UTF-8 as it streams in, chunk by chunk, for the XML parser.
 ///
 /// Clean chunks pass through without a copy. A chunk with invalid bytes or control characters XML forbids
-/// is repaired (`InputDecoder.repairUTF8`). A bare `&` (`Fish & Chips`, `?a=1&b=2`) and a reference to an
+/// is repaired: an invalid byte is read as windows-1252, a control character becomes a space. A bare `&` (`Fish & Chips`, `?a=1&b=2`) and a reference to an
 /// entity nobody defines (`&utm;`) are escaped to `&amp;`, so they stay in the text as written instead of
 /// being dropped by libxml2. A character or reference split across two chunks is carried over. Anything
 /// before the document's first `<` (a BOM, blank lines, stray text) is dropped.
@@ -56,75 +53,58 @@ package struct UTF8ChunkRepairer {
     if end < data.count { carry = Array(data[end...]) }
     let body = UnsafeBufferPointer(rebasing: data[0..<end])
     guard !body.isEmpty else { return }
-    if let repaired = InputDecoder.repairUTF8(body) {
-      invalidBytes += repaired.invalid
-      try repaired.bytes.withUnsafeBufferPointer { try emitEscaped($0, emit: emit) }
-    } else {
-      try emitEscaped(body, emit: emit)
-    }
+    try emitCleaned(body, emit: emit)
   }
 
-  /// Emits `body` with bare ampersands escaped (a copy only when there is one).
-  private mutating func emitEscaped(
+  /// Emits `body` with its controls, invalid bytes and bare ampersands repaired, in one pass (a copy only when
+  /// something needs repair).
+  private mutating func emitCleaned(
     _ body: UnsafeBufferPointer<UInt8>, emit: (UnsafeBufferPointer<UInt8>) throws -> Void
   ) rethrows {
-    guard let first = Self.firstBareAmpersand(body, from: 0) else { return try emit(body) }
+    guard let base = body.baseAddress else { return }
+    let n = body.count
+    var at = watcher_find_unclean(base, 0, n)
+    guard at < n else { return try emit(body) }
     var out: [UInt8] = []
-    out.reserveCapacity(body.count + 64)
     var start = 0
-    var bare: Int? = first
-    while let at = bare {
-      out.append(contentsOf: UnsafeBufferPointer(rebasing: body[start...at]))
-      out.append(contentsOf: "amp;".utf8)
-      escapedAmpersands += 1
+    while at < n {
+      let c = base[at]
+      if c == UInt8(ascii: "&"), Self.startsKnownReference(body, at: at) {
+        at = watcher_find_unclean(base, at + 1, n)
+        continue
+      }
+      if out.isEmpty { out.reserveCapacity(n + n / 16 + 64) }
+      if c == UInt8(ascii: "&") {
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: body[start...at]))
+        out.append(contentsOf: "amp;".utf8)
+        escapedAmpersands += 1
+      } else {
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: body[start..<at]))
+        if c < 0x80 {
+          out.append(0x20)  // a control character XML forbids
+        } else {
+          invalidBytes += 1
+          InputDecoder.appendUTF8(of: InputDecoder.windows1252(c), to: &out)
+        }
+      }
       start = at + 1
-      bare = Self.firstBareAmpersand(body, from: start)
+      at = watcher_find_unclean(base, start, n)
     }
     out.append(contentsOf: UnsafeBufferPointer(rebasing: body[start...]))
     try out.withUnsafeBufferPointer { try emit($0) }
   }
 
-  /// The offset of the first `&` at or after `from` that does not start a reference libxml2 can resolve.
-  package static func firstBareAmpersand(_ b: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
-    var i = from
-    while let at = Self.index(of: UInt8(ascii: "&"), in: b, from: i) {
-      if !startsKnownReference(b, at: at) { return at }
-      i = at + 1
-    }
-    return nil
-  }
-
-  /// Whether the `&` at `i` starts `&#123;`, `&#x1F;`, a predefined XML entity or an HTML named entity.
+  /// Whether the `&` at `i` starts a reference libxml2 can resolve: one `watcher_is_plain_reference` knows
+  /// (`&lt;`, `&#123;`), or an HTML named entity (`&nbsp;`).
   private static func startsKnownReference(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool {
+    guard let base = b.baseAddress else { return false }
+    if watcher_is_plain_reference(base, i, b.count) != 0 { return true }
     var j = i + 1
     let n = b.count
-    guard j < n else { return false }
-    // Escaped HTML is mostly `&lt;`, `&gt;`, `&amp;` and `&quot;`: compare those directly.
-    if i + 4 <= n, let base = b.baseAddress {
-      // As a little-endian number, "&lt;" is 0x3B746C26 and so on.
-      let word = UInt32(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt32.self))
-      if word == 0x3B74_6C26 || word == 0x3B74_6726 { return true }
-      if i + 5 <= n, word == 0x706D_6126, base[i + 4] == UInt8(ascii: ";") { return true }
-      if i + 6 <= n, word == 0x6F75_7126, base[i + 4] == UInt8(ascii: "t"), base[i + 5] == UInt8(ascii: ";") {
-        return true
-      }
-    }
-    if b[j] == UInt8(ascii: "#") {
-      j += 1
-      var hex = false
-      if j < n, b[j] | 0x20 == UInt8(ascii: "x") {
-        hex = true
-        j += 1
-      }
-      let digitsStart = j
-      while j < n, j - digitsStart < 8, isDigit(b[j]) || (hex && isHexLetter(b[j])) { j += 1 }
-      return j > digitsStart && j < n && b[j] == UInt8(ascii: ";")
-    }
     let nameStart = j
     while j < n, j - nameStart <= 32, isNameByte(b[j]) { j += 1 }
     guard j > nameStart, j < n, b[j] == UInt8(ascii: ";") else { return false }
     let name = UnsafeBufferPointer(rebasing: b[nameStart..<j])
-    if isPredefined(name) { return true }
     return HTMLEntities.scalar(named: String(decoding: name, as: UTF8.self)) != nil
   }
 
@@ -142,30 +122,10 @@ package struct UTF8ChunkRepairer {
     return n
   }
 
-  private static func isPredefined(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-    switch name.count {
-    case 2: return (name[0] == UInt8(ascii: "l") || name[0] == UInt8(ascii: "g")) && name[1] == UInt8(ascii: "t")
-    case 3: return name[0] == UInt8(ascii: "a") && name[1] == UInt8(ascii: "m") && name[2] == UInt8(ascii: "p")
-    case 4:
-      return name.elementsEqual("quot".utf8) || name.elementsEqual("apos".utf8)
-    default: return false
-    }
-  }
-
   @inline(__always) private static func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
-  @inline(__always) private static func isHexLetter(_ c: UInt8) -> Bool { (c | 0x20) >= 97 && (c | 0x20) <= 102 }
   @inline(__always) private static func isNameByte(_ c: UInt8) -> Bool {
     (c | 0x20) >= 97 && (c | 0x20) <= 122 || isDigit(c) || c == UInt8(ascii: "_") || c == UInt8(ascii: "-")
       || c == UInt8(ascii: ".") || c >= 0x80
-  }
-
-  /// The offset of the first `byte` at or after `from`.
-  ///
-  /// The corresponding C function is `memchr`.
-  private static func index(of byte: UInt8, in b: UnsafeBufferPointer<UInt8>, from: Int) -> Int? {
-    guard from < b.count, let base = b.baseAddress else { return nil }
-    guard let found = memchr(base + from, Int32(byte), b.count - from) else { return nil }
-    return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
   }
 
   /// The length of `data` without a multi-byte sequence that is cut off at its end.

@@ -122,6 +122,79 @@ struct InputCleaningTests {
     }
   }
 
+  /// The input cleaner written plainly, a byte at a time, on the whole input: what the one-pass, sixteen-bytes-at-
+  /// a-time cleaner must give.
+  static func cleanPlainly(_ input: [UInt8]) -> [UInt8] {
+    guard let lt = input.firstIndex(of: UInt8(ascii: "<")) else { return [] }
+    let b = Array(input[lt...])
+    func isNameByte(_ c: UInt8) -> Bool {
+      (c | 0x20) >= 97 && (c | 0x20) <= 122 || (48...57).contains(c) || c == 95 || c == 45 || c == 46 || c >= 0x80
+    }
+    func isKnownReference(at i: Int) -> Bool {
+      var j = i + 1
+      if j < b.count, b[j] == UInt8(ascii: "#") {
+        j += 1
+        let hex = j < b.count && b[j] | 0x20 == UInt8(ascii: "x")
+        if hex { j += 1 }
+        let start = j
+        while j < b.count, j - start < 8, (48...57).contains(b[j]) || (hex && (97...102).contains(b[j] | 0x20)) {
+          j += 1
+        }
+        return j > start && j < b.count && b[j] == UInt8(ascii: ";")
+      }
+      let start = j
+      while j < b.count, j - start <= 32, isNameByte(b[j]) { j += 1 }
+      guard j > start, j < b.count, b[j] == UInt8(ascii: ";") else { return false }
+      let name = String(decoding: b[start..<j], as: UTF8.self)
+      return ["lt", "gt", "amp", "quot", "apos"].contains(name) || HTMLEntities.scalar(named: name) != nil
+    }
+    var out: [UInt8] = []
+    var i = 0
+    while i < b.count {
+      let c = b[i]
+      if c == UInt8(ascii: "&") {
+        out += isKnownReference(at: i) ? [c] : Array("&amp;".utf8)
+        i += 1
+      } else if c < 0x80 {
+        out.append(c < 0x20 && c != 9 && c != 10 && c != 13 ? 0x20 : c)
+        i += 1
+      } else {
+        let length = b.withUnsafeBufferPointer { InputDecoder.sequenceLength($0, at: i) }
+        if length > 0 {
+          out += b[i..<(i + length)]
+          i += length
+        } else {
+          InputDecoder.appendUTF8(of: InputDecoder.windows1252(c), to: &out)
+          i += 1
+        }
+      }
+    }
+    return out
+  }
+
+  @Test("the one-pass cleaner gives what a byte-at-a-time one does, on random input in random chunks")
+  func cleanerAgreesWithPlainCleaner() {
+    let pieces: [[UInt8]] = [
+      Array("<".utf8), Array("a".utf8), Array("plain text run of ascii ".utf8), Array("\n".utf8), [9], [13],
+      Array("&".utf8), Array("&lt;".utf8), Array("&gt;".utf8), Array("&amp;".utf8), Array("&amp".utf8),
+      Array("&quot;".utf8), Array("&apos;".utf8), Array("&#233;".utf8), Array("&#x2014;".utf8),
+      Array("&#123456789;".utf8), Array("&#x;".utf8), Array("&#xG1;".utf8), Array("&nbsp;".utf8),
+      Array("&eacute;".utf8), Array("&utm;".utf8), Array("&lt".utf8), Array("&;".utf8),
+      Array("&abcdefghijklmnopqrstuvwxyzabcdefghij;".utf8), [0x00], [0x01], [0x1F], [0x7F], [0x80], [0xFF],
+      [0xC3, 0xA9], [0xC3], [0xE6, 0x97, 0xA5], [0xE6, 0x97], [0xED, 0xA0, 0x80], [0xF0, 0x9F, 0x98, 0x80],
+      [0xF4, 0x90, 0x80, 0x80], [0xC0, 0xAF],
+    ]
+    var random = SplitMix(seed: 0x5EED_C1EA)
+    for _ in 0..<400 {
+      var input: [UInt8] = []
+      for _ in 0..<random.next(60) { input += pieces[random.next(pieces.count)] }
+      let expected = Self.cleanPlainly(input)
+      #expect(Self.clean(input, chunkSize: max(input.count, 1)) == expected, "\(input)")
+      let size = 1 + random.next(40)
+      #expect(Self.clean(input, chunkSize: size) == expected, "chunks of \(size): \(input)")
+    }
+  }
+
   @Test("line ends become LF as XML requires, in text and in CDATA, whatever the chunking")
   func lineEnds() throws {
     let body = String(repeating: "filler ", count: 20_000)
