@@ -8,7 +8,7 @@ import WatcherSupport
 /// The threads that parse, read state and encode: every index once, and nested use without deadlock.
 @Suite("Worker pool")
 struct WorkerPoolTests {
-  @Test("perform calls the body once for every index, on more than one thread", arguments: [1, 2, 4])
+  @Test("perform calls the body once for every index, on the caller's thread and the pool's", arguments: [0, 1, 3])
   func everyIndexOnce(threads: Int) {
     let pool = WorkerPool(threads: threads)
     let seen = Locked([Int](repeating: 0, count: 1_000))
@@ -19,7 +19,8 @@ struct WorkerPoolTests {
       if index % 100 == 0 { usleep(2_000) }
     }
     #expect(seen.withLock { $0 } == [Int](repeating: 1, count: 1_000))
-    if threads > 1 { #expect(threadsUsed.withLock { $0.count } > 1) }
+    let used = threadsUsed.withLock { $0.count }
+    #expect(threads == 0 ? used == 1 : used > 1 && used <= threads + 1)
   }
 
   @Test("perform with zero or one iteration runs inline")
@@ -32,8 +33,8 @@ struct WorkerPoolTests {
   }
 
   @Test(
-    "nested perform and submitted work waited for inside it finish on a pool of one or two threads",
-    arguments: [1, 2])
+    "nested perform and submitted work waited for inside it finish on a pool of zero, one or two threads",
+    arguments: [0, 1, 2])
   func nestedUseNeverDeadlocks(threads: Int) {
     let pool = WorkerPool(threads: threads)
     let total = Locked(0)
@@ -58,5 +59,31 @@ struct WorkerPoolTests {
     task.wait()
     #expect(value.withLock { $0 } == 42)
     task.wait()
+  }
+
+  @Test(
+    "submitted work runs on at most the pool's threads at once, the submitter's thread kept free", arguments: [0, 1, 2])
+  func submittedWorkLeavesTheCallerAProcessor(threads: Int) {
+    let pool = WorkerPool(threads: threads)
+    let running = Locked((now: 0, most: 0))
+    let caller = pthread_self()
+    let ranOnCaller = Locked(0)
+    let tasks = (0..<12).map { _ in
+      pool.submit {
+        running.withLock {
+          $0.now += 1
+          $0.most = max($0.most, $0.now)
+        }
+        if pthread_equal(pthread_self(), caller) != 0 { ranOnCaller.withLock { $0 += 1 } }
+        usleep(20_000)
+        running.withLock { $0.now -= 1 }
+      }
+    }
+    // The submitter works on (a parser reading on) before it waits: meanwhile only pool threads run tasks.
+    usleep(300_000)
+    let beforeWaiting = running.withLock { $0.most }
+    for task in tasks { task.wait() }
+    #expect(beforeWaiting == threads)
+    if threads == 0 { #expect(ranOnCaller.withLock { $0 } == 12) }
   }
 }
