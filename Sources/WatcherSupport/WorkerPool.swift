@@ -29,8 +29,9 @@ public final class WorkerPool: @unchecked Sendable {
   private var threads = 0
   private var idle = 0
 
-  /// Creates a pool of at most `threads` threads beside the callers'. With none, work handed over runs only
-  /// on threads that wait for it (`perform`, `wait`).
+  /// Creates a pool of at most `threads` threads beside the callers'.
+  ///
+  /// With none, work handed over runs only on threads that wait for it (`perform`, `wait`).
   public init(threads: Int) {
     maxThreads = max(0, threads)
   }
