@@ -23,7 +23,10 @@ public final class WorkerPool: @unchecked Sendable {
   public static let shared = WorkerPool(threads: ProcessInfo.processInfo.activeProcessorCount - 1)
 
   private let condition = NSCondition()
-  private var queue: [@Sendable () -> Void] = []
+  /// Work not yet taken, from `head` on; a slot is emptied as its work is taken, so what the work holds (a
+  /// batch of items) is freed when it has run, not when the queue next drains, which under steady load may
+  /// be never.
+  private var queue: [(@Sendable () -> Void)?] = []
   private var head = 0
   private let maxThreads: Int
   private var threads = 0
@@ -108,10 +111,13 @@ public final class WorkerPool: @unchecked Sendable {
   /// Takes the next queued work; the lock must be held.
   private func dequeue() -> (@Sendable () -> Void)? {
     guard head < queue.count else { return nil }
-    let work = queue[head]
+    let work = queue[head].take()
     head += 1
     if head == queue.count {
       queue.removeAll(keepingCapacity: true)
+      head = 0
+    } else if head >= 1_024, head * 2 >= queue.count {
+      queue.removeSubrange(..<head)
       head = 0
     }
     return work

@@ -86,4 +86,20 @@ struct WorkerPoolTests {
     #expect(beforeWaiting == threads)
     if threads == 0 { #expect(ranOnCaller.withLock { $0 } == 12) }
   }
+
+  @Test("what submitted work holds is freed once it has run, though more work is still queued")
+  func finishedWorkIsReleased() {
+    final class Batch: Sendable {}
+    let pool = WorkerPool(threads: 0)
+    weak var held: Batch?
+    let first: WorkerPool.Task = {
+      let batch = Batch()
+      held = batch
+      return pool.submit { withExtendedLifetime(batch) {} }
+    }()
+    let second = pool.submit {}
+    first.wait()
+    #expect(held == nil)
+    second.wait()
+  }
 }
