@@ -189,22 +189,36 @@ static inline int watcher_is_plain_reference(const unsigned char *p, size_t i, s
   return j > start && j < n && p[j] == ';';
 }
 
+/* Where the input cleaner is: in markup or text (where a bare `&` is escaped), in a CDATA section or in a
+ * comment (where `&` is text as written and must stay). */
+enum { WATCHER_CLEAN_TEXT = 0, WATCHER_CLEAN_CDATA = 1, WATCHER_CLEAN_COMMENT = 2 };
+
 /* The offset of the first byte at or after `from` that the input cleaner must act on, or n: a C0 control
- * other than tab, newline and return; a byte that starts no valid UTF-8 sequence; or an `&` that starts none
- * of the references `watcher_is_plain_reference` knows (it may still name an HTML entity). Clean text is
- * tested sixteen bytes at a time. */
-static inline size_t watcher_find_unclean(const unsigned char *p, size_t from, size_t n) {
+ * other than tab, newline and return; a byte that starts no valid UTF-8 sequence; or, outside CDATA sections
+ * and comments, an `&` that starts none of the references `watcher_is_plain_reference` knows (it may still
+ * name an HTML entity). `*mode` follows `<![CDATA[` … `]]>` and `<!--` … `-->` as they pass; the caller
+ * never cuts the input inside one of those markers (`watcher_clean_safe_length`). Clean text is tested
+ * sixteen bytes at a time. */
+static inline size_t watcher_find_unclean(const unsigned char *p, size_t from, size_t n, int *mode) {
   size_t i = from;
   for (;;) {
+    /* The byte pair that may start or end a section: `<!` in text, `]]` in CDATA, `--` in a comment. */
+    unsigned char first = *mode == WATCHER_CLEAN_TEXT ? '<' : *mode == WATCHER_CLEAN_CDATA ? ']' : '-';
+    unsigned char second = *mode == WATCHER_CLEAN_TEXT ? '!' : first;
+    int text = *mode == WATCHER_CLEAN_TEXT;
 #if defined(__SSE2__) && defined(__clang__)
     typedef char v16 __attribute__((vector_size(16)));
     /* As signed bytes, everything from 0x80 up is below 0x20 too. */
     const v16 space = (v16){0} + 0x20, tab = (v16){0} + 9, newline = (v16){0} + 10, ret = (v16){0} + 13;
-    const v16 amp = (v16){0} + '&';
-    while (i + 16 <= n) {
-      v16 v;
+    /* `&` counts only in text: all ones there, nothing in a section. */
+    const v16 amp = (v16){0} + '&', ampmask = (v16){0} + (char)(text ? -1 : 0);
+    const v16 vfirst = (v16){0} + (char)first, vsecond = (v16){0} + (char)second;
+    while (i + 17 <= n) {
+      v16 v, w;
       memcpy(&v, p + i, 16);
-      v16 hit = (v16)(((v < space) & ~((v == tab) | (v == newline) | (v == ret))) | (v == amp));
+      memcpy(&w, p + i + 1, 16);
+      v16 hit = (v16)(((v < space) & ~((v == tab) | (v == newline) | (v == ret))) | ((v == amp) & ampmask) |
+                      ((v == vfirst) & (w == vsecond)));
       unsigned mask = (unsigned)__builtin_ia32_pmovmskb128(hit);
       if (mask) {
         i += (size_t)__builtin_ctz(mask);
@@ -215,12 +229,26 @@ static inline size_t watcher_find_unclean(const unsigned char *p, size_t from, s
 #endif
     while (i < n) {
       unsigned char x = p[i];
-      if (x >= 0x80 || (x < 0x20 && x != 9 && x != 10 && x != 13) || x == '&') break;
+      if (x >= 0x80 || (x < 0x20 && x != 9 && x != 10 && x != 13) || (text && x == '&')) break;
+      if (x == first && i + 1 < n && p[i + 1] == second) break;
       i++;
     }
     if (i >= n) return n;
     unsigned char x = p[i];
-    if (x == '&') {
+    if (x == first && i + 1 < n && p[i + 1] == second) {
+      if (text && n - i >= 9 && memcmp(p + i, "<![CDATA[", 9) == 0) {
+        *mode = WATCHER_CLEAN_CDATA;
+        i += 9;
+      } else if (text && n - i >= 4 && memcmp(p + i, "<!--", 4) == 0) {
+        *mode = WATCHER_CLEAN_COMMENT;
+        i += 4;
+      } else if (!text && i + 2 < n && p[i + 2] == '>') {
+        *mode = WATCHER_CLEAN_TEXT;
+        i += 3;
+      } else {
+        i += 1;
+      }
+    } else if (x == '&') {
       if (!watcher_is_plain_reference(p, i, n)) return i;
       i++;
     } else if (x >= 0x80) {
@@ -231,4 +259,28 @@ static inline size_t watcher_find_unclean(const unsigned char *p, size_t from, s
       return i;
     }
   }
+}
+
+/* Whether p[k..] begins like `marker` (of `length` bytes) as far as p[0..n) goes. */
+static inline int watcher_begins_like(const unsigned char *p, size_t k, size_t n, const char *marker, size_t length) {
+  return memcmp(p + k, marker, n - k < length ? n - k : length) == 0;
+}
+
+/* The length of p[0..n) without a tail that may be the start of `]]>` or `-->`, or of `<![CDATA[` or `<!--`,
+ * cut off by the end of the chunk; the cleaner carries that tail over to the next one. */
+static inline size_t watcher_clean_safe_length(const unsigned char *p, size_t n) {
+  /* One or two `]`, or one or two `-`, at the very end. */
+  size_t end = n;
+  if (n > 0 && (p[n - 1] == ']' || p[n - 1] == '-')) {
+    end = n - 1;
+    if (end > 0 && p[end - 1] == p[n - 1]) end--;
+  }
+  /* An opening marker that is not whole before `end` is carried from its `<`. */
+  for (size_t k = n > 11 ? n - 11 : 0; k < n; k++) {
+    if (p[k] != '<') continue;
+    if ((watcher_begins_like(p, k, n, "<![CDATA[", 9) && k + 9 > end) ||
+        (watcher_begins_like(p, k, n, "<!--", 4) && k + 4 > end))
+      return k;
+  }
+  return end;
 }

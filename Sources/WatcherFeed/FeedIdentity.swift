@@ -2,6 +2,7 @@
 // Copyright the watcher authors.
 
 import WatcherSupport
+import WatcherXML
 
 /// Item identity: the key that decides whether an item is new.
 public enum FeedIdentity {
@@ -12,6 +13,15 @@ public enum FeedIdentity {
   public static func assignKeys(_ items: inout [FeedItem]) {
     var assigner = KeyAssigner()
     for index in items.indices { assigner.assign(&items[index]) }
+  }
+
+  /// The key an item with `key` had before watcher kept a bare `&` inside a CDATA section as written, when
+  /// that differs: `<guid><![CDATA[https://example.com/?a=1&b=2]]></guid>` was read as `…?a=1&amp;b=2`.
+  ///
+  /// The poller looks a key it does not know up under this form too, and moves what it finds to the new key,
+  /// so that such items are not announced again after an upgrade.
+  public static func keyBeforeCDATAFix(_ key: String) -> String? {
+    UTF8ChunkRepairer.escapingBareAmpersands(key)
   }
 
   /// Gives items their keys one at a time, in document order (a streaming parse never holds them all).

@@ -132,6 +132,12 @@ struct FeedReader: Sendable {
     var fresh: [Int] = []
     for (index, item) in items.enumerated() {
       let key = Poller.identity(item, feed.identity)
+      if state.items[key] == nil, let earlier = FeedIdentity.keyBeforeCDATAFix(key),
+        let known = state.items.removeValue(forKey: earlier)
+      {
+        // Recorded by a version that read a bare `&` in a CDATA section as `&amp;`: the same item.
+        state.items[key] = known
+      }
       if state.items[key] == nil {
         fresh.append(index)
         state.items[key] = FeedState.KnownItem(firstSeen: now, lastSeen: now)

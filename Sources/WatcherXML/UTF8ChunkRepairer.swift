@@ -7,13 +7,17 @@ import Foundation
 /// Cleans UTF-8 as it streams in, chunk by chunk, for the XML parser.
 ///
 /// Clean chunks pass through without a copy. A chunk with invalid bytes or control characters XML forbids
-/// is repaired: an invalid byte is read as windows-1252, a control character becomes a space. A bare `&` (`Fish & Chips`, `?a=1&b=2`) and a reference to an
-/// entity nobody defines (`&utm;`) are escaped to `&amp;`, so they stay in the text as written instead of
-/// being dropped by libxml2. A character or reference split across two chunks is carried over. Anything
-/// before the document's first `<` (a BOM, blank lines, stray text) is dropped.
+/// is repaired: an invalid byte is read as windows-1252, a control character becomes a space. A bare `&`
+/// (`Fish & Chips`, `?a=1&b=2`) and a reference to an entity nobody defines (`&utm;`) are escaped to `&amp;`,
+/// so they stay in the text as written instead of being dropped by libxml2; inside a CDATA section or a
+/// comment, where `&` is text as written, nothing is escaped (`<link><![CDATA[…?a=1&b=2]]></link>` keeps its
+/// `&`). A character, reference or section marker split across two chunks is carried over. Anything before
+/// the document's first `<` (a BOM, blank lines, stray text) is dropped.
 package struct UTF8ChunkRepairer {
   private var carry: [UInt8] = []
   private var started = false
+  /// Whether the input read so far ends in text, a CDATA section or a comment (`WATCHER_CLEAN_TEXT` …).
+  private var mode = Int32(WATCHER_CLEAN_TEXT)
 
   package init() {}
   /// Invalid bytes met so far (each was read as windows-1252).
@@ -49,7 +53,10 @@ package struct UTF8ChunkRepairer {
       data = UnsafeBufferPointer(rebasing: data[lt...])
     }
     var end = data.count
-    if !isLast { end = min(Self.completeLength(data), Self.decidableLength(data)) }
+    if !isLast {
+      end = min(Self.completeLength(data), Self.decidableLength(data))
+      if let base = data.baseAddress { end = min(end, watcher_clean_safe_length(base, data.count)) }
+    }
     if end < data.count { carry = Array(data[end...]) }
     let body = UnsafeBufferPointer(rebasing: data[0..<end])
     guard !body.isEmpty else { return }
@@ -63,14 +70,14 @@ package struct UTF8ChunkRepairer {
   ) rethrows {
     guard let base = body.baseAddress else { return }
     let n = body.count
-    var at = watcher_find_unclean(base, 0, n)
+    var at = watcher_find_unclean(base, 0, n, &mode)
     guard at < n else { return try emit(body) }
     var out: [UInt8] = []
     var start = 0
     while at < n {
       let c = base[at]
       if c == UInt8(ascii: "&"), Self.startsKnownReference(body, at: at) {
-        at = watcher_find_unclean(base, at + 1, n)
+        at = watcher_find_unclean(base, at + 1, n, &mode)
         continue
       }
       if out.isEmpty { out.reserveCapacity(n + n / 16 + 64) }
@@ -88,10 +95,29 @@ package struct UTF8ChunkRepairer {
         }
       }
       start = at + 1
-      at = watcher_find_unclean(base, start, n)
+      at = watcher_find_unclean(base, start, n, &mode)
     }
     out.append(contentsOf: UnsafeBufferPointer(rebasing: body[start...]))
     try out.withUnsafeBufferPointer { try emit($0) }
+  }
+
+  /// `text` with every `&` that starts no reference libxml2 can resolve written `&amp;`, as the cleaner
+  /// escapes a bare `&` in text; `nil` when there is none.
+  package static func escapingBareAmpersands(_ text: String) -> String? {
+    let bytes = Array(text.utf8)
+    guard bytes.contains(UInt8(ascii: "&")) else { return nil }
+    var out: [UInt8] = []
+    var escaped = false
+    bytes.withUnsafeBufferPointer { b in
+      for i in b.indices {
+        out.append(b[i])
+        if b[i] == UInt8(ascii: "&"), !startsKnownReference(b, at: i) {
+          out.append(contentsOf: "amp;".utf8)
+          escaped = true
+        }
+      }
+    }
+    return escaped ? String(decoding: out, as: UTF8.self) : nil
   }
 
   /// Whether the `&` at `i` starts a reference libxml2 can resolve: one `watcher_is_plain_reference` knows

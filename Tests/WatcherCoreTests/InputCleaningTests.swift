@@ -148,11 +148,33 @@ struct InputCleaningTests {
       let name = String(decoding: b[start..<j], as: UTF8.self)
       return ["lt", "gt", "amp", "quot", "apos"].contains(name) || HTMLEntities.scalar(named: name) != nil
     }
+    func startsWith(_ marker: String, at i: Int) -> Bool {
+      let m = Array(marker.utf8)
+      return i + m.count <= b.count && Array(b[i..<(i + m.count)]) == m
+    }
     var out: [UInt8] = []
     var i = 0
+    // Where `&` is text as written: inside a CDATA section (until `]]>`) or a comment (until `-->`).
+    var sectionEnd: String?
     while i < b.count {
       let c = b[i]
-      if c == UInt8(ascii: "&") {
+      if let end = sectionEnd, startsWith(end, at: i) {
+        sectionEnd = nil
+        out += end.utf8
+        i += end.utf8.count
+        continue
+      }
+      if sectionEnd == nil, startsWith("<![CDATA[", at: i) || startsWith("<!--", at: i) {
+        let start = startsWith("<!--", at: i) ? "<!--" : "<![CDATA["
+        sectionEnd = start == "<!--" ? "-->" : "]]>"
+        out += start.utf8
+        i += start.utf8.count
+        continue
+      }
+      if c == UInt8(ascii: "&"), sectionEnd != nil {
+        out.append(c)
+        i += 1
+      } else if c == UInt8(ascii: "&") {
         out += isKnownReference(at: i) ? [c] : Array("&amp;".utf8)
         i += 1
       } else if c < 0x80 {
@@ -172,7 +194,9 @@ struct InputCleaningTests {
     return out
   }
 
-  @Test("the one-pass cleaner gives what a byte-at-a-time one does, on random input in random chunks")
+  @Test(
+    "the one-pass cleaner gives what a byte-at-a-time one does, on random input in random chunks, CDATA and comments included"
+  )
   func cleanerAgreesWithPlainCleaner() {
     let pieces: [[UInt8]] = [
       Array("<".utf8), Array("a".utf8), Array("plain text run of ascii ".utf8), Array("\n".utf8), [9], [13],
@@ -182,16 +206,45 @@ struct InputCleaningTests {
       Array("&eacute;".utf8), Array("&utm;".utf8), Array("&lt".utf8), Array("&;".utf8),
       Array("&abcdefghijklmnopqrstuvwxyzabcdefghij;".utf8), [0x00], [0x01], [0x1F], [0x7F], [0x80], [0xFF],
       [0xC3, 0xA9], [0xC3], [0xE6, 0x97, 0xA5], [0xE6, 0x97], [0xED, 0xA0, 0x80], [0xF0, 0x9F, 0x98, 0x80],
-      [0xF4, 0x90, 0x80, 0x80], [0xC0, 0xAF],
+      [0xF4, 0x90, 0x80, 0x80], [0xC0, 0xAF], Array("<![CDATA[".utf8), Array("]]>".utf8), Array("]".utf8),
+      Array("<!--".utf8), Array("-->".utf8), Array("-".utf8), Array("<!".utf8), Array("<![CDATA".utf8),
+      Array("<!DOCTYPE x>".utf8),
     ]
     var random = SplitMix(seed: 0x5EED_C1EA)
-    for _ in 0..<400 {
+    for _ in 0..<1_000 {
       var input: [UInt8] = []
       for _ in 0..<random.next(60) { input += pieces[random.next(pieces.count)] }
       let expected = Self.cleanPlainly(input)
       #expect(Self.clean(input, chunkSize: max(input.count, 1)) == expected, "\(input)")
       let size = 1 + random.next(40)
       #expect(Self.clean(input, chunkSize: size) == expected, "chunks of \(size): \(input)")
+    }
+  }
+
+  @Test("a bare '&' inside CDATA stays as written in links, ids and categories; a comment does not hide it elsewhere")
+  func ampersandInCDATA() throws {
+    let xml = """
+      <?xml version="1.0"?><rss version="2.0"><channel><title>t</title>
+      <!-- an opener in a comment is no section: <![CDATA[ -->
+      <item><title>Fish & Chips</title><link><![CDATA[http://example.com/?a=1&b=2]]></link>
+      <guid isPermaLink="false"><![CDATA[id&1]]></guid><category><![CDATA[R&D]]></category>
+      <category>Q&A</category><description><![CDATA[<p>AT&amp;T & more</p>]]></description></item>
+      </channel></rss>
+      """
+    // Whole, and read in chunks of every size that cut the section markers.
+    for chunk in [Int.max, 3, 5, 7, 11] {
+      var pieces: [Data] = []
+      var rest = Data(xml.utf8)
+      while !rest.isEmpty {
+        pieces.append(rest.prefix(chunk))
+        rest = rest.dropFirst(min(chunk, rest.count))
+      }
+      let item = try #require(try FeedParser.parse(pieces: pieces).feed.items.first, "chunks of \(chunk)")
+      #expect(item.link == "http://example.com/?a=1&b=2", "chunks of \(chunk)")
+      #expect(item.id == "id&1", "chunks of \(chunk)")
+      #expect(item.categories == ["R&D", "Q&A"], "chunks of \(chunk)")
+      #expect(item.title == "Fish & Chips", "chunks of \(chunk)")
+      #expect(item.text == "AT&T & more", "chunks of \(chunk)")
     }
   }
 

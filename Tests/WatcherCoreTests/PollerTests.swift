@@ -183,6 +183,32 @@ struct PollerTests {
     #expect(h.runner.actions.isEmpty)
   }
 
+  @Test("an item recorded with the key an earlier version read from a CDATA '&' is not announced again")
+  func keyRecordedBeforeTheCDATAFix() throws {
+    let h = try Harness()
+    defer { h.server.stop() }
+    func body(_ guids: [String]) -> String {
+      let items = guids.map { "<item><title>T</title><guid isPermaLink=\"false\"><![CDATA[\($0)]]></guid></item>" }
+      return "<rss version=\"2.0\"><channel><title>Test</title>\(items.joined())</channel></rss>"
+    }
+    h.source.override.withLock { $0 = body(["https://example.com/?a=1&b=2"]) }
+    #expect(h.poll().newItems == 1)
+    // What the state held when a bare `&` in CDATA was read as `&amp;`.
+    let url = h.config.feeds[0].url
+    var state = try h.store.load(url: url).state
+    #expect(Array(state.items.keys) == ["https://example.com/?a=1&b=2"])
+    state.items = ["https://example.com/?a=1&amp;b=2": try #require(state.items.first?.value)]
+    try h.store.save(state)
+    h.source.override.withLock { $0 = body(["https://example.com/?a=1&b=2", "https://example.com/?a=2&b=3"]) }
+    let next = h.poll(at: Self.now.addingTimeInterval(60))
+    #expect(next.newItems == 1)
+    #expect(h.runner.actions.count == 1)
+    #expect(
+      Set(try h.store.load(url: url).state.items.keys) == [
+        "https://example.com/?a=1&b=2", "https://example.com/?a=2&b=3",
+      ])
+  }
+
   @Test("a corrupt state file is moved aside and the feed starts again silently")
   func corruptState() throws {
     let h = try Harness()
