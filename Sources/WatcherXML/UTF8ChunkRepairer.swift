@@ -104,8 +104,9 @@ package struct UTF8ChunkRepairer {
   /// `text` with every `&` that starts no reference libxml2 can resolve written `&amp;`, as the cleaner
   /// escapes a bare `&` in text; `nil` when there is none.
   package static func escapingBareAmpersands(_ text: String) -> String? {
+    // Most keys have no `&`: look before copying.
+    guard text.utf8.contains(UInt8(ascii: "&")) else { return nil }
     let bytes = Array(text.utf8)
-    guard bytes.contains(UInt8(ascii: "&")) else { return nil }
     var out: [UInt8] = []
     var escaped = false
     bytes.withUnsafeBufferPointer { b in
