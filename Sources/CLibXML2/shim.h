@@ -141,7 +141,6 @@ static inline void watcher_move_until(unsigned char *p, size_t *r, size_t *w, si
   *w = wi;
 }
 
-
 /* The length of the valid UTF-8 sequence at p[i] (2 to 4), or 0 if it is invalid: overlong, a surrogate,
  * beyond U+10FFFF or cut off at n. p[i] is not ASCII. */
 static inline size_t watcher_utf8_length(const unsigned char *p, size_t i, size_t n) {
