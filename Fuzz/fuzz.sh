@@ -27,7 +27,7 @@ for target in "${targets[@]}"; do
   mkdir -p "work/$target"
   seeds=()
   case $target in
-    feed) seeds=(../Tests/WatcherCoreTests/Fixtures/Feeds ../Tests/Corpus/real ../Tests/Corpus/synthetic
+    feed) seeds=(../Tests/WatcherCoreTests/Fixtures/Feeds ../Tests/Corpus/registry
                  ../Tests/Corpus/feedparser-tests) ;;
     date) seeds=(seeds/date) ;;
     config) seeds=(seeds/config ../Tests/WatcherCoreTests/Fixtures/Config ../Tests/WatcherCLITests/Fixtures) ;;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Parser conformance against feedparser 6.0.14 over Tests/Corpus/real (or the paths given).
+# Parser conformance against feedparser 6.0.14 over Tests/Corpus/registry (or the paths given).
 # Usage: Scripts/conformance.sh [PATHS...] [--show N]
 # Builds watcher in release mode, then runs Scripts/conformance/conformance.sh (which makes a private venv
 # with feedparser from PyPI on first use). docs/conformance.md explains the figures and our deliberate

@@ -4,7 +4,7 @@
 Usage (normally through conformance.sh, which provides feedparser):
     conformance.py WATCHER_BIN [PATH ...] [--show N] [--json FILE] [--jobs N]
 
-PATH: feed files or folders (default: Tests/Corpus/real of this repository).
+PATH: feed files or folders (default: Tests/Corpus/registry of this repository).
 For every file it runs `WATCHER_BIN parse --json FILE` (10 s limit each),
 maps the output onto the oracle schema and scores field agreement
 (compare.py). It also counts crashes (killed by a signal), time-outs and
@@ -100,7 +100,7 @@ def main():
     ap.add_argument("--json", dest="json_out")
     ap.add_argument("--jobs", type=int, default=2)
     a = ap.parse_args()
-    paths = a.paths or [os.path.join(HERE, "..", "..", "Tests", "Corpus", "real")]
+    paths = a.paths or [os.path.join(HERE, "..", "..", "Tests", "Corpus", "registry")]
     files = list(feed_files(paths))
     sc = compare.Score()
     outcomes = {}

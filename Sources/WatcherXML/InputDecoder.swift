@@ -14,8 +14,9 @@ import WatcherSupport
 /// The encoding is taken from, in order: a byte-order mark; the UTF-16 shape of `<?xml`; the XML
 /// declaration's `encoding`; the caller's hint (the HTTP `charset`); else UTF-8. The document's own
 /// declaration wins over the HTTP header because it is written by the software that wrote the bytes, while
-/// the header is often a server default. ISO-8859-1 and US-ASCII are read as windows-1252 and GB2312 as
-/// GB18030, their supersets, as browsers do.
+/// the header is often a server default. ISO-8859-1 and US-ASCII are read as windows-1252, GB2312 as
+/// GB18030, TIS-620 as windows-874, Shift_JIS as windows-31J (0x5C is a backslash), ISO-8859-9 as windows-1254 and
+/// EUC-KR as windows-949: their supersets, as browsers read them (the WHATWG Encoding Standard).
 ///
 /// Invalid bytes never stop parsing: in UTF-8 each invalid byte is read as windows-1252 (the usual cause is
 /// Latin-1 text pasted into a UTF-8 feed), elsewhere it becomes U+FFFD, and one warning says so. Control
@@ -167,6 +168,12 @@ package enum InputDecoder {
       "x-cp1252", "windows-1252", "iso-8859-15x":
       return "windows-1252"
     case "gb2312", "gbk", "x-gbk", "gb_2312-80", "chinese": return "gb18030"
+    // The WHATWG Encoding Standard's supersets: what browsers, and so the people who wrote the feed, read.
+    case "tis-620", "tis620", "iso-8859-11", "iso8859-11", "dos-874", "windows-874", "cp874": return "cp874"
+    case "shift_jis", "shift-jis", "sjis", "x-sjis", "ms_kanji", "csshiftjis", "windows-31j", "ms932", "cp932":
+      return "cp932"
+    case "iso-8859-9", "iso8859-9", "latin5", "l5", "windows-1254", "cp1254": return "windows-1254"
+    case "euc-kr", "ks_c_5601-1987", "ks_c_5601-1989", "ksc5601", "korean", "windows-949", "cp949": return "cp949"
     case "utf-16", "utf16": return "utf-16le"
     default: return n
     }

@@ -80,6 +80,27 @@ struct InputCleaningTests {
     #expect(parsed.warnings.isEmpty)
   }
 
+  @Test(
+    "legacy encodings are read as the supersets browsers use",
+    arguments: [
+      // TIS-620 as windows-874: curly quotes at 0x93 and 0x94 (real Thai feeds use them).
+      ("tis-620", [0x93, 0xA1, 0x94], "\u{201C}\u{0E01}\u{201D}"),
+      // Shift_JIS as windows-31J: 0x5C is a backslash, not a yen sign; NEC extensions decode.
+      ("Shift_JIS", [0x5C, 0x31, 0x30, 0x87, 0x40], "\\10\u{2460}"),
+      // ISO-8859-9 as windows-1254: 0x80 is the euro sign.
+      ("ISO-8859-9", [0x80, 0xDD], "\u{20AC}\u{0130}"),
+      // EUC-KR as windows-949: a syllable outside KS X 1001 (UHC's extended range).
+      ("euc-kr", [0x81, 0x41], "\u{AC02}"),
+    ] as [(String, [UInt8], String)])
+  func supersets(label: String, bytes: [UInt8], expected: String) throws {
+    let document =
+      Array("<?xml version=\"1.0\" encoding=\"\(label)\"?><rss version=\"2.0\"><channel><title>".utf8) + bytes
+      + Array("</title></channel></rss>".utf8)
+    let parsed = try FeedParser.parse(Data(document))
+    #expect(parsed.feed.title == expected)
+    #expect(parsed.warnings.isEmpty, "\(parsed.warnings)")
+  }
+
   @Test("the eight-bytes-at-a-time tests mark exactly the bytes a byte-by-byte test does")
   func wordTests() {
     let others: [UInt8] = [0x00, 0x01, 0x09, 0x0A, 0x0D, 0x1F, 0x20, 0x61, 0x7E, 0x7F, 0x80, 0xC2, 0xFF]
