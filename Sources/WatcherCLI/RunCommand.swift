@@ -135,18 +135,9 @@ struct RunCommand: Command {
         log("stopped; what did not finish stays pending for the next poll")
         return .success
       }
-      // Sleep until the next feed is due (with a little jitter so feeds spread out), or a signal.
-      let nextFeed =
-        config.feeds.compactMap { feed -> TimeInterval? in
-          guard let state = try? store.load(url: feed.url, readOnly: true).state else { return nil }
-          return Schedule.nextDue(feed, state: state, settings: config.settings).timeIntervalSince(Date())
-        }.min() ?? 60
-      // Or when notifications held for quiet hours are due.
-      let held = ((try? store.keptNotifications(readOnly: true)) ?? []).compactMap(\.until)
-        .map { $0.timeIntervalSince(Date()) }.filter { $0 > 0 }.min()
-      // Or when a digest goes out.
-      let digest = ((try? store.digests(readOnly: true)) ?? []).map { $0.due.timeIntervalSince(Date()) }.min()
-      let next = min(nextFeed, held ?? .infinity, max(digest ?? .infinity, 0))
+      // Sleep until the next feed, held notification or digest is due (with a little jitter so feeds spread
+      // out), or a signal.
+      let next = Schedule.nextWake(config: config, store: store, now: Date())
       let jitter = Double.random(in: 0...min(5, max(0, next) * 0.05))
       _ = wake.wait(timeout: .now() + min(max(next, 0.5) + jitter, 3_600))
     }

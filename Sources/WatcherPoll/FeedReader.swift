@@ -20,13 +20,33 @@ struct FeedReader: Sendable {
   let transport: any HTTPTransport
   let cancellation: Cancellation?
 
-  /// The parsed feed, or `nil` when there is nothing new to read (304) or the feed failed.
+  /// The read stage for one feed: its response parsed, its items diffed against its state, the rules run,
+  /// the pending actions and digest entries recorded in the job it returns.
   ///
   /// `body` is the response's body, taken out of it so that the parse can release it piece by piece.
-  func load(
+  func read(_ job: FeedJob, body: consuming [Data], mode: Poller.Mode, engine: RuleEngine, now: Date) -> FeedJob {
+    var job = job
+    job.state.lastAttempt = now
+    // When nothing of this feed will be acted on (catch-up, a silent first poll, a restart), its items are
+    // read for their identity only.
+    let silent =
+      mode == .catchUp || job.restarted || (!job.state.initialized && config.settings.firstPoll == .silent)
+    if let parsed = load(
+      job.feed, response: job.response, body: body, state: &job.state, outcome: &job.outcome, now: now,
+      identityOnly: silent)
+    {
+      // After a corrupt state file the feed starts again silently, whatever first_poll says: its items
+      // may have been handled already.
+      let feedMode = job.restarted && mode == .normal ? .silentRestart : mode
+      apply(parsed, to: &job, engine: engine, mode: feedMode, now: now)
+    }
+    return job
+  }
+
+  /// The parsed feed, or `nil` when there is nothing new to read (304) or the feed failed.
+  private func load(
     _ feed: FeedConfig, response: Result<FetchResponse, FetchError>?, body: consuming [Data], state: inout FeedState,
-    outcome: inout Poller.Outcome,
-    now: Date, identityOnly: Bool = false
+    outcome: inout Poller.Outcome, now: Date, identityOnly: Bool
   ) -> ParsedFeed? {
     let interval = feed.interval ?? config.settings.interval
     func fail(_ error: FeedLoadError, retryAfter: Int? = nil) -> ParsedFeed? {
@@ -90,7 +110,7 @@ struct FeedReader: Sendable {
 
   /// How to parse `feed`: with the keys its state knows, so that items seen before are read for their
   /// identity only (when identity is by id, the default; the other identities need the item's text).
-  func parseOptions(_ feed: FeedConfig, state: FeedState, identityOnly: Bool) -> FeedParser.Options {
+  private func parseOptions(_ feed: FeedConfig, state: FeedState, identityOnly: Bool) -> FeedParser.Options {
     var options = FeedParser.options(config.settings)
     guard feed.identity == .guid else { return options }
     if identityOnly {
@@ -110,7 +130,7 @@ struct FeedReader: Sendable {
     }
   }
 
-  func succeed(_ state: inout FeedState, maxAge: Int? = nil, now: Date = Date()) {
+  private func succeed(_ state: inout FeedState, maxAge: Int? = nil, now: Date = Date()) {
     state.lastSuccessBefore = state.lastSuccess
     state.lastSuccess = now
     state.consecutiveFailures = 0
@@ -121,10 +141,10 @@ struct FeedReader: Sendable {
 
   /// Diffs the parsed items against the state, applies first-poll and max_age, evaluates rules for the
   /// items to act on, and records pending actions.
-  func apply(
-    _ parsed: ParsedFeed, feed: FeedConfig, state: inout FeedState, outcome: inout Poller.Outcome, engine: RuleEngine,
-    mode: Poller.Mode, now: Date
-  ) {
+  private func apply(_ parsed: ParsedFeed, to job: inout FeedJob, engine: RuleEngine, mode: Poller.Mode, now: Date) {
+    let feed = job.feed
+    var (state, outcome) = (job.state, job.outcome)
+    defer { (job.state, job.outcome) = (state, outcome) }
     outcome.warnings += parsed.warnings.prefix(3).map { "\($0)" }
     var items = parsed.feed.items
     outcome.items = items.count
@@ -223,7 +243,7 @@ struct FeedReader: Sendable {
           item, extra: [("feed", .string(feed.name)), ("feed_url", .string(feed.url))])
         for rule in decision.digests {
           outcome.digested.append((rule, item.title ?? key))
-          outcome.digestEntries.append(
+          job.digestEntries.append(
             (
               rule,
               Digest.Entry(feed: feed.name, key: key, title: item.title, link: item.link, item: json, collected: now)
@@ -235,7 +255,7 @@ struct FeedReader: Sendable {
 
   /// Fetches the article each item links to and sets its `content`; an item whose page fails goes on with
   /// its feed text, and the failure is reported.
-  func addContent(to all: inout [FeedItem], at act: [Int], feed: FeedConfig, outcome: inout Poller.Outcome) {
+  private func addContent(to all: inout [FeedItem], at act: [Int], feed: FeedConfig, outcome: inout Poller.Outcome) {
     var items = act.map { all[$0] }
     let failed = ArticleLoader.addContent(
       to: &items, feedURL: feed.url, limits: ArticleLoader.Limits(config.settings), transport: transport,

@@ -19,6 +19,40 @@ struct DigestTests {
     QuietHoursTests.local(hour, minute, days: days)
   }
 
+  @Test("the daemon wakes for the next feed due, a held notification or a digest, whichever comes first")
+  func nextWake() throws {
+    var h = try Harness(settings: "  first_poll: all")
+    defer { h.server.stop() }
+    h.config.rules = try ConfigLoader.parse(
+      """
+      feeds: [{ url: x, name: test }]
+      rules:
+        - name: morning
+          match: { title: item }
+          digest: { every: 1d, at: "08:00" }
+      """, path: "r.yaml"
+    ).rules
+    let runner = DeliveringActionRunner(
+      notifier: KeptNotificationTests.SwitchableNotifier(), settings: h.config.settings, environment: [:],
+      log: { _ in })
+    h.source.items.withLock { $0 = [("a", "Item one", "Sat, 28 Nov 2026 10:00:00 GMT")] }
+    let start = Self.local(10)
+    _ = Poller(config: h.config, store: h.store, transport: CurlTransport(userAgent: "t"), runner: runner)
+      .pass(h.config.feeds, force: true, now: start)
+    func wake(_ at: Date) -> TimeInterval { Schedule.nextWake(config: h.config, store: h.store, now: at) }
+    let interval = TimeInterval(h.config.feeds[0].interval ?? h.config.settings.interval)
+    #expect(wake(start) == interval)
+    #expect(wake(start + interval + 5) == 0, "a feed due already: at once")
+    // A notification held for quiet hours comes due before the feed.
+    let held = FeedState.PendingAction(kind: .notify, key: "k", rule: "morning", summary: "s", created: start)
+    try h.store.saveKept([KeptNotification(feed: "test", action: held, until: start + 60)])
+    #expect(wake(start) == 60)
+    // With the feed and the held notification far off, the digest's time (08:00 the next day).
+    try h.store.saveKept([KeptNotification(feed: "test", action: held, until: start + 7 * 86_400)])
+    h.config.settings.interval = 7 * 86_400
+    #expect(wake(start) == Self.local(8, days: 1).timeIntervalSince(start))
+  }
+
   @Test("a digest goes out at its time: its hook gets the items as a JSON array, one notification lists them")
   func digest() throws {
     var h = try Harness(settings: "  first_poll: all")

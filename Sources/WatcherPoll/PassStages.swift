@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherConfig
+import WatcherFetch
+import WatcherState
+import WatcherSupport
+
+/// One due feed as it travels the stages of a pass: its state and outcome, the response fetched for it,
+/// and what the read stage decided.
+struct FeedJob: Sendable {
+  var feed: FeedConfig
+  var state: FeedState
+  var outcome: Poller.Outcome
+  /// Its state file was corrupt and started again: nothing of it is acted on this pass.
+  var restarted = false
+  /// Where its outcome goes in the pass's outcomes.
+  var position = 0
+  /// The HTTP answer (its body taken out, to `PassStages.Bodies`); `nil` for a file.
+  var response: Poller.FetchResult?
+  /// The digest entries the rules asked for (rule, entry), stored before the state is saved.
+  var digestEntries: [(rule: String, entry: Digest.Entry)] = []
+  /// What was decided before the actions run (the journal so far, notifications held for quiet hours).
+  var prepared: Poller.PreparedPending?
+}
+
+/// The concurrency of a pass, kept apart from its story in `Poller`: states read on every core, downloads
+/// in batches with the next batch fetched meanwhile, states written on every core.
+enum PassStages {
+  /// Every feed's state, read at once on every core (decoding the JSON is most of a re-poll's work).
+  static func loadStates(_ feeds: [FeedConfig], directory: String, readOnly: Bool)
+    -> [Result<StateStore.Loaded, StateError>?]
+  {
+    let loaded = Locked([Result<StateStore.Loaded, StateError>?](repeating: nil, count: feeds.count))
+    WorkerPool.shared.perform(iterations: feeds.count) { index in
+      let result = Result { () throws(StateError) in
+        try StateStore.load(url: feeds[index].url, directory: directory, readOnly: readOnly)
+      }
+      loaded.withLock { $0[index] = result }
+    }
+    return loaded.withLock { $0 }
+  }
+
+  /// Every state written at once (each is its own file, and a write mostly waits for the disk); the
+  /// directory is synced for states with pending actions.
+  static func saveStates(_ states: [FeedState], directory: String) -> [Result<Void, StateError>] {
+    let saves = Locked([Result<Void, StateError>?](repeating: nil, count: states.count))
+    WorkerPool.shared.perform(iterations: states.count) { position in
+      let state = states[position]
+      let result = Result { () throws(StateError) in
+        try StateStore.save(state, directory: directory, syncDirectory: !state.pending.isEmpty)
+      }
+      saves.withLock { $0[position] = result }
+    }
+    return saves.withLock { $0 }.map { $0 ?? .success(()) }
+  }
+
+  /// The bodies of a batch's responses, each held once, by its job's slot, so that the parse that takes it
+  /// can release it piece by piece while it builds the items.
+  final class Bodies: Sendable {
+    private let slots: Locked<[[Data]]>
+
+    init(_ slots: [[Data]]) { self.slots = Locked(slots) }
+
+    /// The body of job `index`, taken out of its slot.
+    func take(_ index: Int) -> [Data] {
+      slots.withLock { slots in
+        let body = slots[index]
+        slots[index] = []
+        return body
+      }
+    }
+  }
+
+  /// Runs `body` on the due feeds batch by batch (so that a pass over 1,000 feeds holds a batch of bodies in
+  /// memory, not all of them), each job with its response; the next batch downloads while `body` runs.
+  ///
+  /// Feeds left unfinished by a stop (a cancelled download, or a file when stopping) are left out, exactly
+  /// as they were.
+  static func inBatches(
+    _ jobs: [FeedJob], size: Int, cancellation: Cancellation?,
+    fetch: (ArraySlice<FeedJob>) -> @Sendable () -> [Poller.FetchResult],
+    _ body: (_ batch: [FeedJob], _ bodies: Bodies) -> Void
+  ) {
+    var next: Prefetch?
+    for start in stride(from: 0, to: jobs.count, by: size) {
+      let batch = jobs[start..<min(jobs.count, start + size)]
+      let fetchBatch = fetch(batch)
+      var fetched = next?.wait() ?? fetchBatch()
+      next = nil
+      if batch.endIndex < jobs.count {
+        next = Prefetch(fetch(jobs[batch.endIndex..<min(jobs.count, batch.endIndex + size)]))
+      }
+      var ready: [FeedJob] = []
+      var bodies: [[Data]] = []
+      var http = 0
+      for var job in batch {
+        var pieces: [Data] = []
+        if FeedLocation.isHTTP(job.feed.url) {
+          if case .success(var response) = fetched[http] {
+            pieces = response.pieces
+            response.pieces = []
+            fetched[http] = .success(response)
+          }
+          job.response = fetched[http]
+          http += 1
+        }
+        // Stopping: leave unfinished feeds exactly as they were.
+        if case .failure(.cancelled)? = job.response { continue }
+        if cancellation?.isCancelled == true, job.response == nil { continue }
+        ready.append(job)
+        bodies.append(pieces)
+      }
+      fetched = []
+      body(ready, Bodies(bodies))
+    }
+  }
+}
+
+/// One batch's downloads, started on a thread of its own so that they run while the batch before is
+/// read, saved and acted on.
+final class Prefetch: @unchecked Sendable {
+  private let done = DispatchSemaphore(value: 0)
+  /// Written by the thread before `done` is signalled, read after.
+  private var results: [Poller.FetchResult] = []
+
+  init(_ fetch: @escaping @Sendable () -> [Poller.FetchResult]) {
+    let thread = Thread { [self] in
+      results = fetch()
+      done.signal()
+    }
+    thread.stackSize = 1 << 20
+    thread.start()
+  }
+
+  /// The batch's results, once every download is over.
+  func wait() -> [Poller.FetchResult] {
+    done.wait()
+    return results
+  }
+}

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherActions
+import WatcherConfig
+import WatcherFeed
+import WatcherFetch
+import WatcherRules
+import WatcherState
+import WatcherSupport
+
+extension Poller {
+  /// Adds items to their rules' digests (a new digest goes out on its rule's schedule).
+  func collect(_ entries: [(rule: String, entry: Digest.Entry)], now: Date) throws(StateError) {
+    var digests = try store.digests()
+    for (rule, entry) in entries {
+      if let index = digests.firstIndex(where: { $0.rule == rule }) {
+        guard !digests[index].items.contains(where: { $0.feed == entry.feed && $0.key == entry.key }) else { continue }
+        digests[index].items.append(entry)
+        digests[index].items = Array(digests[index].items.suffix(Digest.maxItems))
+      } else {
+        let schedule = config.rules.first { $0.name == rule }?.actions.digest ?? DigestAction(every: 86_400)
+        digests.append(Digest(rule: rule, due: schedule.due(after: now), items: [entry]))
+      }
+    }
+    try store.saveDigests(digests)
+  }
+
+  /// Sends the digests that are due.
+  ///
+  /// First the rule's digest hook (the items as a JSON array on stdin), then one notification listing the
+  /// titles. A failing hook is retried on later passes (up to `hook_retries`);
+  /// quiet hours hold the digest; a notification that cannot be shown is kept like any other.
+  func deliverDigests(_ pass: inout Pass, now: Date) {
+    let digests: [Digest]
+    do {
+      digests = try store.digests()
+    } catch {
+      pass.digestProblems.append("\(error)")
+      return
+    }
+    guard digests.contains(where: { $0.due <= now }) else { return }
+    let settings = config.settings.notify
+    var remaining: [Digest] = []
+    var journal: [JournalEntry] = []
+    var toKeep: [KeptNotification] = []
+    let digestFeed = FeedConfig(url: "", name: "digest")
+    for var digest in digests {
+      guard digest.due <= now, !digest.items.isEmpty, !settings.quiet.holds(settings.urgency, at: now) else {
+        if !digest.items.isEmpty { remaining.append(digest) }
+        continue
+      }
+      let count = digest.items.count
+      if let hook = config.rules.first(where: { $0.name == digest.rule })?.actions.digestHook {
+        let action = FeedState.PendingAction(
+          kind: .hook, key: "digest:\(digest.rule)", rule: digest.rule, command: hook.command,
+          arguments: hook.run?.map { $0.render(FeedItem(key: ""), feed: "digest", tags: []) }, timeout: hook.timeout,
+          item: "[" + digest.items.map(\.item).joined(separator: ",") + "]",
+          environment: ["WATCHER_RULE": digest.rule, "WATCHER_FEED": "digest", "WATCHER_DIGEST_COUNT": "\(count)"],
+          title: "digest of rule '\(digest.rule)'", created: now)
+        var attempt = action
+        attempt.attempts = digest.attempts
+        let result = runner.run([attempt], feed: digestFeed).first ?? .notRun
+        let entry = Self.entry(
+          attempt, feed: digestFeed, outcome: .ok, now: now, exitStatus: 0, detail: "\(count) items")
+        switch result {
+        case .done: journal.append(entry)
+        case .notRun, .keep:
+          remaining.append(digest)
+          continue
+        case .retry(_, let failure):
+          digest.attempts += 1
+          remaining.append(digest)
+          pass.digestProblems.append("the digest hook of rule '\(digest.rule)' failed (\(failure)); will retry")
+          var failed = entry
+          failed.outcome = .retry
+          failed.exitStatus = failure.exitStatus
+          failed.detail = "\(failure)"
+          journal.append(failed)
+          continue
+        case .drop(let failure):
+          pass.digestProblems.append("the digest hook of rule '\(digest.rule)' gave up: \(failure)")
+          var failed = entry
+          failed.outcome = .dropped
+          failed.detail = "\(failure)"
+          journal.append(failed)
+        }
+      }
+      let lines = digest.items.prefix(20).map { "\($0.feed): \($0.title ?? $0.key)" }
+      let notification = FeedState.PendingAction(
+        kind: .notify, key: "digest:\(digest.rule)", rule: digest.rule,
+        summary: "Digest '\(digest.rule)': \(count) item\(count == 1 ? "" : "s")",
+        body: (lines + (count > 20 ? ["… and \(count - 20) more"] : [])).joined(separator: "\n"),
+        urgency: settings.urgency, expire: settings.expire, icon: settings.icon,
+        title: "digest of rule '\(digest.rule)'", created: now)
+      if case .keep(let failure) = runner.showKept([KeptNotification(feed: "digest", action: notification)]) {
+        toKeep.append(KeptNotification(feed: "digest", action: notification))
+        journal.append(Self.entry(notification, feed: digestFeed, outcome: .kept, now: now, detail: "\(failure)"))
+      } else {
+        journal.append(Self.entry(notification, feed: digestFeed, outcome: .shown, now: now, detail: "\(count) items"))
+      }
+      pass.digestsShown.append((digest.rule, count))
+    }
+    do {
+      if !toKeep.isEmpty {
+        let (bounded, _) = KeptNotification.prune(
+          (try store.keptNotifications()) + toKeep, settings: settings, now: now)
+        try store.saveKept(bounded)
+      }
+      try store.saveDigests(remaining)
+    } catch {
+      pass.digestProblems.append("\(error)")
+    }
+    try? store.appendJournal(journal, limits: journalLimits, now: now)
+  }
+}

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherActions
+import WatcherConfig
+import WatcherFeed
+import WatcherFetch
+import WatcherRules
+import WatcherState
+import WatcherSupport
+
+extension Poller {
+  /// What happened to one feed.
+  public struct Outcome: Sendable {
+    /// The feed.
+    public var feed: FeedConfig
+    /// Whether it was polled (false: not due yet).
+    public var polled = false
+    /// HTTP 304 (or an unchanged file).
+    public var notModified = false
+    /// Items in the feed now.
+    public var items = 0
+    /// Items not seen before.
+    public var newItems = 0
+    /// New items acted on (rules evaluated).
+    public var actedOn = 0
+    /// Actions recorded as pending.
+    public var actions = 0
+    /// Why the feed could not be polled, or its state saved (empty when all went well).
+    public var failures: [FeedFailure] = []
+    /// Set when the feed was named (forced) but not polled because its server asked to wait until then.
+    public var heldUntil: Date?
+    /// Problems worth reporting that did not stop the feed (corrupt state, parse warnings).
+    public var warnings: [String] = []
+    /// Actions that failed (a notification service that cannot be reached, a failing hook).
+    public var actionProblems: [ActionProblem] = []
+    /// Actions still pending after the pass (to retry, or not run because watcher was stopping).
+    public var pendingLeft = 0
+    /// Notifications that could not be shown and were kept to show later.
+    public var kept = 0
+    /// In a dry run: the actions the real poll would carry out for this feed (new ones and retries).
+    public var planned: [FeedState.PendingAction] = []
+    /// Set when this pass was the feed's first: what `first_poll` did with its items.
+    public var firstPoll: Settings.FirstPoll?
+    /// New items not acted on because they were published longer ago than `max_age`.
+    public var tooOld = 0
+    /// New items acted on that a rule muted, that got a notification, that got a hook, that nothing touched.
+    public var muted = 0
+    public var notified = 0
+    public var hooked = 0
+    public var untouched = 0
+    /// When the feed is due next (set for a feed that was not due).
+    public var nextDue: Date?
+    /// What became of each action (as the journal records it).
+    public var journal: [JournalEntry] = []
+    /// Notifications held for quiet hours.
+    public var held = 0
+    /// Items collected for digests in this pass: (rule, item title).
+    public var digested: [(rule: String, title: String)] = []
+
+    /// Records a problem once: the same failure of several actions is one problem.
+    mutating func report(_ problem: ActionProblem) {
+      if !actionProblems.contains(problem) { actionProblems.append(problem) }
+    }
+  }
+
+  /// Why the notifications kept from earlier passes were not shown.
+  public enum KeptFailure: Sendable, Equatable, CustomStringConvertible {
+    /// The notification service is still unreachable.
+    case notShown(ActionFailure)
+    /// The kept list could not be read or written.
+    case store(StateError)
+
+    public var description: String {
+      switch self {
+      case .notShown(let failure): return "\(failure)"
+      case .store(let error): return "\(error)"
+      }
+    }
+  }
+
+  /// What a pass did: one outcome per feed, and what became of the notifications kept for later.
+  public struct Pass: Sendable {
+    /// One outcome per feed, in the order given.
+    public var outcomes: [Outcome]
+    /// Kept notifications shown at the start of this pass (several as one summary).
+    public var keptShown = 0
+    /// Notifications kept at the end of the pass, waiting for the notification service.
+    public var keptWaiting = 0
+    /// Kept notifications given up on (older than `keep_for`, or beyond `keep_max`).
+    public var keptDropped = 0
+    /// Kept notifications still held for quiet hours.
+    public var keptHeld = 0
+    /// Digests that went out: (rule, items).
+    public var digestsShown: [(rule: String, items: Int)] = []
+    /// Why a digest did not go out, when one did not.
+    public var digestProblems: [String] = []
+    /// Why the kept notifications could not be shown or stored, when they could not.
+    public var keptError: KeptFailure?
+  }
+}

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherActions
+import WatcherConfig
+import WatcherFeed
+import WatcherFetch
+import WatcherRules
+import WatcherState
+import WatcherSupport
+
+extension Poller {
+  /// Runs the pending actions of `feeds` now (those of the items in `keys`, or all), without fetching:
+  /// `watcher pending --retry`.
+  public func retryPending(_ feeds: [FeedConfig], keys: Set<String>? = nil, now: Date = Date()) -> [Outcome] {
+    feeds.compactMap { feed in
+      var outcome = Outcome(feed: feed)
+      guard var state = try? store.load(url: feed.url).state, !state.pending.isEmpty else { return nil }
+      let chosen = state.pending.filter { keys?.contains($0.key) ?? true }
+      guard !chosen.isEmpty else { return nil }
+      let others = state.pending.filter { !(keys?.contains($0.key) ?? true) }
+      state.pending = chosen
+      runPending(&state, feed: feed, outcome: &outcome, now: now)
+      if !others.isEmpty {
+        state.pending += others
+        outcome.pendingLeft = state.pending.count
+        save(&state, outcome: &outcome)
+      }
+      return outcome
+    }
+  }
+
+  /// Forgets the pending actions of `feeds` (those of the items in `keys`, or all): `watcher pending --drop`.
+  ///
+  /// They are recorded as dropped (in the state and the journal). Returns how many were dropped per feed.
+  public func dropPending(_ feeds: [FeedConfig], keys: Set<String>? = nil, now: Date = Date()) -> [(
+    feed: FeedConfig, dropped: Int, failure: FeedFailure?
+  )] {
+    feeds.compactMap { feed in
+      guard var state = try? store.load(url: feed.url).state else { return nil }
+      let dropped = state.pending.filter { keys?.contains($0.key) ?? true }
+      guard !dropped.isEmpty else { return nil }
+      state.pending.removeAll { keys?.contains($0.key) ?? true }
+      for action in dropped {
+        state.dropped.append(
+          FeedState.DroppedAction(
+            key: action.key, rule: action.rule, what: action.command ?? action.summary ?? "",
+            reason: "dropped by 'watcher pending --drop'", time: now))
+      }
+      state.dropped = Array(state.dropped.suffix(20))
+      var outcome = Outcome(feed: feed)
+      guard save(&state, outcome: &outcome, durably: true) else { return (feed, 0, outcome.failures.first) }
+      try? store.appendJournal(
+        dropped.map {
+          Self.entry($0, feed: feed, outcome: .dropped, now: now, attempt: $0.attempts, detail: "dropped by the user")
+        },
+        limits: journalLimits, now: now)
+      return (feed, dropped.count, nil)
+    }
+  }
+
+  /// Hands the pending actions to the runner and saves the state without the ones it did (the pending
+  /// list was saved before, so a crash here repeats actions but never loses one).
+  func runPending(_ state: inout FeedState, feed: FeedConfig, outcome: inout Outcome, now: Date) {
+    let prepared = preparePending(&state, feed: feed, outcome: &outcome, now: now)
+    let results = runner.run(state.pending, feed: feed)
+    recordPending(&state, feed: feed, outcome: &outcome, prepared: prepared, results: results, now: now)
+  }
+
+  /// What `preparePending` decided before the actions run: the journal so far, the notifications held.
+  struct PreparedPending: Sendable {
+    var journal: [JournalEntry] = []
+    var held: [KeptNotification] = []
+  }
+
+  /// Refreshes the pending actions from the config and holds the notifications quiet hours hold; the ones
+  /// left in `state.pending` are to run now.
+  func preparePending(_ state: inout FeedState, feed: FeedConfig, outcome: inout Outcome, now: Date)
+    -> PreparedPending
+  {
+    var journal: [JournalEntry] = []
+    // Each action runs as its rule says now: a hook fixed in the config fixes its retries; an action
+    // whose rule is gone is dropped.
+    let refreshed = PendingRefresh.refresh(state.pending, feed: feed, config: config)
+    for action in refreshed.gone {
+      Self.drop(action, from: &state, reason: "its rule '\(action.rule ?? "")' is no longer in the config", now: now)
+      outcome.report(.ruleGone(rule: action.rule ?? ""))
+      journal.append(
+        Self.entry(
+          action, feed: feed, outcome: .dropped, now: now, attempt: action.attempts,
+          detail: "its rule is no longer in the config"))
+    }
+    state.pending = refreshed.current
+    // Quiet hours: notifications wait (kept, durably, until the quiet time ends); hooks are not held.
+    let quiet = config.settings.notify.quiet
+    var held: [KeptNotification] = []
+    if quiet.isQuiet(now) {
+      let until = quiet.end(after: now)
+      state.pending.removeAll { action in
+        guard action.kind == .notify, quiet.holds(action.urgency ?? .normal, at: now) else { return false }
+        held.append(KeptNotification(feed: feed.name, action: action, until: until))
+        return true
+      }
+      for entry in held {
+        journal.append(
+          Self.entry(
+            entry.action, feed: feed, outcome: .held, now: now,
+            detail: "quiet hours; shown at \(ISODate.format(until))"))
+      }
+    }
+    return PreparedPending(journal: journal, held: held)
+  }
+
+  /// Records a dropped action in the state (the last 20 are kept for status).
+  static func drop(_ action: FeedState.PendingAction, from state: inout FeedState, reason: String, now: Date) {
+    state.dropped.append(
+      FeedState.DroppedAction(
+        key: action.key, rule: action.rule, what: action.command ?? action.summary ?? "", reason: reason, time: now))
+    state.dropped = Array(state.dropped.suffix(20))
+  }
+
+  /// Journals what became of each action, keeps what must wait, and saves the state without the actions
+  /// that are done (the pending list was saved before they ran: a crash repeats, never loses).
+  func recordPending(
+    _ state: inout FeedState, feed: FeedConfig, outcome: inout Outcome, prepared: PreparedPending,
+    results: [ActionOutcome], now: Date
+  ) {
+    var journal = prepared.journal
+    let held = prepared.held
+    var kept: [FeedState.PendingAction] = []
+    var toKeep: [FeedState.PendingAction] = []
+    let notifications = state.pending.filter { $0.kind == .notify }.count
+    let summary =
+      notifications > config.settings.notify.maxPerPoll ? "in one summary of \(notifications)" : nil
+    for (action, result) in zip(state.pending, results) {
+      switch result {
+      case .done:
+        journal.append(
+          Self.entry(
+            action, feed: feed, outcome: action.kind == .notify ? .shown : .ok, now: now,
+            exitStatus: action.kind == .hook ? 0 : nil, detail: action.kind == .notify ? summary : nil))
+      case .notRun:
+        kept.append(action)
+        journal.append(Self.entry(action, feed: feed, outcome: .stopped, now: now, detail: "watcher was stopping"))
+      case .keep(let failure):
+        toKeep.append(action)
+        outcome.report(.notShown(failure))
+        journal.append(Self.entry(action, feed: feed, outcome: .kept, now: now, detail: "\(failure)"))
+      case .retry(var updated, let failure):
+        updated.lastError = "\(failure)"
+        kept.append(updated)
+        outcome.report(.hookWillRetry(rule: action.rule ?? "", item: Self.itemName(action), failure))
+        journal.append(
+          Self.entry(
+            action, feed: feed, outcome: .retry, now: now, exitStatus: failure.exitStatus, detail: "\(failure)"))
+      case .drop(let failure):
+        Self.drop(action, from: &state, reason: "\(failure)", now: now)
+        outcome.report(
+          .hookDropped(rule: action.rule ?? "", item: Self.itemName(action), attempts: action.attempts + 1, failure))
+        journal.append(
+          Self.entry(
+            action, feed: feed, outcome: .dropped, now: now, exitStatus: failure.exitStatus, detail: "\(failure)"))
+      }
+    }
+    outcome.journal += journal
+    // What failed this time, for status (cleared once every action went through).
+    if let failed = journal.first(where: { [.kept, .retry, .dropped].contains($0.outcome) && $0.detail != nil }) {
+      state.lastActionError = "\(failed.action) of rule '\(failed.rule ?? "feed notify")': \(failed.detail ?? "")"
+    } else if !journal.isEmpty {
+      state.lastActionError = nil
+    }
+    do {
+      try store.appendJournal(journal, limits: journalLimits, now: now)
+    } catch {
+      outcome.warnings.append("cannot write the journal: \(error)")
+    }
+    // Notifications that could not be shown, or wait for quiet hours to end, move to the kept list (saved
+    // first: never lost); should that fail, they stay pending here.
+    if !toKeep.isEmpty || !held.isEmpty {
+      do {
+        let stored = try store.keptNotifications()
+        let added = toKeep.map { KeptNotification(feed: feed.name, action: $0) } + held
+        let (bounded, _) = KeptNotification.prune(stored + added, settings: config.settings.notify, now: now)
+        try store.saveKept(bounded)
+        outcome.kept += toKeep.count
+        outcome.held += held.count
+      } catch {
+        kept += toKeep + held.map(\.action)
+        outcome.report(.cannotKeep(error))
+      }
+    }
+    // Actions the runner did not report on (a shorter answer) stay pending.
+    kept += state.pending.dropFirst(results.count)
+    state.pending = kept
+    outcome.pendingLeft = kept.count
+    save(&state, outcome: &outcome)
+  }
+
+  /// An item as messages name it: its title, else its key.
+  static func itemName(_ action: FeedState.PendingAction) -> String {
+    action.title ?? action.environment?["WATCHER_TITLE"] ?? action.key
+  }
+
+  /// The journal's bounds, from `settings.journal`.
+  package var journalLimits: JournalLimits {
+    JournalLimits(keepFor: config.settings.journalKeepFor, keepMax: config.settings.journalKeepMax)
+  }
+
+  /// A journal entry for `action` of `feed`.
+  static func entry(
+    _ action: FeedState.PendingAction, feed: FeedConfig, outcome: JournalEntry.Outcome, now: Date,
+    exitStatus: Int? = nil, attempt: Int? = nil, detail: String? = nil
+  ) -> JournalEntry {
+    JournalEntry(
+      time: now, feed: feed.name, title: action.title ?? action.environment?["WATCHER_TITLE"],
+      link: action.link ?? action.environment?["WATCHER_LINK"], key: action.key, rule: action.rule,
+      action: action.kind.rawValue, outcome: outcome, exitStatus: exitStatus, attempt: attempt ?? action.attempts + 1,
+      detail: detail)
+  }
+}
