@@ -4,15 +4,15 @@ import PackageDescription
 
 // The targets draw the architecture (docs/design.md); the compiler refuses an import that runs the wrong way.
 //
-//   WatcherSupport                      bytes, JSON writing, dates, hashing, atomic files, locks; no C
+//   WatcherSupport                      bytes, JSON writing, dates, hashing, atomic files, locks, Urgency; no C
 //   WatcherRegex    -> Support          the linear-time regex engine
 //   WatcherXML      -> Support          libxml2 SAX, input decoding, UTF-8 repair, entities
 //   WatcherFeed     -> XML              the formats, the normalized model, HTML to text
 //   WatcherConfig   -> Feed, Regex      YAML, the config and rule model, loader, diagnostics, editor, OPML
 //   WatcherRules    -> Config           the rule engine, decisions, dry run
-//   WatcherState    -> Config           state files, kept notifications
+//   WatcherState    -> Support          state files, kept notifications, digests, the journal
 //   WatcherFetch    -> Support          HTTP(S) with libcurl
-//   WatcherActions  -> State            notifications (libnotify), hooks (CHookSupervisor)
+//   WatcherActions  -> State, Config, Fetch   notifications (libnotify, pictures), hooks (CHookSupervisor)
 //   WatcherPoll     -> Rules, State, Fetch, Actions   the coordinator
 //   WatcherCLI      -> Poll             commands, arguments, words for every error
 let package = Package(
@@ -38,7 +38,7 @@ let package = Package(
     .target(
       name: "WatcherConfig", dependencies: ["WatcherFeed", "WatcherXML", "WatcherRegex", "WatcherSupport", "CYaml"]),
     .target(name: "WatcherRules", dependencies: ["WatcherConfig", "WatcherFeed", "WatcherRegex", "WatcherSupport"]),
-    .target(name: "WatcherState", dependencies: ["WatcherConfig", "WatcherSupport"]),
+    .target(name: "WatcherState", dependencies: ["WatcherSupport"]),
     .target(name: "WatcherFetch", dependencies: ["WatcherSupport", "CCurl"]),
     .target(
       name: "WatcherActions",
@@ -77,8 +77,7 @@ for target in package.targets where target.type != .system && target.name != "CH
 
 // The library targets' hot loops (the SAX callbacks, the regex DFA and Pike VM, the rule engine) mutate
 // class state; dynamic exclusivity checks cost about 5% of parse time and 8% of rule evaluation there.
-// Release builds turn them off for these targets, as they were for the one module they came from; debug
-// builds, and so the tests, keep them.
+// Release builds turn them off for these targets; debug builds, and so the tests, keep them.
 let unchecked = ["Support", "Regex", "XML", "Feed", "Config", "Rules", "State", "Fetch", "Actions", "Poll"]
 for target in package.targets where unchecked.map({ "Watcher" + $0 }).contains(target.name) {
   target.swiftSettings =

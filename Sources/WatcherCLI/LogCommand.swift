@@ -3,7 +3,6 @@
 
 import Foundation
 import WatcherConfig
-import WatcherPoll
 import WatcherState
 import WatcherSupport
 

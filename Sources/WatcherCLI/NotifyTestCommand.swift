@@ -4,6 +4,7 @@
 import Foundation
 import WatcherActions
 import WatcherConfig
+import WatcherSupport
 
 /// `watcher notify-test`: shows one notification, or explains why it cannot.
 struct NotifyTestCommand: Command {

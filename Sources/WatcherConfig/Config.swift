@@ -2,6 +2,7 @@
 // Copyright the watcher authors.
 
 import Foundation
+import WatcherSupport
 
 /// The whole configuration: settings, feeds and rules.
 public struct Config: Sendable {
@@ -95,21 +96,6 @@ public struct NotifySettings: Sendable, Equatable {
 
   /// Creates defaults.
   public init() {}
-}
-
-/// Notification urgency (Desktop Notifications spec), ordered low < normal < critical.
-public enum Urgency: String, Sendable, Equatable, CaseIterable, Comparable, Codable {
-  case low, normal, critical
-
-  /// Reads an urgency from a state file; a value this version does not know is `normal`, so a pending
-  /// notification is never lost over it.
-  public init(from decoder: any Decoder) throws {
-    self = Urgency(rawValue: try decoder.singleValueContainer().decode(String.self)) ?? .normal
-  }
-
-  public static func < (a: Urgency, b: Urgency) -> Bool {
-    allCases.firstIndex(of: a) ?? 0 < allCases.firstIndex(of: b) ?? 0
-  }
 }
 
 /// One feed to watch (`feeds:` entries).

@@ -2,7 +2,6 @@
 // Copyright the watcher authors.
 
 import Foundation
-import WatcherRegex
 import WatcherSupport
 
 /// Loads and validates the config: YAML nodes mapped by hand into `Config`, every mistake collected.

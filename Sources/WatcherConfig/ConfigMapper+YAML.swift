@@ -2,7 +2,6 @@
 // Copyright the watcher authors.
 
 import Foundation
-import WatcherRegex
 import WatcherSupport
 
 /// Reading YAML nodes as the config's kinds of value (strings, lists, booleans, numbers, durations, sizes,

@@ -2,6 +2,7 @@
 // Copyright the watcher authors.
 
 import Foundation
+import WatcherSupport
 
 /// Times of day when notifications wait: `settings.notify.quiet`.
 ///

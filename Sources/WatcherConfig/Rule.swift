@@ -2,6 +2,7 @@
 // Copyright the watcher authors.
 
 import Foundation
+import WatcherSupport
 
 /// One rule: an optional scope, a condition, and actions.
 public struct Rule: Sendable {

@@ -2,7 +2,6 @@
 // Copyright the watcher authors.
 
 internal import CYaml
-import WatcherXML
 
 /// Reads YAML text into `YAMLNode`s with their marks, through libyaml's event API.
 ///

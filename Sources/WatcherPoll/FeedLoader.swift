@@ -2,7 +2,6 @@
 // Copyright the watcher authors.
 
 import Foundation
-import WatcherConfig
 import WatcherFeed
 import WatcherFetch
 import WatcherSupport

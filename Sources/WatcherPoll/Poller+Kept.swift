@@ -48,3 +48,13 @@ extension Poller {
     }
   }
 }
+
+extension KeptNotification {
+  /// The newest `settings.keepMax` of `kept` that are younger than `settings.keepFor`, and how many were
+  /// dropped.
+  package static func prune(_ kept: [KeptNotification], settings: NotifySettings, now: Date) -> (
+    kept: [KeptNotification], dropped: Int
+  ) {
+    prune(kept, keepFor: settings.keepFor, keepMax: settings.keepMax, now: now)
+  }
+}

@@ -2,6 +2,7 @@
 // Copyright the watcher authors.
 
 import WatcherConfig
+import WatcherSupport
 
 /// What the rules decided for one item, and why (the result of `RuleEngine.evaluate`).
 public struct Decision: Sendable, Equatable {

@@ -5,7 +5,6 @@ import Foundation
 import WatcherConfig
 import WatcherFeed
 import WatcherRegex
-import WatcherSupport
 
 #if canImport(Glibc)
   import Glibc

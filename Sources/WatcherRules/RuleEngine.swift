@@ -4,7 +4,6 @@
 import Foundation
 import WatcherConfig
 import WatcherFeed
-import WatcherRegex
 import WatcherSupport
 
 #if canImport(Glibc)

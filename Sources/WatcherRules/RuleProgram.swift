@@ -3,9 +3,7 @@
 
 import Foundation
 import WatcherConfig
-import WatcherFeed
 import WatcherRegex
-import WatcherSupport
 
 #if canImport(Glibc)
   import Glibc

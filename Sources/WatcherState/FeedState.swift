@@ -2,7 +2,6 @@
 // Copyright the watcher authors.
 
 import Foundation
-import WatcherConfig
 import WatcherSupport
 
 /// What watcher remembers about one feed between polls, stored as one JSON file.

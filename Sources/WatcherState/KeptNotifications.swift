@@ -2,7 +2,6 @@
 // Copyright the watcher authors.
 
 import Foundation
-import WatcherConfig
 import WatcherSupport
 
 #if canImport(Glibc)
@@ -25,15 +24,14 @@ public struct KeptNotification: Sendable, Equatable {
     self.until = until
   }
 
-  /// The newest `settings.keepMax` of `kept` that are younger than `settings.keepFor`, and how many were
-  /// dropped.
-  public static func prune(_ kept: [KeptNotification], settings: NotifySettings, now: Date) -> (
+  /// The newest `keepMax` of `kept` that are younger than `keepFor` seconds, and how many were dropped.
+  public static func prune(_ kept: [KeptNotification], keepFor: Int, keepMax: Int, now: Date) -> (
     kept: [KeptNotification], dropped: Int
   ) {
-    let horizon = now.addingTimeInterval(-Double(settings.keepFor))
+    let horizon = now.addingTimeInterval(-Double(keepFor))
     // A notification held for quiet hours is not given up on before it was due.
     let young = kept.filter { $0.action.created >= horizon || ($0.until.map { $0 > now } ?? false) }
-    let result = Array(young.suffix(settings.keepMax))
+    let result = Array(young.suffix(keepMax))
     return (result, kept.count - result.count)
   }
 }

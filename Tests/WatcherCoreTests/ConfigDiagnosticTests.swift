@@ -6,6 +6,7 @@ import Testing
 import WatcherConfig
 import WatcherFeed
 import WatcherRules
+import WatcherSupport
 import WatcherTestSupport
 
 /// Every `Fixtures/Config/errors/<name>.yaml` is refused, and its full rendering (every diagnostic with position, source line, caret and notes) equals `<name>.stderr`.

@@ -6,6 +6,7 @@ import Testing
 import WatcherConfig
 import WatcherFeed
 import WatcherRules
+import WatcherSupport
 import WatcherTestSupport
 
 /// Rules for every item of some feeds, a feed's own hook, and one notification per item.
