@@ -116,7 +116,7 @@ public struct PrintingActionRunner: ActionRunner {
         output("notify [\(feed.name)] \(action.summary ?? "")\(action.body.map { $0.isEmpty ? "" : " — \($0)" } ?? "")")
       case .hook:
         output(
-          "hook [\(feed.name)] rule '\(action.rule ?? "")' would run: \(action.command ?? "")")
+          "hook [\(feed.name)] rule '\(action.label(feed: feed.name) ?? "")' would run: \(action.command ?? "")")
       }
     }
     return actions.map { _ in .done }

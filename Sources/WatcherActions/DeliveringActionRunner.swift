@@ -95,9 +95,7 @@ public struct DeliveringActionRunner: ActionRunner {
       // out without it.
       let pictures = images?.paths(for: actions.map(\.image), feedURL: feed.url) ?? actions.map { _ in nil }
       batch = zip(actions, pictures).map { action, picture in
-        var notification = DesktopNotification(
-          summary: action.summary ?? "", body: action.body ?? "", urgency: action.urgency ?? .normal,
-          expire: action.expire, icon: action.icon, link: action.link)
+        var notification = DesktopNotification(action)
         notification.imagePath = picture
         return notification
       }
@@ -116,10 +114,7 @@ public struct DeliveringActionRunner: ActionRunner {
     guard let first = kept.first else { return .done }
     let notification: DesktopNotification
     if kept.count == 1 {
-      notification = DesktopNotification(
-        summary: first.action.summary ?? "", body: first.action.body ?? "",
-        urgency: first.action.urgency ?? .normal, expire: first.action.expire,
-        icon: first.action.icon, link: first.action.link)
+      notification = DesktopNotification(first.action)
     } else {
       // Each line names its feed once (a summary may already start with it).
       let lines = kept.suffix(20).map { "\($0.feed): \(Self.withoutFeed($0.action.summary ?? "", $0.feed))" }
@@ -144,7 +139,7 @@ public struct DeliveringActionRunner: ActionRunner {
 
   private func runHook(_ action: FeedState.PendingAction, feed: FeedConfig) -> ActionOutcome {
     var variables = environment
-    for (name, value) in action.environment ?? [:] { variables[name] = value }
+    for (name, value) in HookEnvironment.variables(for: action) { variables[name] = value }
     let timeout = action.timeout ?? 30
     let input = Data((action.item ?? "{}").utf8)
     let result: HookResult
@@ -163,7 +158,9 @@ public struct DeliveringActionRunner: ActionRunner {
     // Ended because watcher is stopping: not the hook's fault, so it stays pending as it was.
     if result.cancelled { return .notRun }
     let failure = ActionFailure.hook(result, timeout: timeout)
-    log("hook of rule '\(action.rule ?? "")' for '\(action.key)' in feed '\(feed.name)' failed: \(failure)")
+    log(
+      "hook of rule '\(action.label(feed: feed.name) ?? "")' for '\(action.key)' in feed '\(feed.name)' failed: \(failure)"
+    )
     var again = action
     again.attempts += 1
     return again.attempts >= settings.hookRetries ? .drop(failure) : .retry(again, failure)

@@ -3,6 +3,7 @@
 
 import WatcherConfig
 import WatcherFeed
+import WatcherState
 import WatcherSupport
 
 /// The `WATCHER_*` variables a hook gets: the only way, with stdin, that item data reaches it.
@@ -15,9 +16,38 @@ public enum HookEnvironment {
 
   /// The variables for `item` of `feed` when `rule` runs its hook, in a stable order.
   public static func variables(item: FeedItem, feed: FeedConfig, rule: String, tags: [String]) -> [(String, String)] {
+    variables(item: item, feedName: feed.name, feedURL: feed.url, rule: rule, tags: tags)
+  }
+
+  /// The variables of a pending hook, derived from the document it gets on stdin when it runs.
+  ///
+  /// That is an item's document (its feed, rule and tags are in it), or a digest's array of items. Actions
+  /// stored by versions before 2026-12-01 carry the variables they were decided with, and get those.
+  public static func variables(for action: FeedState.PendingAction) -> [String: String] {
+    if let stored = action.environment { return stored }
+    guard let json = action.item else { return [:] }
+    if let document = ItemDocument(json: json) {
+      let pairs = variables(
+        item: document.item, feedName: document.extra["feed"] ?? "", feedURL: document.extra["feed_url"] ?? "",
+        rule: document.extra["rule"] ?? "", tags: document.tags)
+      return Dictionary(pairs, uniquingKeysWith: { first, _ in first })
+    }
+    var count = 0
+    _ = try? JSONReader.read(Array(json.utf8)) { json in
+      try json.array { json in
+        try json.skipValue()
+        count += 1
+      }
+    }
+    return ["WATCHER_RULE": action.rule ?? "", "WATCHER_FEED": "digest", "WATCHER_DIGEST_COUNT": "\(count)"]
+  }
+
+  private static func variables(item: FeedItem, feedName: String, feedURL: String, rule: String, tags: [String])
+    -> [(String, String)]
+  {
     let all = [
-      ("WATCHER_FEED", feed.name),
-      ("WATCHER_FEED_URL", feed.url),
+      ("WATCHER_FEED", feedName),
+      ("WATCHER_FEED_URL", feedURL),
       ("WATCHER_TITLE", item.title ?? ""),
       ("WATCHER_LINK", item.link ?? ""),
       ("WATCHER_ID", item.key),

@@ -2,6 +2,7 @@
 // Copyright the watcher authors.
 
 import WatcherConfig
+import WatcherState
 import WatcherSupport
 
 /// A desktop notification to show.
@@ -32,6 +33,17 @@ public struct DesktopNotification: Sendable, Equatable {
     self.expire = expire
     self.icon = icon
     self.link = link
+  }
+}
+
+extension DesktopNotification {
+  /// The notification a pending action shows (its picture is added once downloaded): the one conversion
+  /// from what the state keeps to what the notifier takes.
+  public init(_ action: FeedState.PendingAction) {
+    let notification = action.notification ?? .init(summary: "", body: "")
+    self.init(
+      summary: notification.summary, body: notification.body, urgency: notification.urgency,
+      expire: notification.expire, icon: notification.icon, link: action.link)
   }
 }
 

@@ -92,12 +92,13 @@ struct PendingCommand: Command {
         rows.append(
           .object([
             ("feed", .string(feed.name)), ("key", .string(action.key)), ("title", .string(title)),
-            ("rule", .optional(action.rule)), ("action", .string(action.kind.rawValue)),
+            ("rule", .optional(action.label(feed: feed.name))), ("action", .string(action.kind.rawValue)),
             ("attempts", .int(action.attempts)), ("last_error", .optional(action.lastError)),
             ("created", .string(ISODate.format(action.created))), ("next_try", .string("next poll")),
           ]))
         table.append([
-          feed.name, Terminal.clip(title, 40), Terminal.clip(action.key, 30), action.rule ?? "(feed notify)",
+          feed.name, Terminal.clip(title, 40), Terminal.clip(action.key, 30),
+          action.label(feed: feed.name) ?? "(feed notify)",
           action.kind.rawValue, "\(action.attempts)", Terminal.clip(action.lastError ?? "", 60),
         ])
       }

@@ -273,7 +273,7 @@ enum DryRunPoll {
       for action in outcome.planned {
         var fields: [(String, JSONOutput)] = [
           ("feed", .string(outcome.feed.name)), ("kind", .string(action.kind.rawValue)), ("key", .string(action.key)),
-          ("rule", .optional(action.rule)), ("retry", .bool(action.attempts > 0)),
+          ("rule", .optional(action.label(feed: outcome.feed.name))), ("retry", .bool(action.attempts > 0)),
         ]
         switch action.kind {
         case .notify:
@@ -297,8 +297,10 @@ enum DryRunPoll {
           let what =
             action.arguments.map { "runs " + $0.map { JSONString.literal($0) }.joined(separator: " ") }
             ?? (action.command ?? "")
-          let title = action.environment?["WATCHER_TITLE"].map { " for \(JSONString.literal($0))" } ?? ""
-          text += "\(outcome.feed.name): would run the hook of rule '\(action.rule ?? "")'\(title): \(what)\n"
+          let title =
+            HookEnvironment.variables(for: action)["WATCHER_TITLE"].map { " for \(JSONString.literal($0))" } ?? ""
+          text +=
+            "\(outcome.feed.name): would run the hook of rule '\(action.label(feed: outcome.feed.name) ?? "")'\(title): \(what)\n"
         }
         actions.append(.object(fields))
       }

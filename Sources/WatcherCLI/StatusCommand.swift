@@ -70,7 +70,8 @@ struct StatusCommand: Command {
         // Why each is pending: its last failure, or not tried yet (watcher stopped, or the state was not saved).
         var reasons: [String] = []
         for action in state.pending {
-          let what = "\(action.kind == .hook ? "hook" : "notification") of rule '\(action.rule ?? "feed notify")'"
+          let what =
+            "\(action.kind == .hook ? "hook" : "notification") of rule '\(action.label(feed: feed.name) ?? "feed notify")'"
           let reason =
             "\(what): " + (action.lastError.map { "failed \(action.attempts)×, last: \($0)" } ?? "not run yet")
           if !reasons.contains(reason) { reasons.append(reason) }

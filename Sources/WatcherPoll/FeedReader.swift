@@ -206,17 +206,16 @@ struct FeedReader: Sendable {
         : item.image.flatMap { FeedLocation.isHTTP($0) ? $0 : nil }
           ?? item.html.flatMap { FeedDiscovery.firstImage(in: $0, base: item.link ?? feed.url) }
       for notification in decision.notifications {
-        var action =
-
+        state.pending.append(
           FeedState.PendingAction(
-            kind: .notify, key: key, rule: notification.rule, summary: notification.summary, body: notification.body,
-            urgency: notification.urgency, expire: notification.expire,
-            icon: notification.icon, link: item.link, title: item.title, created: now)
-        action.image = image
-        state.pending.append(action)
+            key: key, source: notification.rule.map { .rule($0) } ?? .feed,
+            payload: .notify(
+              .init(
+                summary: notification.summary, body: notification.body, urgency: notification.urgency,
+                expire: notification.expire, icon: notification.icon, image: image)),
+            title: item.title, link: item.link, created: now))
       }
       for hook in decision.hooks {
-        let variables = HookEnvironment.variables(item: item, feed: feed, rule: hook.rule, tags: decision.tags)
         let json = FeedJSONWriter.itemJSON(
           item,
           extra: [
@@ -225,10 +224,9 @@ struct FeedReader: Sendable {
           ])
         state.pending.append(
           FeedState.PendingAction(
-            kind: .hook, key: key, rule: hook.rule, command: hook.command, arguments: hook.arguments,
-            timeout: hook.timeout, item: json,
-            environment: Dictionary(variables, uniquingKeysWith: { first, _ in first }), title: item.title,
-            created: now))
+            key: key, source: hook.source,
+            payload: .hook(.init(command: hook.command, arguments: hook.arguments, timeout: hook.timeout, item: json)),
+            title: item.title, created: now))
       }
       outcome.actions += decision.notifications.count + decision.hooks.count
       if decision.muted {

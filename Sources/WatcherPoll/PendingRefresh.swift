@@ -17,8 +17,14 @@ enum PendingRefresh {
   ) {
     var current: [FeedState.PendingAction] = []
     var gone: [FeedState.PendingAction] = []
-    for action in pending {
-      switch action.kind {
+    for var action in pending {
+      // Recorded before sources were typed: the feed's own hook was the rule "feed 'NAME'".
+      if action.kind == .hook, case .rule(let name) = action.source, name == "feed '\(feed.name)'",
+        !config.rules.contains(where: { $0.name == name })
+      {
+        action.source = .feed
+      }
+      switch action.payload {
       case .notify:
         // A notification's texts were rendered when it was decided; only its rule's existence matters.
         if let rule = action.rule, !config.rules.contains(where: { $0.name == rule && $0.actions.notify != nil }) {
@@ -26,39 +32,41 @@ enum PendingRefresh {
         } else {
           current.append(action)
         }
-      case .hook:
-        guard let hook = hook(of: action.rule, feed: feed, config: config) else {
+      case .hook(var hook):
+        guard let now = self.hook(of: action.source, feed: feed, config: config) else {
           gone.append(action)
           continue
         }
-        var updated = action
-        updated.command = hook.command
-        updated.timeout = hook.timeout
-        updated.arguments = hook.run.map { templates in
-          let (item, tags) = item(from: action.environment ?? [:], key: action.key)
-          return templates.map { $0.render(item, feed: feed.name, tags: tags) }
+        hook.command = now.command
+        hook.timeout = now.timeout
+        hook.arguments = now.run.map { templates in
+          let document = hook.item.flatMap { ItemDocument(json: $0) } ?? legacy(action)
+          return templates.map { $0.render(document.item, feed: feed.name, tags: document.tags) }
         }
-        current.append(updated)
+        action.payload = .hook(hook)
+        current.append(action)
       }
     }
     return (current, gone)
   }
 
-  /// The hook a rule (or the feed's own `hook:`, "feed 'NAME'") has in the config now.
-  private static func hook(of rule: String?, feed: FeedConfig, config: Config) -> HookAction? {
-    guard let rule else { return nil }
-    if rule == "feed '\(feed.name)'" { return feed.hook }
-    return config.rules.first { $0.name == rule }?.actions.hook
+  /// The hook its rule (or the feed's own `hook:`) has in the config now.
+  private static func hook(of source: ActionSource, feed: FeedConfig, config: Config) -> HookAction? {
+    switch source {
+    case .feed: return feed.hook
+    case .rule(let rule): return config.rules.first { $0.name == rule }?.actions.hook
+    }
   }
 
-  /// The item's fields as the hook's `WATCHER_*` variables carry them, for filling in `run:` templates again.
-  private static func item(from environment: [String: String], key: String) -> (FeedItem, [String]) {
+  /// The item of an action stored without its document, from the `WATCHER_*` variables stored with it.
+  private static func legacy(_ action: FeedState.PendingAction) -> ItemDocument {
+    let environment = action.environment ?? [:]
     func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
     let item = FeedItem(
-      key: value("WATCHER_ID") ?? key, title: value("WATCHER_TITLE"), link: value("WATCHER_LINK"),
+      key: value("WATCHER_ID") ?? action.key, title: value("WATCHER_TITLE"), link: value("WATCHER_LINK"),
       author: value("WATCHER_AUTHOR"),
       categories: value("WATCHER_CATEGORIES").map { $0.split(separator: ",").map(String.init) } ?? [],
       published: value("WATCHER_PUBLISHED").flatMap(DateParser.parse), text: value("WATCHER_TEXT"))
-    return (item, value("WATCHER_TAGS").map { $0.split(separator: ",").map(String.init) } ?? [])
+    return ItemDocument(item: item, tags: value("WATCHER_TAGS").map { $0.split(separator: ",").map(String.init) } ?? [])
   }
 }

@@ -57,7 +57,6 @@ extension Poller {
           kind: .hook, key: "digest:\(digest.rule)", rule: digest.rule, command: hook.command,
           arguments: hook.run?.map { $0.render(FeedItem(key: ""), feed: "digest", tags: []) }, timeout: hook.timeout,
           item: "[" + digest.items.map(\.item).joined(separator: ",") + "]",
-          environment: ["WATCHER_RULE": digest.rule, "WATCHER_FEED": "digest", "WATCHER_DIGEST_COUNT": "\(count)"],
           title: "digest of rule '\(digest.rule)'", created: now)
         var attempt = action
         attempt.attempts = digest.attempts

@@ -45,7 +45,7 @@ extension Poller {
       for action in dropped {
         state.dropped.append(
           FeedState.DroppedAction(
-            key: action.key, rule: action.rule, what: action.command ?? action.summary ?? "",
+            key: action.key, rule: action.label(feed: feed.name), what: action.what,
             reason: "dropped by 'watcher pending --drop'", time: now))
       }
       state.dropped = Array(state.dropped.suffix(20))
@@ -84,8 +84,10 @@ extension Poller {
     // whose rule is gone is dropped.
     let refreshed = PendingRefresh.refresh(state.pending, feed: feed, config: config)
     for action in refreshed.gone {
-      Self.drop(action, from: &state, reason: "its rule '\(action.rule ?? "")' is no longer in the config", now: now)
-      outcome.report(.ruleGone(rule: action.rule ?? ""))
+      Self.drop(
+        action, of: feed, from: &state,
+        reason: "its rule '\(action.label(feed: feed.name) ?? "")' is no longer in the config", now: now)
+      outcome.report(.ruleGone(rule: action.label(feed: feed.name) ?? ""))
       journal.append(
         Self.entry(
           action, feed: feed, outcome: .dropped, now: now, attempt: action.attempts,
@@ -113,10 +115,12 @@ extension Poller {
   }
 
   /// Records a dropped action in the state (the last 20 are kept for status).
-  static func drop(_ action: FeedState.PendingAction, from state: inout FeedState, reason: String, now: Date) {
+  static func drop(
+    _ action: FeedState.PendingAction, of feed: FeedConfig, from state: inout FeedState, reason: String, now: Date
+  ) {
     state.dropped.append(
       FeedState.DroppedAction(
-        key: action.key, rule: action.rule, what: action.command ?? action.summary ?? "", reason: reason, time: now))
+        key: action.key, rule: action.label(feed: feed.name), what: action.what, reason: reason, time: now))
     state.dropped = Array(state.dropped.suffix(20))
   }
 
@@ -150,14 +154,16 @@ extension Poller {
       case .retry(var updated, let failure):
         updated.lastError = "\(failure)"
         kept.append(updated)
-        outcome.report(.hookWillRetry(rule: action.rule ?? "", item: Self.itemName(action), failure))
+        outcome.report(.hookWillRetry(rule: action.label(feed: feed.name) ?? "", item: Self.itemName(action), failure))
         journal.append(
           Self.entry(
             action, feed: feed, outcome: .retry, now: now, exitStatus: failure.exitStatus, detail: "\(failure)"))
       case .drop(let failure):
-        Self.drop(action, from: &state, reason: "\(failure)", now: now)
+        Self.drop(action, of: feed, from: &state, reason: "\(failure)", now: now)
         outcome.report(
-          .hookDropped(rule: action.rule ?? "", item: Self.itemName(action), attempts: action.attempts + 1, failure))
+          .hookDropped(
+            rule: action.label(feed: feed.name) ?? "", item: Self.itemName(action), attempts: action.attempts + 1,
+            failure))
         journal.append(
           Self.entry(
             action, feed: feed, outcome: .dropped, now: now, exitStatus: failure.exitStatus, detail: "\(failure)"))
@@ -199,7 +205,7 @@ extension Poller {
 
   /// An item as messages name it: its title, else its key.
   static func itemName(_ action: FeedState.PendingAction) -> String {
-    action.title ?? action.environment?["WATCHER_TITLE"] ?? action.key
+    action.title ?? HookEnvironment.variables(for: action)["WATCHER_TITLE"] ?? action.key
   }
 
   /// The journal's bounds, from `settings.journal`.
@@ -212,9 +218,13 @@ extension Poller {
     _ action: FeedState.PendingAction, feed: FeedConfig, outcome: JournalEntry.Outcome, now: Date,
     exitStatus: Int? = nil, attempt: Int? = nil, detail: String? = nil
   ) -> JournalEntry {
-    JournalEntry(
-      time: now, feed: feed.name, title: action.title ?? action.environment?["WATCHER_TITLE"],
-      link: action.link ?? action.environment?["WATCHER_LINK"], key: action.key, rule: action.rule,
+    // A hook's title and link, as its variables have them, when the action has none of its own.
+    func hookVariables() -> [String: String] {
+      action.kind == .hook ? HookEnvironment.variables(for: action) : [:]
+    }
+    return JournalEntry(
+      time: now, feed: feed.name, title: action.title ?? hookVariables()["WATCHER_TITLE"],
+      link: action.link ?? hookVariables()["WATCHER_LINK"], key: action.key, rule: action.label(feed: feed.name),
       action: action.kind.rawValue, outcome: outcome, exitStatus: exitStatus, attempt: attempt ?? action.attempts + 1,
       detail: detail)
   }

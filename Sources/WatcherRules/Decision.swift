@@ -34,8 +34,10 @@ public struct Decision: Sendable, Equatable {
 
   /// A hook to run.
   public struct Hook: Sendable, Equatable {
-    /// The rule that asked for it.
+    /// The rule that asked for it, as messages name it (the feed's own hook is "feed 'NAME'").
     public var rule: String
+    /// Who asked for it: the rule, or the feed's own `hook:`.
+    public var source: ActionSource
     /// The command exactly as written.
     public var command: String
     /// For a `run:` hook: the program and its arguments with the item's values filled in, one argument each.
@@ -43,9 +45,12 @@ public struct Decision: Sendable, Equatable {
     /// Timeout, seconds.
     public var timeout: Int?
 
-    /// Creates a hook decision.
-    public init(rule: String, command: String, arguments: [String]? = nil, timeout: Int?) {
+    /// Creates a hook decision; `source` is the rule of that name unless given.
+    public init(
+      rule: String, source: ActionSource? = nil, command: String, arguments: [String]? = nil, timeout: Int?
+    ) {
       self.rule = rule
+      self.source = source ?? .rule(rule)
       self.command = command
       self.arguments = arguments
       self.timeout = timeout

@@ -100,7 +100,7 @@ public struct RuleEngine: Sendable {
     if let hook = feed.hook, !decision.hooks.contains(where: { $0.command == hook.command }) {
       decision.hooks.append(
         Decision.Hook(
-          rule: "feed '\(feed.name)'", command: hook.command,
+          rule: "feed '\(feed.name)'", source: .feed, command: hook.command,
           arguments: hook.run?.map { $0.render(item, feed: feed.name, tags: decision.tags) }, timeout: hook.timeout))
     }
     if decision.muted {

@@ -39,15 +39,6 @@ public struct KeptNotification: Sendable, Equatable {
 /// The kept notifications live in one file of the state directory, `notifications.json`, written like the
 /// feeds' state (atomic and durable).
 extension StateStore {
-  private struct File: Decodable {
-    package struct Entry: Decodable {
-      package var feed: String
-      package var action: FeedState.PendingAction
-      package var until: Date?
-    }
-    package var notifications: [Entry]
-  }
-
   /// The kept notifications' file.
   public var keptPath: String { directory + "/notifications.json" }
 
@@ -63,8 +54,7 @@ extension StateStore {
     case .read(let bytes): data = bytes
     }
     do {
-      let file = try Self.decoder.decode(File.self, from: data)
-      return file.notifications.map { KeptNotification(feed: $0.feed, action: $0.action, until: $0.until) }
+      return try JSONReader.read(data) { json in try KeptNotification.file(reading: &json) }
     } catch {
       if !readOnly {
         _ = rename(keptPath, keptPath + ".corrupt-" + ISODate.format(Date()).replacingOccurrences(of: ":", with: ""))
@@ -92,5 +82,33 @@ extension StateStore {
       }
     }
     try Self.writeAtomically(Data(json.document()), to: keptPath, directory: directory)
+  }
+}
+
+extension KeptNotification {
+  /// Reads `notifications.json` (`{"version": 1, "notifications": [{"action": …, "feed": …, "until": …}]}`)
+  /// with the state files' own reader; an entry must have its action and feed.
+  package static func file(reading json: inout JSONReader) throws -> [KeptNotification] {
+    var kept: [KeptNotification] = []
+    var found = false
+    try json.object { json, key in
+      guard key == "notifications" else { return try json.skipValue() }
+      found = true
+      try json.array { json in
+        var (action, feed, until): (FeedState.PendingAction?, String?, Date?) = (nil, nil, nil)
+        try json.object { json, key in
+          switch key {
+          case "action": action = try FeedState.PendingAction(reading: &json)
+          case "feed": feed = try json.string()
+          case "until": until = try json.optional { try $0.date() }
+          default: try json.skipValue()
+          }
+        }
+        guard let action, let feed else { throw json.failure("a kept notification needs 'action' and 'feed'") }
+        kept.append(KeptNotification(feed: feed, action: action, until: until))
+      }
+    }
+    guard found else { throw json.failure("the file has no 'notifications'") }
+    return kept
   }
 }

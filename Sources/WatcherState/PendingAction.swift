@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherSupport
+
+extension FeedState {
+  /// An action decided for a new item, recorded in the same write that records the item as seen: what
+  /// every action has (the item, who asked, when, its attempts), and what its kind needs (the payload).
+  public struct PendingAction: Sendable, Equatable {
+    /// What kind.
+    public enum Kind: String, Sendable {
+      case notify, hook
+    }
+
+    /// A desktop notification, rendered when it was decided.
+    public struct Notification: Sendable, Equatable {
+      public var summary: String
+      public var body: String
+      public var urgency: Urgency
+      /// Expire time, seconds (`nil`: the server's default).
+      public var expire: Int?
+      public var icon: String?
+      /// The picture: the item's image (or the first image of its HTML), an http(s) URL.
+      public var image: String?
+
+      public init(
+        summary: String, body: String, urgency: Urgency = .normal, expire: Int? = nil, icon: String? = nil,
+        image: String? = nil
+      ) {
+        self.summary = summary
+        self.body = body
+        self.urgency = urgency
+        self.expire = expire
+        self.icon = icon
+        self.image = image
+      }
+    }
+
+    /// A hook: a shell command, or a `run:` program with its arguments.
+    public struct Hook: Sendable, Equatable {
+      /// The command as written (for the shell form; for display otherwise).
+      public var command: String?
+      /// A `run:` hook's program and arguments, filled in when the action was decided.
+      public var arguments: [String]?
+      public var timeout: Int?
+      /// The document the hook gets on stdin.
+      ///
+      /// The item as `watcher parse --json` prints it (with `feed`, `feed_url`, `rule` and `tags`), or a
+      /// digest's items as an array. Its `WATCHER_*` variables are derived from it when the hook runs.
+      public var item: String?
+      /// The `WATCHER_*` variables, as versions before 2026-12-01 stored them beside the item.
+      ///
+      /// They are used as they are for those actions. New actions store none.
+      public var environment: [String: String]?
+
+      public init(
+        command: String?, arguments: [String]? = nil, timeout: Int? = nil, item: String? = nil,
+        environment: [String: String]? = nil
+      ) {
+        self.command = command
+        self.arguments = arguments
+        self.timeout = timeout
+        self.item = item
+        self.environment = environment
+      }
+    }
+
+    /// What the action does.
+    public enum Payload: Sendable, Equatable {
+      case notify(Notification)
+      case hook(Hook)
+    }
+
+    /// The item's key.
+    public var key: String
+    /// Who asked for it.
+    public var source: ActionSource
+    /// The item's title and link (for `watcher pending`, `log`, messages, and a notification's click).
+    public var title: String?
+    public var link: String?
+    /// When it was decided.
+    public var created: Date
+    /// Attempts so far.
+    public var attempts: Int = 0
+    /// Why the last attempt failed, when one did.
+    public var lastError: String?
+    /// What it does.
+    public var payload: Payload
+
+    /// Creates a pending action.
+    public init(
+      key: String, source: ActionSource, payload: Payload, title: String? = nil, link: String? = nil, created: Date
+    ) {
+      self.key = key
+      self.source = source
+      self.payload = payload
+      self.title = title
+      self.link = link
+      self.created = created
+    }
+
+    /// Creates a pending action from its fields by name (`rule: nil` is the feed's own).
+    public init(
+      kind: Kind, key: String, rule: String?, summary: String? = nil, body: String? = nil, urgency: Urgency? = nil,
+      command: String? = nil, arguments: [String]? = nil, timeout: Int? = nil, item: String? = nil,
+      environment: [String: String]? = nil,
+      expire: Int? = nil, icon: String? = nil, link: String? = nil, title: String? = nil, created: Date
+    ) {
+      let payload: Payload
+      switch kind {
+      case .notify:
+        payload = .notify(
+          Notification(
+            summary: summary ?? "", body: body ?? "", urgency: urgency ?? .normal, expire: expire, icon: icon))
+      case .hook:
+        payload = .hook(
+          Hook(command: command, arguments: arguments, timeout: timeout, item: item, environment: environment))
+      }
+      self.init(
+        key: key, source: rule.map { .rule($0) } ?? .feed, payload: payload, title: title, link: link,
+        created: created)
+    }
+
+    /// What kind.
+    public var kind: Kind {
+      switch payload {
+      case .notify: return .notify
+      case .hook: return .hook
+      }
+    }
+
+    /// The rule that asked for it (`nil` for the feed's own).
+    public var rule: String? { source.ruleName }
+
+    /// The notification, when it is one.
+    public var notification: Notification? {
+      get {
+        if case .notify(let notification) = payload { return notification }
+        return nil
+      }
+      set { if let newValue, case .notify = payload { payload = .notify(newValue) } }
+    }
+
+    /// The hook, when it is one.
+    public var hook: Hook? {
+      get {
+        if case .hook(let hook) = payload { return hook }
+        return nil
+      }
+      set { if let newValue, case .hook = payload { payload = .hook(newValue) } }
+    }
+
+    // The payload's fields, read (and set) through the action.
+    public var summary: String? { notification?.summary }
+    public var body: String? { notification?.body }
+    public var urgency: Urgency? { notification?.urgency }
+    public var expire: Int? { notification?.expire }
+    public var icon: String? { notification?.icon }
+    public var image: String? {
+      get { notification?.image }
+      set { notification?.image = newValue }
+    }
+    public var command: String? { hook?.command }
+    public var arguments: [String]? { hook?.arguments }
+    public var timeout: Int? { hook?.timeout }
+    public var item: String? { hook?.item }
+    public var environment: [String: String]? { hook?.environment }
+
+    /// What `status` and the dropped list call it: a hook's command, a notification's summary.
+    public var what: String { hook?.command ?? notification?.summary ?? "" }
+
+    /// How messages and the journal name who asked for it (see `ActionSource.label`).
+    public func label(feed: String) -> String? { source.label(feed: feed, hook: kind == .hook) }
+  }
+}
+
+extension FeedState.PendingAction {
+  /// Writes the action as state files, `notifications.json` and `digests.json` hold it: one object, keys
+  /// sorted, absent values left out; the payload's members beside the common ones, told apart by `kind`.
+  package func write(to json: inout PrettyJSON) {
+    let notification = self.notification
+    let hook = self.hook
+    json.object { json in
+      if let arguments = hook?.arguments {
+        json.key("arguments")
+        json.array { json in
+          for argument in arguments {
+            json.element()
+            json.string(argument)
+          }
+        }
+      }
+      json.member("attempts", attempts)
+      json.member("body", notification?.body)
+      json.member("command", hook?.command)
+      json.member("created", created)
+      if let environment = hook?.environment {
+        json.key("environment")
+        json.object { json in
+          for (name, value) in environment.sorted(by: { $0.key < $1.key }) { json.member(name, value) }
+        }
+      }
+      json.member("expire", notification?.expire)
+      json.member("icon", notification?.icon)
+      json.member("image", notification?.image)
+      json.member("link", link)
+      json.member("item", hook?.item)
+      json.member("key", key)
+      json.member("kind", kind.rawValue)
+      json.member("last_error", lastError)
+      // The feed's own action has no rule (and is read back as the feed's: `source` is never written).
+      json.member("rule", source.ruleName)
+      json.member("summary", notification?.summary)
+      json.member("timeout", hook?.timeout)
+      json.member("title", title)
+      json.member("urgency", notification?.urgency.rawValue)
+    }
+  }
+
+  /// Reads an action as `write(to:)` writes it, and as earlier versions wrote it: without `source`, `rule`
+  /// absent or null is the feed's own.
+  package init(reading json: inout JSONReader) throws {
+    var kind: Kind?
+    var key: String?
+    var attempts: Int?
+    var created: Date?
+    var (rule, source): (String?, String?) = (nil, nil)
+    var (title, link, lastError): (String?, String?, String?) = (nil, nil, nil)
+    var notification = Notification(summary: "", body: "")
+    var hook = Hook(command: nil)
+    try json.object { json, member in
+      switch member {
+      case "kind":
+        let name = try json.string()
+        guard let known = Kind(rawValue: name) else { throw json.failure("an unknown action kind '\(name)'") }
+        kind = known
+      case "key": key = try json.string()
+      case "attempts": attempts = try json.int()
+      case "created": created = try json.date()
+      case "rule": rule = try json.optional { try $0.string() }
+      case "source": source = try json.optional { try $0.string() }
+      case "summary": notification.summary = try json.optional { try $0.string() } ?? ""
+      case "body": notification.body = try json.optional { try $0.string() } ?? ""
+      case "urgency":
+        notification.urgency = try json.optional { try $0.string() }.flatMap(Urgency.init(rawValue:)) ?? .normal
+      case "expire": notification.expire = try json.optional { try $0.int() }
+      case "icon": notification.icon = try json.optional { try $0.string() }
+      case "image": notification.image = try json.optional { try $0.string() }
+      case "link": link = try json.optional { try $0.string() }
+      case "command": hook.command = try json.optional { try $0.string() }
+      case "arguments":
+        hook.arguments = try json.optional { json in
+          var arguments: [String] = []
+          try json.array { arguments.append(try $0.string()) }
+          return arguments
+        }
+      case "timeout": hook.timeout = try json.optional { try $0.int() }
+      case "item": hook.item = try json.optional { try $0.string() }
+      case "environment":
+        hook.environment = try json.optional { json in
+          var environment: [String: String] = [:]
+          try json.object { json, name in environment[name] = try json.string() }
+          return environment
+        }
+      case "title": title = try json.optional { try $0.string() }
+      case "last_error": lastError = try json.optional { try $0.string() }
+      default: try json.skipValue()
+      }
+    }
+    guard let kind, let key, let attempts, let created else {
+      throw json.failure("a pending action needs 'kind', 'key', 'attempts' and 'created'")
+    }
+    let from: ActionSource = source == "feed" ? .feed : rule.map { .rule($0) } ?? .feed
+    self.init(
+      key: key, source: from, payload: kind == .notify ? .notify(notification) : .hook(hook), title: title,
+      link: link, created: created)
+    self.attempts = attempts
+    self.lastError = lastError
+  }
+}
