@@ -60,58 +60,97 @@ extension StateStore {
     case .failed(let reason): throw .unreadable(path: digestsPath, reason: reason)
     case .read(let bytes): data = bytes
     }
-    guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-      let list = object["digests"] as? [[String: Any]]
-    else {
+    do {
+      return try JSONReader.read(data) { json in try Digest.file(reading: &json) }
+    } catch {
       if !readOnly {
         _ = rename(
           digestsPath, digestsPath + ".corrupt-" + ISODate.format(Date()).replacingOccurrences(of: ":", with: ""))
       }
       return []
     }
-    return list.compactMap { digest in
-      guard let rule = digest["rule"] as? String, let due = (digest["due"] as? String).flatMap(DateParser.parse),
-        let items = digest["items"] as? [[String: Any]]
-      else { return nil }
-      let entries = items.compactMap { item -> Digest.Entry? in
-        guard let feed = item["feed"] as? String, let key = item["key"] as? String,
-          let json = item["item"] as? String,
-          let collected = (item["collected"] as? String).flatMap(DateParser.parse)
-        else { return nil }
-        return Digest.Entry(
-          feed: feed, key: key, title: item["title"] as? String, link: item["link"] as? String, item: json,
-          collected: collected)
-      }
-      return Digest(rule: rule, due: due, items: entries, attempts: min(max(digest["attempts"] as? Int ?? 0, 0), 1_000))
-    }
   }
 
   /// Replaces the digests (durably).
   public func saveDigests(_ digests: [Digest]) throws(StateError) {
-    let json = JSONOutput.object([
-      ("version", .int(1)),
-      (
-        "digests",
-        .array(
-          digests.map { digest in
-            .object([
-              ("rule", .string(digest.rule)), ("due", .string(ISODate.format(digest.due))),
-              ("attempts", .int(digest.attempts)),
-              (
-                "items",
-                .array(
-                  digest.items.map {
-                    .object([
-                      ("feed", .string($0.feed)), ("key", .string($0.key)), ("title", .optional($0.title)),
-                      ("link", .optional($0.link)), ("item", .string($0.item)),
-                      ("collected", .string(ISODate.format($0.collected))),
-                    ])
-                  })
-              ),
-            ])
-          })
-      ),
-    ])
-    try Self.writeAtomically(Data(json.pretty), to: digestsPath, directory: directory)
+    var json = PrettyJSON()
+    json.object { json in
+      json.key("digests")
+      json.array { json in
+        for digest in digests {
+          json.element()
+          json.object { json in
+            json.member("attempts", digest.attempts)
+            json.member("due", digest.due)
+            json.key("items")
+            json.array { json in
+              for entry in digest.items {
+                json.element()
+                json.object { json in
+                  json.member("collected", entry.collected)
+                  json.member("feed", entry.feed)
+                  json.member("item", entry.item)
+                  json.member("key", entry.key)
+                  json.member("link", entry.link)
+                  json.member("title", entry.title)
+                }
+              }
+            }
+            json.member("rule", digest.rule)
+          }
+        }
+      }
+      json.member("version", 1)
+    }
+    try Self.writeAtomically(Data(json.document()), to: digestsPath, directory: directory)
+  }
+}
+
+extension Digest {
+  /// Reads `digests.json` with the state files' own reader. A digest without its rule or time, or an entry
+  /// without its feed, key, item or time, is left out (as a hand edit might leave one).
+  package static func file(reading json: inout JSONReader) throws -> [Digest] {
+    var digests: [Digest] = []
+    var found = false
+    try json.object { json, key in
+      guard key == "digests" else { return try json.skipValue() }
+      found = true
+      try json.array { json in
+        var (rule, due, attempts): (String?, Date?, Int) = (nil, nil, 0)
+        var entries: [Entry] = []
+        try json.object { json, key in
+          switch key {
+          case "rule": rule = try json.optional { try $0.string() }
+          case "due": due = try json.optional { try $0.date() }
+          case "attempts": attempts = try json.optional { try $0.int() } ?? 0
+          case "items":
+            guard try !json.null() else { break }
+            try json.array { json in
+              var (feed, key, title, link, item, collected): (String?, String?, String?, String?, String?, Date?)
+              try json.object { json, member in
+                switch member {
+                case "feed": feed = try json.optional { try $0.string() }
+                case "key": key = try json.optional { try $0.string() }
+                case "title": title = try json.optional { try $0.string() }
+                case "link": link = try json.optional { try $0.string() }
+                case "item": item = try json.optional { try $0.string() }
+                case "collected": collected = try json.optional { try $0.date() }
+                default: try json.skipValue()
+                }
+              }
+              if let feed, let key, let item, let collected {
+                entries.append(Entry(feed: feed, key: key, title: title, link: link, item: item, collected: collected))
+              }
+            }
+          default: try json.skipValue()
+          }
+        }
+        if let rule, let due {
+          digests.append(Digest(rule: rule, due: due, items: entries, attempts: min(max(attempts, 0), 1_000)))
+        }
+      }
+    }
+    guard found else { throw json.failure("the file has no 'digests'") }
+    return digests
   }
 }

@@ -183,5 +183,16 @@ extension PendingRecordTests {
     // A run: hook is filled in from its item, whole (the release before gave "a,  b, c").
     #expect(try String(contentsOfFile: out + "/argv.out", encoding: .utf8) == "Release 6.3|a, b, c|")
     #expect(try store.load(url: "/tmp/up/feed.xml").state.pending.isEmpty)
+    // The digest collected by that release (a separate poll of the same feed).
+    let digests = try store.digests()
+    #expect(digests.count == 1 && digests[0].rule == "morning" && digests[0].attempts == 0)
+    #expect(digests[0].due == DateParser.parse("2026-12-02T08:00:00Z"))
+    #expect(digests[0].items.map(\.key) == ["urn:r63"] && digests[0].items[0].title == "Release 6.3")
+    #expect(ItemDocument(json: digests[0].items[0].item)?.item.categories == ["a, b", "c"])
+    // Written back by this version, read back the same.
+    try store.saveDigests(digests)
+    #expect(try store.digests() == digests)
+    try store.saveKept(kept)
+    #expect(try store.keptNotifications() == kept)
   }
 }
