@@ -107,8 +107,10 @@ extension StateStore {
 }
 
 extension Digest {
-  /// Reads `digests.json` with the state files' own reader. A digest without its rule or time, or an entry
-  /// without its feed, key, item or time, is left out (as a hand edit might leave one).
+  /// Reads `digests.json` with the state files' own reader.
+  ///
+  /// A digest without its rule or time, or an entry without its feed, key, item or time, is left out (as a
+  /// hand edit might leave one).
   package static func file(reading json: inout JSONReader) throws -> [Digest] {
     var digests: [Digest] = []
     var found = false
