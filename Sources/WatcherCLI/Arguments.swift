@@ -3,8 +3,8 @@
 
 import WatcherConfig
 
-/// One option a command accepts.
-struct OptionSpec: Sendable {
+/// One option a command accepts, declared once (`Options.swift`) and looked up by that declaration.
+struct OptionSpec: Sendable, Equatable {
   /// The long name without dashes (`json`, `config`).
   var name: String
   /// A one-letter form, for the few common options.
@@ -13,25 +13,112 @@ struct OptionSpec: Sendable {
   var value: String?
   /// A one-line description for help.
   var help: String
+  /// Whether it may be given more than once (`--feed A --feed B`); shown as `...` in the synopsis.
+  var repeatable = false
+
+  init(name: String, short: Character? = nil, value: String? = nil, help: String, repeatable: Bool = false) {
+    self.name = name
+    self.short = short
+    self.value = value
+    self.help = help
+    self.repeatable = repeatable
+  }
+
+  /// The same option, described for one command's help.
+  func described(_ help: String) -> OptionSpec {
+    var copy = self
+    copy.help = help
+    return copy
+  }
+
+  /// How the synopsis shows it: `[--name VALUE]...`.
+  var synopsis: String {
+    "[--\(name)\(value.map { " " + $0 } ?? "")]\(repeatable ? "..." : "")"
+  }
+}
+
+/// The positional arguments a command takes, declared once: the synopsis and the error for a wrong count
+/// are made from it.
+struct Positionals: Sendable {
+  enum Count: Sendable {
+    case none, one, any
+  }
+
+  var count: Count
+  /// The placeholder in the synopsis (`FILE|URL|-`).
+  var placeholder: String
+  /// For `one`: what the argument is, as the error says it ("needs exactly one FILE (…)"); for `none`: where
+  /// such arguments go instead ("name feeds with --feed").
+  var hint: String?
+
+  /// No positional arguments; `hint` says what to use instead.
+  static func none(_ hint: String? = nil) -> Positionals { Positionals(count: .none, placeholder: "", hint: hint) }
+  /// Exactly one, shown as `placeholder`; `what` describes it in the error.
+  static func one(_ placeholder: String, _ what: String) -> Positionals {
+    Positionals(count: .one, placeholder: placeholder, hint: what)
+  }
+  /// Any number (none included).
+  static func any(_ placeholder: String) -> Positionals { Positionals(count: .any, placeholder: placeholder) }
+
+  /// How the synopsis shows them.
+  var synopsis: String {
+    switch count {
+    case .none: return ""
+    case .one: return placeholder
+    case .any: return "[\(placeholder)...]"
+    }
+  }
+
+  /// The usage error for `given` arguments, or `nil` when the count is right.
+  func check(_ given: [String], command: String) -> UsageError? {
+    switch count {
+    case .none where !given.isEmpty:
+      return UsageError(message: "'watcher \(command)' takes no arguments\(hint.map { "; \($0)" } ?? "")")
+    case .one where given.count != 1:
+      return UsageError(message: "'watcher \(command)' needs exactly one \(hint ?? placeholder)")
+    default: return nil
+    }
+  }
 }
 
 /// Command-line arguments after parsing against a command's options.
 struct Arguments {
   /// Flags given (by long name).
-  var flags: Set<String> = []
+  private var flags: Set<String> = []
   /// Option values, in order, by long name.
-  var values: [String: [String]] = [:]
+  private var values: [String: [String]] = [:]
   /// Positional arguments.
   var positionals: [String] = []
 
-  /// The last value of an option.
-  func value(_ name: String) -> String? { values[name]?.last }
+  init(positionals: [String] = []) {
+    self.positionals = positionals
+  }
+
+  /// Whether the flag was given.
+  func has(_ option: OptionSpec) -> Bool { flags.contains(option.name) }
+  /// The last value given to the option.
+  func value(_ option: OptionSpec) -> String? { values[option.name]?.last }
+  /// Every value given to the option, in order.
+  func values(_ option: OptionSpec) -> [String] { values[option.name] ?? [] }
+
+  fileprivate mutating func add(_ option: OptionSpec, value: String?) {
+    if let value {
+      values[option.name, default: []].append(value)
+    } else {
+      flags.insert(option.name)
+    }
+  }
 }
 
 /// A usage error, rendered as `error: …` plus a hint, exit 64.
 struct UsageError: Error {
   var message: String
   var note: String?
+
+  init(message: String, note: String? = nil) {
+    self.message = message
+    self.note = note
+  }
 }
 
 /// Our small argument parser: long options (`--json`, `--config F`, `--config=F`), a few short ones, `--` to end options, and `-` as a positional (standard input).
@@ -83,10 +170,10 @@ enum ArgumentParser {
         } else {
           throw UsageError(message: "option '--\(spec.name)' needs a value (\(spec.value ?? "VALUE"))", note: nil)
         }
-        result.values[spec.name, default: []].append(value)
+        result.add(spec, value: value)
       } else {
         guard inline == nil else { throw UsageError(message: "option '--\(spec.name)' takes no value", note: nil) }
-        result.flags.insert(spec.name)
+        result.add(spec, value: nil)
       }
     }
     return result

@@ -11,16 +11,14 @@ import WatcherConfig
 struct CompletionsCommand: Command {
   let name = "completions"
   let summary = "print a shell completion script (bash, zsh or fish)"
-  let usage = "bash|zsh|fish  (or: feeds [--config FILE], the feed names the scripts offer after --feed)"
-  let options = [ConfigOption.spec, OptionSpec(name: "help", short: "h", value: nil, help: "show this help")]
+  let positionals = Positionals.one(
+    "bash|zsh|fish|feeds", "SHELL: bash, zsh or fish (or 'feeds': the feed names the scripts offer after --feed)")
+  let options = [Options.config]
 
   static let shells = ["bash", "zsh", "fish"]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
-    guard arguments.positionals.count == 1, let shell = arguments.positionals.first else {
-      terminal.error("error: 'watcher completions' needs exactly one SHELL: bash, zsh or fish")
-      return .usage
-    }
+    let shell = arguments.positionals[0]
     let commands = WatcherCLI.commands
     switch shell {
     case "feeds":
@@ -69,9 +67,9 @@ struct CompletionsCommand: Command {
       "    completions) [ \"$COMP_CWORD\" -eq 2 ] && COMPREPLY=($(compgen -W \"\(shells.joined(separator: " "))\" -- \"$cur\")); return ;;",
     ]
     for command in commands where !(command is CompletionsCommand) {
-      let all = command.options.flatMap(spellings).joined(separator: " ")
-      let paths = command.options.filter(takesPath).flatMap(spellings).joined(separator: " ")
-      let values = command.options.filter { $0.value != nil && !takesPath($0) }.flatMap(spellings)
+      let all = command.allOptions.flatMap(spellings).joined(separator: " ")
+      let paths = command.allOptions.filter(takesPath).flatMap(spellings).joined(separator: " ")
+      let values = command.allOptions.filter { $0.value != nil && !takesPath($0) }.flatMap(spellings)
         .joined(separator: " ")
       lines.append("    \(command.name)) opts=\"\(all)\" paths=\"\(paths)\" values=\"\(values)\" ;;")
     }
@@ -133,7 +131,7 @@ struct CompletionsCommand: Command {
     ]
     for command in commands where !(command is CompletionsCommand) {
       var specs: [String] = []
-      for option in command.options {
+      for option in command.allOptions {
         let action =
           option.value.map { value in
             ":" + escaped(value.lowercased()) + ":"
@@ -172,7 +170,7 @@ struct CompletionsCommand: Command {
       "complete -c watcher -n '__fish_seen_subcommand_from completions' -f -a \(quoted(shells.joined(separator: " ")))")
     for command in commands {
       let condition = quoted("__fish_seen_subcommand_from \(command.name)")
-      for option in command.options {
+      for option in command.allOptions {
         var line = "complete -c watcher -n \(condition)"
         if let short = option.short { line += " -s \(short)" }
         line += " -l \(option.name)"

@@ -7,13 +7,10 @@ import WatcherConfig
 
 /// `--config F`, shared by the commands that read the config.
 enum ConfigOption {
-  static let spec = OptionSpec(
-    name: "config", value: "FILE", help: "the config file (default: $WATCHER_CONFIG, then ~/.config/watcher/rules.yaml)"
-  )
-
   /// Loads the config the arguments and environment point at, or prints why not and returns the exit code.
   static func load(_ arguments: Arguments, terminal: Terminal) -> (config: Config, path: String)? {
-    let candidates = ConfigLocator.candidates(explicit: arguments.value("config"), environment: terminal.environment)
+    let candidates = ConfigLocator.candidates(
+      explicit: arguments.value(Options.config), environment: terminal.environment)
     let path = candidates[0]
     do {
       return (try ConfigLoader.load(path: path), path)
@@ -32,14 +29,10 @@ enum ConfigOption {
 struct CheckCommand: Command {
   let name = "check"
   let summary = "validate the config; print every problem (exit 78 if invalid)"
-  let usage = "[--config FILE]"
-  let options = [ConfigOption.spec, OptionSpec(name: "help", short: "h", value: nil, help: "show this help")]
+  let positionals = Positionals.none()
+  let options = [Options.config]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
-    guard arguments.positionals.isEmpty else {
-      terminal.error("error: 'watcher check' takes no arguments besides --config")
-      return .usage
-    }
     guard let (config, path) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
     let hookFindings = Self.hookMistakes(config, environment: terminal.environment)
     let hookErrors = hookFindings.filter { $0.severity == .error }

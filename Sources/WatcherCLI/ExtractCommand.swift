@@ -11,19 +11,15 @@ import WatcherSupport
 struct ExtractCommand: Command {
   let name = "extract"
   let summary = "print the title and main text of a web article (a URL or a saved page), as full_text reads it"
-  let usage = "URL|FILE [--base URL] [--json]"
+  let positionals = Positionals.one("URL|FILE", "http(s) URL or FILE (a saved web page)")
   let options = [
-    OptionSpec(name: "base", value: "URL", help: "the address a saved page came from (shown as its url)"),
-    OptionSpec(name: "json", value: nil, help: "print {\"url\", \"title\", \"content\"} as JSON"),
-    OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
+    Options.base,
+    Options.json.described("print {\"url\", \"title\", \"content\"} as JSON"),
   ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
-    guard arguments.positionals.count == 1, let source = arguments.positionals.first else {
-      terminal.error("error: 'watcher extract' needs exactly one http(s) URL or FILE (a saved web page)")
-      return .usage
-    }
-    if let base = arguments.value("base"), !FeedLocation.isHTTP(base) {
+    let source = arguments.positionals[0]
+    if let base = arguments.value(Options.base), !FeedLocation.isHTTP(base) {
       terminal.error("error: --base needs an http(s) URL, not '\(base)'")
       return .usage
     }
@@ -32,8 +28,8 @@ struct ExtractCommand: Command {
       if case .failure(let error) = result { terminal.error("error: \(source): \(error)") }
       return .failure
     }
-    let url = arguments.value("base") ?? source
-    if arguments.flags.contains("json") {
+    let url = arguments.value(Options.base) ?? source
+    if arguments.has(Options.json) {
       let json = JSONOutput.object([
         ("url", .string(url)), ("title", .optional(article.title)), ("content", .string(article.text)),
       ])

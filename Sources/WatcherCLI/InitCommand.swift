@@ -12,20 +12,15 @@ import WatcherSupport
 struct InitCommand: Command {
   let name = "init"
   let summary = "write a starter config where watcher looks for one (never overwrites; --force keeps a .bak)"
-  let usage = "[--config FILE] [--force]"
+  let positionals = Positionals.none()
   let options = [
-    ConfigOption.spec,
-    OptionSpec(name: "force", value: nil, help: "replace an existing config (the old one is kept as FILE.bak)"),
-    OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
+    Options.config,
+    Options.force.described("replace an existing config (the old one is kept as FILE.bak)"),
   ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
-    guard arguments.positionals.isEmpty else {
-      terminal.error("error: 'watcher init' takes no arguments besides --config and --force")
-      return .usage
-    }
-    let path = ConfigLocator.candidates(explicit: arguments.value("config"), environment: terminal.environment)[0]
-    if FileManager.default.fileExists(atPath: path), !arguments.flags.contains("force") {
+    let path = ConfigLocator.candidates(explicit: arguments.value(Options.config), environment: terminal.environment)[0]
+    if FileManager.default.fileExists(atPath: path), !arguments.has(Options.force) {
       terminal.error("error: \(path) already exists; watcher init never overwrites a config")
       terminal.error("note: 'watcher init --force' replaces it and keeps the old one as \(path).bak")
       return .failure

@@ -10,23 +10,18 @@ import WatcherSupport
 struct LogCommand: Command {
   let name = "log"
   let summary = "what watcher did: every item acted on, each action and its outcome (newest last)"
-  let usage = "[--feed NAME]... [--since DURATION|DATE] [--json] [--config FILE] [--state-dir DIR]"
+  let positionals = Positionals.none("name feeds with --feed")
   let options = [
-    ConfigOption.spec, StateOptions.stateDir,
-    OptionSpec(name: "feed", value: "NAME", help: "only this feed (repeatable)"),
-    OptionSpec(name: "since", value: "WHEN", help: "only entries newer than this: a duration (2d, 3h) or a date"),
-    OptionSpec(name: "json", value: nil, help: "print JSON (share/doc/watcher/log-json.md)"),
-    OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
+    Options.config, Options.stateDir,
+    Options.feed.described("only this feed (repeatable)"),
+    Options.since,
+    Options.json.described("print JSON (share/doc/watcher/log-json.md)"),
   ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
-    guard arguments.positionals.isEmpty else {
-      terminal.error("error: 'watcher log' takes no arguments; name feeds with --feed")
-      return .usage
-    }
     let now = Date()
     var since: Date?
-    if let text = arguments.value("since") {
+    if let text = arguments.value(Options.since) {
       guard let parsed = Self.since(text, now: now) else {
         terminal.error("error: --since needs a duration (30m, 2d, 1w) or a date (2026-11-30), not '\(text)'")
         return .usage
@@ -38,7 +33,7 @@ struct LogCommand: Command {
     guard let store = StateOptions.unlockedStore(directory, terminal: terminal) else { return .failure }
     let limits = JournalLimits(keepFor: config.settings.journalKeepFor, keepMax: config.settings.journalKeepMax)
     var (entries, unreadable) = store.journal(limits: limits, since: since, now: now)
-    if let names = arguments.values["feed"] {
+    if case let names = arguments.values(Options.feed), !names.isEmpty {
       let known = Set(config.feeds.map(\.name) + entries.map(\.feed))
       for name in names where !known.contains(name) {
         terminal.error("error: no feed named '\(name)' in the config or the journal")
@@ -53,7 +48,7 @@ struct LogCommand: Command {
       terminal.error(
         "warning: \(unreadable) line\(unreadable == 1 ? "" : "s") of \(store.journalPath) could not be read")
     }
-    if arguments.flags.contains("json") {
+    if arguments.has(Options.json) {
       terminal.print(JSONOutput.object([("entries", .array(entries.map(\.json)))]).text)
       return .success
     }

@@ -10,14 +10,10 @@ import WatcherSupport
 struct NotifyTestCommand: Command {
   let name = "notify-test"
   let summary = "show one notification; explain what is wrong when it cannot (session bus, server, capabilities)"
-  let usage = ""
-  let options = [OptionSpec(name: "help", short: "h", value: nil, help: "show this help")]
+  let positionals = Positionals.none()
+  let options: [OptionSpec] = []
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
-    guard arguments.positionals.isEmpty else {
-      terminal.error("error: 'watcher notify-test' takes no arguments")
-      return .usage
-    }
     let notifier = LibnotifyNotifier(environment: terminal.environment)
     let server: LibnotifyNotifier.ServerInfo
     do {

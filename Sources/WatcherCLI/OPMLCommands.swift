@@ -18,19 +18,14 @@ struct ImportOPMLCommand: Command {
   let name = "import-opml"
   let summary =
     "add the subscriptions of an OPML file or a newsboat urls file to the config (folders become tags; duplicates skipped)"
-  let usage = "FILE [--config FILE] [--print]"
+  let positionals = Positionals.one("FILE", "FILE (an OPML export of your feed reader, or newsboat's urls)")
   let options = [
-    ConfigOption.spec,
-    OptionSpec(name: "print", value: nil, help: "print the YAML entries instead of editing the config"),
-    OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
+    Options.config,
+    Options.print,
   ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
-    guard arguments.positionals.count == 1, let file = arguments.positionals.first else {
-      terminal.error(
-        "error: 'watcher import-opml' needs exactly one FILE (an OPML export of your feed reader, or newsboat's urls)")
-      return .usage
-    }
+    let file = arguments.positionals[0]
     let data: Data
     if file == "-" {
       data = terminal.readInput(20_000_000)
@@ -51,7 +46,7 @@ struct ImportOPMLCommand: Command {
       terminal.error("error: \(file):\(error.line > 0 ? "" : " ")\(error)")
       return .failure
     }
-    let path = ConfigLocator.candidates(explicit: arguments.value("config"), environment: terminal.environment)[0]
+    let path = ConfigLocator.candidates(explicit: arguments.value(Options.config), environment: terminal.environment)[0]
     let exists = FileManager.default.fileExists(atPath: path)
     var text = ""
     var config = Config()
@@ -71,7 +66,7 @@ struct ImportOPMLCommand: Command {
         terminal.error("skipped '\(url)': not an http or https URL; only web feeds are imported")
       }
     }
-    if arguments.flags.contains("print") {
+    if arguments.has(Options.print) {
       terminal.output(Array(("feeds:\n" + ConfigEditor.entries(plan.added)).utf8))
       terminal.error("\(plan.added.count) new feed\(plan.added.count == 1 ? "" : "s")\(skipped)")
       return .success
@@ -100,14 +95,10 @@ struct ImportOPMLCommand: Command {
 struct ExportOPMLCommand: Command {
   let name = "export-opml"
   let summary = "print the configured feeds as OPML 2.0 (tags in the category attribute)"
-  let usage = "[--config FILE]"
-  let options = [ConfigOption.spec, OptionSpec(name: "help", short: "h", value: nil, help: "show this help")]
+  let positionals = Positionals.none()
+  let options = [Options.config]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
-    guard arguments.positionals.isEmpty else {
-      terminal.error("error: 'watcher export-opml' takes no arguments besides --config")
-      return .usage
-    }
     guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
     terminal.output(Array(OPML.export(config.feeds).utf8))
     return .success

@@ -12,35 +12,29 @@ import WatcherXML
 struct ParseCommand: Command {
   let name = "parse"
   let summary = "parse one feed (a file, an http(s) URL, or - for stdin) and print its normalized items"
-  let usage = "FILE|URL|- [--json] [--charset NAME] [--max-size BYTES] [--max-items N]"
+  let positionals = Positionals.one("FILE|URL|-", "FILE, http(s) or file:// URL, or - for standard input")
   let options = [
-    OptionSpec(
-      name: "json", value: nil, help: "print the stable JSON schema (share/doc/watcher/parse-json.md) instead of text"),
-    OptionSpec(name: "charset", value: "NAME", help: "the encoding to assume when the feed declares none"),
-    OptionSpec(name: "max-size", value: "BYTES", help: "refuse documents larger than this (default 20000000)"),
-    OptionSpec(name: "max-items", value: "N", help: "read at most N items (default 10000)"),
-    OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
+    Options.json.described("print the stable JSON schema (share/doc/watcher/parse-json.md) instead of text"),
+    Options.charset,
+    Options.maxSize,
+    Options.maxItems,
   ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
-    guard arguments.positionals.count == 1, let source = arguments.positionals.first else {
-      terminal.error(
-        "error: 'watcher parse' needs exactly one FILE, http(s) or file:// URL, or - for standard input")
-      return .usage
-    }
-    var options = FeedParser.Options(charset: arguments.value("charset"))
-    let limits = [("max-size", "bytes", \FeedParser.Options.maxBytes), ("max-items", "items", \.maxItems)]
-    for (name, unit, limit) in limits {
-      guard let text = arguments.value(name) else { continue }
+    let source = arguments.positionals[0]
+    var options = FeedParser.Options(charset: arguments.value(Options.charset))
+    let limits = [(Options.maxSize, "bytes", \FeedParser.Options.maxBytes), (Options.maxItems, "items", \.maxItems)]
+    for (option, unit, limit) in limits {
+      guard let text = arguments.value(option) else { continue }
       guard let value = Int(text), value > 0 else {
-        terminal.error("error: --\(name) needs a positive number of \(unit), not '\(text)'")
+        terminal.error("error: --\(option.name) needs a positive number of \(unit), not '\(text)'")
         return .usage
       }
       options[keyPath: limit] = value
     }
     // A file as JSON streams: each item is written as soon as it is read, so memory stays flat whatever
     // the file's size.
-    if arguments.flags.contains("json"), source != "-", !FeedLocation.isHTTP(source) {
+    if arguments.has(Options.json), source != "-", !FeedLocation.isHTTP(source) {
       let box = WriterBox(FeedJSONWriter(sink: terminal.output))
       // Items are encoded on the parser's worker threads; this thread only writes them out.
       let result = FeedLoader.stream(
@@ -72,7 +66,7 @@ struct ParseCommand: Command {
         return .failure
       }
     }
-    if arguments.flags.contains("json") {
+    if arguments.has(Options.json) {
       var writer = FeedJSONWriter(sink: terminal.output)
       writer.write(parsed)
     } else {

@@ -13,18 +13,17 @@ import WatcherSupport
 struct PendingCommand: Command {
   let name = "pending"
   let summary = "actions waiting for a retry: list them, run them now (--retry) or forget them (--drop)"
-  let usage = "[--retry | --drop] [KEY...] [--json] [--config FILE] [--state-dir DIR]"
+  let positionals = Positionals.any("KEY")
   let options = [
-    ConfigOption.spec, StateOptions.stateDir,
-    OptionSpec(name: "retry", value: nil, help: "run them now (all, or those of the items KEY...)"),
-    OptionSpec(name: "drop", value: nil, help: "forget them (all, or those of the items KEY...)"),
-    OptionSpec(name: "json", value: nil, help: "print the list as JSON (share/doc/watcher/log-json.md)"),
-    OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
+    Options.config, Options.stateDir,
+    Options.retry,
+    Options.drop,
+    Options.json.described("print the list as JSON (share/doc/watcher/log-json.md)"),
   ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
-    let retry = arguments.flags.contains("retry")
-    let drop = arguments.flags.contains("drop")
+    let retry = arguments.has(Options.retry)
+    let drop = arguments.has(Options.drop)
     guard !(retry && drop) else {
       terminal.error("error: --retry and --drop cannot go together")
       return .usage
@@ -68,7 +67,7 @@ struct PendingCommand: Command {
     var problems: [ActionProblem] = []
     for outcome in outcomes {
       for problem in outcome.actionProblems where !problems.contains(problem) { problems.append(problem) }
-      if !outcome.failures.isEmpty { terminal.error("error: feed '\(outcome.feed.name)': \(outcome.failureText)") }
+      for line in PollReport.lines(outcome, for: .failuresOnly) { terminal.error(line) }
     }
     for problem in problems { terminal.error("\(problem.isFailure ? "error" : "note"): \(problem)") }
     let left = outcomes.reduce(0) { $0 + $1.pendingLeft }
@@ -106,7 +105,7 @@ struct PendingCommand: Command {
     let all = (try? store.keptNotifications(readOnly: true)) ?? []
     let held = all.filter { $0.until != nil }
     let kept = all.filter { $0.until == nil }
-    if arguments.flags.contains("json") {
+    if arguments.has(Options.json) {
       let heldRows: [JSONOutput] = held.map {
         .object([
           ("feed", .string($0.feed)), ("title", .optional($0.action.title)), ("summary", .optional($0.action.summary)),

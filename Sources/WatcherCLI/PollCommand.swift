@@ -15,16 +15,9 @@ import WatcherSupport
 
 /// Options and setup shared by the commands that use state.
 enum StateOptions {
-  static let stateDir = OptionSpec(
-    name: "state-dir", value: "DIR",
-    help: "where state lives (default: settings.state_dir, then ~/.local/state/watcher)")
-  static let feed = OptionSpec(name: "feed", value: "NAME", help: "only this feed, due or not (repeatable)")
-  static let force = OptionSpec(
-    name: "force", value: nil, help: "poll named feeds even when their server asked to wait (Retry-After)")
-
   /// The state directory: `--state-dir`, else `settings.state_dir`, else `$XDG_STATE_HOME/watcher`.
   static func directory(_ arguments: Arguments, config: Config, environment: [String: String]) -> String {
-    if let explicit = arguments.value("state-dir") { return HomePath.expand(explicit, environment: environment) }
+    if let explicit = arguments.value(Options.stateDir) { return HomePath.expand(explicit, environment: environment) }
     if let configured = config.settings.stateDir { return HomePath.expand(configured, environment: environment) }
     let home = HomePath.home(environment)
     let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.local/state"
@@ -33,7 +26,7 @@ enum StateOptions {
 
   /// The feeds `--feed` names (all when none), or nil after reporting an unknown name.
   static func feeds(_ arguments: Arguments, config: Config, terminal: Terminal) -> [FeedConfig]? {
-    let names = arguments.values["feed"] ?? []
+    let names = arguments.values(Options.feed)
     return names.isEmpty ? config.feeds : named(names, config: config, terminal: terminal)
   }
 
@@ -81,19 +74,16 @@ enum StateOptions {
 struct PollCommand: Command {
   let name = "poll"
   let summary = "one pass over the feeds that are due (or the named ones), then exit"
-  let usage = "[--config FILE] [--state-dir DIR] [--feed NAME]... [--force] [--dry-run [--json]]"
+  let positionals = Positionals.none("name feeds with --feed")
   let options = [
-    ConfigOption.spec, StateOptions.stateDir, StateOptions.feed, StateOptions.force,
-    OptionSpec(
-      name: "dry-run", value: nil,
-      help: "do everything but act and save: print the notifications and hooks the poll would make"),
-    OptionSpec(name: "json", value: nil, help: "with --dry-run: the actions as JSON (share/doc/watcher/rules.md)"),
-    OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
+    Options.config, Options.stateDir, Options.feed, Options.force,
+    Options.dryRun,
+    Options.json.described("with --dry-run: the actions as JSON (share/doc/watcher/rules.md)"),
   ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
-    if arguments.flags.contains("dry-run") { return DryRunPoll.run(arguments, terminal: terminal) }
-    if arguments.flags.contains("json") {
+    if arguments.has(Options.dryRun) { return DryRunPoll.run(arguments, terminal: terminal) }
+    if arguments.has(Options.json) {
       terminal.error("error: --json goes with --dry-run")
       return .usage
     }
@@ -105,10 +95,9 @@ struct PollCommand: Command {
 struct CatchUpCommand: Command {
   let name = "catch-up"
   let summary = "record every current item as seen, without notifying or running hooks"
-  let usage = "[--config FILE] [--state-dir DIR] [--feed NAME]... [--force]"
+  let positionals = Positionals.none("name feeds with --feed")
   let options = [
-    ConfigOption.spec, StateOptions.stateDir, StateOptions.feed, StateOptions.force,
-    OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
+    Options.config, Options.stateDir, Options.feed, Options.force,
   ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
@@ -127,10 +116,6 @@ enum PollSetup {
   static func read(_ arguments: Arguments, terminal: Terminal, command: String) -> Result<
     (config: Config, feeds: [FeedConfig], directory: String), Stop
   > {
-    guard arguments.positionals.isEmpty else {
-      terminal.error("error: 'watcher \(command)' takes no arguments; name feeds with --feed")
-      return .failure(Stop(code: .usage))
-    }
     guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else {
       return .failure(Stop(code: .config))
     }
@@ -159,7 +144,7 @@ enum PollRun {
     guard let store = lockedStore else {
       if code == .tempfail {
         let request = DaemonSocket.Request(
-          command: command, feeds: arguments.values["feed"] ?? [], force: arguments.flags.contains("force"))
+          command: command, feeds: arguments.values(Options.feed), force: arguments.has(Options.force))
         let path = DaemonSocket.path(stateDirectory: directory, environment: terminal.environment)
         if let status = DaemonSocket.ask(request, path: path, terminal: terminal) {
           return ExitCode(rawValue: status) ?? .failure
@@ -187,9 +172,9 @@ enum PollRun {
     let transport = CurlTransport(userAgent: WatcherCLI.userAgent, progress: progress)
     let poller = Poller(
       config: config, store: store, transport: transport, runner: runner, cancellation: shutdown.stopping)
-    let named = arguments.values["feed"] != nil
+    let named = arguments.values(Options.feed) != nil
     return execute(
-      poller, feeds: feeds, named: named, force: arguments.flags.contains("force"), mode: mode, command: command,
+      poller, feeds: feeds, named: named, force: arguments.has(Options.force), mode: mode, command: command,
       terminal: terminal, shutdown: shutdown, clearProgress: progress != nil)
   }
 
@@ -207,18 +192,8 @@ enum PollRun {
     var actionProblems: [ActionProblem] = []
     for outcome in outcomes {
       for problem in outcome.actionProblems where !actionProblems.contains(problem) { actionProblems.append(problem) }
-      for warning in outcome.warnings { terminal.error("warning: feed '\(outcome.feed.name)': \(warning)") }
-      if let until = outcome.heldUntil {
-        terminal.error(
-          "feed '\(outcome.feed.name)': not polled: its server asked to wait until \(ISODate.format(until)) (Retry-After); --force polls it anyway"
-        )
-      }
-      if !outcome.failures.isEmpty {
-        failed += 1
-        terminal.error("error: feed '\(outcome.feed.name)' (\(outcome.feed.url)): \(outcome.failureText)")
-      } else if outcome.polled {
-        terminal.error("\(outcome.feed.name): " + PollReport.describe(outcome, mode: mode))
-      }
+      if !outcome.failures.isEmpty { failed += 1 }
+      for line in PollReport.lines(outcome, for: .poll(mode)) { terminal.error(line) }
     }
     for line in PollReport.notDue(outcomes) { terminal.error(line) }
     for problem in actionProblems { terminal.error("\(problem.isFailure ? "error" : "note"): \(problem)") }
@@ -258,16 +233,14 @@ enum DryRunPoll {
       runner: PrintingActionRunner { _ in })
     let now = Date()
     let pass = poller.pass(
-      feeds, force: arguments.values["feed"] != nil, ignoreRetryAfter: arguments.flags.contains("force"), now: now,
+      feeds, force: arguments.values(Options.feed) != nil, ignoreRetryAfter: arguments.has(Options.force), now: now,
       dryRun: true)
     var actions: [JSONOutput] = []
     var text = ""
     var failed = 0
     for outcome in pass.outcomes {
-      if !outcome.failures.isEmpty {
-        failed += 1
-        terminal.error("error: feed '\(outcome.feed.name)' (\(outcome.feed.url)): \(outcome.failureText)")
-      }
+      if !outcome.failures.isEmpty { failed += 1 }
+      for line in PollReport.lines(outcome, for: .failuresOnly) { terminal.error(line) }
       let notifications = outcome.planned.filter { $0.kind == .notify }
       let batched = notifications.count > config.settings.notify.maxPerPoll
       for action in outcome.planned {
@@ -316,7 +289,7 @@ enum DryRunPoll {
           ]))
       }
     }
-    if arguments.flags.contains("json") {
+    if arguments.has(Options.json) {
       terminal.print(JSONOutput.object([("actions", .array(actions))]).text)
     } else {
       terminal.output(Array(text.utf8))

@@ -4,6 +4,7 @@
 import Foundation
 import WatcherConfig
 import WatcherPoll
+import WatcherSupport
 
 /// The words for what a pass did to each feed, shared by `poll`, `catch-up` and the daemon.
 enum PollReport {
@@ -39,6 +40,56 @@ enum PollReport {
     }
     let acted = parts.joined(separator: ", ")
     return "\(new) new: " + ([acted].filter { !$0.isEmpty } + extras).joined(separator: "; ")
+  }
+
+  /// Who reads the lines of `lines(_:for:)`.
+  enum Audience {
+    /// `watcher poll` and `catch-up`, in that mode.
+    case poll(Poller.Mode)
+    /// The daemon's log: also every journal entry and each note, and a feed's warnings only while
+    /// `newWarning` says they are new.
+    case daemon(newWarning: (String) -> Bool)
+    /// `poll --dry-run` and `pending --retry`: what failed.
+    case failuresOnly
+  }
+
+  /// The one report of a feed's outcome, for every command that shows one: its warnings, why it was not
+  /// polled, each item acted on (the daemon), its failure, and what it did.
+  static func lines(_ outcome: Poller.Outcome, for audience: Audience) -> [String] {
+    let feed = outcome.feed
+    let failure =
+      outcome.failures.isEmpty ? nil : "error: feed '\(feed.name)' (\(feed.url)): \(outcome.failureText)"
+    var lines: [String] = []
+    switch audience {
+    case .failuresOnly:
+      return failure.map { [$0] } ?? []
+    case .poll(let mode):
+      lines += outcome.warnings.map { "warning: feed '\(feed.name)': \($0)" }
+      if let until = outcome.heldUntil {
+        lines.append(
+          "feed '\(feed.name)': not polled: its server asked to wait until \(ISODate.format(until)) (Retry-After); "
+            + "--force polls it anyway")
+      }
+      if let failure {
+        lines.append(failure)
+      } else if outcome.polled {
+        lines.append("\(feed.name): " + describe(outcome, mode: mode))
+      }
+    case .daemon(let newWarning):
+      guard outcome.polled else { return [] }
+      for warning in outcome.warnings where newWarning(warning) {
+        lines.append("warning: feed '\(feed.name)': \(warning) (said once; 'watcher parse' shows them all)")
+      }
+      // Every item acted on: feed, title, rule, action and outcome.
+      lines += outcome.journal.map { LogCommand.line($0, time: false) }
+      lines += outcome.actionProblems.filter { !$0.isFailure }.map { "note: \($0)" }
+      if let failure {
+        lines.append(failure)
+      } else if outcome.newItems > 0 {
+        lines.append("\(feed.name): " + describe(outcome, mode: .normal))
+      }
+    }
+    return lines
   }
 
   /// Lines for the feeds that were not due: one each, or one for all when there are many.

@@ -20,16 +20,12 @@ import WatcherSupport
 struct RunCommand: Command {
   let name = "run"
   let summary = "the daemon: poll every feed on its interval until SIGINT/SIGTERM (SIGHUP reloads the config)"
-  let usage = "[--config FILE] [--state-dir DIR]"
+  let positionals = Positionals.none()
   let options = [
-    ConfigOption.spec, StateOptions.stateDir, OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
+    Options.config, Options.stateDir,
   ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
-    guard arguments.positionals.isEmpty else {
-      terminal.error("error: 'watcher run' takes no arguments")
-      return .usage
-    }
     guard let loaded = ConfigOption.load(arguments, terminal: terminal) else { return .config }
     var config = loaded.config
     let path = loaded.path
@@ -118,18 +114,10 @@ struct RunCommand: Command {
       let now = Date()
       let pass = poller.pass(config.feeds, force: false, now: now)
       for line in KeptReport.lines(pass, keptNow: pass.outcomes.reduce(0) { $0 + $1.kept }) { log(line) }
-      for outcome in pass.outcomes where outcome.polled {
-        for warning in outcome.warnings where warned.insert(outcome.feed.name + "\u{0}" + warning).inserted {
-          log("warning: feed '\(outcome.feed.name)': \(warning) (said once; 'watcher parse' shows them all)")
-        }
-        // Every item acted on: feed, title, rule, action and outcome.
-        for entry in outcome.journal { log(LogCommand.line(entry, time: false)) }
-        for problem in outcome.actionProblems where !problem.isFailure { log("note: \(problem)") }
-        if !outcome.failures.isEmpty {
-          log("error: feed '\(outcome.feed.name)' (\(outcome.feed.url)): \(outcome.failureText)")
-        } else if outcome.newItems > 0 {
-          log("\(outcome.feed.name): " + PollReport.describe(outcome, mode: .normal))
-        }
+      for outcome in pass.outcomes {
+        let report = PollReport.lines(
+          outcome, for: .daemon { warned.insert(outcome.feed.name + "\u{0}" + $0).inserted })
+        for line in report { log(line) }
       }
       if shutdown.stopping.isCancelled {
         log("stopped; what did not finish stays pending for the next poll")

@@ -11,11 +11,10 @@ import WatcherSupport
 struct StatusCommand: Command {
   let name = "status"
   let summary = "per feed: last poll, last success, next due, items known, errors, pending actions"
-  let usage = "[--config FILE] [--state-dir DIR] [--json]"
+  let positionals = Positionals.none()
   let options = [
-    ConfigOption.spec, StateOptions.stateDir,
-    OptionSpec(name: "json", value: nil, help: "print JSON (share/doc/watcher/status-json.md)"),
-    OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
+    Options.config, Options.stateDir,
+    Options.json.described("print JSON (share/doc/watcher/status-json.md)"),
   ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
@@ -100,7 +99,7 @@ struct StatusCommand: Command {
         "\(kept) notification\(kept == 1 ? " is" : "s are") kept until the notification service can be reached; "
           + "the next poll shows them")
     }
-    if arguments.flags.contains("json") {
+    if arguments.has(Options.json) {
       terminal.print(
         JSONOutput.object([
           ("state_dir", .string(directory)), ("kept_notifications", .int(kept)), ("feeds", .array(rows)),

@@ -21,20 +21,16 @@ import WatcherSupport
 struct AddCommand: Command {
   let name = "add"
   let summary = "subscribe to a feed (a site's page URL is resolved to its feed); edits the config"
-  let usage = "URL [--name NAME] [--tag TAG]... [--config FILE] [--print]"
+  let positionals = Positionals.one("URL", "URL (a feed, or a site's page that links to one)")
   let options = [
-    ConfigOption.spec,
-    OptionSpec(name: "name", value: "NAME", help: "the feed's name in rules and messages (default: from its title)"),
-    OptionSpec(name: "tag", value: "TAG", help: "a tag for every item of the feed (repeatable)"),
-    OptionSpec(name: "print", value: nil, help: "print the YAML entry instead of editing the config"),
-    OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
+    Options.config,
+    Options.name,
+    Options.tag,
+    Options.print.described("print the YAML entry instead of editing the config"),
   ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
-    guard arguments.positionals.count == 1, let given = arguments.positionals.first else {
-      terminal.error("error: 'watcher add' needs exactly one URL (a feed, or a site's page that links to one)")
-      return .usage
-    }
+    let given = arguments.positionals[0]
     guard let (config, path, text) = Subscriptions.editableConfig(arguments, terminal: terminal) else {
       return .config
     }
@@ -75,17 +71,18 @@ struct AddCommand: Command {
     }
     let title = parsed.feed.title?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty
     var name =
-      arguments.value("name") ?? ConfigEditor.uniqueName(title: title, url: url, taken: Set(config.feeds.map(\.name)))
+      arguments.value(Options.name)
+      ?? ConfigEditor.uniqueName(title: title, url: url, taken: Set(config.feeds.map(\.name)))
     name = name.trimmingCharacters(in: .whitespaces)
     if config.feeds.contains(where: { $0.name == name }) {
       terminal.error("error: a feed named '\(name)' is already in the config; choose another with --name")
       return .failure
     }
-    let tags = (arguments.values["tag"] ?? []).map(FeedConfig.slugify).filter { !$0.isEmpty }
+    let tags = (arguments.values(Options.tag)).map(FeedConfig.slugify).filter { !$0.isEmpty }
     let feed = FeedConfig(url: url, name: name, title: title, tags: tags)
     let description =
       "'\(name)'" + (title.map { " (\"\($0)\")" } ?? "") + ": \(url), \(parsed.feed.items.count) items now"
-    if arguments.flags.contains("print") {
+    if arguments.has(Options.print) {
       terminal.output(Array(("feeds:\n" + ConfigEditor.entries([feed])).utf8))
       return .success
     }
@@ -107,18 +104,14 @@ struct AddCommand: Command {
 struct RemoveCommand: Command {
   let name = "remove"
   let summary = "unsubscribe from a feed: remove its entry from the config (--purge also deletes its state)"
-  let usage = "NAME [--config FILE] [--purge] [--state-dir DIR]"
+  let positionals = Positionals.one("NAME", "feed NAME (as 'watcher status' lists them)")
   let options = [
-    ConfigOption.spec, StateOptions.stateDir,
-    OptionSpec(name: "purge", value: nil, help: "also delete what watcher remembers of the feed (its state file)"),
-    OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
+    Options.config, Options.stateDir,
+    Options.purge,
   ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
-    guard arguments.positionals.count == 1, let name = arguments.positionals.first else {
-      terminal.error("error: 'watcher remove' needs exactly one feed NAME (as 'watcher status' lists them)")
-      return .usage
-    }
+    let name = arguments.positionals[0]
     guard let (config, path, text) = Subscriptions.editableConfig(arguments, terminal: terminal), let text else {
       return .config
     }
@@ -138,7 +131,7 @@ struct RemoveCommand: Command {
       terminal.error("error: \(error)")
       return .failure
     }
-    guard arguments.flags.contains("purge") else { return .success }
+    guard arguments.has(Options.purge) else { return .success }
     let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
     let (store, code) = StateOptions.lockedStore(directory, terminal: terminal)
     guard let store else { return code }
@@ -161,7 +154,7 @@ enum Subscriptions {
   ///
   /// The text is nil when there is no file. A config that does not load is left alone, after its errors are shown.
   static func editableConfig(_ arguments: Arguments, terminal: Terminal) -> (Config, String, String?)? {
-    let path = ConfigLocator.candidates(explicit: arguments.value("config"), environment: terminal.environment)[0]
+    let path = ConfigLocator.candidates(explicit: arguments.value(Options.config), environment: terminal.environment)[0]
     guard FileManager.default.fileExists(atPath: path) else { return (Config(), path, nil) }
     guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else {
       terminal.error("note: fix the config first; watcher leaves a config it cannot read alone")

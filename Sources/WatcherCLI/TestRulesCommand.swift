@@ -16,35 +16,28 @@ import WatcherSupport
 struct TestRulesCommand: Command {
   let name = "test-rules"
   let summary = "dry run: show what the rules would do to each item, and why"
-  let usage =
-    "[--config FILE] [--feed NAME | FILE]... [FILE | URL [--as NAME]]... [--all] [--json] "
-    + "[--title T [--text T] [--content T] [--category C]... [--link L] [--published DATE] [--feed NAME]]"
+  let positionals = Positionals.any("FILE|URL")
   let options = [
-    ConfigOption.spec,
-    OptionSpec(
-      name: "feed", value: "NAME",
-      help: "only this configured feed, or a file or URL (repeatable); the feed of a synthetic item"),
-    OptionSpec(name: "as", value: "NAME", help: "read the one FILE or URL given as the configured feed NAME"),
-    OptionSpec(name: "all", value: nil, help: "also list the items no rule touched"),
-    OptionSpec(
-      name: "explain", value: nil,
-      help: "for every item and rule: matched or not, and each condition with what decided it (implies --all)"),
-    OptionSpec(name: "json", value: nil, help: "print the stable JSON schema (share/doc/watcher/rules.md)"),
-    OptionSpec(name: "title", value: "TEXT", help: "test a synthetic item with this title"),
-    OptionSpec(name: "text", value: "TEXT", help: "… with this text"),
-    OptionSpec(name: "content", value: "TEXT", help: "… with this article text (the field full_text fills)"),
-    OptionSpec(name: "category", value: "NAME", help: "… with this category (repeatable)"),
-    OptionSpec(name: "link", value: "URL", help: "… with this link"),
-    OptionSpec(name: "published", value: "DATE", help: "… published at this date (ISO 8601; default: now)"),
-    OptionSpec(name: "now", value: "DATE", help: "evaluate age conditions as of this date (ISO 8601)"),
-    OptionSpec(name: "help", short: "h", value: nil, help: "show this help"),
+    Options.config,
+    Options.feed.described("only this configured feed, or a file or URL (repeatable); the feed of a synthetic item"),
+    Options.asFeed,
+    Options.all,
+    Options.explain,
+    Options.json.described("print the stable JSON schema (share/doc/watcher/rules.md)"),
+    Options.title,
+    Options.text,
+    Options.content,
+    Options.category,
+    Options.link,
+    Options.published,
+    Options.now,
   ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
     guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
     let engine = RuleEngine(rules: config.rules, settings: config.settings.notify)
     var now = Date()
-    if let given = arguments.value("now") {
+    if let given = arguments.value(Options.now) {
       guard let date = DateParser.parse(given) else {
         terminal.error("error: --now needs a date such as 2026-11-29T12:00:00Z, not '\(given)'")
         return .usage
@@ -52,13 +45,12 @@ struct TestRulesCommand: Command {
       now = date
     }
     var run = DryRun()
-    let synthetic = ["title", "text", "content", "category", "link", "published"].contains {
-      arguments.values[$0] != nil
-    }
+    let synthetic = [Options.title, Options.text, Options.content, Options.category, Options.link, Options.published]
+      .contains { !arguments.values($0).isEmpty }
     if synthetic {
       // The item is put in the named feed, so the rules scoped to it (or to its tags) apply; an unknown name
       // is an error, never a silent feed of its own.
-      let names = arguments.values["feed"] ?? []
+      let names = arguments.values(Options.feed)
       guard names.count <= 1 else {
         terminal.error("error: a synthetic item belongs to one feed; give --feed once")
         return .usage
@@ -69,7 +61,7 @@ struct TestRulesCommand: Command {
         feed = named
       }
       var published = now
-      if let given = arguments.value("published") {
+      if let given = arguments.value(Options.published) {
         guard let date = DateParser.parse(given) else {
           terminal.error("error: --published needs a date such as 2026-11-29T12:00:00Z, not '\(given)'")
           return .usage
@@ -77,10 +69,10 @@ struct TestRulesCommand: Command {
         published = date
       }
       var item = FeedItem(
-        key: "test", title: arguments.value("title"), link: arguments.value("link"),
-        categories: arguments.values["category"] ?? [], published: published, text: arguments.value("text"))
+        key: "test", title: arguments.value(Options.title), link: arguments.value(Options.link),
+        categories: arguments.values(Options.category), published: published, text: arguments.value(Options.text))
       item.id = nil
-      item.content = arguments.value("content")
+      item.content = arguments.value(Options.content)
       run.add([item], feed: feed, engine: engine, now: now)
     } else {
       guard let sources = sources(arguments, config: config, terminal: terminal) else { return .usage }
@@ -108,17 +100,17 @@ struct TestRulesCommand: Command {
     for failure in run.failures {
       terminal.error("error: feed '\(failure.feed.name)' (\(failure.feed.url)): \(failure.reason)")
     }
-    if arguments.flags.contains("json") {
-      let explain = arguments.flags.contains("explain")
+    if arguments.has(Options.json) {
+      let explain = arguments.has(Options.explain)
       terminal.print(
         run.json(
-          includeUntouched: explain || arguments.flags.contains("all"), explain: explain ? config.rules : nil, now: now
+          includeUntouched: explain || arguments.has(Options.all), explain: explain ? config.rules : nil, now: now
         )
         .text)
     } else {
       printText(
-        run, all: arguments.flags.contains("all") || arguments.flags.contains("explain"),
-        explain: arguments.flags.contains("explain") ? config.rules : nil, now: now, maxAge: config.settings.maxAge,
+        run, all: arguments.has(Options.all) || arguments.has(Options.explain),
+        explain: arguments.has(Options.explain) ? config.rules : nil, now: now, maxAge: config.settings.maxAge,
         terminal: terminal)
     }
     return run.failures.isEmpty ? .success : .failure
@@ -130,13 +122,13 @@ struct TestRulesCommand: Command {
     // --feed takes a configured name, or a file or URL (as the positional arguments do).
     var files = arguments.positionals
     var names: [String] = []
-    for value in arguments.values["feed"] ?? [] {
+    for value in arguments.values(Options.feed) {
       let isFeed = config.feeds.contains { $0.name == value }
       let isFile = FeedLocation.isHTTP(value) || FileManager.default.fileExists(atPath: FeedLocation.path(of: value))
       if !isFeed, isFile { files.append(value) } else { names.append(value) }
     }
     guard var result = StateOptions.named(names, config: config, terminal: terminal) else { return nil }
-    if let name = arguments.value("as") {
+    if let name = arguments.value(Options.asFeed) {
       // --as NAME: a local copy (or another URL) read as the configured feed NAME, with its tags, scope
       // and settings.
       guard files.count == 1 else {

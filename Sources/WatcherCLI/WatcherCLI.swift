@@ -82,13 +82,14 @@ public enum WatcherCLI {
       }
       return unknownCommand(first, terminal: terminal)
     }
-    do {
+    do throws(UsageError) {
       let parsed = try ArgumentParser.parse(
-        Array(arguments.dropFirst()), options: command.options, command: command.name)
-      if parsed.flags.contains("help") {
+        Array(arguments.dropFirst()), options: command.allOptions, command: command.name)
+      if parsed.has(Options.help) {
         terminal.print(help(for: command))
         return ExitCode.success.rawValue
       }
+      if let error = command.positionals.check(parsed.positionals, command: command.name) { throw error }
       return command.run(parsed, terminal: terminal).rawValue
     } catch {
       terminal.error("error: \(error.message)")
@@ -131,8 +132,16 @@ public enum WatcherCLI {
   }
 
   static func help(for command: any Command) -> String {
-    var lines = ["usage: watcher \(command.name) \(command.usage)", "", command.summary, "", "options:"]
-    for option in command.options {
+    // The synopsis, wrapped at 100 columns under its first word.
+    var synopsis: [String] = ["usage: watcher \(command.name)"]
+    for word in command.usage {
+      if synopsis[synopsis.count - 1].count + word.count + 1 > 100 {
+        synopsis.append(String(repeating: " ", count: 14))
+      }
+      synopsis[synopsis.count - 1] += (synopsis[synopsis.count - 1].hasSuffix("  ") ? "" : " ") + word
+    }
+    var lines = synopsis + ["", command.summary, "", "options:"]
+    for option in command.allOptions {
       var left = "--\(option.name)"
       if let short = option.short { left = "-\(short), " + left }
       if let value = option.value { left += " \(value)" }
