@@ -57,10 +57,16 @@ let package = Package(
     .executableTarget(name: "watcher", dependencies: ["WatcherCLI"]),
     // Benchmarks that print figures: swift run -c release watcher-bench rules|regex|extract
     .executableTarget(name: "watcher-bench", dependencies: ["WatcherPoll", "WatcherTestSupport"]),
-    .target(name: "WatcherTestSupport", dependencies: ["WatcherPoll"]),
+    // What the tests share: fixtures and goldens, a loopback HTTP server, scratch directories, child
+    // processes; below the layers it tests, so a parser test builds only the parser.
+    .target(name: "WatcherTestSupport", dependencies: ["WatcherFeed", "WatcherSupport"]),
+    // One test target per layer, each depending on its own layer (docs/development.md, "The inner loop").
     .testTarget(
-      name: "WatcherCoreTests", dependencies: ["WatcherFuzzing", "WatcherPoll", "WatcherTestSupport"],
-      exclude: ["Fixtures"]),
+      name: "WatcherFeedTests", dependencies: ["WatcherFeed", "WatcherXML", "WatcherRegex", "WatcherTestSupport"]),
+    .testTarget(name: "WatcherConfigTests", dependencies: ["WatcherConfig", "WatcherTestSupport"]),
+    .testTarget(name: "WatcherRulesTests", dependencies: ["WatcherRules", "WatcherTestSupport"]),
+    .testTarget(name: "WatcherStateTests", dependencies: ["WatcherState", "WatcherTestSupport"]),
+    .testTarget(name: "WatcherPollTests", dependencies: ["WatcherPoll", "WatcherFuzzing", "WatcherTestSupport"]),
     .testTarget(
       name: "WatcherCLITests", dependencies: ["WatcherCLI", "WatcherPoll", "WatcherTestSupport"], exclude: ["Fixtures"]),
   ]

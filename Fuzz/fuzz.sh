@@ -2,7 +2,7 @@
 # Build the libFuzzer targets (ASan + coverage) and run each for a given time, seeded from the corpus and
 # the test fixtures. Usage: Fuzz/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 # Targets: feed date config opml state (default: all, one after the other). Findings land in Fuzz/artifacts/;
-# copy each into Tests/WatcherCoreTests/Fixtures/Fuzz/<target>/ as a regression fixture (FuzzRegressionTests
+# copy each into Tests/Fixtures/Fuzz/<target>/ as a regression fixture (FuzzRegressionTests
 # runs every file there through the same code).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -27,15 +27,15 @@ for target in "${targets[@]}"; do
   mkdir -p "work/$target"
   seeds=()
   case $target in
-    feed) seeds=(../Tests/WatcherCoreTests/Fixtures/Feeds ../Tests/Corpus/registry
+    feed) seeds=(../Tests/Fixtures/Feeds ../Tests/Corpus/registry
                  ../Tests/Corpus/feedparser-tests) ;;
     date) seeds=(seeds/date) ;;
-    config) seeds=(seeds/config ../Tests/WatcherCoreTests/Fixtures/Config ../Tests/WatcherCLITests/Fixtures) ;;
+    config) seeds=(seeds/config ../Tests/Fixtures/Config ../Tests/WatcherCLITests/Fixtures) ;;
     opml) seeds=(seeds/opml) ;;
     state) seeds=(seeds/state) ;;
     *) echo "unknown target '$target' (feed date config opml state)" >&2; exit 2 ;;
   esac
-  seeds+=("../Tests/WatcherCoreTests/Fixtures/Fuzz/$target")
+  seeds+=("../Tests/Fixtures/Fuzz/$target")
   existing=()
   for s in "${seeds[@]}"; do [ -d "$s" ] && existing+=("$s"); done
   echo "== fuzzing '$target' for ${seconds}s" >&2

@@ -9,9 +9,10 @@ public enum Fixtures {
   public static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
+  /// `Tests/Fixtures/<relative>`, shared by the layers' test targets; with `target`,
   /// `Tests/<target>/Fixtures/<relative>`.
-  public static func url(_ relative: String, target: String = "WatcherCoreTests") -> URL {
-    repositoryRoot.appendingPathComponent("Tests/\(target)/Fixtures/\(relative)")
+  public static func url(_ relative: String, target: String? = nil) -> URL {
+    repositoryRoot.appendingPathComponent("Tests/\(target.map { $0 + "/" } ?? "")Fixtures/\(relative)")
   }
 
   /// Whether goldens should be rewritten (`WATCHER_RECORD=1 swift test`).

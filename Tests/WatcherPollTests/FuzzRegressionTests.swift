@@ -10,7 +10,7 @@ import WatcherTestSupport
 /// Every saved fuzzer finding, run through the code the fuzzer ran (issue #7).
 @Suite("Fuzz regressions")
 struct FuzzRegressionTests {
-  static let root = Fixtures.repositoryRoot.appendingPathComponent("Tests/WatcherCoreTests/Fixtures/Fuzz")
+  static let root = Fixtures.url("Fuzz")
 
   static func inputs(_ target: FuzzHarness) -> [URL] {
     let directory = root.appendingPathComponent(target.rawValue)

@@ -3,7 +3,6 @@
 
 import Foundation
 import Testing
-import WatcherConfig
 import WatcherState
 import WatcherSupport
 
