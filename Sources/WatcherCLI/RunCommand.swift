@@ -91,26 +91,11 @@ struct RunCommand: Command {
       let poller = Poller(
         config: config, store: store, transport: transport, runner: runner, cancellation: shutdown.stopping)
       // Requests from 'watcher poll' and 'catch-up', served between passes so nothing runs twice at once.
-      for client in clients.withLock({ waiting in
-        defer { waiting = [] }; return waiting
-      }) {
-        let request = client.request
-        let mode: Poller.Mode = request.command == "catch-up" ? .catchUp : .normal
-        guard
-          let feeds = request.feeds.isEmpty
-            ? config.feeds : StateOptions.named(request.feeds, config: config, terminal: client.terminal)
-        else {
-          client.finish(ExitCode.usage.rawValue)
-          continue
-        }
-        log(
-          "'watcher \(request.command)' asked for a pass\(request.feeds.isEmpty ? "" : " of \(request.feeds.joined(separator: ", "))")"
-        )
-        let code = PollRun.execute(
-          poller, feeds: feeds, named: !request.feeds.isEmpty, force: request.force, mode: mode,
-          command: request.command, terminal: client.terminal, shutdown: shutdown)
-        client.finish(code.rawValue)
+      let waiting = clients.withLock { waiting in
+        defer { waiting = [] }
+        return waiting
       }
+      Self.serve(waiting, poller: poller, config: config, shutdown: shutdown, log: log)
       let now = Date()
       let pass = poller.pass(config.feeds, force: false, now: now)
       for line in KeptReport.lines(pass, keptNow: pass.outcomes.reduce(0) { $0 + $1.kept }) { log(line) }
@@ -128,6 +113,32 @@ struct RunCommand: Command {
       let next = Schedule.nextWake(config: config, store: store, now: Date())
       let jitter = Double.random(in: 0...min(5, max(0, next) * 0.05))
       _ = wake.wait(timeout: .now() + min(max(next, 0.5) + jitter, 3_600))
+    }
+  }
+
+  /// Runs the passes the waiting `watcher poll` and `catch-up` clients asked for, one after the other, each
+  /// reporting to its own client.
+  static func serve(
+    _ clients: [DaemonSocket.Client], poller: Poller, config: Config, shutdown: Shutdown,
+    log: (String) -> Void
+  ) {
+    for client in clients {
+      let request = client.request
+      let mode: Poller.Mode = request.command == "catch-up" ? .catchUp : .normal
+      guard
+        let feeds = request.feeds.isEmpty
+          ? config.feeds : StateOptions.named(request.feeds, config: config, terminal: client.terminal)
+      else {
+        client.finish(ExitCode.usage.rawValue)
+        continue
+      }
+      log(
+        "'watcher \(request.command)' asked for a pass\(request.feeds.isEmpty ? "" : " of \(request.feeds.joined(separator: ", "))")"
+      )
+      let code = PollRun.execute(
+        poller, feeds: feeds, named: !request.feeds.isEmpty, force: request.force, mode: mode,
+        command: request.command, terminal: client.terminal, shutdown: shutdown)
+      client.finish(code.rawValue)
     }
   }
 

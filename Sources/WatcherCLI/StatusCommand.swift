@@ -65,28 +65,7 @@ struct StatusCommand: Command {
         "\(failures)", "\(state.pending.count)",
         lastError.map { $0.count > 60 ? String($0.prefix(59)) + "…" : $0 } ?? "",
       ])
-      if !state.pending.isEmpty {
-        // Why each is pending: its last failure, or not tried yet (watcher stopped, or the state was not saved).
-        var reasons: [String] = []
-        for action in state.pending {
-          let what =
-            "\(action.kind == .hook ? "hook" : "notification") of rule '\(action.label(feed: feed.name) ?? "feed notify")'"
-          let reason =
-            "\(what): " + (action.lastError.map { "failed \(action.attempts)×, last: \($0)" } ?? "not run yet")
-          if !reasons.contains(reason) { reasons.append(reason) }
-        }
-        notes.append(
-          "feed '\(feed.name)': \(state.pending.count) pending (retried on the next poll; see 'watcher pending'): "
-            + reasons.prefix(3).joined(separator: "; "))
-      }
-      for dropped in state.dropped.suffix(3) {
-        notes.append(
-          "feed '\(feed.name)': gave up on \(dropped.what) for '\(dropped.key)' at \(ISODate.format(dropped.time)): \(dropped.reason)"
-        )
-      }
-      if let moved = state.movedTo {
-        notes.append("feed '\(feed.name)' moved permanently to \(moved): change its url in the config")
-      }
+      notes += Self.notes(feed, state: state)
     }
     var kept = 0
     do {
@@ -105,18 +84,7 @@ struct StatusCommand: Command {
           ("state_dir", .string(directory)), ("kept_notifications", .int(kept)), ("feeds", .array(rows)),
         ]).text)
     } else {
-      let widths = (0..<table[0].count).map { column in table.map { $0[column].count }.max() ?? 0 }
-      // On a terminal (unless NO_COLOR), the header is bold and failing feeds are red.
-      let color = terminal.outputIsTerminal && terminal.environment["NO_COLOR"] == nil
-      var out = ""
-      for (index, row) in table.enumerated() {
-        let line = zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
-          .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
-        let failing = index > 0 && row[5] != "0"
-        let style = !color ? nil : index == 0 ? "1" : failing ? "31" : nil
-        out += (style.map { "\u{1B}[\($0)m\(line)\u{1B}[0m" } ?? line) + "\n"
-      }
-      terminal.output(Array(out.utf8))
+      terminal.output(Array(Self.render(table, color: terminal.outputIsTerminal && terminal.environment["NO_COLOR"] == nil).utf8))
     }
     if let problem = store.writeProblem() {
       notes.insert(
@@ -125,6 +93,49 @@ struct StatusCommand: Command {
     }
     for note in notes { terminal.error(note) }
     return .success
+  }
+
+  /// The notes under the table for one feed: its pending actions and why, what was given up, a move.
+  static func notes(_ feed: FeedConfig, state: FeedState) -> [String] {
+    var notes: [String] = []
+    if !state.pending.isEmpty {
+      // Why each is pending: its last failure, or not tried yet (watcher stopped, or the state was not saved).
+      var reasons: [String] = []
+      for action in state.pending {
+        let what =
+          "\(action.kind == .hook ? "hook" : "notification") of rule '\(action.label(feed: feed.name) ?? "feed notify")'"
+        let reason =
+          "\(what): " + (action.lastError.map { "failed \(action.attempts)×, last: \($0)" } ?? "not run yet")
+        if !reasons.contains(reason) { reasons.append(reason) }
+      }
+      notes.append(
+        "feed '\(feed.name)': \(state.pending.count) pending (retried on the next poll; see 'watcher pending'): "
+          + reasons.prefix(3).joined(separator: "; "))
+    }
+    for dropped in state.dropped.suffix(3) {
+      notes.append(
+        "feed '\(feed.name)': gave up on \(dropped.what) for '\(dropped.key)' at \(ISODate.format(dropped.time)): \(dropped.reason)"
+      )
+    }
+    if let moved = state.movedTo {
+      notes.append("feed '\(feed.name)' moved permanently to \(moved): change its url in the config")
+    }
+    return notes
+  }
+
+  /// The table, columns aligned; with `color` (a terminal, unless NO_COLOR) the header is bold and failing
+  /// feeds are red.
+  static func render(_ table: [[String]], color: Bool) -> String {
+    let widths = (0..<table[0].count).map { column in table.map { $0[column].count }.max() ?? 0 }
+    var out = ""
+    for (index, row) in table.enumerated() {
+      let line = zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
+        .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+      let failing = index > 0 && row[5] != "0"
+      let style = !color ? nil : index == 0 ? "1" : failing ? "31" : nil
+      out += (style.map { "\u{1B}[\($0)m\(line)\u{1B}[0m" } ?? line) + "\n"
+    }
+    return out
   }
 
   /// "never", "just now", "3 min ago", "in 2 h", "5 d ago".

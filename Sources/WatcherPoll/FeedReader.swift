@@ -198,55 +198,63 @@ struct FeedReader: Sendable {
     }
     for item in act.lazy.map({ items[$0] }) {
       let decision = engine.evaluate(item, feed: feed, now: now, excerpts: false)
-      let key = Poller.identity(item, feed.identity)
-      // The picture only a notification shows: looked for in the HTML only when there is one.
-      let image =
-        decision.notifications.isEmpty
-        ? nil
-        : item.image.flatMap { FeedLocation.isHTTP($0) ? $0 : nil }
-          ?? item.html.flatMap { FeedDiscovery.firstImage(in: $0, base: item.link ?? feed.url) }
-      for notification in decision.notifications {
-        state.pending.append(
-          FeedState.PendingAction(
-            key: key, source: notification.rule.map { .rule($0) } ?? .feed,
-            payload: .notify(
-              .init(
-                summary: notification.summary, body: notification.body, urgency: notification.urgency,
-                expire: notification.expire, icon: notification.icon, image: image)),
-            title: item.title, link: item.link, created: now))
-      }
-      for hook in decision.hooks {
-        let json = FeedJSONWriter.itemJSON(
-          item,
-          extra: [
-            ("feed", .string(feed.name)), ("feed_url", .string(feed.url)), ("rule", .string(hook.rule)),
-            ("tags", .array(decision.tags.map { .string($0) })),
-          ])
-        state.pending.append(
-          FeedState.PendingAction(
-            key: key, source: hook.source,
-            payload: .hook(.init(command: hook.command, arguments: hook.arguments, timeout: hook.timeout, item: json)),
-            title: item.title, created: now))
-      }
-      outcome.actions += decision.notifications.count + decision.hooks.count
-      if decision.muted {
-        outcome.muted += 1
-      } else if decision.notifications.isEmpty && decision.hooks.isEmpty {
-        outcome.untouched += 1
-      }
-      if !decision.notifications.isEmpty { outcome.notified += 1 }
-      if !decision.hooks.isEmpty { outcome.hooked += 1 }
-      if !decision.digests.isEmpty {
-        let json = FeedJSONWriter.itemJSON(
-          item, extra: [("feed", .string(feed.name)), ("feed_url", .string(feed.url))])
-        for rule in decision.digests {
-          outcome.digested.append((rule, item.title ?? key))
-          job.digestEntries.append(
-            (
-              rule,
-              Digest.Entry(feed: feed.name, key: key, title: item.title, link: item.link, item: json, collected: now)
-            ))
-        }
+      record(decision, for: item, feed: feed, state: &state, outcome: &outcome, digests: &job.digestEntries, now: now)
+    }
+  }
+
+  /// Turns the rules' decision for one item into its pending actions and digest entries, and counts it.
+  private func record(
+    _ decision: Decision, for item: FeedItem, feed: FeedConfig, state: inout FeedState, outcome: inout Poller.Outcome,
+    digests: inout [(rule: String, entry: Digest.Entry)], now: Date
+  ) {
+    let key = Poller.identity(item, feed.identity)
+    // The picture only a notification shows: looked for in the HTML only when there is one.
+    let image =
+      decision.notifications.isEmpty
+      ? nil
+      : item.image.flatMap { FeedLocation.isHTTP($0) ? $0 : nil }
+        ?? item.html.flatMap { FeedDiscovery.firstImage(in: $0, base: item.link ?? feed.url) }
+    for notification in decision.notifications {
+      state.pending.append(
+        FeedState.PendingAction(
+          key: key, source: notification.rule.map { .rule($0) } ?? .feed,
+          payload: .notify(
+            .init(
+              summary: notification.summary, body: notification.body, urgency: notification.urgency,
+              expire: notification.expire, icon: notification.icon, image: image)),
+          title: item.title, link: item.link, created: now))
+    }
+    for hook in decision.hooks {
+      let json = FeedJSONWriter.itemJSON(
+        item,
+        extra: [
+          ("feed", .string(feed.name)), ("feed_url", .string(feed.url)), ("rule", .string(hook.rule)),
+          ("tags", .array(decision.tags.map { .string($0) })),
+        ])
+      state.pending.append(
+        FeedState.PendingAction(
+          key: key, source: hook.source,
+          payload: .hook(.init(command: hook.command, arguments: hook.arguments, timeout: hook.timeout, item: json)),
+          title: item.title, created: now))
+    }
+    outcome.actions += decision.notifications.count + decision.hooks.count
+    if decision.muted {
+      outcome.muted += 1
+    } else if decision.notifications.isEmpty && decision.hooks.isEmpty {
+      outcome.untouched += 1
+    }
+    if !decision.notifications.isEmpty { outcome.notified += 1 }
+    if !decision.hooks.isEmpty { outcome.hooked += 1 }
+    if !decision.digests.isEmpty {
+      let json = FeedJSONWriter.itemJSON(
+        item, extra: [("feed", .string(feed.name)), ("feed_url", .string(feed.url))])
+      for rule in decision.digests {
+        outcome.digested.append((rule, item.title ?? key))
+        digests.append(
+          (
+            rule,
+            Digest.Entry(feed: feed.name, key: key, title: item.title, link: item.link, item: json, collected: now)
+          ))
       }
     }
   }
