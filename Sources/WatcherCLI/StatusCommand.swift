@@ -84,7 +84,8 @@ struct StatusCommand: Command {
           ("state_dir", .string(directory)), ("kept_notifications", .int(kept)), ("feeds", .array(rows)),
         ]).text)
     } else {
-      terminal.output(Array(Self.render(table, color: terminal.outputIsTerminal && terminal.environment["NO_COLOR"] == nil).utf8))
+      terminal.output(
+        Array(Self.render(table, color: terminal.outputIsTerminal && terminal.environment["NO_COLOR"] == nil).utf8))
     }
     if let problem = store.writeProblem() {
       notes.insert(

@@ -74,7 +74,8 @@ extension ConfigMapper {
 
   /// A rule's `feeds:` scope; each name must be a feed's name or a feed tag.
   mutating func ruleScope(
-    _ entries: [(key: String, keyMark: Mark, value: YAMLNode)], in context: String, feedNames: [String], feedTags: [String]
+    _ entries: [(key: String, keyMark: Mark, value: YAMLNode)], in context: String, feedNames: [String],
+    feedTags: [String]
   ) -> [String] {
     var scope: [String] = []
     if let scopeNode = value("feeds", in: entries) {
@@ -97,7 +98,9 @@ extension ConfigMapper {
   }
 
   /// A rule's actions (tag, mute, stop, notify, hook, digest, digest_hook); a rule must have one.
-  mutating func ruleActions(_ entries: [(key: String, keyMark: Mark, value: YAMLNode)], of element: YAMLNode, in context: String) -> RuleActions {
+  mutating func ruleActions(
+    _ entries: [(key: String, keyMark: Mark, value: YAMLNode)], of element: YAMLNode, in context: String
+  ) -> RuleActions {
     var actions = RuleActions()
     for entry in entries {
       switch entry.key {

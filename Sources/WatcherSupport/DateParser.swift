@@ -197,23 +197,9 @@ public enum DateParser {
       }
       if c == UInt8(ascii: "+") || c == UInt8(ascii: "-") {
         guard time != nil || year != nil, offset == nil else { return nil }
-        let sign = c == UInt8(ascii: "-") ? -1 : 1
-        var j = i + 1
-        // The digits, colons skipped: "+0200", "+02:00", "+2".
-        var value = 0
-        var count = 0
-        while j < s.count, isDigit(s[j]) || s[j] == UInt8(ascii: ":") {
-          if isDigit(s[j]) {
-            value = value &* 10 &+ Int(s[j] - 48)
-            count += 1
-          }
-          j += 1
-        }
-        switch count {
-        case 1, 2: offset = sign * value * 3_600
-        case 4: offset = sign * ((value / 100) * 3_600 + (value % 100) * 60)
-        default: return nil
-        }
+        var j = i
+        guard let parsed = numericOffset(s, at: &j) else { return nil }
+        offset = parsed
         i = j
         continue
       }
@@ -239,34 +225,71 @@ public enum DateParser {
       }
       return nil
     }
+    guard
+      numbers.isEmpty
+        || resolve(numbers, separator: numericSeparator, day: &day, month: &month, year: &year, yearDigits: &yearDigits)
+    else { return nil }
+    guard let d = day, let m = month, var y = year else { return nil }
+    if yearDigits <= 2 { y += y < 90 ? 2000 : 1900 }
+    let (h, mi, sec) = time ?? (0, 0, 0)
+    return timestamp(year: y, month: m, day: d, hour: h, minute: mi, second: sec, offsetSeconds: offset ?? 0)
+  }
+
+  /// A numeric zone offset at `i` (its sign), in seconds: "+0200", "+02:00", "+2"; advances `i` past it.
+  @inline(__always)
+  private static func numericOffset(_ s: UnsafeBufferPointer<UInt8>, at i: inout Int) -> Int? {
+    let sign = s[i] == UInt8(ascii: "-") ? -1 : 1
+    var j = i + 1
+    // The digits, colons skipped.
+    var value = 0
+    var count = 0
+    while j < s.count, isDigit(s[j]) || s[j] == UInt8(ascii: ":") {
+      if isDigit(s[j]) {
+        value = value &* 10 &+ Int(s[j] - 48)
+        count += 1
+      }
+      j += 1
+    }
+    i = j
+    switch count {
+    case 1, 2: return sign * value * 3_600
+    case 4: return sign * ((value / 100) * 3_600 + (value % 100) * 60)
+    default: return nil
+    }
+  }
+
+  /// The day, month and year that numbers read without a month name give ("22.11.2022", "2020/1/10"), or,
+  /// beside a month name, as the general rules read them; false when they make no date.
+  @inline(__always)
+  private static func resolve(
+    _ numbers: [(value: Int, digits: Int)], separator: UInt8, day: inout Int?, month: inout Int?, year: inout Int?,
+    yearDigits: inout Int
+  ) -> Bool {
     if month == nil, numbers.count == 3, day == nil, year == nil {
       let (a, b, c) = (numbers[0], numbers[1], numbers[2])
       if a.digits == 4 {
         (year, month, day, yearDigits) = (a.value, b.value, c.value, 4)
-      } else if numericSeparator != UInt8(ascii: "/") || a.value > 12 {
+      } else if separator != UInt8(ascii: "/") || a.value > 12 {
         // Day first ("22.11.2022"), as everywhere but the US.
         (day, month, year, yearDigits) = (a.value, b.value, c.value, c.digits)
       } else {
         (month, day, year, yearDigits) = (a.value, b.value, c.value, c.digits)
       }
-    } else if !numbers.isEmpty {
-      // Numbers that were not a numeric date: read them as the general rules would have.
-      guard numbers.count <= 2, month != nil else { return nil }
-      for number in numbers {
-        if number.digits == 4 || (day != nil && year == nil) {
-          guard year == nil else { return nil }
-          (year, yearDigits) = (number.value, number.digits)
-        } else if day == nil {
-          day = number.value
-        } else {
-          return nil
-        }
+      return true
+    }
+    // Numbers that were not a numeric date: read them as the general rules would have.
+    guard numbers.count <= 2, month != nil else { return false }
+    for number in numbers {
+      if number.digits == 4 || (day != nil && year == nil) {
+        guard year == nil else { return false }
+        (year, yearDigits) = (number.value, number.digits)
+      } else if day == nil {
+        day = number.value
+      } else {
+        return false
       }
     }
-    guard let d = day, let m = month, var y = year else { return nil }
-    if yearDigits <= 2 { y += y < 90 ? 2000 : 1900 }
-    let (h, mi, sec) = time ?? (0, 0, 0)
-    return timestamp(year: y, month: m, day: d, hour: h, minute: mi, second: sec, offsetSeconds: offset ?? 0)
+    return true
   }
 
   /// `h:mm`, `hh:mm:ss`, optionally followed by a fraction; advances `end` past it.

@@ -129,17 +129,6 @@ struct ReferenceFolder {
     var state = self.state
     defer { self.state = state }
 
-    /// Moves `count` bytes of markup from the read position to the write position, noting its newlines.
-    func copy(_ count: Int, _ c: inout Cursor) {
-      guard count > 0 else { return }
-      if awaitsNewline, let found = memchr(c.p + c.r, 10, count) {
-        newline(at: c.w &+ c.p.distance(to: found.assumingMemoryBound(to: UInt8.self)) &- c.r)
-      }
-      if c.w != c.r { memmove(c.p + c.w, c.p + c.r, count) }
-      c.r &+= count
-      c.w &+= count
-    }
-
     while c.r < n {
       switch state {
       case .text:
@@ -170,18 +159,7 @@ struct ReferenceFolder {
         state = .lessThan
         guard c.r < n, c.p[c.r] != UInt8(ascii: "!"), c.p[c.r] != UInt8(ascii: "?") else { continue }
         state = .tag
-        while c.r < n {
-          watcher_move_until(c.p, &c.r, &c.w, n, UInt8(ascii: ">"), UInt8(ascii: "\""), UInt8(ascii: "'"), 10)
-          guard c.r < n else { break }
-          let byte = c.p[c.r]
-          if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") { break }
-          if byte == 10 { newline(at: c.w) }
-          c.step()
-          if byte == UInt8(ascii: ">") {
-            state = .text
-            break
-          }
-        }
+        readTag(&c, &state)
       case .lessThan:
         switch c.p[c.r] {
         case UInt8(ascii: "!"):
@@ -221,33 +199,70 @@ struct ReferenceFolder {
         if end < n { state = .tag }
         copy(min(end + 1, n) - c.r, &c)
       case .comment, .cdata, .instruction:
-        let (mark, needed): (UInt8, Int) =
-          switch state {
-          case .comment: (UInt8(ascii: "-"), 2)
-          case .cdata: (UInt8(ascii: "]"), 2)
-          default: (UInt8(ascii: "?"), 1)
-          }
-        let end = Self.index(of: UInt8(ascii: ">"), c.p, from: c.r, to: n)
-        // The marks right before the `>` (or before the buffer's end), counting those already read.
-        var marks = 0
-        var k = end - 1
-        while k >= c.r, marks < 2, c.p[k] == mark {
-          marks += 1
-          k -= 1
-        }
-        if k < c.r { marks = min(marks + run, 2) }
-        if end < n, marks >= needed {
-          state = .text
-        } else {
-          run = end < n ? 0 : marks
-        }
-        copy(min(end + 1, n) - c.r, &c)
+        readSection(&c, &state)
       case .off:
         copy(n - c.r, &c)
       }
     }
     lastTwo = lastTwo(c.p, c.w)
     return c.w
+  }
+
+  /// Moves `count` bytes of markup from the read position to the write position, noting its newlines.
+  @inline(__always)
+  private mutating func copy(_ count: Int, _ c: inout Cursor) {
+    guard count > 0 else { return }
+    if awaitsNewline, let found = memchr(c.p + c.r, 10, count) {
+      newline(at: c.w &+ c.p.distance(to: found.assumingMemoryBound(to: UInt8.self)) &- c.r)
+    }
+    if c.w != c.r { memmove(c.p + c.w, c.p + c.r, count) }
+    c.r &+= count
+    c.w &+= count
+  }
+
+  /// An ordinary tag, up to its `>` unless a quote comes first (then `state` stays `.tag`).
+  @inline(__always)
+  private mutating func readTag(_ c: inout Cursor, _ state: inout State) {
+    let n = c.n
+    while c.r < n {
+      watcher_move_until(c.p, &c.r, &c.w, n, UInt8(ascii: ">"), UInt8(ascii: "\""), UInt8(ascii: "'"), 10)
+      guard c.r < n else { break }
+      let byte = c.p[c.r]
+      if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") { break }
+      if byte == 10 { newline(at: c.w) }
+      c.step()
+      if byte == UInt8(ascii: ">") {
+        state = .text
+        break
+      }
+    }
+  }
+
+  /// A comment, CDATA section or processing instruction, to its end if it is in the buffer; the end marks
+  /// read at the buffer's end are carried over in `run`.
+  private mutating func readSection(_ c: inout Cursor, _ state: inout State) {
+    let n = c.n
+    let (mark, needed): (UInt8, Int) =
+      switch state {
+      case .comment: (UInt8(ascii: "-"), 2)
+      case .cdata: (UInt8(ascii: "]"), 2)
+      default: (UInt8(ascii: "?"), 1)
+      }
+    let end = Self.index(of: UInt8(ascii: ">"), c.p, from: c.r, to: n)
+    // The marks right before the `>` (or before the buffer's end), counting those already read.
+    var marks = 0
+    var k = end - 1
+    while k >= c.r, marks < 2, c.p[k] == mark {
+      marks += 1
+      k -= 1
+    }
+    if k < c.r { marks = min(marks + run, 2) }
+    if end < n, marks >= needed {
+      state = .text
+    } else {
+      run = end < n ? 0 : marks
+    }
+    copy(min(end + 1, n) - c.r, &c)
   }
 
   /// Whether a newline matters: some replacement does not yet know where its line ends.
