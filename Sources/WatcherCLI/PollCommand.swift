@@ -172,7 +172,7 @@ enum PollRun {
     let transport = CurlTransport(userAgent: WatcherCLI.userAgent, progress: progress)
     let poller = Poller(
       config: config, store: store, transport: transport, runner: runner, cancellation: shutdown.stopping)
-    let named = arguments.values(Options.feed) != nil
+    let named = !arguments.values(Options.feed).isEmpty
     return execute(
       poller, feeds: feeds, named: named, force: arguments.has(Options.force), mode: mode, command: command,
       terminal: terminal, shutdown: shutdown, clearProgress: progress != nil)
@@ -233,7 +233,7 @@ enum DryRunPoll {
       runner: PrintingActionRunner { _ in })
     let now = Date()
     let pass = poller.pass(
-      feeds, force: arguments.values(Options.feed) != nil, ignoreRetryAfter: arguments.has(Options.force), now: now,
+      feeds, force: !arguments.values(Options.feed).isEmpty, ignoreRetryAfter: arguments.has(Options.force), now: now,
       dryRun: true)
     var actions: [JSONOutput] = []
     var text = ""

@@ -159,49 +159,20 @@ struct ReferenceFolder {
         state = .lessThan
         guard c.r < n, c.p[c.r] != UInt8(ascii: "!"), c.p[c.r] != UInt8(ascii: "?") else { continue }
         state = .tag
-        readTag(&c, &state)
-      case .lessThan:
-        switch c.p[c.r] {
-        case UInt8(ascii: "!"):
-          copy(1, &c)
-          state = .bang
-        case UInt8(ascii: "?"):
-          copy(1, &c)
-          state = .instruction
-          run = 0
-        default:
-          state = .tag
+        while c.r < n {
+          watcher_move_until(c.p, &c.r, &c.w, n, UInt8(ascii: ">"), UInt8(ascii: "\""), UInt8(ascii: "'"), 10)
+          guard c.r < n else { break }
+          let byte = c.p[c.r]
+          if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") { break }
+          if byte == 10 { newline(at: c.w) }
+          c.step()
+          if byte == UInt8(ascii: ">") {
+            state = .text
+            break
+          }
         }
-      case .bang:
-        switch c.p[c.r] {
-        case UInt8(ascii: "-"): state = .bangDash
-        case UInt8(ascii: "["):
-          state = .cdata
-          run = 0
-        default: state = .off
-        }
-        copy(1, &c)
-      case .bangDash:
-        if c.p[c.r] == UInt8(ascii: "-") {
-          state = .comment
-          run = 0
-        } else {
-          state = .off
-        }
-        copy(1, &c)
-      case .tag:
-        var i = c.r
-        while i < n, c.p[i] != UInt8(ascii: ">"), c.p[i] != UInt8(ascii: "\""), c.p[i] != UInt8(ascii: "'") { i += 1 }
-        if i < n { state = c.p[i] == UInt8(ascii: ">") ? .text : .quoted(c.p[i]) }
-        copy(min(i + 1, n) - c.r, &c)
-      case .quoted(let quote):
-        let end = Self.index(of: quote, c.p, from: c.r, to: n)
-        if end < n { state = .tag }
-        copy(min(end + 1, n) - c.r, &c)
-      case .comment, .cdata, .instruction:
-        readSection(&c, &state)
-      case .off:
-        copy(n - c.r, &c)
+      default:
+        markup(&c, &state)
       }
     }
     lastTwo = lastTwo(c.p, c.w)
@@ -220,49 +191,76 @@ struct ReferenceFolder {
     c.w &+= count
   }
 
-  /// An ordinary tag, up to its `>` unless a quote comes first (then `state` stays `.tag`).
-  @inline(__always)
-  private mutating func readTag(_ c: inout Cursor, _ state: inout State) {
+  /// One step through markup other than text and ordinary tags (read in `lex`'s loop): what follows a `<`,
+  /// `<!` and `<!-`, a tag with quotes, comments, CDATA sections, processing instructions, and everything
+  /// after a DOCTYPE.
+  private mutating func markup(_ c: inout Cursor, _ state: inout State) {
     let n = c.n
-    while c.r < n {
-      watcher_move_until(c.p, &c.r, &c.w, n, UInt8(ascii: ">"), UInt8(ascii: "\""), UInt8(ascii: "'"), 10)
-      guard c.r < n else { break }
-      let byte = c.p[c.r]
-      if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") { break }
-      if byte == 10 { newline(at: c.w) }
-      c.step()
-      if byte == UInt8(ascii: ">") {
+    switch state {
+    case .text: return
+    case .lessThan:
+      switch c.p[c.r] {
+      case UInt8(ascii: "!"):
+        copy(1, &c)
+        state = .bang
+      case UInt8(ascii: "?"):
+        copy(1, &c)
+        state = .instruction
+        run = 0
+      default:
+        state = .tag
+      }
+    case .bang:
+      switch c.p[c.r] {
+      case UInt8(ascii: "-"): state = .bangDash
+      case UInt8(ascii: "["):
+        state = .cdata
+        run = 0
+      default: state = .off
+      }
+      copy(1, &c)
+    case .bangDash:
+      if c.p[c.r] == UInt8(ascii: "-") {
+        state = .comment
+        run = 0
+      } else {
+        state = .off
+      }
+      copy(1, &c)
+    case .tag:
+      var i = c.r
+      while i < n, c.p[i] != UInt8(ascii: ">"), c.p[i] != UInt8(ascii: "\""), c.p[i] != UInt8(ascii: "'") { i += 1 }
+      if i < n { state = c.p[i] == UInt8(ascii: ">") ? .text : .quoted(c.p[i]) }
+      copy(min(i + 1, n) - c.r, &c)
+    case .quoted(let quote):
+      let end = Self.index(of: quote, c.p, from: c.r, to: n)
+      if end < n { state = .tag }
+      copy(min(end + 1, n) - c.r, &c)
+    case .comment, .cdata, .instruction:
+      let (mark, needed): (UInt8, Int) =
+        switch state {
+        case .comment: (UInt8(ascii: "-"), 2)
+        case .cdata: (UInt8(ascii: "]"), 2)
+        default: (UInt8(ascii: "?"), 1)
+        }
+      let end = Self.index(of: UInt8(ascii: ">"), c.p, from: c.r, to: n)
+      // The marks right before the `>` (or before the buffer's end), counting those already read.
+      var marks = 0
+      var k = end - 1
+      while k >= c.r, marks < 2, c.p[k] == mark {
+        marks += 1
+        k -= 1
+      }
+      if k < c.r { marks = min(marks + run, 2) }
+      if end < n, marks >= needed {
         state = .text
-        break
+      } else {
+        run = end < n ? 0 : marks
       }
+      copy(min(end + 1, n) - c.r, &c)
+    case .off:
+      copy(n - c.r, &c)
     }
-  }
-
-  /// A comment, CDATA section or processing instruction, to its end if it is in the buffer; the end marks
-  /// read at the buffer's end are carried over in `run`.
-  private mutating func readSection(_ c: inout Cursor, _ state: inout State) {
-    let n = c.n
-    let (mark, needed): (UInt8, Int) =
-      switch state {
-      case .comment: (UInt8(ascii: "-"), 2)
-      case .cdata: (UInt8(ascii: "]"), 2)
-      default: (UInt8(ascii: "?"), 1)
-      }
-    let end = Self.index(of: UInt8(ascii: ">"), c.p, from: c.r, to: n)
-    // The marks right before the `>` (or before the buffer's end), counting those already read.
-    var marks = 0
-    var k = end - 1
-    while k >= c.r, marks < 2, c.p[k] == mark {
-      marks += 1
-      k -= 1
-    }
-    if k < c.r { marks = min(marks + run, 2) }
-    if end < n, marks >= needed {
-      state = .text
-    } else {
-      run = end < n ? 0 : marks
-    }
-    copy(min(end + 1, n) - c.r, &c)
   }
 
   /// Whether a newline matters: some replacement does not yet know where its line ends.

@@ -57,3 +57,30 @@ struct CommandDeclarationTests {
     }
   }
 }
+
+extension CommandDeclarationTests {
+  @Test("--feed keeps its meaning: a named feed is polled now, due or not; without it only due feeds are")
+  func feedNamesWhatToPoll() throws {
+    let dir = try TemporaryDirectory()
+    let feed = dir.url.appendingPathComponent("feed.xml").path
+    try #"<rss version="2.0"><channel><title>T</title><item><title>A</title><guid>a</guid></item></channel></rss>"#
+      .write(toFile: feed, atomically: true, encoding: .utf8)
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try "feeds:\n  - { url: \(feed), name: local }\nrules:\n  - { name: all, match: { title: \"\" }, notify: true }\n"
+      .write(toFile: config, atomically: true, encoding: .utf8)
+    let state = dir.url.appendingPathComponent("state").path
+    let first = run(["poll", "--config", config, "--state-dir", state])
+    #expect(first.0 == 0 && first.2.contains("poll: 1 of 1 feeds polled"), "\(first.2)")
+    try
+      #"<rss version="2.0"><channel><title>T</title><item><title>A</title><guid>a</guid></item><item><title>B</title><guid>b</guid></item></channel></rss>"#
+      .write(toFile: feed, atomically: true, encoding: .utf8)
+    // Not due: neither the dry run nor the poll reads the feed again.
+    let dry = run(["poll", "--config", config, "--state-dir", state, "--dry-run"])
+    #expect(dry.0 == 0 && dry.1.isEmpty && dry.2.contains("0 actions"), "\(dry)")
+    let again = run(["poll", "--config", config, "--state-dir", state])
+    #expect(again.0 == 0 && again.2.contains("local: not due"), "\(again.2)")
+    // Named: read now.
+    let namedDry = run(["poll", "--config", config, "--state-dir", state, "--dry-run", "--feed", "local"])
+    #expect(namedDry.1.contains("local: would notify"), "\(namedDry)")
+  }
+}
