@@ -231,11 +231,15 @@ struct FeedReader: Sendable {
           ("feed", .string(feed.name)), ("feed_url", .string(feed.url)), ("rule", .string(hook.rule)),
           ("tags", .array(decision.tags.map { .string($0) })),
         ])
+      // The variables its document gives, kept in memory for its run in this pass (a retry derives them).
+      var payload = FeedState.PendingAction.Hook(
+        command: hook.command, arguments: hook.arguments, timeout: hook.timeout, item: json)
+      payload.variables = Dictionary(
+        HookEnvironment.variables(item: item, feed: feed, rule: hook.rule, tags: decision.tags),
+        uniquingKeysWith: { first, _ in first })
       state.pending.append(
-        FeedState.PendingAction(
-          key: key, source: hook.source,
-          payload: .hook(.init(command: hook.command, arguments: hook.arguments, timeout: hook.timeout, item: json)),
-          title: item.title, created: now))
+        FeedState.PendingAction(key: key, source: hook.source, payload: .hook(payload), title: item.title, created: now)
+      )
     }
     outcome.actions += decision.notifications.count + decision.hooks.count
     if decision.muted {

@@ -39,9 +39,13 @@ enum PendingRefresh {
         }
         hook.command = now.command
         hook.timeout = now.timeout
-        hook.arguments = now.run.map { templates in
-          let document = hook.item.flatMap { ItemDocument(json: $0) } ?? legacy(action)
-          return templates.map { $0.render(document.item, feed: feed.name, tags: document.tags) }
+        // Decided in this pass (its variables are still in memory): its arguments were just filled in from
+        // the item by these templates. Otherwise they are filled in again, from the item's document.
+        if hook.variables == nil || hook.arguments == nil {
+          hook.arguments = now.run.map { templates in
+            let document = hook.item.flatMap { ItemDocument(json: $0) } ?? legacy(action)
+            return templates.map { $0.render(document.item, feed: feed.name, tags: document.tags) }
+          }
         }
         action.payload = .hook(hook)
         current.append(action)

@@ -38,7 +38,7 @@ extension FeedState {
     }
 
     /// A hook: a shell command, or a `run:` program with its arguments.
-    public struct Hook: Sendable, Equatable {
+    public struct Hook: Sendable {
       /// The command as written (for the shell form; for display otherwise).
       public var command: String?
       /// A `run:` hook's program and arguments, filled in when the action was decided.
@@ -53,6 +53,9 @@ extension FeedState {
       ///
       /// They are used as they are for those actions. New actions store none.
       public var environment: [String: String]?
+      /// The variables derived when the action was decided, kept in memory (never stored) so that its first
+      /// run, in the same pass, does not read its document again; a retry derives them from `item`.
+      public var variables: [String: String]?
 
       public init(
         command: String?, arguments: [String]? = nil, timeout: Int? = nil, item: String? = nil,
@@ -277,5 +280,13 @@ extension FeedState.PendingAction {
       link: link, created: created)
     self.attempts = attempts
     self.lastError = lastError
+  }
+}
+
+extension FeedState.PendingAction.Hook: Equatable {
+  /// The same hook: its variables kept in memory are left out, being what its document gives.
+  public static func == (a: Self, b: Self) -> Bool {
+    a.command == b.command && a.arguments == b.arguments && a.timeout == b.timeout && a.item == b.item
+      && a.environment == b.environment
   }
 }
