@@ -90,9 +90,7 @@ struct Arguments {
   /// Positional arguments.
   var positionals: [String] = []
 
-  init(positionals: [String] = []) {
-    self.positionals = positionals
-  }
+  init() {}
 
   /// Whether the flag was given.
   func has(_ option: OptionSpec) -> Bool { flags.contains(option.name) }

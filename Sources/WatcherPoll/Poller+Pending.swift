@@ -43,12 +43,8 @@ extension Poller {
       guard !dropped.isEmpty else { return nil }
       state.pending.removeAll { keys?.contains($0.key) ?? true }
       for action in dropped {
-        state.dropped.append(
-          FeedState.DroppedAction(
-            key: action.key, rule: action.label(feed: feed.name), what: action.what,
-            reason: "dropped by 'watcher pending --drop'", time: now))
+        Self.drop(action, of: feed, from: &state, reason: "dropped by 'watcher pending --drop'", now: now)
       }
-      state.dropped = Array(state.dropped.suffix(20))
       var outcome = Outcome(feed: feed)
       guard save(&state, outcome: &outcome, durably: true) else { return (feed, 0, outcome.failures.first) }
       try? store.appendJournal(

@@ -54,21 +54,7 @@ extension StateStore {
   /// The digests waiting to go out; none when the file is missing or corrupt (a corrupt one is moved
   /// aside unless `readOnly`).
   public func digests(readOnly: Bool = false) throws(StateError) -> [Digest] {
-    let data: Data
-    switch ChunkedFile.readRegularFile(digestsPath, maxBytes: Self.maxFileBytes, followSymlinks: false) {
-    case .missing: return []
-    case .failed(let reason): throw .unreadable(path: digestsPath, reason: reason)
-    case .read(let bytes): data = bytes
-    }
-    do {
-      return try JSONReader.read(data) { json in try Digest.file(reading: &json) }
-    } catch {
-      if !readOnly {
-        _ = rename(
-          digestsPath, digestsPath + ".corrupt-" + ISODate.format(Date()).replacingOccurrences(of: ":", with: ""))
-      }
-      return []
-    }
+    try readShared(digestsPath, readOnly: readOnly) { json in try Digest.file(reading: &json) } ?? []
   }
 
   /// Replaces the digests (durably).

@@ -47,20 +47,7 @@ extension StateStore {
   /// A corrupt file is moved aside (unless `readOnly`) and counts as none; a file that cannot be read
   /// throws and is left alone.
   public func keptNotifications(readOnly: Bool = false) throws(StateError) -> [KeptNotification] {
-    let data: Data
-    switch ChunkedFile.readRegularFile(keptPath, maxBytes: Self.maxFileBytes, followSymlinks: false) {
-    case .missing: return []
-    case .failed(let reason): throw .unreadable(path: keptPath, reason: reason)
-    case .read(let bytes): data = bytes
-    }
-    do {
-      return try JSONReader.read(data) { json in try KeptNotification.file(reading: &json) }
-    } catch {
-      if !readOnly {
-        _ = rename(keptPath, keptPath + ".corrupt-" + ISODate.format(Date()).replacingOccurrences(of: ":", with: ""))
-      }
-      return []
-    }
+    try readShared(keptPath, readOnly: readOnly) { json in try KeptNotification.file(reading: &json) } ?? []
   }
 
   /// Replaces the kept notifications (durably: the caller removes them from a feed's pending list next).

@@ -130,7 +130,7 @@ public final class StateStore {
       guard !readOnly else {
         return Loaded(state: FeedState(url: url), restarted: "state file \(path) is unreadable (\(reason))")
       }
-      let aside = path + ".corrupt-" + ISODate.format(Date()).replacingOccurrences(of: ":", with: "")
+      let aside = Self.asidePath(path)
       let moved = rename(path, aside) == 0
       let warning =
         "state file \(path) is unreadable (\(reason)); "
@@ -226,6 +226,31 @@ public final class StateStore {
     case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
       return "bad value at \(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
     default: return "\(error)"
+    }
+  }
+}
+
+extension StateStore {
+  /// Where a corrupt file is moved aside: `<path>.corrupt-<time>`.
+  static func asidePath(_ path: String) -> String {
+    path + ".corrupt-" + ISODate.format(Date()).replacingOccurrences(of: ":", with: "")
+  }
+
+  /// A file the feeds share (`notifications.json`, `digests.json`), read with `parse`: `nil` when it is
+  /// missing or corrupt (a corrupt one is moved aside unless `readOnly`); a file that cannot be read throws
+  /// and is left alone.
+  func readShared<T>(_ path: String, readOnly: Bool, _ parse: (inout JSONReader) throws -> T) throws(StateError) -> T? {
+    let data: Data
+    switch ChunkedFile.readRegularFile(path, maxBytes: Self.maxFileBytes, followSymlinks: false) {
+    case .missing: return nil
+    case .failed(let reason): throw .unreadable(path: path, reason: reason)
+    case .read(let bytes): data = bytes
+    }
+    do {
+      return try JSONReader.read(data, parse)
+    } catch {
+      if !readOnly { _ = rename(path, Self.asidePath(path)) }
+      return nil
     }
   }
 }
