@@ -50,10 +50,9 @@ public enum ActionOutcome: Sendable, Equatable {
   /// A notification that could not be shown (the notification service is unreachable): keep it, bounded,
   /// and show it when the service is back; the reason is reported.
   case keep(ActionFailure)
-  /// Failed; keep it (with its attempt count raised) and retry on a later poll.
-  case retry(FeedState.PendingAction, ActionFailure)
-  /// Failed too often; remove it and record it as dropped.
-  case drop(ActionFailure)
+  /// Failed: the poller counts the attempt and decides when to try again, or gives up
+  /// (`settings.hook_retries`, `settings.hook_retry`).
+  case failed(ActionFailure)
 }
 
 /// Carries out pending actions (notifications, hooks) and says what became of each (at least once; docs/design.md, "State").
@@ -72,6 +71,10 @@ public protocol ActionRunner: Sendable {
   /// Shows notifications kept from earlier passes: one as it was, several as one "while you were away"
   /// summary. `.done` when shown, `.keep` when still not.
   func showKept(_ kept: [KeptNotification]) -> ActionOutcome
+
+  /// Tells the user something they must hear once (a hook given up), as a notification when it can;
+  /// the journal and `status` say it too.
+  func announce(summary: String, body: String)
 }
 
 /// The pending actions of one feed.
@@ -89,6 +92,9 @@ public struct PendingBatch: Sendable {
 }
 
 extension ActionRunner {
+  /// By default, nothing beyond the journal and `status`.
+  public func announce(summary: String, body: String) {}
+
   /// Each feed's actions in turn.
   public func run(batches: [PendingBatch]) -> [[ActionOutcome]] {
     batches.map { run($0.actions, feed: $0.feed) }

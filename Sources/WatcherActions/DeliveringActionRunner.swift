@@ -110,6 +110,13 @@ public struct DeliveringActionRunner: ActionRunner {
     return .done
   }
 
+  public func announce(summary: String, body: String) {
+    try? notifier.show(
+      DesktopNotification(
+        summary: summary, body: body, urgency: settings.notify.urgency, expire: settings.notify.expire,
+        icon: settings.notify.icon))
+  }
+
   public func showKept(_ kept: [KeptNotification]) -> ActionOutcome {
     guard let first = kept.first else { return .done }
     let notification: DesktopNotification
@@ -161,8 +168,6 @@ public struct DeliveringActionRunner: ActionRunner {
     log(
       "hook of rule '\(action.label(feed: feed.name) ?? "")' for '\(action.key)' in feed '\(feed.name)' failed: \(failure)"
     )
-    var again = action
-    again.attempts += 1
-    return again.attempts >= settings.hookRetries ? .drop(failure) : .retry(again, failure)
+    return .failed(failure)
   }
 }

@@ -19,7 +19,7 @@ struct LogCommand: Command {
   ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
-    let now = Date()
+    let now = WallClock.now()
     var since: Date?
     if let text = arguments.value(Options.since) {
       guard let parsed = Self.since(text, now: now) else {

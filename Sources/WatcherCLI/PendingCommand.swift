@@ -53,7 +53,7 @@ struct PendingCommand: Command {
     if drop {
       var total = 0
       var failed = false
-      for (feed, count, failure) in poller.dropPending(config.feeds, keys: keys) {
+      for (feed, count, failure) in poller.dropPending(config.feeds, keys: keys, now: WallClock.now()) {
         if let failure {
           terminal.error("error: feed '\(feed.name)': \(failure)")
           failed = true
@@ -63,7 +63,7 @@ struct PendingCommand: Command {
       terminal.print("dropped \(total) pending action\(total == 1 ? "" : "s")")
       return failed ? .failure : .success
     }
-    let outcomes = poller.retryPending(config.feeds, keys: keys)
+    let outcomes = poller.retryPending(config.feeds, keys: keys, now: WallClock.now())
     var problems: [ActionProblem] = []
     for outcome in outcomes {
       for problem in outcome.actionProblems where !problems.contains(problem) { problems.append(problem) }
@@ -83,7 +83,8 @@ struct PendingCommand: Command {
   ) -> ExitCode {
     guard let store = StateOptions.unlockedStore(directory, terminal: terminal) else { return .failure }
     var rows: [JSONOutput] = []
-    var table: [[String]] = [["FEED", "ITEM", "KEY", "RULE", "ACTION", "ATTEMPTS", "LAST ERROR"]]
+    var table: [[String]] = [["FEED", "ITEM", "KEY", "RULE", "ACTION", "ATTEMPTS", "NEXT TRY", "LAST ERROR"]]
+    let now = WallClock.now()
     for feed in config.feeds {
       guard let state = try? store.load(url: feed.url, readOnly: true).state else { continue }
       for action in state.pending where keys?.contains(action.key) ?? true {
@@ -93,12 +94,15 @@ struct PendingCommand: Command {
             ("feed", .string(feed.name)), ("key", .string(action.key)), ("title", .string(title)),
             ("rule", .optional(action.label(feed: feed.name))), ("action", .string(action.kind.rawValue)),
             ("attempts", .int(action.attempts)), ("last_error", .optional(action.lastError)),
-            ("created", .string(ISODate.format(action.created))), ("next_try", .string("next poll")),
+            ("created", .string(ISODate.format(action.created))),
+            ("next_try", .string(action.nextTry.map(ISODate.format) ?? "next poll")),
           ]))
         table.append([
           feed.name, Terminal.clip(title, 40), Terminal.clip(action.key, 30),
           action.label(feed: feed.name) ?? "(feed notify)",
-          action.kind.rawValue, "\(action.attempts)", Terminal.clip(action.lastError ?? "", 60),
+          action.kind.rawValue, "\(action.attempts)",
+          action.nextTry.map { $0 <= now ? "next poll" : StatusCommand.relative($0, now: now) } ?? "next poll",
+          Terminal.clip(action.lastError ?? "", 60),
         ])
       }
     }
@@ -132,7 +136,7 @@ struct PendingCommand: Command {
     } else {
       terminal.print(Terminal.columns(table))
       terminal.print(
-        "\(rows.count) pending; each is tried again on the next poll with its rule's current hook "
+        "\(rows.count) pending; each is tried again at its next try with its rule's current hook "
           + "('watcher pending --retry' runs them now, '--drop' forgets them)")
     }
     for digest in (try? store.digests(readOnly: true)) ?? [] {

@@ -231,7 +231,7 @@ enum DryRunPoll {
     let poller = Poller(
       config: config, store: store, transport: CurlTransport(userAgent: WatcherCLI.userAgent),
       runner: PrintingActionRunner { _ in })
-    let now = Date()
+    let now = WallClock.now()
     let pass = poller.pass(
       feeds, force: !arguments.values(Options.feed).isEmpty, ignoreRetryAfter: arguments.has(Options.force), now: now,
       dryRun: true)

@@ -93,7 +93,7 @@ enum PollReport {
   }
 
   /// Lines for the feeds that were not due: one each, or one for all when there are many.
-  static func notDue(_ outcomes: [Poller.Outcome], now: Date = Date()) -> [String] {
+  static func notDue(_ outcomes: [Poller.Outcome], now: Date = WallClock.now()) -> [String] {
     let waiting = outcomes.compactMap { outcome -> (name: String, next: Date)? in
       guard !outcome.polled, outcome.heldUntil == nil, outcome.failures.isEmpty, let next = outcome.nextDue else {
         return nil

@@ -34,7 +34,7 @@ struct RunCommand: Command {
     guard let store = lockedStore else { return code }
     defer { store.unlock() }
 
-    let log: @Sendable (String) -> Void = { terminal.error("\(ISODate.format(Date())) \($0)") }
+    let log: @Sendable (String) -> Void = { terminal.error("\(ISODate.format(WallClock.now())) \($0)") }
     let shutdown = Shutdown()
     let wake = DispatchSemaphore(value: 0)
     let signals = Locked<[Int32]>([])
@@ -96,7 +96,7 @@ struct RunCommand: Command {
         return waiting
       }
       Self.serve(waiting, poller: poller, config: config, shutdown: shutdown, log: log)
-      let now = Date()
+      let now = WallClock.now()
       let pass = poller.pass(config.feeds, force: false, now: now)
       for line in KeptReport.lines(pass, keptNow: pass.outcomes.reduce(0) { $0 + $1.kept }) { log(line) }
       for outcome in pass.outcomes {
@@ -110,7 +110,7 @@ struct RunCommand: Command {
       }
       // Sleep until the next feed, held notification or digest is due (with a little jitter so feeds spread
       // out), or a signal.
-      let next = Schedule.nextWake(config: config, store: store, now: Date())
+      let next = Schedule.nextWake(config: config, store: store, now: WallClock.now())
       let jitter = Double.random(in: 0...min(5, max(0, next) * 0.05))
       _ = wake.wait(timeout: .now() + min(max(next, 0.5) + jitter, 3_600))
     }
@@ -144,7 +144,7 @@ struct RunCommand: Command {
 
   /// "next poll: swift in 14 min, advisories in 15 min, …": what the daemon watches and when.
   static func logSchedule(config: Config, store: StateStore, log: (String) -> Void) {
-    let now = Date()
+    let now = WallClock.now()
     let next = config.feeds.map { feed -> (String, Date) in
       let state = (try? store.load(url: feed.url, readOnly: true).state) ?? FeedState(url: feed.url)
       return (feed.name, Schedule.nextDue(feed, state: state, settings: config.settings))

@@ -21,7 +21,7 @@ struct StatusCommand: Command {
     guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
     let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
     guard let store = StateOptions.unlockedStore(directory, terminal: terminal) else { return .failure }
-    let now = Date()
+    let now = WallClock.now()
     var rows: [JSONOutput] = []
     var table: [[String]] = [["FEED", "LAST POLL", "LAST OK", "NEXT", "ITEMS", "FAIL", "PENDING", "LAST ERROR"]]
     var notes: [String] = []
@@ -144,14 +144,8 @@ struct StatusCommand: Command {
     guard let date else { return "never" }
     let seconds = Int(max(min(now.timeIntervalSince(date), 1e12), -1e12))
     let future = seconds < 0
-    let magnitude = abs(seconds)
-    let text: String
-    switch magnitude {
-    case ..<30: return "just now"
-    case ..<3_600: text = "\(max(1, magnitude / 60)) min"
-    case ..<172_800: text = "\(magnitude / 3_600) h"
-    default: text = "\(magnitude / 86_400) d"
-    }
+    guard abs(seconds) >= 30 else { return "just now" }
+    let text = Span.text(Double(max(abs(seconds), 60)))
     return future ? "in \(text)" : "\(text) ago"
   }
 }

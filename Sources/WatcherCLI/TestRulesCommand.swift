@@ -36,7 +36,7 @@ struct TestRulesCommand: Command {
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
     guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
     let engine = RuleEngine(rules: config.rules, settings: config.settings.notify)
-    var now = Date()
+    var now = WallClock.now()
     if let given = arguments.value(Options.now) {
       guard let date = DateParser.parse(given) else {
         terminal.error("error: --now needs a date such as 2026-11-29T12:00:00Z, not '\(given)'")

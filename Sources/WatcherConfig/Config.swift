@@ -60,8 +60,10 @@ public struct Settings: Sendable, Equatable {
   public var hookConcurrency: Int = Settings.defaultHookConcurrency
   /// Twice the processors, at least 2 and at most 16.
   public static let defaultHookConcurrency = min(16, max(2, 2 * ProcessInfo.processInfo.activeProcessorCount))
-  /// Attempts for a failing hook before it is dropped.
+  /// Attempts for a failing hook before it is dropped (and only once `hookRetry.giveUpAfter` has passed).
   public var hookRetries: Int = 5
+  /// When a failing hook is tried again (`settings.hook_retry`).
+  public var hookRetry = RetrySettings()
   /// Notification defaults.
   public var notify = NotifySettings()
   /// Fetch each new item's link and match rules on the article's main text (`content`).
@@ -72,6 +74,33 @@ public struct Settings: Sendable, Equatable {
 
   /// Creates default settings.
   public init() {}
+}
+
+/// When a failed hook is tried again (`settings.hook_retry`): backoff measured in time, whatever passes happen
+/// in between.
+public struct RetrySettings: Sendable, Equatable {
+  /// The wait before the first retry, seconds; each later wait doubles it.
+  public var delay: Int = 60
+  /// The longest wait between two attempts, seconds.
+  public var maxDelay: Int = 6 * 3_600
+  /// A failing hook is given up only after `hook_retries` attempts *and* this long since it was decided
+  /// (seconds, at least a minute).
+  public var giveUpAfter: Int = 86_400
+
+  /// Creates the defaults.
+  public init() {}
+
+  /// The wait after the `attempts`-th failed attempt: `delay`, doubling, at most `maxDelay`.
+  public func wait(afterAttempts attempts: Int) -> TimeInterval {
+    let doublings = min(max(attempts - 1, 0), 30)
+    let (scaled, overflow) = max(delay, 1).multipliedReportingOverflow(by: 1 << doublings)
+    return Double(overflow ? maxDelay : min(scaled, max(maxDelay, 1)))
+  }
+
+  /// Whether an action decided at `created`, having failed `attempts` times, is given up at `now`.
+  public func givesUp(attempts: Int, retries: Int, created: Date, now: Date) -> Bool {
+    attempts >= retries && now.timeIntervalSince(created) >= Double(max(giveUpAfter, 60))
+  }
 }
 
 /// Notification defaults (`settings.notify`).

@@ -40,9 +40,10 @@ package struct ConfigMapper {
   package static let settingsKeys = [
     "interval", "concurrency", "timeout", "first_poll", "max_age", "retention", "max_size", "max_items",
     "state_dir",
-    "hook_concurrency", "hook_retries", "notify", "journal", "full_text",
+    "hook_concurrency", "hook_retries", "hook_retry", "notify", "journal", "full_text",
   ]
   package static let journalKeys = ["keep_for", "keep_max"]
+  package static let hookRetryKeys = ["delay", "max_delay", "give_up_after"]
   package static let notifySettingsKeys = [
     "urgency", "expire", "max_per_poll", "icon", "keep_for", "keep_max", "quiet", "quiet_allows",
   ]
@@ -95,6 +96,22 @@ package struct ConfigMapper {
 
   // MARK: - Settings
 
+  /// `settings.hook_retry`: `delay`, `max_delay`, `give_up_after` (durations).
+  private mutating func hookRetry(_ node: YAMLNode) -> RetrySettings {
+    var retry = RetrySettings()
+    guard let entries = mapping(node, "'settings.hook_retry'") else { return retry }
+    checkKeys(entries, allowed: Self.hookRetryKeys, in: "'settings.hook_retry'")
+    for entry in entries {
+      switch entry.key {
+      case "delay": retry.delay = duration(entry.value, "'delay'", positive: true) ?? retry.delay
+      case "max_delay": retry.maxDelay = duration(entry.value, "'max_delay'", positive: true) ?? retry.maxDelay
+      case "give_up_after": retry.giveUpAfter = duration(entry.value, "'give_up_after'") ?? retry.giveUpAfter
+      default: break
+      }
+    }
+    return retry
+  }
+
   package mutating func settings(_ node: YAMLNode) -> Settings {
     var settings = Settings()
     guard let entries = mapping(node, "'settings'") else { return settings }
@@ -119,6 +136,7 @@ package struct ConfigMapper {
       case "hook_concurrency":
         settings.hookConcurrency = integer(v, "'hook_concurrency'", 1...64) ?? settings.hookConcurrency
       case "hook_retries": settings.hookRetries = integer(v, "'hook_retries'", 0...100) ?? settings.hookRetries
+      case "hook_retry": settings.hookRetry = hookRetry(v)
       case "notify": settings.notify = notifySettings(v)
       case "full_text": settings.fullText = bool(v, "'full_text'") ?? false
       case "journal":

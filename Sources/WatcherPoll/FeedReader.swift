@@ -130,7 +130,7 @@ struct FeedReader: Sendable {
     }
   }
 
-  private func succeed(_ state: inout FeedState, maxAge: Int? = nil, now: Date = Date()) {
+  private func succeed(_ state: inout FeedState, maxAge: Int? = nil, now: Date = WallClock.now()) {
     state.lastSuccessBefore = state.lastSuccess
     state.lastSuccess = now
     state.consecutiveFailures = 0

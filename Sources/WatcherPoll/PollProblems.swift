@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
+import Foundation
 import WatcherActions
 import WatcherState
 import WatcherSupport
@@ -33,9 +34,10 @@ public enum ActionProblem: Sendable, Equatable {
   /// Notifications could not be shown; they were kept to show later.
   case notShown(ActionFailure)
   /// A hook failed for the item titled `item` and will be retried on a later pass.
-  case hookWillRetry(rule: String, item: String, ActionFailure)
-  /// A hook failed too often for the item titled `item` and was dropped.
-  case hookDropped(rule: String, item: String, attempts: Int, ActionFailure)
+  case hookWillRetry(rule: String, item: String, next: Date, ActionFailure)
+  /// A hook failed `hook_retries` times over at least `hook_retry.give_up_after` (`span`) for the item
+  /// titled `item`, and was given up.
+  case hookDropped(rule: String, item: String, attempts: Int, span: String, ActionFailure)
   /// Notifications that could not be shown could not be kept either; they stay pending.
   case cannotKeep(StateError)
   /// Pending actions whose rule is no longer in the config were dropped.
@@ -54,10 +56,12 @@ extension ActionProblem: CustomStringConvertible {
   public var description: String {
     switch self {
     case .notShown(let failure): return "\(failure)"
-    case .hookWillRetry(let rule, let item, let failure):
-      return "hook of rule '\(rule)' failed for \(JSONString.literal(item)) (\(failure)); will retry"
-    case .hookDropped(let rule, let item, let attempts, let failure):
-      return "hook of rule '\(rule)' for \(JSONString.literal(item)) dropped after \(attempts) attempts: \(failure)"
+    case .hookWillRetry(let rule, let item, let next, let failure):
+      return
+        "hook of rule '\(rule)' failed for \(JSONString.literal(item)) (\(failure)); will retry at \(ISODate.format(next))"
+    case .hookDropped(let rule, let item, let attempts, let span, let failure):
+      return
+        "gave up on hook of rule '\(rule)' for \(JSONString.literal(item)) after \(attempts) attempts over \(span): \(failure)"
     case .cannotKeep(let error): return "cannot keep notifications for later: \(error)"
     case .ruleGone(let rule):
       return "dropped pending actions of rule '\(rule)': it is no longer in the config"

@@ -40,14 +40,14 @@ extension Poller {
       pass.digestProblems.append("\(error)")
       return
     }
-    guard digests.contains(where: { $0.due <= now }) else { return }
+    guard digests.contains(where: { $0.nextAttempt <= now }) else { return }
     let settings = config.settings.notify
     var remaining: [Digest] = []
     var journal: [JournalEntry] = []
     var toKeep: [KeptNotification] = []
     let digestFeed = FeedConfig(url: "", name: "digest")
     for var digest in digests {
-      guard digest.due <= now, !digest.items.isEmpty, !settings.quiet.holds(settings.urgency, at: now) else {
+      guard digest.nextAttempt <= now, !digest.items.isEmpty, !settings.quiet.holds(settings.urgency, at: now) else {
         if !digest.items.isEmpty { remaining.append(digest) }
         continue
       }
@@ -68,21 +68,35 @@ extension Poller {
         case .notRun, .keep:
           remaining.append(digest)
           continue
-        case .retry(_, let failure):
+        case .failed(let failure):
           digest.attempts += 1
-          remaining.append(digest)
-          pass.digestProblems.append("the digest hook of rule '\(digest.rule)' failed (\(failure)); will retry")
           var failed = entry
-          failed.outcome = .retry
           failed.exitStatus = failure.exitStatus
-          failed.detail = "\(failure)"
-          journal.append(failed)
-          continue
-        case .drop(let failure):
-          pass.digestProblems.append("the digest hook of rule '\(digest.rule)' gave up: \(failure)")
-          var failed = entry
+          let retry = config.settings.hookRetry
+          // Spaced in time like any hook: given up only after hook_retries attempts over give_up_after.
+          guard
+            retry.givesUp(
+              attempts: digest.attempts, retries: config.settings.hookRetries, created: digest.due, now: now)
+          else {
+            let next = now.addingTimeInterval(retry.wait(afterAttempts: digest.attempts))
+            digest.nextTry = next
+            remaining.append(digest)
+            pass.digestProblems.append(
+              "the digest hook of rule '\(digest.rule)' failed (\(failure)); will retry at \(ISODate.format(next))")
+            failed.outcome = .retry
+            failed.detail = "\(failure); next try at \(ISODate.format(next))"
+            journal.append(failed)
+            continue
+          }
+          let span = Span.text(now.timeIntervalSince(digest.due))
+          pass.digestProblems.append(
+            "gave up on the digest hook of rule '\(digest.rule)' after \(digest.attempts) attempts over \(span): \(failure)"
+          )
+          runner.announce(
+            summary: "watcher gave up on the digest hook of rule '\(digest.rule)'",
+            body: "\(digest.attempts) attempts over \(span) failed; the last: \(failure)")
           failed.outcome = .dropped
-          failed.detail = "\(failure)"
+          failed.detail = "gave up after \(digest.attempts) attempts over \(span): \(failure)"
           journal.append(failed)
         }
       }

@@ -13,7 +13,7 @@ import WatcherSupport
 extension Poller {
   /// Runs the pending actions of `feeds` now (those of the items in `keys`, or all), without fetching:
   /// `watcher pending --retry`.
-  public func retryPending(_ feeds: [FeedConfig], keys: Set<String>? = nil, now: Date = Date()) -> [Outcome] {
+  public func retryPending(_ feeds: [FeedConfig], keys: Set<String>? = nil, now: Date = WallClock.now()) -> [Outcome] {
     feeds.compactMap { feed in
       var outcome = Outcome(feed: feed)
       guard var state = try? store.load(url: feed.url).state, !state.pending.isEmpty else { return nil }
@@ -21,7 +21,8 @@ extension Poller {
       guard !chosen.isEmpty else { return nil }
       let others = state.pending.filter { !(keys?.contains($0.key) ?? true) }
       state.pending = chosen
-      runPending(&state, feed: feed, outcome: &outcome, now: now)
+      // Asked for by the user: now, whenever their next try was.
+      runPending(&state, feed: feed, outcome: &outcome, now: now, everyAction: true)
       if !others.isEmpty {
         state.pending += others
         outcome.pendingLeft = state.pending.count
@@ -34,7 +35,7 @@ extension Poller {
   /// Forgets the pending actions of `feeds` (those of the items in `keys`, or all): `watcher pending --drop`.
   ///
   /// They are recorded as dropped (in the state and the journal). Returns how many were dropped per feed.
-  public func dropPending(_ feeds: [FeedConfig], keys: Set<String>? = nil, now: Date = Date()) -> [(
+  public func dropPending(_ feeds: [FeedConfig], keys: Set<String>? = nil, now: Date = WallClock.now()) -> [(
     feed: FeedConfig, dropped: Int, failure: FeedFailure?
   )] {
     feeds.compactMap { feed in
@@ -58,8 +59,10 @@ extension Poller {
 
   /// Hands the pending actions to the runner and saves the state without the ones it did (the pending
   /// list was saved before, so a crash here repeats actions but never loses one).
-  func runPending(_ state: inout FeedState, feed: FeedConfig, outcome: inout Outcome, now: Date) {
-    let prepared = preparePending(&state, feed: feed, outcome: &outcome, now: now)
+  func runPending(
+    _ state: inout FeedState, feed: FeedConfig, outcome: inout Outcome, now: Date, everyAction: Bool = false
+  ) {
+    let prepared = preparePending(&state, feed: feed, outcome: &outcome, now: now, everyAction: everyAction)
     let results = runner.run(state.pending, feed: feed)
     recordPending(&state, feed: feed, outcome: &outcome, prepared: prepared, results: results, now: now)
   }
@@ -68,13 +71,21 @@ extension Poller {
   struct PreparedPending: Sendable {
     var journal: [JournalEntry] = []
     var held: [KeptNotification] = []
+    /// Failed actions whose next try has not come: they stay pending, untouched.
+    var waiting: [FeedState.PendingAction] = []
   }
 
-  /// Refreshes the pending actions from the config and holds the notifications quiet hours hold; the ones
-  /// left in `state.pending` are to run now.
-  func preparePending(_ state: inout FeedState, feed: FeedConfig, outcome: inout Outcome, now: Date)
-    -> PreparedPending
-  {
+  /// Whether a pending action is to be tried at `now`: a new one, or a failed one whose wait is over.
+  static func isDue(_ action: FeedState.PendingAction, now: Date) -> Bool {
+    action.nextTry.map { $0 <= now } ?? true
+  }
+
+  /// Refreshes the pending actions from the config, holds the notifications quiet hours hold and sets
+  /// aside the failed ones whose next try has not come (unless `everyAction`); the ones left in
+  /// `state.pending` are to run now.
+  func preparePending(
+    _ state: inout FeedState, feed: FeedConfig, outcome: inout Outcome, now: Date, everyAction: Bool = false
+  ) -> PreparedPending {
     var journal: [JournalEntry] = []
     // Each action runs as its rule says now: a hook fixed in the config fixes its retries; an action
     // whose rule is gone is dropped.
@@ -90,6 +101,8 @@ extension Poller {
           detail: "its rule is no longer in the config"))
     }
     state.pending = refreshed.current
+    let waiting = everyAction ? [] : state.pending.filter { !Self.isDue($0, now: now) }
+    if !waiting.isEmpty { state.pending.removeAll { !Self.isDue($0, now: now) } }
     // Quiet hours: notifications wait (kept, durably, until the quiet time ends); hooks are not held.
     let quiet = config.settings.notify.quiet
     var held: [KeptNotification] = []
@@ -107,7 +120,7 @@ extension Poller {
             detail: "quiet hours; shown at \(ISODate.format(until))"))
       }
     }
-    return PreparedPending(journal: journal, held: held)
+    return PreparedPending(journal: journal, held: held, waiting: waiting)
   }
 
   /// Records a dropped action in the state (the last 20 are kept for status).
@@ -147,22 +160,36 @@ extension Poller {
         toKeep.append(action)
         outcome.report(.notShown(failure))
         journal.append(Self.entry(action, feed: feed, outcome: .kept, now: now, detail: "\(failure)"))
-      case .retry(var updated, let failure):
+      case .failed(let failure):
+        var updated = action
+        updated.attempts += 1
         updated.lastError = "\(failure)"
-        kept.append(updated)
-        outcome.report(.hookWillRetry(rule: action.label(feed: feed.name) ?? "", item: Self.itemName(action), failure))
-        journal.append(
-          Self.entry(
-            action, feed: feed, outcome: .retry, now: now, exitStatus: failure.exitStatus, detail: "\(failure)"))
-      case .drop(let failure):
-        Self.drop(action, of: feed, from: &state, reason: "\(failure)", now: now)
-        outcome.report(
-          .hookDropped(
-            rule: action.label(feed: feed.name) ?? "", item: Self.itemName(action), attempts: action.attempts + 1,
-            failure))
-        journal.append(
-          Self.entry(
-            action, feed: feed, outcome: .dropped, now: now, exitStatus: failure.exitStatus, detail: "\(failure)"))
+        let rule = action.label(feed: feed.name) ?? ""
+        let settings = config.settings
+        if settings.hookRetry.givesUp(
+          attempts: updated.attempts, retries: settings.hookRetries, created: action.created, now: now)
+        {
+          Self.drop(action, of: feed, from: &state, reason: "\(failure)", now: now)
+          let span = Span.text(now.timeIntervalSince(action.created))
+          outcome.report(
+            .hookDropped(rule: rule, item: Self.itemName(action), attempts: updated.attempts, span: span, failure))
+          runner.announce(
+            summary: "watcher gave up on hook '\(rule)' for \(JSONString.literal(Self.itemName(action)))",
+            body: "\(updated.attempts) attempts over \(span) failed; the last: \(failure)")
+          journal.append(
+            Self.entry(
+              action, feed: feed, outcome: .dropped, now: now, exitStatus: failure.exitStatus,
+              detail: "gave up after \(updated.attempts) attempts over \(span): \(failure)"))
+        } else {
+          let next = now.addingTimeInterval(settings.hookRetry.wait(afterAttempts: updated.attempts))
+          updated.nextTry = next
+          kept.append(updated)
+          outcome.report(.hookWillRetry(rule: rule, item: Self.itemName(action), next: next, failure))
+          journal.append(
+            Self.entry(
+              action, feed: feed, outcome: .retry, now: now, exitStatus: failure.exitStatus,
+              detail: "\(failure); next try at \(ISODate.format(next))"))
+        }
       }
     }
     outcome.journal += journal
@@ -192,8 +219,9 @@ extension Poller {
         outcome.report(.cannotKeep(error))
       }
     }
-    // Actions the runner did not report on (a shorter answer) stay pending.
-    kept += state.pending.dropFirst(results.count)
+    // Actions the runner did not report on (a shorter answer), and those waiting for their next try, stay
+    // pending.
+    kept += state.pending.dropFirst(results.count) + prepared.waiting
     state.pending = kept
     outcome.pendingLeft = kept.count
     save(&state, outcome: &outcome)

@@ -52,7 +52,8 @@ public struct Poller {
   ///
   /// A server's `Retry-After` holds even for forced feeds, unless `ignoreRetryAfter`.
   public func poll(
-    _ feeds: [FeedConfig], force: Bool, ignoreRetryAfter: Bool = false, mode: Mode = .normal, now: Date = Date()
+    _ feeds: [FeedConfig], force: Bool, ignoreRetryAfter: Bool = false, mode: Mode = .normal,
+    now: Date = WallClock.now()
   ) -> [Outcome] {
     pass(feeds, force: force, ignoreRetryAfter: ignoreRetryAfter, mode: mode, now: now).outcomes
   }
@@ -63,7 +64,8 @@ public struct Poller {
   /// rules) except acting and saving: each outcome's `planned` lists what the real pass would do, and no
   /// file is written or moved.
   public func pass(
-    _ feeds: [FeedConfig], force: Bool, ignoreRetryAfter: Bool = false, mode: Mode = .normal, now: Date = Date(),
+    _ feeds: [FeedConfig], force: Bool, ignoreRetryAfter: Bool = false, mode: Mode = .normal,
+    now: Date = WallClock.now(),
     dryRun: Bool = false
   ) -> Pass {
     var pass = Pass(outcomes: [])
@@ -122,7 +124,8 @@ public struct Poller {
 
   /// Schedule: whether the feed is polled now.
   ///
-  /// A feed that is not due still has the actions an earlier pass left pending retried.
+  /// A feed that is not due still has the actions an earlier pass left pending retried, once their wait is
+  /// over.
   private func schedule(
     _ feed: FeedConfig, _ loaded: Result<StateStore.Loaded, StateError>, force: Bool, ignoreRetryAfter: Bool,
     mode: Mode, now: Date, dryRun: Bool
@@ -152,10 +155,12 @@ public struct Poller {
     }
     guard force || Schedule.isDue(feed, state: state, settings: config.settings, now: now) else {
       outcome.nextDue = Schedule.nextDue(feed, state: state, settings: config.settings)
-      // Not due, but actions left pending by an earlier pass (a failure, a crash) are retried every pass.
-      if !state.pending.isEmpty, mode == .normal {
+      // Not due, but actions left pending by an earlier pass (a crash, a failure whose wait is over) run now.
+      // (A pending action whose rule is gone is dropped now, too.)
+      let gone = !PendingRefresh.refresh(state.pending, feed: feed, config: config).gone.isEmpty
+      if state.pending.contains(where: { Self.isDue($0, now: now) }) || gone, mode == .normal {
         if dryRun {
-          outcome.planned = state.pending
+          outcome.planned = state.pending.filter { Self.isDue($0, now: now) }
         } else {
           var retried = state
           runPending(&retried, feed: feed, outcome: &outcome, now: now)
@@ -206,7 +211,7 @@ public struct Poller {
     var toSave: [FeedJob] = []
     for var job in read {
       if dryRun {
-        if mode == .normal { job.outcome.planned = job.state.pending }
+        if mode == .normal { job.outcome.planned = job.state.pending.filter { Self.isDue($0, now: now) } }
         outcomes[job.position] = job.outcome
         continue
       }

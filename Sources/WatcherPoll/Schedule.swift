@@ -26,19 +26,27 @@ public enum Schedule {
 }
 
 extension Schedule {
-  /// Seconds from `now` until the daemon has something to do: the next feed due, notifications held for
-  /// quiet hours coming due, or a digest going out (0 when something is due already; 60 with no feeds).
+  /// Seconds from `now` until the daemon has something to do: the next feed due, a failed action's next
+  /// try, notifications held for quiet hours coming due, or a digest going out (0 when something is due
+  /// already; 60 with no feeds).
   ///
-  /// The daemon adds a little jitter and sleeps that long, or until a signal.
+  /// A digest that quiet hours hold wakes it when they end, not before: never a busy loop. The daemon adds a
+  /// little jitter and sleeps that long, or until a signal.
   public static func nextWake(config: Config, store: StateStore, now: Date) -> TimeInterval {
-    let nextFeed =
-      config.feeds.compactMap { feed -> TimeInterval? in
-        guard let state = try? store.load(url: feed.url, readOnly: true).state else { return nil }
-        return nextDue(feed, state: state, settings: config.settings).timeIntervalSince(now)
-      }.min() ?? 60
+    var next: [Date] = []
+    for feed in config.feeds {
+      guard let state = try? store.load(url: feed.url, readOnly: true).state else { continue }
+      next.append(nextDue(feed, state: state, settings: config.settings))
+      next += state.pending.compactMap(\.nextTry)
+    }
+    let nextFeed = next.min().map { $0.timeIntervalSince(now) } ?? 60
     let held = ((try? store.keptNotifications(readOnly: true)) ?? []).compactMap(\.until)
       .map { $0.timeIntervalSince(now) }.filter { $0 > 0 }.min()
-    let digest = ((try? store.digests(readOnly: true)) ?? []).map { $0.due.timeIntervalSince(now) }.min()
+    let notify = config.settings.notify
+    let digest = ((try? store.digests(readOnly: true)) ?? []).filter { !$0.items.isEmpty }.map { digest in
+      let at = max(digest.nextAttempt, now)
+      return (notify.quiet.holds(notify.urgency, at: at) ? notify.quiet.end(after: at) : at).timeIntervalSince(now)
+    }.min()
     return max(0, min(nextFeed, held ?? .infinity, digest ?? .infinity))
   }
 }

@@ -34,13 +34,19 @@ public struct Digest: Sendable, Equatable {
   public var items: [Entry]
   /// Failed attempts of its hook so far.
   public var attempts = 0
+  /// When its failed hook is tried again (nil: when it is due).
+  public var nextTry: Date?
 
-  public init(rule: String, due: Date, items: [Entry], attempts: Int = 0) {
+  public init(rule: String, due: Date, items: [Entry], attempts: Int = 0, nextTry: Date? = nil) {
     self.rule = rule
     self.due = due
     self.items = items
     self.attempts = attempts
+    self.nextTry = nextTry
   }
+
+  /// When it next has something to do: its time, or its hook's next try after a failure.
+  public var nextAttempt: Date { max(due, nextTry ?? due) }
 
   /// The most items one digest keeps.
   public static let maxItems = 1_000
@@ -82,6 +88,7 @@ extension StateStore {
                 }
               }
             }
+            json.member("next_try", digest.nextTry)
             json.member("rule", digest.rule)
           }
         }
@@ -105,12 +112,14 @@ extension Digest {
       found = true
       try json.array { json in
         var (rule, due, attempts): (String?, Date?, Int) = (nil, nil, 0)
+        var nextTry: Date?
         var entries: [Entry] = []
         try json.object { json, key in
           switch key {
           case "rule": rule = try json.optional { try $0.string() }
           case "due": due = try json.optional { try $0.date() }
           case "attempts": attempts = try json.optional { try $0.int() } ?? 0
+          case "next_try": nextTry = try json.optional { try $0.date() }
           case "items":
             guard try !json.null() else { break }
             try json.array { json in
@@ -134,7 +143,8 @@ extension Digest {
           }
         }
         if let rule, let due {
-          digests.append(Digest(rule: rule, due: due, items: entries, attempts: min(max(attempts, 0), 1_000)))
+          digests.append(
+            Digest(rule: rule, due: due, items: entries, attempts: min(max(attempts, 0), 1_000), nextTry: nextTry))
         }
       }
     }

@@ -88,6 +88,8 @@ extension FeedState {
     public var attempts: Int = 0
     /// Why the last attempt failed, when one did.
     public var lastError: String?
+    /// When a failed action is tried again (nil: at the next pass).
+    public var nextTry: Date?
     /// What it does.
     public var payload: Payload
 
@@ -212,6 +214,7 @@ extension FeedState.PendingAction {
       json.member("key", key)
       json.member("kind", kind.rawValue)
       json.member("last_error", lastError)
+      json.member("next_try", nextTry)
       // The feed's own action has no rule (and is read back as the feed's: `source` is never written).
       json.member("rule", source.ruleName)
       json.member("summary", notification?.summary)
@@ -230,6 +233,7 @@ extension FeedState.PendingAction {
     var created: Date?
     var (rule, source): (String?, String?) = (nil, nil)
     var (title, link, lastError): (String?, String?, String?) = (nil, nil, nil)
+    var nextTry: Date?
     var notification = Notification(summary: "", body: "")
     var hook = Hook(command: nil)
     try json.object { json, member in
@@ -268,6 +272,7 @@ extension FeedState.PendingAction {
         }
       case "title": title = try json.optional { try $0.string() }
       case "last_error": lastError = try json.optional { try $0.string() }
+      case "next_try": nextTry = try json.optional { try $0.date() }
       default: try json.skipValue()
       }
     }
@@ -280,6 +285,7 @@ extension FeedState.PendingAction {
       link: link, created: created)
     self.attempts = attempts
     self.lastError = lastError
+    self.nextTry = nextTry
   }
 }
 

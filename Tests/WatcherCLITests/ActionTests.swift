@@ -83,7 +83,9 @@ struct ActionTests {
     #expect(try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n").count == 2)
   }
 
-  @Test("a failing hook is retried on later polls, then dropped and shown by status")
+  @Test(
+    "a failing hook is retried spaced in time (1 min, doubling), not on every poll, and given up only after hook_retries attempts and a day; status, pending and the journal say so"
+  )
   func retriesThenDrops() throws {
     let dir = try TemporaryDirectory()
     let feed = try Self.feedFile(in: dir, titles: ["one"])
@@ -97,15 +99,36 @@ struct ActionTests {
       - { name: flaky, match: { title: one }, hook: 'echo run >> \(count); echo "no network" >&2; exit 7' }
     """.write(toFile: config, atomically: true, encoding: .utf8)
     let state = dir.url.appendingPathComponent("state").path
-    for round in 1...4 {
-      let (code, errors) = try Self.watcher(
-        ["poll", "--config", config, "--state-dir", state, "--feed", "f"], environment: Self.noBus)
-      if round <= 3 {
-        #expect(code == 1)
-        #expect(errors.contains("exit 7") && errors.contains("no network"), "\(errors)")
-      }
+    func runs() -> Int { ((try? String(contentsOfFile: count, encoding: .utf8)) ?? "").split(separator: "\n").count }
+    // The clock moves (injected): polls 10 s apart do not retry; each wait doubles from a minute.
+    func poll(at offset: Int) throws -> (Int32, String) {
+      var environment = Self.noBus
+      environment["WATCHER_CLOCK_OFFSET"] = "\(offset)"
+      return try Self.watcher(
+        ["poll", "--config", config, "--state-dir", state, "--feed", "f"], environment: environment)
     }
-    #expect(try String(contentsOfFile: count, encoding: .utf8).split(separator: "\n").count == 3)
+    let (first, errors) = try poll(at: 0)
+    #expect(
+      first == 1 && errors.contains("exit 7") && errors.contains("no network") && errors.contains("will retry at"))
+    for offset in [10, 20, 30, 59] { _ = try poll(at: offset) }
+    #expect(runs() == 1, "retried before its minute was up")
+    _ = try poll(at: 61)
+    #expect(runs() == 2)
+    _ = try poll(at: 61 + 100)
+    #expect(runs() == 2, "the second wait is two minutes")
+    _ = try poll(at: 61 + 121)
+    #expect(runs() == 3)
+    // hook_retries attempts are done, but not the day: it is kept (the waits go on doubling).
+    var environment = Self.noBus
+    environment["WATCHER_CLOCK_OFFSET"] = "200"
+    let pending = try ChildProcess.run(
+      try #require(BinaryTests.binary), ["pending", "--config", config, "--state-dir", state], environment: environment)
+    #expect(pending.output.contains("hook    3         in 3 min"), "\(pending.output)")
+    let (_, late) = try poll(at: 86_400 + 300)
+    #expect(runs() == 4)
+    #expect(late.contains("gave up on hook of rule 'flaky' for \"one\" after 4 attempts over 24 h"), "\(late)")
+    _ = try poll(at: 2 * 86_400)
+    #expect(runs() == 4, "a hook given up runs no more")
     let (_, status) = try Self.watcher(
       ["status", "--config", config, "--state-dir", state, "--json"], environment: Self.noBus)
     #expect(status.contains("gave up on") && status.contains("exit 7; stderr: no network"))

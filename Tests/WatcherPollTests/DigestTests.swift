@@ -53,11 +53,10 @@ struct DigestTests {
     #expect(wake(start) == Self.local(8, days: 1).timeIntervalSince(start))
   }
 
-  @Test("a digest goes out at its time: its hook gets the items as a JSON array, one notification lists them")
-  func digest() throws {
-    var h = try Harness(settings: "  first_poll: all")
-    defer { h.server.stop() }
-    let out = h.dir.url.appendingPathComponent("digest.json").path
+  /// A rule 'morning' whose digest goes out at 08:00 with `hook`; the notifier (up) and one pass at a time.
+  static func morningDigest(_ h: inout Harness, hook: String) throws -> (
+    KeptNotificationTests.SwitchableNotifier, (Date) -> Poller.Pass
+  ) {
     h.config.rules = try ConfigLoader.parse(
       """
       feeds: [{ url: x, name: test }]
@@ -65,17 +64,30 @@ struct DigestTests {
         - name: morning
           match: { title: item }
           digest: { every: 1d, at: "08:00" }
-          digest_hook: 'cat > \(out); echo "$WATCHER_DIGEST_COUNT" >> \(out).count'
+          digest_hook: '\(hook)'
       """, path: "r.yaml"
     ).rules
     let notifier = KeptNotificationTests.SwitchableNotifier()
     notifier.up.withLock { $0 = true }
     let runner = DeliveringActionRunner(
       notifier: notifier, settings: h.config.settings, environment: [:], log: { _ in })
-    func pass(_ at: Date) -> Poller.Pass {
-      Poller(config: h.config, store: h.store, transport: CurlTransport(userAgent: "t"), runner: runner)
-        .pass(h.config.feeds, force: true, now: at)
-    }
+    let (config, store) = (h.config, h.store)
+    return (
+      notifier,
+      { at in
+        Poller(config: config, store: store, transport: CurlTransport(userAgent: "t"), runner: runner)
+          .pass(config.feeds, force: true, now: at)
+      }
+    )
+  }
+
+  @Test("a digest goes out at its time: its hook gets the items as a JSON array, one notification lists them")
+  func digest() throws {
+    var h = try Harness(settings: "  first_poll: all")
+    defer { h.server.stop() }
+    let out = h.dir.url.appendingPathComponent("digest.json").path
+    let (notifier, pass) = try Self.morningDigest(
+      &h, hook: "cat > \(out); echo \"$WATCHER_DIGEST_COUNT\" >> \(out).count")
     h.source.items.withLock {
       $0 = [("a", "Item one", "Sat, 28 Nov 2026 10:00:00 GMT"), ("b", "Item two", "Sat, 28 Nov 2026 10:00:00 GMT")]
     }
@@ -109,6 +121,49 @@ struct DigestTests {
     let log = h.store.journal(limits: JournalLimits(), now: Self.local(9, days: 1)).entries
     #expect(
       log.contains { $0.action == "notify" && $0.rule == "morning" && $0.outcome == .shown && $0.detail == "3 items" })
+  }
+
+  @Test(
+    "a failing digest hook is retried spaced in time (not on every pass) and given up only after a day, said once; through quiet hours the daemon sleeps until they end"
+  )
+  func digestHookBackoff() throws {
+    var h = try Harness(settings: "  first_poll: all\n  hook_retries: 2")
+    defer { h.server.stop() }
+    let count = h.dir.url.appendingPathComponent("runs").path
+    let (notifier, pass) = try Self.morningDigest(&h, hook: "echo run >> \(count); exit 3")
+    func runs() -> Int { ((try? String(contentsOfFile: count, encoding: .utf8)) ?? "").split(separator: "\n").count }
+    h.source.items.withLock { $0 = [("a", "Item one", "Sat, 28 Nov 2026 10:00:00 GMT")] }
+    _ = pass(Self.local(10))
+    let due = Self.local(8, days: 1)
+    let failed = pass(due)
+    #expect(runs() == 1 && failed.digestProblems.contains { $0.contains("will retry at") }, "\(failed.digestProblems)")
+    // Passes every second for a minute: no retry until the minute is up.
+    for second in 1..<60 { _ = pass(due + Double(second)) }
+    #expect(runs() == 1, "retried before its minute was up")
+    #expect(Schedule.nextWake(config: h.config, store: h.store, now: due + 30) == 30)
+    _ = pass(due + 61)
+    #expect(runs() == 2, "hook_retries attempts are done, but not the day")
+    #expect(try h.store.digests().first?.items.count == 1)
+    let late = pass(due + 86_400)
+    #expect(runs() == 3)
+    #expect(
+      late.digestProblems.contains { $0.contains("gave up on the digest hook of rule 'morning' after 3 attempts") },
+      "\(late.digestProblems)")
+    let shown = notifier.shown.withLock { $0 }
+    #expect(shown.contains { $0.summary == "watcher gave up on the digest hook of rule 'morning'" }, "\(shown)")
+    #expect(try h.store.digests().isEmpty)
+
+    // Quiet hours hold a digest that is due: the daemon sleeps until they end, not every half second.
+    h.config.settings.notify.quiet = QuietHours(ranges: [.init(start: 22 * 60, end: 7 * 60)])
+    h.config.settings.interval = 7 * 86_400
+    h.config.rules[0].actions.digestHook = nil
+    try h.store.saveDigests([
+      Digest(
+        rule: "morning", due: Self.local(23),
+        items: [.init(feed: "test", key: "k", title: "t", link: nil, item: "{}", collected: Self.local(22))])
+    ])
+    let wake = Schedule.nextWake(config: h.config, store: h.store, now: Self.local(23, 30))
+    #expect(wake == Self.local(7, days: 1).timeIntervalSince(Self.local(23, 30)), "\(wake)")
   }
 
   @Test(

@@ -37,9 +37,7 @@ public final class RecordingActionRunner: ActionRunner {
     log.withLock { $0 += actions.filter { serviceUp || $0.kind != .notify }.map { (feed.name, $0) } }
     return actions.map { action in
       if action.kind == .notify, !serviceUp { return .keep(.other("no notification service")) }
-      var again = action
-      again.attempts += 1
-      return succeed ? .done : .retry(again, .other("recorded failure"))
+      return succeed ? .done : .failed(.other("recorded failure"))
     }
   }
 }
