@@ -8,50 +8,85 @@ import WatcherSupport
   import Glibc
 #endif
 
-/// How `watcher poll` and `catch-up` talk to a running daemon: a Unix socket only its user can reach.
+/// How commands talk to a running daemon: a Unix socket only its user can reach.
 ///
 /// The daemon listens at `$XDG_RUNTIME_DIR/watcher/daemon-<hash of the state directory>.sock` (else in the
-/// state directory). A client that finds the state locked connects, sends one request line (JSON), and
-/// receives what the daemon's pass printed, line by line: `1 text` for standard output, `2 text` for
-/// standard error, and last `x STATUS`. The daemon serves requests between its own passes, so nothing runs
-/// twice at once; it checks that the peer is the same user (`SO_PEERCRED`).
+/// state directory; the directory is resolved first, so a trailing slash or a symlink names the same
+/// socket). A client that finds the state locked connects, sends one request line (JSON), and receives
+/// what the daemon did, line by line: `1 text` for standard output, `2 text` for standard error, and last
+/// `x STATUS`. The daemon serves requests between its own passes, so nothing runs twice at once. Each side
+/// checks that the other is the same user (`SO_PEERCRED`); the client also checks that the socket's
+/// directory is the user's own and closed to others.
 enum DaemonSocket {
   /// What a client asks for.
   struct Request: Sendable, Equatable {
-    /// `poll` or `catch-up`.
+    /// `poll`, `catch-up`, `pending` (with `--retry` or `--drop`), `reload`, or `purge` (a removed feed's state).
     var command: String
     /// Feed names (none: the due feeds for a poll, every feed for a catch-up).
-    var feeds: [String]
+    var feeds: [String] = []
     /// `--force`: poll named feeds even when their server asked to wait.
-    var force: Bool
+    var force = false
+    /// `poll --all`: every feed, due or not.
+    var all = false
+    /// For `pending`: `retry` or `drop`; for `purge`: the feed's URL.
+    var action: String?
+    /// For `pending`: the item keys (none: all).
+    var keys: [String] = []
+    /// The config the client read (an absolute path): the daemon refuses a request for another config.
+    var config: String?
+
+    static let commands: Set<String> = ["poll", "catch-up", "pending", "reload", "purge"]
 
     var line: String {
       JSONOutput.object([
         ("command", .string(command)), ("feeds", .array(feeds.map { .string($0) })), ("force", .bool(force)),
+        ("all", .bool(all)), ("action", .optional(action)), ("keys", .array(keys.map { .string($0) })),
+        ("config", .optional(config)),
       ]).text
     }
 
-    init(command: String, feeds: [String], force: Bool) {
+    init(
+      command: String, feeds: [String] = [], force: Bool = false, all: Bool = false, action: String? = nil,
+      keys: [String] = [], config: String? = nil
+    ) {
       self.command = command
       self.feeds = feeds
       self.force = force
+      self.all = all
+      self.action = action
+      self.keys = keys
+      self.config = config
     }
 
     init?(line: String) {
       guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-        let command = object["command"] as? String, ["poll", "catch-up"].contains(command)
+        let command = object["command"] as? String, Self.commands.contains(command)
       else { return nil }
-      self.init(command: command, feeds: object["feeds"] as? [String] ?? [], force: object["force"] as? Bool ?? false)
+      self.init(
+        command: command, feeds: object["feeds"] as? [String] ?? [], force: object["force"] as? Bool ?? false,
+        all: object["all"] as? Bool ?? false, action: object["action"] as? String,
+        keys: object["keys"] as? [String] ?? [], config: object["config"] as? String)
     }
   }
 
-  /// The socket's path for the daemon that uses `stateDirectory`.
+  /// The socket's path for the daemon that uses `stateDirectory` (however it is spelled).
   static func path(stateDirectory: String, environment: [String: String]) -> String {
-    let name = "daemon-\(StableHash.hex(of: stateDirectory).prefix(16)).sock"
+    let name = "daemon-\(StableHash.hex(of: canonical(stateDirectory)).prefix(16)).sock"
     if let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty, runtime.hasPrefix("/") {
       return runtime + "/watcher/" + name
     }
     return stateDirectory + "/" + name
+  }
+
+  /// A path with symlinks resolved and without a trailing slash (as given, cleaned, when it does not exist).
+  static func canonical(_ path: String) -> String {
+    if let resolved = realpath(path, nil) {
+      defer { free(resolved) }
+      return String(cString: resolved)
+    }
+    var cleaned = (path as NSString).standardizingPath
+    while cleaned.count > 1, cleaned.hasSuffix("/") { cleaned.removeLast() }
+    return cleaned
   }
 
   /// Fills a `sockaddr_un` with `path`; nil when the path is too long for one.
@@ -66,26 +101,78 @@ enum DaemonSocket {
     return address
   }
 
+  /// The user id of the process at the other end of a connected socket.
+  static func peerUser(_ fd: Int32) -> UInt32? {
+    // struct ucred { pid_t pid; uid_t uid; gid_t gid; } (Glibc hides the type without _GNU_SOURCE).
+    var credentials: (Int32, UInt32, UInt32) = (0, 0, 0)
+    var length = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
+    guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return nil }
+    return credentials.1
+  }
+
+  /// Why the socket's directory cannot be trusted (not the user's own, or open to others), or nil.
+  static func untrustedDirectory(of path: String) -> String? {
+    let directory = (path as NSString).deletingLastPathComponent
+    var info = stat()
+    guard lstat(directory, &info) == 0 else { return nil }  // no daemon has been there
+    if info.st_mode & S_IFMT != S_IFDIR { return "\(directory) is not a directory" }
+    if info.st_uid != getuid() { return "\(directory) belongs to another user (uid \(info.st_uid))" }
+    if info.st_mode & 0o022 != 0 {
+      return "\(directory) can be written by other users (mode \(String(info.st_mode & 0o777, radix: 8)))"
+    }
+    return nil
+  }
+
   // MARK: - The client
 
-  /// Sends `request` to the daemon at `path` and copies what it prints to `terminal`; its exit status, or
-  /// nil when no daemon listens there.
-  static func ask(_ request: Request, path: String, terminal: Terminal) -> Int32? {
-    guard var address = address(path) else { return nil }
+  /// What became of a request.
+  enum Answer: Equatable {
+    /// The daemon answered with this exit status.
+    case status(Int32)
+    /// No daemon listens there.
+    case noDaemon
+    /// The socket cannot be trusted (said why on the terminal).
+    case refused
+  }
+
+  /// Sends `request` to the daemon at `path` and copies what it prints to `terminal`.
+  ///
+  /// SIGINT or SIGTERM (routed to `interrupted` by the caller) ends the wait at once: the daemon finishes
+  /// the pass on its own.
+  static func ask(_ request: Request, path: String, terminal: Terminal, interrupted: Cancellation? = nil)
+    -> Answer
+  {
+    if let reason = untrustedDirectory(of: path) {
+      terminal.error("error: not asking the daemon: \(reason)")
+      return .refused
+    }
+    guard var address = address(path) else { return .noDaemon }
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { return nil }
+    guard fd >= 0 else { return .noDaemon }
     defer { close(fd) }
     let connected = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
         connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
       }
     }
-    guard connected == 0 else { return nil }
+    guard connected == 0 else { return .noDaemon }
+    guard peerUser(fd) == getuid() else {
+      terminal.error("error: not asking the daemon: another user answers at \(path)")
+      return .refused
+    }
     Terminal.writeAll(fd, Array((request.line + "\n").utf8))
     var status: Int32 = 1
     var pending: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 65_536)
     while true {
+      if interrupted?.isCancelled == true {
+        terminal.error("\(request.command): interrupted; the daemon finishes the pass")
+        return .status(130)
+      }
+      var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      let ready = Glibc.poll(&poller, 1, 100)
+      if ready < 0, errno == EINTR { continue }
+      guard ready != 0 else { continue }
       let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
       if count < 0, errno == EINTR { continue }
       guard count > 0 else { break }
@@ -103,27 +190,60 @@ enum DaemonSocket {
         }
       }
     }
-    return status
+    return .status(status)
   }
 
   // MARK: - The daemon
 
   /// A connected client waiting for its answer.
+  ///
+  /// Every write has a deadline: a client that stops reading (`watcher poll | less`, left open) is dropped
+  /// after `writeDeadline` and the daemon goes on; what it would have been sent is not.
   final class Client: Sendable {
     let fd: Int32
     let request: Request
+    private let gone = Locked(false)
+    /// How long one write may wait for the client to read.
+    static let writeDeadline: TimeInterval = 2
 
     init(fd: Int32, request: Request) {
       self.fd = fd
       self.request = request
     }
 
+    /// Whether the client went away or stopped reading.
+    var isGone: Bool { gone.withLock { $0 } }
+
+    /// Writes `bytes` within the deadline, or marks the client gone.
+    func send(_ bytes: [UInt8]) {
+      guard !isGone else { return }
+      let deadline = Date().addingTimeInterval(Self.writeDeadline)
+      let sent = bytes.withUnsafeBytes { raw -> Bool in
+        guard var p = raw.baseAddress else { return true }
+        var left = raw.count
+        while left > 0 {
+          let n = Glibc.send(fd, p, left, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
+          if n >= 0 {
+            p += n
+            left -= n
+            continue
+          }
+          guard errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else { return false }
+          let wait = Int32(max(0, deadline.timeIntervalSinceNow) * 1_000)
+          guard wait > 0 else { return false }
+          var poller = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+          _ = Glibc.poll(&poller, 1, wait)
+        }
+        return true
+      }
+      if !sent { gone.withLock { $0 = true } }
+    }
+
     /// A terminal whose output goes to the client, line by line (`1 `/`2 ` framed); never a TTY.
     var terminal: Terminal {
-      let fd = fd
       let buffers = Locked<[[UInt8]]>([[], []])
       func framed(_ stream: Int) -> @Sendable ([UInt8]) -> Void {
-        { bytes in
+        { [self] bytes in
           let lines: [[UInt8]] = buffers.withLock { buffers in
             buffers[stream] += bytes.filter { $0 != 13 }
             var complete: [[UInt8]] = []
@@ -133,7 +253,7 @@ enum DaemonSocket {
             }
             return complete
           }
-          for line in lines { Terminal.writeAll(fd, Array("\(stream + 1) ".utf8) + line + [10]) }
+          for line in lines { send(Array("\(stream + 1) ".utf8) + line + [10]) }
         }
       }
       return Terminal(output: framed(0), errors: framed(1))
@@ -141,22 +261,26 @@ enum DaemonSocket {
 
     /// Sends the exit status and hangs up.
     func finish(_ status: Int32) {
-      Terminal.writeAll(fd, Array("x \(status)\n".utf8))
+      send(Array("x \(status)\n".utf8))
       close(fd)
     }
   }
 
-  /// Listens at `path` on a thread of its own; each request is handed to `received` (which must answer it
-  /// with `Client.finish`).
+  /// Listens at `path` on a thread of its own; each client is read on a thread of its own (a silent one is
+  /// dropped after `readDeadline`), and its request handed to `received` (which must answer it with
+  /// `Client.finish`).
   final class Listener: @unchecked Sendable {
     let path: String
     private let fd: Int32
+    /// How long a client may take to send its request.
+    static let readDeadline = 3
 
     /// Binds the socket (replacing a stale one), or throws why it cannot.
     init(path: String, received: @escaping @Sendable (Client) -> Void) throws {
       self.path = path
       let directory = (path as NSString).deletingLastPathComponent
       mkdir(directory, 0o700)
+      if let reason = untrustedDirectory(of: path) { throw Failure(description: reason) }
       guard var address = DaemonSocket.address(path) else {
         throw Failure(description: "the socket path is too long: \(path)")
       }
@@ -192,11 +316,13 @@ enum DaemonSocket {
             return
           }
           _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-          guard Self.sameUser(client), let request = Self.readRequest(client) else {
-            close(client)
-            continue
+          Thread.detachNewThread {
+            guard DaemonSocket.peerUser(client) == getuid(), let request = Self.readRequest(client) else {
+              close(client)
+              return
+            }
+            received(Client(fd: client, request: request))
           }
-          received(Client(fd: client, request: request))
         }
       }
     }
@@ -207,25 +333,21 @@ enum DaemonSocket {
       shutdown(fd, Int32(SHUT_RDWR))
     }
 
-    private static func sameUser(_ fd: Int32) -> Bool {
-      // struct ucred { pid_t pid; uid_t uid; gid_t gid; } (Glibc hides the type without _GNU_SOURCE).
-      var credentials: (Int32, UInt32, UInt32) = (0, 0, 0)
-      var length = socklen_t(MemoryLayout<(Int32, UInt32, UInt32)>.size)
-      guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { return false }
-      return credentials.1 == getuid()
-    }
-
-    /// One request line, read within 5 s and 64 KiB.
+    /// One request line, read within `readDeadline` and 64 KiB.
     private static func readRequest(_ fd: Int32) -> Request? {
-      var timeout = timeval(tv_sec: 5, tv_usec: 0)
+      var timeout = timeval(tv_sec: readDeadline, tv_usec: 0)
       setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
       var line: [UInt8] = []
-      var byte: UInt8 = 0
-      while line.count < 65_536 {
-        let count = read(fd, &byte, 1)
-        guard count == 1 else { return nil }
-        if byte == 10 { return Request(line: String(decoding: line, as: UTF8.self)) }
-        line.append(byte)
+      var buffer = [UInt8](repeating: 0, count: 4_096)
+      let deadline = Date().addingTimeInterval(Double(readDeadline))
+      while line.count < 65_536, Date() < deadline {
+        let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if count < 0, errno == EINTR { continue }
+        guard count > 0 else { return nil }
+        line += buffer[..<count]
+        if let newline = line.firstIndex(of: 10) {
+          return Request(line: String(decoding: line[..<newline], as: UTF8.self))
+        }
       }
       return nil
     }

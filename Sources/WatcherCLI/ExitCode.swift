@@ -13,4 +13,6 @@ public enum ExitCode: Int32, Sendable {
   case usage = 64
   /// An invalid configuration (`EX_CONFIG`).
   case config = 78
+  /// Stopped by SIGINT or SIGTERM while waiting for the daemon (128 + SIGINT, as shells count it).
+  case interrupted = 130
 }

@@ -83,6 +83,7 @@ struct ImportOPMLCommand: Command {
       terminal.print(
         "\(path): added \(count) feed\(count == 1 ? "" : "s")\(skipped)"
           + (backup.map { " (the old file is \($0))" } ?? ""))
+      Subscriptions.tellDaemon(arguments, config: config, path: path, terminal: terminal)
       return .success
     } catch {
       terminal.error("error: \(error)")

@@ -28,12 +28,17 @@ struct PendingCommand: Command {
       terminal.error("error: --retry and --drop cannot go together")
       return .usage
     }
-    guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
+    guard let (config, path) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
     let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
     let keys = arguments.positionals.isEmpty ? nil : Set(arguments.positionals)
     guard retry || drop else { return list(config: config, directory: directory, keys: keys, arguments, terminal) }
-    // Retrying and dropping change state: they take the lock, as a poll does.
-    let (lockedStore, code) = StateOptions.lockedStore(directory, terminal: terminal)
+    // Retrying and dropping change state: they take the lock, as a poll does (or the daemon does them).
+    let (lockedStore, code) = Handover.lockedStore(
+      directory,
+      request: DaemonSocket.Request(
+        command: "pending", action: drop ? "drop" : "retry", keys: arguments.positionals,
+        config: DaemonSocket.canonical(path)),
+      terminal: terminal)
     guard let store = lockedStore else { return code }
     defer { store.unlock() }
     let runner = DeliveringActionRunner(
@@ -42,40 +47,7 @@ struct PendingCommand: Command {
       log: { terminal.error("warning: \($0)") })
     let poller = Poller(
       config: config, store: store, transport: CurlTransport(userAgent: WatcherCLI.userAgent), runner: runner)
-    if let keys {
-      let known = Set(
-        config.feeds.flatMap { (try? store.load(url: $0.url, readOnly: true).state.pending) ?? [] }.map(\.key))
-      for key in keys.sorted() where !known.contains(key) {
-        terminal.error("error: no pending action for the item '\(key)' ('watcher pending' lists them)")
-        return .usage
-      }
-    }
-    if drop {
-      var total = 0
-      var failed = false
-      for (feed, count, failure) in poller.dropPending(config.feeds, keys: keys, now: WallClock.now()) {
-        if let failure {
-          terminal.error("error: feed '\(feed.name)': \(failure)")
-          failed = true
-        }
-        total += count
-      }
-      terminal.print("dropped \(total) pending action\(total == 1 ? "" : "s")")
-      return failed ? .failure : .success
-    }
-    let outcomes = poller.retryPending(config.feeds, keys: keys, now: WallClock.now())
-    var problems: [ActionProblem] = []
-    for outcome in outcomes {
-      for problem in outcome.actionProblems where !problems.contains(problem) { problems.append(problem) }
-      for line in PollReport.lines(outcome, for: .failuresOnly) { terminal.error(line) }
-    }
-    for problem in problems { terminal.error("\(problem.isFailure ? "error" : "note"): \(problem)") }
-    let left = outcomes.reduce(0) { $0 + $1.pendingLeft }
-    let kept = outcomes.reduce(0) { $0 + $1.kept }
-    terminal.print(
-      "retried the pending actions of \(outcomes.count) feed\(outcomes.count == 1 ? "" : "s"): \(left) still pending"
-        + (kept > 0 ? ", \(kept) notification\(kept == 1 ? "" : "s") kept for later" : ""))
-    return !problems.contains(where: \.isFailure) && outcomes.allSatisfy(\.failures.isEmpty) ? .success : .failure
+    return PendingRun.execute(retry: retry, keys: keys, poller: poller, terminal: terminal)
   }
 
   private func list(
@@ -156,5 +128,46 @@ struct PendingCommand: Command {
           + "can be reached")
     }
     return .success
+  }
+}
+
+/// `pending --retry` and `--drop` with the lock held: by the command, or by the daemon it handed them to.
+enum PendingRun {
+  static func execute(retry: Bool, keys: Set<String>?, poller: Poller, terminal: Terminal) -> ExitCode {
+    let (config, store) = (poller.config, poller.store)
+    if let keys {
+      let known = Set(
+        config.feeds.flatMap { (try? store.load(url: $0.url, readOnly: true).state.pending) ?? [] }.map(\.key))
+      for key in keys.sorted() where !known.contains(key) {
+        terminal.error("error: no pending action for the item '\(key)' ('watcher pending' lists them)")
+        return .usage
+      }
+    }
+    if !retry {
+      var total = 0
+      var failed = false
+      for (feed, count, failure) in poller.dropPending(config.feeds, keys: keys, now: WallClock.now()) {
+        if let failure {
+          terminal.error("error: feed '\(feed.name)': \(failure)")
+          failed = true
+        }
+        total += count
+      }
+      terminal.print("dropped \(total) pending action\(total == 1 ? "" : "s")")
+      return failed ? .failure : .success
+    }
+    let outcomes = poller.retryPending(config.feeds, keys: keys, now: WallClock.now())
+    var problems: [ActionProblem] = []
+    for outcome in outcomes {
+      for problem in outcome.actionProblems where !problems.contains(problem) { problems.append(problem) }
+      for line in PollReport.lines(outcome, for: .failuresOnly) { terminal.error(line) }
+    }
+    for problem in problems { terminal.error("\(problem.isFailure ? "error" : "note"): \(problem)") }
+    let left = outcomes.reduce(0) { $0 + $1.pendingLeft }
+    let kept = outcomes.reduce(0) { $0 + $1.kept }
+    terminal.print(
+      "retried the pending actions of \(outcomes.count) feed\(outcomes.count == 1 ? "" : "s"): \(left) still pending"
+        + (kept > 0 ? ", \(kept) notification\(kept == 1 ? "" : "s") kept for later" : ""))
+    return !problems.contains(where: \.isFailure) && outcomes.allSatisfy(\.failures.isEmpty) ? .success : .failure
   }
 }

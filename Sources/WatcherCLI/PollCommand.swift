@@ -76,7 +76,7 @@ struct PollCommand: Command {
   let summary = "one pass over the feeds that are due (or the named ones), then exit"
   let positionals = Positionals.none("name feeds with --feed")
   let options = [
-    Options.config, Options.stateDir, Options.feed, Options.force,
+    Options.config, Options.stateDir, Options.feed, Options.all.described("every feed, due or not"), Options.force,
     Options.dryRun,
     Options.json.described("with --dry-run: the actions as JSON (share/doc/watcher/rules.md)"),
   ]
@@ -97,7 +97,7 @@ struct CatchUpCommand: Command {
   let summary = "record every current item as seen, without notifying or running hooks"
   let positionals = Positionals.none("name feeds with --feed")
   let options = [
-    Options.config, Options.stateDir, Options.feed, Options.force,
+    Options.config, Options.stateDir, Options.feed, Options.all.described("every feed, due or not"), Options.force,
   ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
@@ -114,45 +114,41 @@ enum PollSetup {
   }
 
   static func read(_ arguments: Arguments, terminal: Terminal, command: String) -> Result<
-    (config: Config, feeds: [FeedConfig], directory: String), Stop
+    (config: Config, feeds: [FeedConfig], directory: String, path: String), Stop
   > {
-    guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else {
+    guard let (config, path) = ConfigOption.load(arguments, terminal: terminal) else {
       return .failure(Stop(code: .config))
+    }
+    if arguments.has(Options.all), !arguments.values(Options.feed).isEmpty {
+      terminal.error("error: --all and --feed cannot go together")
+      return .failure(Stop(code: .usage))
     }
     guard let feeds = StateOptions.feeds(arguments, config: config, terminal: terminal) else {
       return .failure(Stop(code: .usage))
     }
     return .success(
-      (config, feeds, StateOptions.directory(arguments, config: config, environment: terminal.environment)))
+      (config, feeds, StateOptions.directory(arguments, config: config, environment: terminal.environment), path))
   }
 }
 
 /// The body of `poll` and `catch-up`.
 enum PollRun {
   static func run(_ arguments: Arguments, terminal: Terminal, mode: Poller.Mode, command: String) -> ExitCode {
-    let setup: (config: Config, feeds: [FeedConfig], directory: String)
+    let setup: (config: Config, feeds: [FeedConfig], directory: String, path: String)
     switch PollSetup.read(arguments, terminal: terminal, command: command) {
     case .success(let read): setup = read
     case .failure(let code): return code.code
     }
-    let (config, feeds, directory) = setup
-    // The lock's message waits: when a daemon holds the lock, it is asked to do the work instead.
-    let held = Locked<[UInt8]>([])
-    var quiet = terminal
-    quiet.errors = { bytes in held.withLock { $0 += bytes } }
-    let (lockedStore, code) = StateOptions.lockedStore(directory, terminal: quiet)
-    guard let store = lockedStore else {
-      if code == .tempfail {
-        let request = DaemonSocket.Request(
-          command: command, feeds: arguments.values(Options.feed), force: arguments.has(Options.force))
-        let path = DaemonSocket.path(stateDirectory: directory, environment: terminal.environment)
-        if let status = DaemonSocket.ask(request, path: path, terminal: terminal) {
-          return ExitCode(rawValue: status) ?? .failure
-        }
-      }
-      terminal.errors(held.withLock { $0 })
-      return code
-    }
+    let (config, feeds, directory, path) = setup
+    let all = arguments.has(Options.all)
+    // When the daemon holds the state, it does the pass, with the config on disk.
+    let (lockedStore, code) = Handover.lockedStore(
+      directory,
+      request: DaemonSocket.Request(
+        command: command, feeds: arguments.values(Options.feed), force: arguments.has(Options.force), all: all,
+        config: DaemonSocket.canonical(path)),
+      terminal: terminal)
+    guard let store = lockedStore else { return code }
     defer { store.unlock() }
     let shutdown = Shutdown()
     shutdown.install(extra: [SIGHUP])
@@ -172,10 +168,11 @@ enum PollRun {
     let transport = CurlTransport(userAgent: WatcherCLI.userAgent, progress: progress)
     let poller = Poller(
       config: config, store: store, transport: transport, runner: runner, cancellation: shutdown.stopping)
-    let named = !arguments.values(Options.feed).isEmpty
+    let named = !arguments.values(Options.feed).isEmpty || all
     return execute(
       poller, feeds: feeds, named: named, force: arguments.has(Options.force), mode: mode, command: command,
-      terminal: terminal, shutdown: shutdown, clearProgress: progress != nil)
+      terminal: terminal, shutdown: shutdown, clearProgress: progress != nil
+    ).code
   }
 
   /// One pass, and the words for it: what `poll` and `catch-up` print, and what the daemon sends back to a
@@ -183,7 +180,7 @@ enum PollRun {
   static func execute(
     _ poller: Poller, feeds: [FeedConfig], named: Bool, force: Bool, mode: Poller.Mode, command: String,
     terminal: Terminal, shutdown: Shutdown, clearProgress: Bool = false
-  ) -> ExitCode {
+  ) -> (code: ExitCode, pass: Poller.Pass) {
     let pass = poller.pass(feeds, force: named || mode == .catchUp, ignoreRetryAfter: force, mode: mode)
     let outcomes = pass.outcomes
     if clearProgress { terminal.errors(Array("\r\u{1B}[K".utf8)) }
@@ -211,21 +208,21 @@ enum PollRun {
       terminal.error(
         "\(command): stopped by signal \(signal); \(pending) action\(pending == 1 ? "" : "s") left pending for the next poll"
       )
-      return .failure
+      return (.failure, pass)
     }
-    return failed > 0 ? .failure : .success
+    return (failed > 0 ? .failure : .success, pass)
   }
 }
 
 /// `watcher poll --dry-run`: the poll without acting or saving, and what it would do.
 enum DryRunPoll {
   static func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
-    let setup: (config: Config, feeds: [FeedConfig], directory: String)
+    let setup: (config: Config, feeds: [FeedConfig], directory: String, path: String)
     switch PollSetup.read(arguments, terminal: terminal, command: "poll") {
     case .success(let read): setup = read
     case .failure(let code): return code.code
     }
-    let (config, feeds, directory) = setup
+    let (config, feeds, directory, _) = setup
     // No lock: nothing is written, so a running daemon does not stop a dry run.
     guard let store = StateOptions.unlockedStore(directory, terminal: terminal) else { return .failure }
     let poller = Poller(
@@ -233,7 +230,8 @@ enum DryRunPoll {
       runner: PrintingActionRunner { _ in })
     let now = WallClock.now()
     let pass = poller.pass(
-      feeds, force: !arguments.values(Options.feed).isEmpty, ignoreRetryAfter: arguments.has(Options.force), now: now,
+      feeds, force: !arguments.values(Options.feed).isEmpty || arguments.has(Options.all),
+      ignoreRetryAfter: arguments.has(Options.force), now: now,
       dryRun: true)
     var actions: [JSONOutput] = []
     var text = ""

@@ -78,10 +78,27 @@ struct StatusCommand: Command {
         "\(kept) notification\(kept == 1 ? " is" : "s are") kept until the notification service can be reached; "
           + "the next poll shows them")
     }
+    let daemon = DaemonRecord.find(stateDirectory: directory, environment: terminal.environment)
+    if let daemon {
+      notes.insert(
+        "the daemon runs (pid \(daemon.pid), since \(ISODate.format(daemon.started))) the config \(daemon.config), "
+          + "loaded at \(ISODate.format(daemon.loaded))",
+        at: 0)
+      if let note = daemon.configNote { notes.insert("error: \(note)".trimmingCharacters(in: .newlines), at: 1) }
+    }
     if arguments.has(Options.json) {
+      let daemonJSON: JSONOutput =
+        daemon.map {
+          .object([
+            ("pid", .int(Int($0.pid))), ("config", .string($0.config)),
+            ("started", .string(ISODate.format($0.started))),
+            ("config_loaded", .string(ISODate.format($0.loaded))), ("config_errors", .optional($0.errors)),
+          ])
+        } ?? .null
       terminal.print(
         JSONOutput.object([
-          ("state_dir", .string(directory)), ("kept_notifications", .int(kept)), ("feeds", .array(rows)),
+          ("state_dir", .string(directory)), ("kept_notifications", .int(kept)), ("daemon", daemonJSON),
+          ("feeds", .array(rows)),
         ]).text)
     } else {
       terminal.output(
@@ -110,7 +127,7 @@ struct StatusCommand: Command {
         if !reasons.contains(reason) { reasons.append(reason) }
       }
       notes.append(
-        "feed '\(feed.name)': \(state.pending.count) pending (retried on the next poll; see 'watcher pending'): "
+        "feed '\(feed.name)': \(state.pending.count) pending (retried at each one's next try; see 'watcher pending'): "
           + reasons.prefix(3).joined(separator: "; "))
     }
     for dropped in state.dropped.suffix(3) {

@@ -92,6 +92,7 @@ struct AddCommand: Command {
       let backup = try ConfigEditor.write(edited, to: path)
       terminal.print("added \(description)")
       terminal.print("to \(path)" + (backup.map { " (the old file is \($0))" } ?? ""))
+      Subscriptions.tellDaemon(arguments, config: config, path: path, terminal: terminal)
       return .success
     } catch {
       terminal.error("error: \(error)")
@@ -127,24 +128,21 @@ struct RemoveCommand: Command {
       let backup = try ConfigEditor.write(edited, to: path)
       terminal.print(
         "removed '\(feed.name)' (\(feed.url)) from \(path)" + (backup.map { " (the old file is \($0))" } ?? ""))
+      Subscriptions.tellDaemon(arguments, config: config, path: path, terminal: terminal)
     } catch {
       terminal.error("error: \(error)")
       return .failure
     }
     guard arguments.has(Options.purge) else { return .success }
     let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
-    let (store, code) = StateOptions.lockedStore(directory, terminal: terminal)
+    // Beside a running daemon, the daemon deletes it (it no longer watches the feed once it reloaded).
+    let (store, code) = Handover.lockedStore(
+      directory,
+      request: DaemonSocket.Request(command: "purge", action: feed.url, config: DaemonSocket.canonical(path)),
+      terminal: terminal)
     guard let store else { return code }
     defer { store.unlock() }
-    let state = store.path(for: feed.url)
-    if unlink(state) == 0 {
-      store.syncDirectory()
-      terminal.print("deleted its state (\(state))")
-    } else if errno != ENOENT {
-      terminal.error("error: cannot delete \(state): \(String(cString: strerror(errno)))")
-      return .failure
-    }
-    return .success
+    return Subscriptions.purge(url: feed.url, store: store, terminal: terminal)
   }
 }
 
@@ -161,6 +159,25 @@ enum Subscriptions {
       return nil
     }
     return (config, path, (try? String(contentsOfFile: path, encoding: .utf8)) ?? "")
+  }
+
+  /// After an edit of the config: a daemon that runs it reloads it now (it would notice on its own).
+  static func tellDaemon(_ arguments: Arguments, config: Config, path: String, terminal: Terminal) {
+    let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
+    Handover.reloadDaemon(configPath: path, directory: directory, terminal: terminal)
+  }
+
+  /// Deletes the state of a feed the config no longer has, with the lock held.
+  static func purge(url: String, store: StateStore, terminal: Terminal) -> ExitCode {
+    let state = store.path(for: url)
+    if unlink(state) == 0 {
+      store.syncDirectory()
+      terminal.print("deleted its state (\(state))")
+    } else if errno != ENOENT {
+      terminal.error("error: cannot delete \(state): \(String(cString: strerror(errno)))")
+      return .failure
+    }
+    return .success
   }
 
 }

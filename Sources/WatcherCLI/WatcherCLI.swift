@@ -26,7 +26,8 @@ public enum WatcherCLI {
   public static let userAgent = "watcher/\(version) (+\(projectURL))"
 
   static let commands: [any Command] = [
-    InitCommand(), RunCommand(), PollCommand(), CatchUpCommand(), StatusCommand(), CheckCommand(), TestRulesCommand(),
+    InitCommand(), RunCommand(), ReloadCommand(), PollCommand(), CatchUpCommand(), StatusCommand(), CheckCommand(),
+    TestRulesCommand(),
     ParseCommand(), ExtractCommand(), AddCommand(), RemoveCommand(), LogCommand(), PendingCommand(),
     NotifyTestCommand(),
     ImportOPMLCommand(),

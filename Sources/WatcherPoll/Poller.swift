@@ -29,6 +29,8 @@ public struct Poller {
   package let transport: any HTTPTransport
   package let runner: any ActionRunner
   package let cancellation: Cancellation?
+  /// Called between the batches of a pass (the daemon pings systemd's watchdog with it).
+  public var heartbeat: (@Sendable () -> Void)?
 
   /// Creates a poller; setting `cancellation` stops it between feeds and aborts transfers in flight.
   public init(
@@ -106,6 +108,7 @@ public struct Poller {
     PassStages.inBatches(
       due, size: max(32, 4 * config.settings.concurrency), cancellation: cancellation, fetch: fetch
     ) { batch, bodies in
+      heartbeat?()
       let read = read(batch, bodies: bodies, mode: mode, engine: engine, now: now)
       let acting = save(read, mode: mode, dryRun: dryRun, now: now, outcomes: &outcomes)
       act(acting, now: now, outcomes: &outcomes)

@@ -26,6 +26,16 @@ public enum Schedule {
 }
 
 extension Schedule {
+  /// What the daemon needs to know after a pass, from one read of every state.
+  public struct Overview: Sendable, Equatable {
+    /// Seconds until it has something to do (see `nextWake`).
+    public var wake: TimeInterval
+    /// Feeds whose last fetch failed.
+    public var failing: Int
+    /// When the next feed is due (nil with no feeds).
+    public var nextPoll: Date?
+  }
+
   /// Seconds from `now` until the daemon has something to do: the next feed due, a failed action's next
   /// try, notifications held for quiet hours coming due, or a digest going out (0 when something is due
   /// already; 60 with no feeds).
@@ -33,13 +43,21 @@ extension Schedule {
   /// A digest that quiet hours hold wakes it when they end, not before: never a busy loop. The daemon adds a
   /// little jitter and sleeps that long, or until a signal.
   public static func nextWake(config: Config, store: StateStore, now: Date) -> TimeInterval {
-    var next: [Date] = []
+    overview(config: config, store: store, now: now).wake
+  }
+
+  /// `nextWake`, the failing feeds and the next poll.
+  public static func overview(config: Config, store: StateStore, now: Date) -> Overview {
+    var polls: [Date] = []
+    var retries: [Date] = []
+    var failing = 0
     for feed in config.feeds {
       guard let state = try? store.load(url: feed.url, readOnly: true).state else { continue }
-      next.append(nextDue(feed, state: state, settings: config.settings))
-      next += state.pending.compactMap(\.nextTry)
+      polls.append(nextDue(feed, state: state, settings: config.settings))
+      retries += state.pending.compactMap(\.nextTry)
+      if state.consecutiveFailures > 0 { failing += 1 }
     }
-    let nextFeed = next.min().map { $0.timeIntervalSince(now) } ?? 60
+    let nextFeed = (polls + retries).min().map { $0.timeIntervalSince(now) } ?? 60
     let held = ((try? store.keptNotifications(readOnly: true)) ?? []).compactMap(\.until)
       .map { $0.timeIntervalSince(now) }.filter { $0 > 0 }.min()
     let notify = config.settings.notify
@@ -47,6 +65,8 @@ extension Schedule {
       let at = max(digest.nextAttempt, now)
       return (notify.quiet.holds(notify.urgency, at: at) ? notify.quiet.end(after: at) : at).timeIntervalSince(now)
     }.min()
-    return max(0, min(nextFeed, held ?? .infinity, digest ?? .infinity))
+    return Overview(
+      wake: max(0, min(nextFeed, held ?? .infinity, digest ?? .infinity)), failing: failing,
+      nextPoll: polls.min().map { max($0, now) })
   }
 }
