@@ -4,6 +4,7 @@
 import Foundation
 import WatcherActions
 import WatcherConfig
+import WatcherSupport
 
 /// `--config F`, shared by the commands that read the config.
 enum ConfigOption {
@@ -19,9 +20,21 @@ enum ConfigOption {
         terminal.errors(Array(ConfigError.notFound(tried: candidates).rendered.utf8))
       } else {
         terminal.errors(Array(error.rendered.utf8))
+        daemonNote(arguments, terminal: terminal)
       }
       return nil
     }
+  }
+}
+
+extension ConfigOption {
+  /// Beside a config that does not load: what the daemon (if one runs) does meanwhile.
+  static func daemonNote(_ arguments: Arguments, terminal: Terminal) {
+    let directory = StateOptions.directory(arguments, config: Config(), environment: terminal.environment)
+    guard let daemon = DaemonRecord.find(stateDirectory: directory, environment: terminal.environment) else { return }
+    terminal.error(
+      "note: the daemon (pid \(daemon.pid)) runs the config loaded at \(ISODate.format(daemon.loaded)) "
+        + "until the file has no errors")
   }
 }
 

@@ -53,7 +53,7 @@ struct ContribTests {
     #expect(try bashCompletions(["p"]) == ["poll", "parse", "pending"])
     #expect(
       try Set(bashCompletions(["poll", "--"])) == [
-        "--config", "--state-dir", "--feed", "--force", "--dry-run", "--json", "--help",
+        "--config", "--state-dir", "--feed", "--all", "--force", "--dry-run", "--json", "--help",
       ])
     #expect(try bashCompletions(["test-rules", "--ti"]) == ["--title"])
     #expect(try bashCompletions(["help", "ca"]) == ["catch-up"])
