@@ -78,6 +78,9 @@ struct LogCommand: Command {
     case .dropped: what = "dropped"
     case .stopped: what = "not run, watcher was stopping; still pending"
     case .held: what = "held"
+    case .duplicate: what = "not taken, the same story"
+    case .rekeyed: what = "recognised, not announced"
+    case .updated: what = "updated, not new"
     }
     let attempt = entry.attempt > 1 ? " (attempt \(entry.attempt))" : ""
     return (showTime ? "\(time)  " : "") + "\(entry.feed)  \(title)  \(entry.action)\(rule): \(what)\(attempt)"

@@ -238,7 +238,8 @@ enum DryRunPoll {
     var failed = 0
     for outcome in pass.outcomes {
       if !outcome.failures.isEmpty { failed += 1 }
-      for line in PollReport.lines(outcome, for: .failuresOnly) { terminal.error(line) }
+      // The same per-feed lines as the poll ("3 new: 1 hook; 1 older than max_age", an item updated).
+      for line in PollReport.lines(outcome, for: .poll(.normal)) { terminal.error(line) }
       let notifications = outcome.planned.filter { $0.kind == .notify }
       let batched = notifications.count > config.settings.notify.maxPerPoll
       for action in outcome.planned {
@@ -287,6 +288,7 @@ enum DryRunPoll {
           ]))
       }
     }
+    for line in PollReport.notDue(pass.outcomes, now: now) { terminal.error(line) }
     if arguments.has(Options.json) {
       terminal.print(JSONOutput.object([("actions", .array(actions))]).text)
     } else {

@@ -13,7 +13,9 @@ enum PollReport {
     if outcome.notModified { return "not modified since the last poll" }
     if mode == .catchUp { return "\(outcome.items) items, all recorded as seen" }
     let new = outcome.newItems
-    guard new > 0 else { return "\(outcome.items) items, nothing new" }
+    let updated =
+      outcome.updated.isEmpty ? "" : "; \(outcome.updated.count) updated, not new (acted on by on_update rules)"
+    guard new > 0 else { return "\(outcome.items) items, nothing new" + updated }
     if mode == .silentRestart { return "\(new) new: recorded silently (the feed started again)" }
     if case .silent = outcome.firstPoll {
       return "\(new) new: recorded silently (first poll; settings.first_poll is silent)"
@@ -38,8 +40,12 @@ enum PollReport {
     if outcome.tooOld > 0 {
       extras.append("\(outcome.tooOld) older than max_age" + (outcome.actedOn == 0 ? " (recorded, not acted on)" : ""))
     }
+    if !outcome.duplicates.isEmpty {
+      let feeds = Set(outcome.duplicates.map(\.feed)).sorted().map { "'\($0)'" }.joined(separator: ", ")
+      extras.append("\(outcome.duplicates.count) already acted on for \(feeds) (the same story, not again)")
+    }
     let acted = parts.joined(separator: ", ")
-    return "\(new) new: " + ([acted].filter { !$0.isEmpty } + extras).joined(separator: "; ")
+    return "\(new) new: " + ([acted].filter { !$0.isEmpty } + extras).joined(separator: "; ") + updated
   }
 
   /// Who reads the lines of `lines(_:for:)`.
@@ -62,7 +68,7 @@ enum PollReport {
     var lines: [String] = []
     switch audience {
     case .failuresOnly:
-      return failure.map { [$0] } ?? []
+      return (failure.map { [$0] } ?? []) + (outcome.rekeyNote.map { ["note: feed '\(feed.name)' \($0)"] } ?? [])
     case .poll(let mode):
       lines += outcome.warnings.map { "warning: feed '\(feed.name)': \($0)" }
       if let until = outcome.heldUntil {
@@ -75,6 +81,7 @@ enum PollReport {
       } else if outcome.polled {
         lines.append("\(feed.name): " + describe(outcome, mode: mode))
       }
+      if let note = outcome.rekeyNote { lines.append("note: feed '\(feed.name)' \(note)") }
     case .daemon(let newWarning):
       guard outcome.polled else { return [] }
       for warning in outcome.warnings where newWarning(warning) {
@@ -85,9 +92,10 @@ enum PollReport {
       lines += outcome.actionProblems.filter { !$0.isFailure }.map { "note: \($0)" }
       if let failure {
         lines.append(failure)
-      } else if outcome.newItems > 0 {
+      } else if outcome.newItems > 0 || !outcome.updated.isEmpty {
         lines.append("\(feed.name): " + describe(outcome, mode: .normal))
       }
+      if let note = outcome.rekeyNote { lines.append("note: feed '\(feed.name)' \(note)") }
     }
     return lines
   }

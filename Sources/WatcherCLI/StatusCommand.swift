@@ -57,6 +57,8 @@ struct StatusCommand: Command {
           ("last_action_error", .optional(state.lastActionError)),
           ("pending_actions", .int(state.pending.count)), ("dropped_actions", .int(state.dropped.count)),
           ("moved_to", .optional(state.movedTo)),
+          ("identity", .string(!feed.identityChosen && state.autoIdentity != nil ? "link" : feed.identity.rawValue)),
+          ("identity_reason", .optional(feed.identityChosen ? nil : state.autoIdentityReason)),
           ("due", .bool(due)),
         ]))
       table.append([
@@ -135,6 +137,10 @@ struct StatusCommand: Command {
         "feed '\(feed.name)': gave up on \(dropped.what) for '\(dropped.key)' at \(ISODate.format(dropped.time)): \(dropped.reason)"
       )
     }
+    if let reason = state.autoIdentityReason, !feed.identityChosen {
+      notes.append("feed '\(feed.name)': identity: link: \(reason) (set 'identity:' in its entry to choose)")
+    }
+    if let rekey = state.lastRekey { notes.append("feed '\(feed.name)': \(rekey)") }
     if let moved = state.movedTo {
       notes.append("feed '\(feed.name)' moved permanently to \(moved): change its url in the config")
     }

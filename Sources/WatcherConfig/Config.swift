@@ -66,6 +66,11 @@ public struct Settings: Sendable, Equatable {
   public var hookRetry = RetrySettings()
   /// Notification defaults.
   public var notify = NotifySettings()
+  /// Query parameters that do not identify a story, beyond `StoryIdentity.trackingParameters`
+  /// (`settings.ignore_parameters`; `name*` is a prefix).
+  public var ignoreParameters: [String] = []
+  /// An item whose story was acted on for another feed within `retention` is not acted on again.
+  public var dedupe = true
   /// Fetch each new item's link and match rules on the article's main text (`content`).
   public var fullText = false
   /// How long the journal keeps an entry (seconds) and how many it keeps (`settings.journal`).
@@ -155,6 +160,10 @@ public struct FeedConfig: Sendable, Equatable {
   public var notify: Bool
   /// Identity scheme.
   public var identity: Identity
+  /// Whether `identity` was written in the config (else watcher may switch a churning feed to `link`).
+  public var identityChosen = false
+  /// Whether an item already acted on for another feed is skipped here (`nil`: as `settings.dedupe` says).
+  public var dedupe: Bool?
   /// A hook run for every new (unmuted) item of this feed, rule or not.
   public var hook: HookAction?
   /// Fetch each new item's article for the `content` field (`nil`: as `settings.full_text` says).

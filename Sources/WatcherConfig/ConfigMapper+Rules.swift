@@ -111,6 +111,7 @@ extension ConfigMapper {
       case "hook": actions.hook = hookAction(entry.value, in: context)
       case "digest": actions.digest = digestAction(entry.value, in: context)
       case "digest_hook": actions.digestHook = hookAction(entry.value, in: context)
+      case "on_update": actions.onUpdate = bool(entry.value, "'on_update'") ?? false
       default: break
       }
     }

@@ -40,7 +40,7 @@ package struct ConfigMapper {
   package static let settingsKeys = [
     "interval", "concurrency", "timeout", "first_poll", "max_age", "retention", "max_size", "max_items",
     "state_dir",
-    "hook_concurrency", "hook_retries", "hook_retry", "notify", "journal", "full_text",
+    "hook_concurrency", "hook_retries", "hook_retry", "ignore_parameters", "dedupe", "notify", "journal", "full_text",
   ]
   package static let journalKeys = ["keep_for", "keep_max"]
   package static let hookRetryKeys = ["delay", "max_delay", "give_up_after"]
@@ -48,10 +48,10 @@ package struct ConfigMapper {
     "urgency", "expire", "max_per_poll", "icon", "keep_for", "keep_max", "quiet", "quiet_allows",
   ]
   package static let feedKeys = [
-    "url", "name", "title", "interval", "tags", "notify", "hook", "identity", "full_text",
+    "url", "name", "title", "interval", "tags", "notify", "hook", "identity", "full_text", "dedupe",
   ]
   package static let ruleKeys = [
-    "name", "feeds", "match", "tag", "mute", "notify", "hook", "stop", "digest", "digest_hook",
+    "name", "feeds", "match", "tag", "mute", "notify", "hook", "stop", "digest", "digest_hook", "on_update",
   ]
   package static let digestKeys = ["every", "at"]
   package static let conditionKeys = MatchField.allCases.map(\.rawValue) + ["all", "not", "older_than", "newer_than"]
@@ -137,6 +137,9 @@ package struct ConfigMapper {
         settings.hookConcurrency = integer(v, "'hook_concurrency'", 1...64) ?? settings.hookConcurrency
       case "hook_retries": settings.hookRetries = integer(v, "'hook_retries'", 0...100) ?? settings.hookRetries
       case "hook_retry": settings.hookRetry = hookRetry(v)
+      case "ignore_parameters":
+        settings.ignoreParameters = stringList(v, "'ignore_parameters'", allowEmpty: true) ?? []
+      case "dedupe": settings.dedupe = bool(v, "'dedupe'") ?? true
       case "notify": settings.notify = notifySettings(v)
       case "full_text": settings.fullText = bool(v, "'full_text'") ?? false
       case "journal":
@@ -239,10 +242,12 @@ package struct ConfigMapper {
         case "notify": feed.notify = bool(entry.value, "'notify'") ?? false
         case "hook": feed.hook = hookAction(entry.value, in: context)
         case "full_text": feed.fullText = bool(entry.value, "'full_text'")
+        case "dedupe": feed.dedupe = bool(entry.value, "'dedupe'")
         case "identity":
           if let text = string(entry.value, "'identity'") {
             if let identity = FeedConfig.Identity(rawValue: text) {
               feed.identity = identity
+              feed.identityChosen = true
             } else {
               unknownChoice("identity", text, FeedConfig.Identity.allCases.map(\.rawValue), at: entry.value.mark)
             }

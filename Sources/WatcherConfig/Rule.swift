@@ -6,6 +6,11 @@ import WatcherSupport
 
 /// One rule: an optional scope, a condition, and actions.
 public struct Rule: Sendable {
+  /// Whether it applies to `feed` (its scope names the feed or one of its tags, or is empty).
+  public func applies(to feed: FeedConfig) -> Bool {
+    scope.isEmpty || scope.contains(feed.name) || feed.tags.contains(where: scope.contains)
+  }
+
   /// Its name (default `rule N`), used in decisions, logs and `WATCHER_RULE`.
   public var name: String
   /// Feed names or feed tags it applies to; empty for every feed.
@@ -43,6 +48,8 @@ public struct RuleActions: Sendable {
   public var digest: DigestAction?
   /// A hook that gets a digest's items as a JSON array on stdin when it goes out.
   public var digestHook: HookAction?
+  /// Also act on an item already seen whose title or text changed (`on_update: true`: release notes).
+  public var onUpdate = false
 
   /// Creates actions.
   public init(

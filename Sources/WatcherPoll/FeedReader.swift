@@ -112,7 +112,8 @@ struct FeedReader: Sendable {
   /// identity only (when identity is by id, the default; the other identities need the item's text).
   private func parseOptions(_ feed: FeedConfig, state: FeedState, identityOnly: Bool) -> FeedParser.Options {
     var options = FeedParser.options(config.settings)
-    guard feed.identity == .guid else { return options }
+    // A rule that acts on edits needs every item's title and text.
+    guard Self.identity(feed, state: state) == .guid, !wantsUpdates(feed) else { return options }
     if identityOnly {
       options.identityOnly = true
     } else if state.initialized, !state.items.isEmpty {
@@ -150,21 +151,53 @@ struct FeedReader: Sendable {
     outcome.items = items.count
     // Items by their index: a copy of each new item would cost as much again as the items' own structs.
     var fresh: [Int] = []
+    let identity = Self.identity(feed, state: state)
+    var novelty = Novelty(identity: StoryIdentity(extra: config.settings.ignoreParameters))
+    var rekeyed: [Novelty.Match] = []
+    let updates = mode == .normal && state.initialized && wantsUpdates(feed)
+    var updated: [Int] = []
+    // This document's keys, with their items' titles: a repeat with the same title is the same entry.
+    var documentKeys: [String: String] = [:]
     for (index, item) in items.enumerated() {
-      let key = Poller.identity(item, feed.identity)
+      let key = Poller.identity(item, identity)
+      let repeatOf = Novelty.repeatBase(key).flatMap { base -> String? in
+        state.items[base] != nil && documentKeys[base] == nil || documentKeys[base] == (item.title ?? "") ? base : nil
+      }
+      documentKeys[key] = item.title ?? ""
       if state.items[key] == nil, let earlier = FeedIdentity.keyBeforeCDATAFix(key),
         let known = state.items.removeValue(forKey: earlier)
       {
         // Recorded by a version that read a bare `&` in a CDATA section as `&amp;`: the same item.
         state.items[key] = known
       }
-      if state.items[key] == nil {
-        fresh.append(index)
-        state.items[key] = FeedState.KnownItem(firstSeen: now, lastSeen: now)
-      } else {
+      if state.items[key] != nil {
         state.items[key]?.lastSeen = now
+        // Read in full (a rule acts on edits): an edit is an update, not a new item.
+        if updates, item.title != nil || item.text != nil {
+          let digest = StoryIdentity.digest(title: item.title, text: item.text)
+          if let before = state.items[key]?.digest, before != digest { updated.append(index) }
+          state.items[key]?.digest = digest
+        }
+        // Recorded by a version that kept no link: the link is learnt now, for when the ids change.
+        if state.items[key]?.link == nil, let link = item.link {
+          state.items[key]?.link = novelty.identity.normalized(link)
+        }
+      } else if repeatOf != nil {
+        // The same entry twice in one document (or a copy of one known before): not a new one.
+        outcome.repeats += 1
+      } else if let (old, match) = novelty.known(key: key, item: item, in: state.items),
+        var known = state.items.removeValue(forKey: old)
+      {
+        known.lastSeen = now
+        if known.link == nil, let link = item.link { known.link = novelty.identity.normalized(link) }
+        state.items[key] = known
+        rekeyed.append(match)
+      } else {
+        fresh.append(index)
+        state.items[key] = novelty.record(item, now: now)
       }
     }
+    noteRekeys(rekeyed, items: items.count, feed: feed, state: &state, outcome: &outcome, now: now)
     outcome.newItems = fresh.count
     // Forget items that left the feed longer ago than the retention.
     let horizon = now.addingTimeInterval(-Double(config.settings.retention))
@@ -196,9 +229,66 @@ struct FeedReader: Sendable {
     if feed.wantsFullText(config.settings), !act.isEmpty {
       addContent(to: &items, at: act, feed: feed, outcome: &outcome)
     }
+    // Edited items: only the rules that act on edits (on_update) see them.
+    if !updated.isEmpty {
+      outcome.updated = updated.map { items[$0].title ?? items[$0].key }
+      let onUpdate = RuleEngine(rules: config.rules.filter(\.actions.onUpdate), settings: config.settings.notify)
+      for item in updated.lazy.map({ items[$0] }) {
+        let decision = onUpdate.evaluate(item, feed: feed, now: now, excerpts: false)
+        record(decision, for: item, feed: feed, state: &state, outcome: &outcome, digests: &job.digestEntries, now: now)
+      }
+    }
     for item in act.lazy.map({ items[$0] }) {
       let decision = engine.evaluate(item, feed: feed, now: now, excerpts: false)
       record(decision, for: item, feed: feed, state: &state, outcome: &outcome, digests: &job.digestEntries, now: now)
+      if decision.acts, let story = (item.link ?? (FeedLocation.isHTTP(item.key) ? item.key : nil)) {
+        job.stories.append(
+          (Poller.identity(item, identity), item.title, Story.bounded(novelty.identity.normalized(story))))
+      }
+    }
+  }
+
+  /// Whether a rule for `feed` acts on edited items (`on_update`).
+  func wantsUpdates(_ feed: FeedConfig) -> Bool {
+    config.rules.contains { $0.actions.onUpdate && $0.applies(to: feed) }
+  }
+
+  /// The identity a feed's items are told apart by: the one its config chose, else `link` when watcher
+  /// switched it (its ids changed on every fetch while its links stayed), else ids.
+  static func identity(_ feed: FeedConfig, state: FeedState) -> FeedConfig.Identity {
+    !feed.identityChosen && state.autoIdentity == "link" ? .link : feed.identity
+  }
+
+  /// Says once that known items came back under new keys, and switches a feed whose ids change on every
+  /// fetch (while its links stay) to link identity: more than 5% of its items, two fetches in a row.
+  private func noteRekeys(
+    _ rekeyed: [Novelty.Match], items: Int, feed: FeedConfig, state: inout FeedState, outcome: inout Poller.Outcome,
+    now: Date
+  ) {
+    outcome.rekeyed = rekeyed.count
+    let byLink = rekeyed.filter { $0 == .link }.count
+    if byLink > 0, Double(byLink) > Double(items) * 0.05 {
+      state.churn += 1
+    } else {
+      state.churn = 0
+    }
+    guard let first = rekeyed.first else { return }
+    let why: String
+    switch first {
+    case .spelling(let difference): why = difference
+    case .link: why = "new ids, same links"
+    case .titleAndDate: why = "new ids, same titles and dates"
+    }
+    let note =
+      "changed its item ids (\(why)): \(rekeyed.count) item\(rekeyed.count == 1 ? "" : "s") re-keyed, none announced"
+    outcome.rekeyNote = note
+    state.lastRekey = "\(ISODate.format(now)): \(note)"
+    if state.churn >= 2, !feed.identityChosen, state.autoIdentity == nil {
+      state.autoIdentity = "link"
+      state.autoIdentityReason =
+        "its ids changed on \(state.churn) fetches in a row while its links stayed (\(byLink) of \(items) items, "
+        + "more than 5%); switched to link identity at \(ISODate.format(now))"
+      outcome.rekeyNote = note + "; its ids change on every fetch, so its items are now told apart by their links"
     }
   }
 
@@ -207,7 +297,7 @@ struct FeedReader: Sendable {
     _ decision: Decision, for item: FeedItem, feed: FeedConfig, state: inout FeedState, outcome: inout Poller.Outcome,
     digests: inout [(rule: String, entry: Digest.Entry)], now: Date
   ) {
-    let key = Poller.identity(item, feed.identity)
+    let key = Poller.identity(item, Self.identity(feed, state: state))
     // The picture only a notification shows: looked for in the HTML only when there is one.
     let image =
       decision.notifications.isEmpty
@@ -276,4 +366,9 @@ struct FeedReader: Sendable {
     }
   }
 
+}
+
+extension Decision {
+  /// Whether anything is done for the item (a notification, a hook, a digest).
+  fileprivate var acts: Bool { !notifications.isEmpty || !hooks.isEmpty || !digests.isEmpty }
 }

@@ -23,6 +23,8 @@ struct FeedJob: Sendable {
   var digestEntries: [(rule: String, entry: Digest.Entry)] = []
   /// What was decided before the actions run (the journal so far, notifications held for quiet hours).
   var prepared: Poller.PreparedPending?
+  /// The stories of the new items acted on (key, title, compared link), for the cross-feed check.
+  var stories: [(key: String, title: String?, story: String)] = []
 }
 
 /// The concurrency of a pass, kept apart from its story in `Poller`: states read on every core, downloads

@@ -58,6 +58,16 @@ extension Poller {
     public var held = 0
     /// Items collected for digests in this pass: (rule, item title).
     public var digested: [(rule: String, title: String)] = []
+    /// Known items met under new keys (their feed changed its ids): re-keyed, not announced.
+    public var rekeyed = 0
+    /// "changed its item ids (https): 10 items re-keyed, none announced", said once.
+    public var rekeyNote: String?
+    /// Items seen before whose title or text changed, acted on by the rules with `on_update` (their titles).
+    public var updated: [String] = []
+    /// Repeats of an item inside one document: the same item, not new.
+    public var repeats = 0
+    /// New items whose story was acted on for another feed: (item title, that feed).
+    public var duplicates: [(title: String, feed: String)] = []
 
     /// Records a problem once: the same failure of several actions is one problem.
     mutating func report(_ problem: ActionProblem) {

@@ -105,12 +105,13 @@ public struct Poller {
       }
     }
     let engine = RuleEngine(rules: config.rules, settings: config.settings.notify)
+    var stories: [String: Story]?
     PassStages.inBatches(
       due, size: max(32, 4 * config.settings.concurrency), cancellation: cancellation, fetch: fetch
     ) { batch, bodies in
       heartbeat?()
       let read = read(batch, bodies: bodies, mode: mode, engine: engine, now: now)
-      let acting = save(read, mode: mode, dryRun: dryRun, now: now, outcomes: &outcomes)
+      let acting = save(read, mode: mode, dryRun: dryRun, now: now, outcomes: &outcomes, stories: &stories)
       act(acting, now: now, outcomes: &outcomes)
     }
     if !dryRun { store.syncDirectory() }
@@ -210,7 +211,35 @@ public struct Poller {
   ///
   /// Returns the feeds with actions to run: they run only once their pending actions are durably saved,
   /// since a state that cannot be written would repeat them every poll.
-  private func save(_ read: [FeedJob], mode: Mode, dryRun: Bool, now: Date, outcomes: inout [Outcome]) -> [FeedJob] {
+  private func save(
+    _ read: [FeedJob], mode: Mode, dryRun: Bool, now: Date, outcomes: inout [Outcome], stories: inout [String: Story]?
+  ) -> [FeedJob] {
+    var read = read
+    // The same story acted on for another feed: not again. The stories are saved before the states.
+    if mode == .normal, dedupe(&read, stories: &stories, now: now, dryRun: dryRun), !dryRun, let stories {
+      do {
+        try store.saveStories(stories, horizon: now.addingTimeInterval(-Double(config.settings.retention)))
+      } catch {
+        for index in read.indices { read[index].outcome.warnings.append("cannot keep the stories acted on: \(error)") }
+      }
+    }
+    if !dryRun {
+      let rekeys = read.flatMap { job in
+        (job.outcome.rekeyNote.map {
+          [
+            JournalEntry(
+              time: now, feed: job.feed.name, title: nil, link: nil, key: "", rule: nil, action: "identity",
+              outcome: .rekeyed, detail: $0)
+          ]
+        } ?? [])
+          + job.outcome.updated.map {
+            JournalEntry(
+              time: now, feed: job.feed.name, title: $0, link: nil, key: "", rule: nil, action: "item",
+              outcome: .updated)
+          }
+      }
+      if !rekeys.isEmpty { try? store.appendJournal(rekeys, limits: journalLimits, now: now) }
+    }
     var toSave: [FeedJob] = []
     for var job in read {
       if dryRun {

@@ -50,8 +50,7 @@ public enum RuleExplainer {
           Verdict(rule: rule.name, matched: false, skipped: "rule '\(stoppedBy)' stopped evaluation", steps: nil))
         continue
       }
-      let scope = Set(rule.scope)
-      guard scope.isEmpty || scope.contains(feed.name) || feed.tags.contains(where: scope.contains) else {
+      guard rule.applies(to: feed) else {
         verdicts.append(
           Verdict(
             rule: rule.name, matched: false,

@@ -48,6 +48,14 @@ public struct FeedState: Sendable, Equatable {
   public var pending: [PendingAction] = []
   /// The most recent actions given up on after too many failures (the last 20), for `status`.
   public var dropped: [DroppedAction] = []
+  /// The identity watcher switched the feed to (`link`) because its ids changed on every fetch while its
+  /// links stayed, and why; nil while its ids are used.
+  public var autoIdentity: String?
+  public var autoIdentityReason: String?
+  /// Fetches in a row whose items came back under new ids with the same links.
+  public var churn: Int = 0
+  /// The last time the feed's items were met under new keys, said once by the poll and kept for `status`.
+  public var lastRekey: String?
 
   /// An action that failed too often.
   public struct DroppedAction: Sendable, Equatable {
@@ -82,10 +90,22 @@ public struct FeedState: Sendable, Equatable {
     public var firstSeen: Date
     /// When it was last seen in the feed.
     public var lastSeen: Date
+    /// Its link in the compared form (`StoryIdentity.normalized`): an item met again under a new key with
+    /// this link is this item (its feed changed its ids).
+    public var link: String?
+    /// For an item without a link, its title and date (`StoryIdentity.fingerprint`).
+    public var fingerprint: String?
+    /// Its title and text as first seen (`StoryIdentity.digest`), to tell an edit.
+    public var digest: String?
 
-    package init(firstSeen: Date, lastSeen: Date) {
+    package init(
+      firstSeen: Date, lastSeen: Date, link: String? = nil, fingerprint: String? = nil, digest: String? = nil
+    ) {
       self.firstSeen = firstSeen
       self.lastSeen = lastSeen
+      self.link = link
+      self.fingerprint = fingerprint
+      self.digest = digest
     }
   }
 }
@@ -113,7 +133,10 @@ extension FeedState {
   package var pretty: [UInt8] {
     var json = PrettyJSON(capacity: 1_024 + items.count * 120 + pending.count * 4_096)
     json.object { json in
+      json.member("auto_identity", autoIdentity)
+      json.member("auto_identity_reason", autoIdentityReason)
       json.member("body_fingerprint", bodyFingerprint)
+      json.member("churn", churn == 0 ? nil : churn)
       json.member("consecutive_failures", consecutiveFailures)
       json.key("dropped")
       json.array { json in
@@ -135,8 +158,11 @@ extension FeedState {
         for (key, item) in items.sorted(by: { $0.key < $1.key }) {
           json.key(key)
           json.object { json in
+            json.member("digest", item.digest)
+            json.member("fingerprint", item.fingerprint)
             json.member("first_seen", item.firstSeen)
             json.member("last_seen", item.lastSeen)
+            json.member("link", item.link)
           }
         }
       }
@@ -144,6 +170,7 @@ extension FeedState {
       json.member("last_attempt", lastAttempt)
       json.member("last_error", lastError)
       json.member("last_modified", lastModified)
+      json.member("last_rekey", lastRekey)
       json.member("last_success", lastSuccess)
       json.member("last_success_before", lastSuccessBefore)
       json.member("moved_to", movedTo)
@@ -189,6 +216,10 @@ extension FeedState {
       case "retry_after_until": state.retryAfterUntil = try json.optional { try $0.date() }
       case "moved_to": state.movedTo = try json.optional { try $0.string() }
       case "initialized": state.initialized = try json.optional { try $0.bool() } ?? false
+      case "auto_identity": state.autoIdentity = try json.optional { try $0.string() }
+      case "auto_identity_reason": state.autoIdentityReason = try json.optional { try $0.string() }
+      case "churn": state.churn = min(max(try json.optional { try $0.int() } ?? 0, 0), 1_000)
+      case "last_rekey": state.lastRekey = try json.optional { try $0.string() }
       case "items":
         guard try !json.null() else { break }
         try json.object { json, key in state.items[key] = try KnownItem(reading: &json) }
@@ -211,15 +242,19 @@ extension FeedState.KnownItem {
   package init(reading json: inout JSONReader) throws {
     var first: Date?
     var last: Date?
+    var (link, fingerprint, digest): (String?, String?, String?)
     try json.object { json, key in
       switch key {
       case "first_seen": first = try json.date()
       case "last_seen": last = try json.date()
+      case "link": link = try json.optional { try $0.string() }
+      case "fingerprint": fingerprint = try json.optional { try $0.string() }
+      case "digest": digest = try json.optional { try $0.string() }
       default: try json.skipValue()
       }
     }
     guard let first, let last else { throw json.failure("an item needs 'first_seen' and 'last_seen'") }
-    self.init(firstSeen: first, lastSeen: last)
+    self.init(firstSeen: first, lastSeen: last, link: link, fingerprint: fingerprint, digest: digest)
   }
 }
 

@@ -26,6 +26,12 @@ public struct JournalEntry: Sendable, Equatable {
     case stopped
     /// A notification held for quiet hours; it is shown when they end.
     case held
+    /// Not carried out: the same story was acted on for another feed (`detail` names it).
+    case duplicate
+    /// Known items came back under new keys (the feed changed its ids); nothing was acted on.
+    case rekeyed
+    /// An item seen before whose title or text changed: not new; only `on_update` rules act on it.
+    case updated
   }
 
   /// When it happened.

@@ -130,8 +130,8 @@ struct PendingRecordTests {
 }
 
 extension PendingRecordTests {
-  @Test("state files written by the release before load, and their actions run as they were decided")
-  func upgradeFromRelease() throws {
+  /// A state directory holding what the release before wrote (Tests/Fixtures/State/release-0fd87cd).
+  static func releaseState() throws -> (TemporaryDirectory, String) {
     let fixtures = Fixtures.url("State/release-0fd87cd")
     let dir = try TemporaryDirectory()
     let state = dir.url.appendingPathComponent("state").path
@@ -139,6 +139,12 @@ extension PendingRecordTests {
     for name in try FileManager.default.contentsOfDirectory(atPath: fixtures.path) {
       try FileManager.default.copyItem(atPath: fixtures.appendingPathComponent(name).path, toPath: state + "/" + name)
     }
+    return (dir, state)
+  }
+
+  @Test("state files written by the release before load, and their actions run as they were decided")
+  func upgradeFromRelease() throws {
+    let (dir, state) = try Self.releaseState()
     let out = dir.url.path
     let config = try ConfigLoader.parse(
       """
