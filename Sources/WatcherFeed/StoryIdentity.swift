@@ -34,37 +34,121 @@ public struct StoryIdentity: Sendable {
     return names.contains(lower) || prefixes.contains { lower.hasPrefix($0) }
   }
 
-  /// The compared form of an id or link.
+  /// The compared form of an id or link (worked on its UTF-8 bytes: it runs for every new item).
   public func normalized(_ value: String) -> String {
-    let trimmed = value.trimmingASCIIWhitespace
-    let lower = trimmed.prefix(8).lowercased()
-    let rest: Substring
-    if lower.hasPrefix("https://") {
-      rest = trimmed.dropFirst(8)
-    } else if lower.hasPrefix("http://") {
-      rest = trimmed.dropFirst(7)
-    } else {
-      return trimmed
+    var value = value
+    return value.withUTF8 { normalized(bytes: $0).map { String(decoding: $0, as: UTF8.self) } }
+      ?? value.trimmingASCIIWhitespace
+  }
+
+  /// The story of an id or link: the hash (`StableHash.value`) of its compared form, without making it.
+  public func story(_ value: String) -> UInt64 {
+    var value = value
+    guard let bytes = value.withUTF8({ normalized(bytes: $0) }) else {
+      return StableHash.value(of: value.trimmingASCIIWhitespace.utf8)
     }
-    let withoutFragment = rest.prefix { $0 != "#" }
-    let authorityEnd = withoutFragment.firstIndex { $0 == "/" || $0 == "?" } ?? withoutFragment.endIndex
-    var host = withoutFragment[..<authorityEnd].lowercased()
-    if let at = host.lastIndex(of: "@") { host = String(host[host.index(after: at)...]) }
-    for port in [":80", ":443"] where host.hasSuffix(port) { host.removeLast(port.count) }
-    if host.hasPrefix("www.") { host.removeFirst(4) }
-    if host.hasSuffix(".") { host.removeLast() }
-    let pathAndQuery = withoutFragment[authorityEnd...]
-    let queryStart = pathAndQuery.firstIndex(of: "?") ?? pathAndQuery.endIndex
-    var path = pathAndQuery[..<queryStart]
-    while path.hasSuffix("/") { path = path.dropLast() }
-    var result = host + path
-    if queryStart < pathAndQuery.endIndex {
-      let kept = pathAndQuery[pathAndQuery.index(after: queryStart)...].split(separator: "&").filter { pair in
-        !pair.isEmpty && !ignores(pair.prefix { $0 != "=" })
+    return StableHash.value(of: bytes)
+  }
+
+  /// The story of `link` for an item whose key is `key`, or 0 when it is the key's own (the key, compared,
+  /// tells the same: nothing to keep).
+  public func story(_ link: String, key: String) -> UInt64 {
+    // Most feeds' guid is their link.
+    if link == key { return 0 }
+    var (link, key) = (link, key)
+    let linkBytes = link.withUTF8 { normalized(bytes: $0) }
+    let keyBytes = key.withUTF8 { normalized(bytes: $0) }
+    if let linkBytes {
+      return linkBytes == keyBytes ? 0 : StableHash.value(of: linkBytes)
+    }
+    let trimmed = link.trimmingASCIIWhitespace
+    return trimmed == key.trimmingASCIIWhitespace ? 0 : StableHash.value(of: trimmed.utf8)
+  }
+
+  /// The compared form of an http(s) URL's bytes; nil for anything else.
+  private func normalized(bytes input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    var start = 0
+    var end = input.count
+    while start < end, input[start] <= 32 { start += 1 }
+    while end > start, input[end - 1] <= 32 { end -= 1 }
+    @inline(__always) func lower(_ byte: UInt8) -> UInt8 { byte >= 65 && byte <= 90 ? byte + 32 : byte }
+    // The scheme, in any case: http:// or https://.
+    guard end - start > 7, lower(input[start]) == 104, lower(input[start + 1]) == 116,
+      lower(input[start + 2]) == 116, lower(input[start + 3]) == 112
+    else { return nil }
+    var index = start + 4
+    if lower(input[index]) == 115 { index += 1 }
+    guard index + 2 < end, input[index] == 58, input[index + 1] == 47, input[index + 2] == 47 else { return nil }
+    index += 3
+    // Up to the fragment.
+    var stop = index
+    while stop < end, input[stop] != 35 { stop += 1 }
+    end = stop
+    var authorityEnd = index
+    while authorityEnd < end, input[authorityEnd] != 47, input[authorityEnd] != 63 { authorityEnd += 1 }
+    var hostStart = index
+    var position = index
+    while position < authorityEnd {
+      if input[position] == 64 { hostStart = position + 1 }
+      position += 1
+    }
+    var hostEnd = authorityEnd
+    // A default port, a trailing dot, a leading www.
+    if hostEnd - hostStart > 3, input[hostEnd - 3] == 58, input[hostEnd - 2] == 56, input[hostEnd - 1] == 48 {
+      hostEnd -= 3
+    } else if hostEnd - hostStart > 4, input[hostEnd - 4] == 58, input[hostEnd - 3] == 52, input[hostEnd - 2] == 52,
+      input[hostEnd - 1] == 51
+    {
+      hostEnd -= 4
+    }
+    if hostEnd > hostStart, input[hostEnd - 1] == 46 { hostEnd -= 1 }
+    if hostEnd - hostStart > 4, lower(input[hostStart]) == 119, lower(input[hostStart + 1]) == 119,
+      lower(input[hostStart + 2]) == 119, input[hostStart + 3] == 46
+    {
+      hostStart += 4
+    }
+    var result: [UInt8] = []
+    result.reserveCapacity(end - hostStart)
+    for position in hostStart..<hostEnd { result.append(lower(input[position])) }
+    var queryStart = authorityEnd
+    while queryStart < end, input[queryStart] != 63 { queryStart += 1 }
+    var pathEnd = queryStart
+    while pathEnd > authorityEnd, input[pathEnd - 1] == 47 { pathEnd -= 1 }
+    result.append(contentsOf: UnsafeBufferPointer(rebasing: input[authorityEnd..<pathEnd]))
+    guard queryStart + 1 < end else { return result }
+    var kept: [Range<Int>] = []
+    var pairStart = queryStart + 1
+    while pairStart <= end {
+      var pairEnd = pairStart
+      while pairEnd < end, input[pairEnd] != 38 { pairEnd += 1 }
+      if pairEnd > pairStart {
+        var nameEnd = pairStart
+        while nameEnd < pairEnd, input[nameEnd] != 61 { nameEnd += 1 }
+        if !ignores(UnsafeBufferPointer(rebasing: input[pairStart..<nameEnd])) { kept.append(pairStart..<pairEnd) }
       }
-      if !kept.isEmpty { result += "?" + kept.sorted().joined(separator: "&") }
+      pairStart = pairEnd + 1
+    }
+    guard !kept.isEmpty else { return result }
+    if kept.count > 1 {
+      kept.sort { input[$0].lexicographicallyPrecedes(input[$1]) }
+    }
+    result.append(63)
+    for (offset, range) in kept.enumerated() {
+      if offset > 0 { result.append(38) }
+      result.append(contentsOf: UnsafeBufferPointer(rebasing: input[range]))
     }
     return result
+  }
+
+  /// Whether a query parameter's name (its bytes) is one that does not identify.
+  private func ignores(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+    // Most are utm_ parameters: no string is made for them.
+    if name.count > 4, (name[0] | 32) == 117, (name[1] | 32) == 116, (name[2] | 32) == 109, name[3] == 95,
+      prefixes.contains("utm_")
+    {
+      return true
+    }
+    return ignores(Substring(decoding: name, as: UTF8.self))
   }
 
   /// What tells two spellings of the same URL apart, for messages ("https", "www.", "tracking parameters").
@@ -83,14 +167,14 @@ public struct StoryIdentity: Sendable {
     return reasons.isEmpty ? "spelling" : reasons.joined(separator: ", ")
   }
 
-  /// For an item without a link: its title and date, which then stand for it (nil without both).
-  public static func fingerprint(title: String?, published: String?) -> String? {
-    guard let title, !title.isEmpty, let published else { return nil }
-    return StableHash.hex(of: title + "\u{1F}" + published).prefix(16).description
+  /// For an item without a link: its title and date, which then stand for it as its story (0 without both).
+  public static func fingerprint(title: String?, published: String?) -> UInt64 {
+    guard let title, !title.isEmpty, let published else { return 0 }
+    return StableHash.value(of: ("title\u{1F}" + title + "\u{1F}" + published).utf8)
   }
 
   /// Its title and text, to tell an edit from the item as first seen.
-  public static func digest(title: String?, text: String?) -> String {
-    StableHash.hex(of: (title ?? "") + "\u{1F}" + (text ?? "")).prefix(16).description
+  public static func digest(title: String?, text: String?) -> UInt64 {
+    StableHash.value(of: ((title ?? "") + "\u{1F}" + (text ?? "")).utf8)
   }
 }

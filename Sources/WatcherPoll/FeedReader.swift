@@ -19,6 +19,15 @@ struct FeedReader: Sendable {
   let config: Config
   let transport: any HTTPTransport
   let cancellation: Cancellation?
+  /// What identifies a story under this config (made once: it is a set of parameter names).
+  let stories: StoryIdentity
+
+  init(config: Config, transport: any HTTPTransport, cancellation: Cancellation?) {
+    self.config = config
+    self.transport = transport
+    self.cancellation = cancellation
+    stories = StoryIdentity(extra: config.settings.ignoreParameters)
+  }
 
   /// The read stage for one feed: its response parsed, its items diffed against its state, the rules run,
   /// the pending actions and digest entries recorded in the job it returns.
@@ -152,18 +161,15 @@ struct FeedReader: Sendable {
     // Items by their index: a copy of each new item would cost as much again as the items' own structs.
     var fresh: [Int] = []
     let identity = Self.identity(feed, state: state)
-    var novelty = Novelty(identity: StoryIdentity(extra: config.settings.ignoreParameters))
+    var novelty = Novelty(identity: stories)
     var rekeyed: [Novelty.Match] = []
-    let updates = mode == .normal && state.initialized && wantsUpdates(feed)
+    let keepDigests = wantsUpdates(feed)
+    let updates = mode == .normal && state.initialized && keepDigests
     var updated: [Int] = []
-    // This document's keys, with their items' titles: a repeat with the same title is the same entry.
-    var documentKeys: [String: String] = [:]
+    // Only items known before this document can come back under new keys (none on a first poll).
+    let knewItems = !state.items.isEmpty
     for (index, item) in items.enumerated() {
       let key = Poller.identity(item, identity)
-      let repeatOf = Novelty.repeatBase(key).flatMap { base -> String? in
-        state.items[base] != nil && documentKeys[base] == nil || documentKeys[base] == (item.title ?? "") ? base : nil
-      }
-      documentKeys[key] = item.title ?? ""
       if state.items[key] == nil, let earlier = FeedIdentity.keyBeforeCDATAFix(key),
         let known = state.items.removeValue(forKey: earlier)
       {
@@ -172,31 +178,30 @@ struct FeedReader: Sendable {
       }
       if state.items[key] != nil {
         state.items[key]?.lastSeen = now
+        // Recorded by a version that kept no stories: each item's link is learnt once, for when the ids change.
+        if !state.storiesKept, let link = item.link { state.items[key]?.story = novelty.story(link, key: key) }
         // Read in full (a rule acts on edits): an edit is an update, not a new item.
         if updates, item.title != nil || item.text != nil {
           let digest = StoryIdentity.digest(title: item.title, text: item.text)
-          if let before = state.items[key]?.digest, before != digest { updated.append(index) }
+          if let before = state.items[key]?.digest, before != 0, before != digest { updated.append(index) }
           state.items[key]?.digest = digest
         }
-        // Recorded by a version that kept no link: the link is learnt now, for when the ids change.
-        if state.items[key]?.link == nil, let link = item.link {
-          state.items[key]?.link = novelty.identity.normalized(link)
-        }
-      } else if repeatOf != nil {
+      } else if Self.isRepeat(item, key: key, of: items[..<index], in: state, identity: identity) {
         // The same entry twice in one document (or a copy of one known before): not a new one.
         outcome.repeats += 1
-      } else if let (old, match) = novelty.known(key: key, item: item, in: state.items),
+      } else if knewItems, let (old, match) = novelty.known(key: key, item: item, in: state.items),
         var known = state.items.removeValue(forKey: old)
       {
         known.lastSeen = now
-        if known.link == nil, let link = item.link { known.link = novelty.identity.normalized(link) }
+        if let link = item.link { known.story = novelty.story(link, key: key) }
         state.items[key] = known
         rekeyed.append(match)
       } else {
         fresh.append(index)
-        state.items[key] = novelty.record(item, now: now)
+        state.items[key] = novelty.record(item, key: key, now: now, digest: keepDigests)
       }
     }
+    state.storiesKept = true
     noteRekeys(rekeyed, items: items.count, feed: feed, state: &state, outcome: &outcome, now: now)
     outcome.newItems = fresh.count
     // Forget items that left the feed longer ago than the retention.
@@ -246,6 +251,20 @@ struct FeedReader: Sendable {
           (Poller.identity(item, identity), item.title, Story.bounded(novelty.identity.normalized(story))))
       }
     }
+  }
+
+  /// Whether an unknown `key` is `BASE#N`, given to a repeat of an earlier entry of this document with the
+  /// same title, or of an entry known before (checked only for keys the state does not know).
+  static func isRepeat(
+    _ item: FeedItem, key: String, of earlier: ArraySlice<FeedItem>, in state: FeedState,
+    identity: FeedConfig.Identity
+  ) -> Bool {
+    guard let base = Novelty.repeatBase(key) else { return false }
+    if let first = earlier.first(where: { Poller.identity($0, identity) == base }) {
+      // A known first copy was read for its identity only (no title): a copy of a known entry.
+      return first.title == item.title || first.title == nil && state.items[base] != nil
+    }
+    return state.items[base] != nil
   }
 
   /// Whether a rule for `feed` acts on edited items (`on_update`).

@@ -28,8 +28,8 @@ struct Novelty {
 
   let identity: StoryIdentity
   private var byKey: [String: String]?
-  private var byLink: [String: String] = [:]
-  private var byFingerprint: [String: String] = [:]
+  /// Known keys by their items' stories (links, or titles and dates).
+  private var byStory: [UInt64: String] = [:]
 
   init(identity: StoryIdentity) {
     self.identity = identity
@@ -37,22 +37,23 @@ struct Novelty {
 
   /// The known key `item` (unknown under `key`) is found under, and how; nil for a new item.
   mutating func known(key: String, item: FeedItem, in items: [String: FeedState.KnownItem]) -> (String, Match)? {
+    // Nothing known (a first poll): nothing to compare with.
+    guard !items.isEmpty else { return nil }
     if byKey == nil { index(items) }
     let normalized = identity.normalized(key)
     if let old = byKey?[normalized], items[old] != nil {
       return (old, .spelling(identity.difference(old, key)))
     }
     if let link = item.link.map(identity.normalized) {
-      if let old = byLink[link] ?? byKey?[link], items[old] != nil { return (old, .link) }
+      if let old = byStory[StableHash.value(of: link.utf8)] ?? byKey?[link], items[old] != nil { return (old, .link) }
       // A new id that is the URL an old item linked to.
-      if FeedLocation.isHTTP(key), let old = byLink[normalized], items[old] != nil { return (old, .link) }
+      if FeedLocation.isHTTP(key), let old = byStory[StableHash.value(of: normalized.utf8)], items[old] != nil {
+        return (old, .link)
+      }
       return nil
     }
-    if let print = StoryIdentity.fingerprint(title: item.title, published: item.published.map(ISODate.format)),
-      let old = byFingerprint[print], items[old] != nil
-    {
-      return (old, .titleAndDate)
-    }
+    let print = StoryIdentity.fingerprint(title: item.title, published: item.published.map(ISODate.format))
+    if print != 0, let old = byStory[print], items[old] != nil { return (old, .titleAndDate) }
     return nil
   }
 
@@ -61,31 +62,31 @@ struct Novelty {
     keys.reserveCapacity(items.count)
     for (key, item) in items {
       keys[identity.normalized(key)] = key
-      if let link = item.link { byLink[link] = key }
-      if let print = item.fingerprint { byFingerprint[print] = key }
+      if item.story != 0 { byStory[item.story] = key }
     }
     byKey = keys
   }
 
-  /// The record of a new item: its link in the compared form, or (without one) its title and date, and its
-  /// digest.
-  func record(_ item: FeedItem, now: Date) -> FeedState.KnownItem {
+  /// The hash of a link's compared form, as `KnownItem.story` keeps it.
+  func story(_ link: String, key: String) -> UInt64 { identity.story(link, key: key) }
+
+  /// The record of a new item: its link's story, or (without a link) its title and date, and (when a rule
+  /// acts on edits) its digest.
+  func record(_ item: FeedItem, key: String, now: Date, digest: Bool) -> FeedState.KnownItem {
     FeedState.KnownItem(
-      firstSeen: now, lastSeen: now, link: item.link.map(identity.normalized),
-      fingerprint: item.link == nil
-        ? StoryIdentity.fingerprint(title: item.title, published: item.published.map(ISODate.format)) : nil,
-      digest: item.title == nil && item.text == nil ? nil : StoryIdentity.digest(title: item.title, text: item.text))
+      firstSeen: now, lastSeen: now,
+      story: item.link.map { story($0, key: key) }
+        ?? StoryIdentity.fingerprint(title: item.title, published: item.published.map(ISODate.format)),
+      digest: digest && (item.title != nil || item.text != nil)
+        ? StoryIdentity.digest(title: item.title, text: item.text) : 0)
   }
 
   /// The base of a key given to a repeat inside one document (`KEY#2`), when it is one.
   static func repeatBase(_ key: String) -> String? {
-    guard let hash = key.lastIndex(of: "#"), key.index(after: hash) < key.endIndex,
-      key[key.index(after: hash)...].allSatisfy(\.isASCIIDigit)
+    let utf8 = key.utf8
+    guard let hash = utf8.lastIndex(of: 35), utf8.index(after: hash) < utf8.endIndex,
+      utf8[utf8.index(after: hash)...].allSatisfy({ $0 >= 48 && $0 <= 57 })
     else { return nil }
     return String(key[..<hash])
   }
-}
-
-extension Character {
-  fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
 }

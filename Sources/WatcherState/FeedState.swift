@@ -56,6 +56,9 @@ public struct FeedState: Sendable, Equatable {
   public var churn: Int = 0
   /// The last time the feed's items were met under new keys, said once by the poll and kept for `status`.
   public var lastRekey: String?
+  /// Whether its items' stories are kept (false for a state written before they were: they are learnt at
+  /// the next fetch).
+  public var storiesKept = false
 
   /// An action that failed too often.
   public struct DroppedAction: Sendable, Equatable {
@@ -90,21 +93,17 @@ public struct FeedState: Sendable, Equatable {
     public var firstSeen: Date
     /// When it was last seen in the feed.
     public var lastSeen: Date
-    /// Its link in the compared form (`StoryIdentity.normalized`): an item met again under a new key with
-    /// this link is this item (its feed changed its ids).
-    public var link: String?
-    /// For an item without a link, its title and date (`StoryIdentity.fingerprint`).
-    public var fingerprint: String?
-    /// Its title and text as first seen (`StoryIdentity.digest`), to tell an edit.
-    public var digest: String?
+    /// The hash of its link in the compared form (`StoryIdentity.story`), or of its title and date when it
+    /// has no link; 0 when its key tells the same. An item met again under a new key with this story is this
+    /// item (its feed changed its ids). A number, not a string: every known item of every feed has one.
+    public var story: UInt64 = 0
+    /// The hash of its title and text (`StoryIdentity.digest`), to tell an edit; 0 unless a rule acts on edits.
+    public var digest: UInt64 = 0
 
-    package init(
-      firstSeen: Date, lastSeen: Date, link: String? = nil, fingerprint: String? = nil, digest: String? = nil
-    ) {
+    package init(firstSeen: Date, lastSeen: Date, story: UInt64 = 0, digest: UInt64 = 0) {
       self.firstSeen = firstSeen
       self.lastSeen = lastSeen
-      self.link = link
-      self.fingerprint = fingerprint
+      self.story = story
       self.digest = digest
     }
   }
@@ -158,11 +157,10 @@ extension FeedState {
         for (key, item) in items.sorted(by: { $0.key < $1.key }) {
           json.key(key)
           json.object { json in
-            json.member("digest", item.digest)
-            json.member("fingerprint", item.fingerprint)
+            if item.digest != 0 { json.member("digest", StableHash.hex(item.digest)) }
             json.member("first_seen", item.firstSeen)
             json.member("last_seen", item.lastSeen)
-            json.member("link", item.link)
+            if item.story != 0 { json.member("story", StableHash.hex(item.story)) }
           }
         }
       }
@@ -176,6 +174,7 @@ extension FeedState {
       json.member("moved_to", movedTo)
       json.member("not_before", notBefore)
       json.member("retry_after_until", retryAfterUntil)
+      if storiesKept { json.member("stories", true) }
       json.key("pending")
       json.array { json in
         for action in pending {
@@ -220,6 +219,7 @@ extension FeedState {
       case "auto_identity_reason": state.autoIdentityReason = try json.optional { try $0.string() }
       case "churn": state.churn = min(max(try json.optional { try $0.int() } ?? 0, 0), 1_000)
       case "last_rekey": state.lastRekey = try json.optional { try $0.string() }
+      case "stories": state.storiesKept = try json.optional { try $0.bool() } ?? false
       case "items":
         guard try !json.null() else { break }
         try json.object { json, key in state.items[key] = try KnownItem(reading: &json) }
@@ -242,19 +242,18 @@ extension FeedState.KnownItem {
   package init(reading json: inout JSONReader) throws {
     var first: Date?
     var last: Date?
-    var (link, fingerprint, digest): (String?, String?, String?)
+    var (story, digest): (UInt64, UInt64) = (0, 0)
     try json.object { json, key in
       switch key {
       case "first_seen": first = try json.date()
       case "last_seen": last = try json.date()
-      case "link": link = try json.optional { try $0.string() }
-      case "fingerprint": fingerprint = try json.optional { try $0.string() }
-      case "digest": digest = try json.optional { try $0.string() }
+      case "story": story = try json.optional { try $0.string() }.map(StableHash.value(hex:)) ?? 0
+      case "digest": digest = try json.optional { try $0.string() }.map(StableHash.value(hex:)) ?? 0
       default: try json.skipValue()
       }
     }
     guard let first, let last else { throw json.failure("an item needs 'first_seen' and 'last_seen'") }
-    self.init(firstSeen: first, lastSeen: last, link: link, fingerprint: fingerprint, digest: digest)
+    self.init(firstSeen: first, lastSeen: last, story: story, digest: digest)
   }
 }
 

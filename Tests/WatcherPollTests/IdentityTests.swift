@@ -74,7 +74,9 @@ struct IdentityTests {
     try write([("urn:r63", "Release 6.3")])
     let first = poll(at: 0)
     #expect(first.newItems == 0 && first.rekeyed == 0)
-    #expect(try store.load(url: "/tmp/up/feed.xml").state.items["urn:r63"]?.link == "example.org/r63")
+    #expect(
+      try store.load(url: "/tmp/up/feed.xml").state.items["urn:r63"]?.story
+        == StableHash.value(of: "example.org/r63".utf8))
     // The feed's ids become its links, and a genuinely new post comes: only it is new.
     try write([("https://example.org/r64", "Release 6.4"), ("https://example.org/r63", "Release 6.3")])
     let second = poll(at: 60)
