@@ -64,8 +64,10 @@ final class ConfigWatcher: @unchecked Sendable {
   deinit { close(fd) }
 }
 
-/// systemd's notify protocol, spoken directly: one datagram to `$NOTIFY_SOCKET` per message (`READY=1`,
-/// `STATUS=…`, `RELOADING=1`, `WATCHDOG=1`). Nothing happens when the daemon was not started by systemd.
+/// systemd's notify protocol, spoken directly.
+///
+/// One datagram to `$NOTIFY_SOCKET` per message (`READY=1`, `STATUS=…`, `RELOADING=1`, `WATCHDOG=1`).
+/// Nothing happens when the daemon was not started by systemd.
 struct SystemdNotifier: Sendable {
   /// The socket's address (a path, or `@name` for the abstract namespace), nil without systemd.
   let socketPath: String?

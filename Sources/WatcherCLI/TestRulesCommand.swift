@@ -8,6 +8,7 @@ import WatcherFeed
 import WatcherFetch
 import WatcherPoll
 import WatcherRules
+import WatcherState
 import WatcherSupport
 
 /// `watcher test-rules`: a dry run of the rules over feeds, files or a synthetic item.
@@ -19,6 +20,7 @@ struct TestRulesCommand: Command {
   let positionals = Positionals.any("FILE|URL")
   let options = [
     Options.config,
+    Options.stateDir.described("with --explain: the state that says which items were seen before (read only)"),
     Options.feed.described("only this configured feed, or a file or URL (repeatable); the feed of a synthetic item"),
     Options.asFeed,
     Options.all,
@@ -108,10 +110,14 @@ struct TestRulesCommand: Command {
         )
         .text)
     } else {
+      // --explain also says what the state knows: an item seen before is not new, an edited one is updated.
+      let seen =
+        arguments.has(Options.explain)
+        ? Self.seen(run, config: config, arguments, environment: terminal.environment) : [:]
       printText(
         run, all: arguments.has(Options.all) || arguments.has(Options.explain),
         explain: arguments.has(Options.explain) ? config.rules : nil, now: now, maxAge: config.settings.maxAge,
-        terminal: terminal)
+        seen: seen, terminal: terminal)
     }
     return run.failures.isEmpty ? .success : .failure
   }
@@ -155,14 +161,44 @@ struct TestRulesCommand: Command {
     return result
   }
 
+  /// For each item of a configured feed the state knows (by outcome index): "seen before" or "updated".
+  static func seen(_ run: DryRun, config: Config, _ arguments: Arguments, environment: [String: String]) -> [Int:
+    String]
+  {
+    let directory = StateOptions.directory(arguments, config: config, environment: environment)
+    guard let store = try? StateStore(directory: directory) else { return [:] }
+    var states: [String: FeedState] = [:]
+    var result: [Int: String] = [:]
+    for (index, outcome) in run.outcomes.enumerated() {
+      // The configured feed's state (also for a copy read with --as).
+      guard let url = config.feeds.first(where: { $0.name == outcome.feed.name })?.url else { continue }
+      if states[url] == nil { states[url] = (try? store.load(url: url, readOnly: true).state) ?? FeedState(url: "") }
+      guard let state = states[url], state.initialized else { continue }
+      let key = Poller.identity(outcome.item, FeedReader.identity(outcome.feed, state: state))
+      guard let known = state.items[key] else { continue }
+      let digest = StoryIdentity.digest(title: outcome.item.title, text: outcome.item.text)
+      if known.digest != 0, known.digest != digest {
+        let onUpdate = config.rules.contains { $0.actions.onUpdate && $0.applies(to: outcome.feed) }
+        result[index] =
+          "updated, not new: its title or text changed since it was first seen"
+          + (onUpdate ? " (the rules with on_update act on it)" : "; the poll would not act on it")
+      } else {
+        result[index] =
+          "seen before (first seen \(ISODate.format(known.firstSeen))): not new, the poll would not act on it"
+      }
+    }
+    return result
+  }
+
   private func printText(
-    _ run: DryRun, all: Bool, explain rules: [Rule]?, now: Date, maxAge: Int?, terminal: Terminal
+    _ run: DryRun, all: Bool, explain rules: [Rule]?, now: Date, maxAge: Int?, seen: [Int: String] = [:],
+    terminal: Terminal
   ) {
     let color = terminal.outputIsTerminal && terminal.environment["NO_COLOR"] == nil
     func bold(_ s: String) -> String { color ? "\u{1B}[1m\(s)\u{1B}[0m" : s }
     func highlight(_ s: String) -> String { color ? "\u{1B}[33m\(s)\u{1B}[0m" : "\"\(s)\"" }
     var out = ""
-    for outcome in run.outcomes where all || outcome.decision.isTouched {
+    for (index, outcome) in run.outcomes.enumerated() where all || outcome.decision.isTouched {
       let d = outcome.decision
       out += "\(bold(outcome.item.title ?? "(untitled)"))  [\(outcome.feed.name)]\n"
       if let link = outcome.item.link { out += "  link: \(link)\n" }
@@ -174,6 +210,7 @@ struct TestRulesCommand: Command {
       if let maxAge, let published = outcome.item.published, published < now.addingTimeInterval(-Double(maxAge)) {
         out += "  the poll would not act on it: published \(ISODate.format(published)), older than max_age\n"
       }
+      if let seen = seen[index] { out += "  \(seen)\n" }
       if !d.isTouched { out += "  no rule matched\n" }
       if let mutedBy = d.mutedBy { out += "  MUTED by '\(mutedBy)': no notification, no hook\n" }
       if !d.tags.isEmpty { out += "  tags: \(d.tags.joined(separator: ", "))\n" }

@@ -15,7 +15,7 @@ import WatcherSupport
 /// It parses the response, diffs the items against the state, applies first_poll, max_age and retention,
 /// runs the rules, and records the pending actions in the state. It writes nothing and acts on nothing, so
 /// the feeds of a batch are read at once, on every core; the poller then saves and acts on them in order.
-struct FeedReader: Sendable {
+package struct FeedReader: Sendable {
   let config: Config
   let transport: any HTTPTransport
   let cancellation: Cancellation?
@@ -274,7 +274,7 @@ struct FeedReader: Sendable {
 
   /// The identity a feed's items are told apart by: the one its config chose, else `link` when watcher
   /// switched it (its ids changed on every fetch while its links stayed), else ids.
-  static func identity(_ feed: FeedConfig, state: FeedState) -> FeedConfig.Identity {
+  package static func identity(_ feed: FeedConfig, state: FeedState) -> FeedConfig.Identity {
     !feed.identityChosen && state.autoIdentity == "link" ? .link : feed.identity
   }
 

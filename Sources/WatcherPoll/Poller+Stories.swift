@@ -7,9 +7,10 @@ import WatcherState
 import WatcherSupport
 
 extension Poller {
-  /// One story, one set of actions, across feeds: the new items of `jobs` whose story was acted on for
-  /// another feed within `retention` lose this pass's actions and digest entries (journaled as
-  /// duplicates); the others are added to the stories. Returns whether the stories changed.
+  /// One story, one set of actions, across feeds; returns whether the stories changed.
+  ///
+  /// The new items of `jobs` whose story was acted on for another feed within `retention` lose this pass's
+  /// actions and digest entries (journaled as duplicates); the others are added to the stories.
   ///
   /// Runs in the save stage, one feed after the other, so that two feeds of one batch with the same new
   /// story act on it once.

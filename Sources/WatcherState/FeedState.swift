@@ -93,9 +93,10 @@ public struct FeedState: Sendable, Equatable {
     public var firstSeen: Date
     /// When it was last seen in the feed.
     public var lastSeen: Date
-    /// The hash of its link in the compared form (`StoryIdentity.story`), or of its title and date when it
-    /// has no link; 0 when its key tells the same. An item met again under a new key with this story is this
-    /// item (its feed changed its ids). A number, not a string: every known item of every feed has one.
+    /// Its story: the hash of its link's compared form, or of its title and date without a link.
+    ///
+    /// 0 when its key tells the same (`StoryIdentity.story`). An item met again under a new key with this
+    /// story is this item (its feed changed its ids). A number, not a string: every known item has one.
     public var story: UInt64 = 0
     /// The hash of its title and text (`StoryIdentity.digest`), to tell an edit; 0 unless a rule acts on edits.
     public var digest: UInt64 = 0

@@ -7,7 +7,6 @@ import Foundation
 ///
 /// Not for security.
 public enum StableHash {
-  /// The hash of `text`'s UTF-8 bytes as 16 lowercase hex digits.
   /// The 64-bit FNV-1a hash `hex(of:)` spells, of these bytes; never 0 (0 stands for "none" where it is kept).
   public static func value<Bytes: Sequence>(of bytes: Bytes) -> UInt64 where Bytes.Element == UInt8 {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -27,6 +26,7 @@ public enum StableHash {
   /// A hash value from its sixteen hex digits (0 when they are not).
   public static func value(hex: String) -> UInt64 { UInt64(hex, radix: 16) ?? 0 }
 
+  /// The hash of `text`'s UTF-8 bytes as 16 lowercase hex digits.
   public static func hex(of text: String) -> String {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     for byte in text.utf8 {

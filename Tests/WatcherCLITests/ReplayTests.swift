@@ -6,8 +6,9 @@ import Testing
 import WatcherSupport
 import WatcherTestSupport
 
-/// Real feeds change their keys: each case replays what one does over several polls of the built binary,
-/// from a real HTTP server, with a real `/bin/sh` hook on every item. Every poll after the first adds exactly
+/// Real feeds change their keys: each case replays what one does.
+///
+/// Several polls of the built binary, from a real HTTP server, with a real `/bin/sh` hook on every item. Every poll after the first adds exactly
 /// one genuinely new post, and it, and only it, is acted on.
 @Suite("the same story never twice: replayed feeds", .serialized)
 struct ReplayTests {
@@ -296,6 +297,20 @@ struct ReplayTests {
     ) { arguments in
       let log = try ChildProcess.run(try #require(BinaryTests.binary), ["log"] + arguments)
       #expect(log.output.contains("\"Notes 3 (fixed typo)\"  item: updated, not new"), "\(log.output)")
+      // test-rules --explain says it of a copy with another edit, before any poll sees it.
+      var again = [new] + edited
+      again[4].title = "Notes 4 (retitled)"
+      let copy = try TemporaryDirectory()
+      let file = copy.url.appendingPathComponent("notes.xml").path
+      try Self.render(Step(posts: again)).write(toFile: file, atomically: true, encoding: .utf8)
+      let explained = try ChildProcess.run(
+        try #require(BinaryTests.binary), ["test-rules", "--explain", "--as", "notes", file] + arguments)
+      #expect(
+        explained.output.contains(
+          "Notes 4 (retitled)  [notes]\n  link: https://rel.example/4\n  updated, not new: its title or text changed since it was first seen (the rules with on_update act on it)"
+        ), "\(explained.output)")
+      #expect(
+        explained.output.contains("Notes 11  [notes]\n  link: https://rel.example/11\n  seen before (first seen "))
     }
   }
 }
