@@ -80,11 +80,12 @@ enum DaemonSocket {
 
   /// A path with symlinks resolved and without a trailing slash (as given, cleaned, when it does not exist).
   static func canonical(_ path: String) -> String {
-    if let resolved = realpath(path, nil) {
-      defer { free(resolved) }
-      return String(cString: resolved)
-    }
+    // Foundation's resolution, not realpath(3): the fortified C declaration clashes between modules in the
+    // static release build.
     var cleaned = (path as NSString).standardizingPath
+    if FileManager.default.fileExists(atPath: cleaned) {
+      cleaned = URL(fileURLWithPath: cleaned).resolvingSymlinksInPath().path
+    }
     while cleaned.count > 1, cleaned.hasSuffix("/") { cleaned.removeLast() }
     return cleaned
   }

@@ -83,10 +83,15 @@ struct Novelty {
 
   /// The base of a key given to a repeat inside one document (`KEY#2`), when it is one.
   static func repeatBase(_ key: String) -> String? {
-    let utf8 = key.utf8
-    guard let hash = utf8.lastIndex(of: 35), utf8.index(after: hash) < utf8.endIndex,
-      utf8[utf8.index(after: hash)...].allSatisfy({ $0 >= 48 && $0 <= 57 })
-    else { return nil }
-    return String(key[..<hash])
+    var key = key
+    // On the bytes, from the end: it is asked of every new item.
+    let cut = key.withUTF8 { bytes -> Int? in
+      var index = bytes.count - 1
+      while index >= 0, bytes[index] >= 48, bytes[index] <= 57 { index -= 1 }
+      return index >= 0 && index < bytes.count - 1 && bytes[index] == 35 ? index : nil
+    }
+    guard let cut else { return nil }
+    return String(decoding: key.utf8.prefix(cut), as: UTF8.self)
   }
+
 }
