@@ -177,7 +177,7 @@ struct TestRulesCommand: Command {
       let key = Poller.identity(outcome.item, FeedReader.identity(outcome.feed, state: state))
       guard let known = state.items[key] else { continue }
       let digest = StoryIdentity.digest(title: outcome.item.title, text: outcome.item.text)
-      if known.digest != 0, known.digest != digest {
+      if let before = state.itemDigests[key], before != digest {
         let onUpdate = config.rules.contains { $0.actions.onUpdate && $0.applies(to: outcome.feed) }
         result[index] =
           "updated, not new: its title or text changed since it was first seen"

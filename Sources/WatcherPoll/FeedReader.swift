@@ -183,8 +183,8 @@ package struct FeedReader: Sendable {
         // Read in full (a rule acts on edits): an edit is an update, not a new item.
         if updates, item.title != nil || item.text != nil {
           let digest = StoryIdentity.digest(title: item.title, text: item.text)
-          if let before = state.items[key]?.digest, before != 0, before != digest { updated.append(index) }
-          state.items[key]?.digest = digest
+          if let before = state.itemDigests[key], before != digest { updated.append(index) }
+          state.itemDigests[key] = digest
         }
       } else if Self.isRepeat(item, key: key, of: items[..<index], in: state, identity: identity) {
         // The same entry twice in one document (or a copy of one known before): not a new one.
@@ -195,10 +195,14 @@ package struct FeedReader: Sendable {
         known.lastSeen = now
         if let link = item.link { known.story = novelty.story(link, key: key) }
         state.items[key] = known
+        if let digest = state.itemDigests.removeValue(forKey: old) { state.itemDigests[key] = digest }
         rekeyed.append(match)
       } else {
         fresh.append(index)
-        state.items[key] = novelty.record(item, key: key, now: now, digest: keepDigests)
+        state.items[key] = novelty.record(item, key: key, now: now)
+        if keepDigests, item.title != nil || item.text != nil {
+          state.itemDigests[key] = StoryIdentity.digest(title: item.title, text: item.text)
+        }
       }
     }
     state.storiesKept = true
@@ -207,6 +211,9 @@ package struct FeedReader: Sendable {
     // Forget items that left the feed longer ago than the retention.
     let horizon = now.addingTimeInterval(-Double(config.settings.retention))
     state.items = state.items.filter { $0.value.lastSeen >= horizon }
+    if !state.itemDigests.isEmpty {
+      state.itemDigests = keepDigests ? state.itemDigests.filter { state.items[$0.key] != nil } : [:]
+    }
 
     var act = fresh
     if mode == .catchUp || mode == .silentRestart {

@@ -72,13 +72,11 @@ struct Novelty {
 
   /// The record of a new item: its link's story, or (without a link) its title and date, and (when a rule
   /// acts on edits) its digest.
-  func record(_ item: FeedItem, key: String, now: Date, digest: Bool) -> FeedState.KnownItem {
+  func record(_ item: FeedItem, key: String, now: Date) -> FeedState.KnownItem {
     FeedState.KnownItem(
       firstSeen: now, lastSeen: now,
       story: item.link.map { story($0, key: key) }
-        ?? StoryIdentity.fingerprint(title: item.title, published: item.published.map(ISODate.format)),
-      digest: digest && (item.title != nil || item.text != nil)
-        ? StoryIdentity.digest(title: item.title, text: item.text) : 0)
+        ?? StoryIdentity.fingerprint(title: item.title, published: item.published.map(ISODate.format)))
   }
 
   /// The base of a key given to a repeat inside one document (`KEY#2`), when it is one.

@@ -44,6 +44,9 @@ public struct FeedState: Sendable, Equatable {
   public var initialized: Bool = false
   /// Items known, by key.
   public var items: [String: KnownItem] = [:]
+  /// The hash of each known item's title and text (`StoryIdentity.digest`), to tell an edit; kept only for a
+  /// feed with a rule that acts on edits (`on_update`).
+  public var itemDigests: [String: UInt64] = [:]
   /// Actions decided but not yet done (the action layer marks them done).
   public var pending: [PendingAction] = []
   /// The most recent actions given up on after too many failures (the last 20), for `status`.
@@ -98,14 +101,11 @@ public struct FeedState: Sendable, Equatable {
     /// 0 when its key tells the same (`StoryIdentity.story`). An item met again under a new key with this
     /// story is this item (its feed changed its ids). A number, not a string: every known item has one.
     public var story: UInt64 = 0
-    /// The hash of its title and text (`StoryIdentity.digest`), to tell an edit; 0 unless a rule acts on edits.
-    public var digest: UInt64 = 0
 
-    package init(firstSeen: Date, lastSeen: Date, story: UInt64 = 0, digest: UInt64 = 0) {
+    package init(firstSeen: Date, lastSeen: Date, story: UInt64 = 0) {
       self.firstSeen = firstSeen
       self.lastSeen = lastSeen
       self.story = story
-      self.digest = digest
     }
   }
 }
@@ -153,12 +153,17 @@ extension FeedState {
       }
       json.member("etag", etag)
       json.member("initialized", initialized)
+      if !itemDigests.isEmpty {
+        json.key("item_digests")
+        json.object { json in
+          for (key, digest) in itemDigests.sorted(by: { $0.key < $1.key }) { json.member(key, StableHash.hex(digest)) }
+        }
+      }
       json.key("items")
       json.object { json in
         for (key, item) in items.sorted(by: { $0.key < $1.key }) {
           json.key(key)
           json.object { json in
-            if item.digest != 0 { json.member("digest", StableHash.hex(item.digest)) }
             json.member("first_seen", item.firstSeen)
             json.member("last_seen", item.lastSeen)
             if item.story != 0 { json.member("story", StableHash.hex(item.story)) }
@@ -224,6 +229,9 @@ extension FeedState {
       case "items":
         guard try !json.null() else { break }
         try json.object { json, key in state.items[key] = try KnownItem(reading: &json) }
+      case "item_digests":
+        guard try !json.null() else { break }
+        try json.object { json, key in state.itemDigests[key] = StableHash.value(hex: try json.string()) }
       case "pending":
         guard try !json.null() else { break }
         try json.array { json in state.pending.append(try PendingAction(reading: &json)) }
@@ -243,18 +251,17 @@ extension FeedState.KnownItem {
   package init(reading json: inout JSONReader) throws {
     var first: Date?
     var last: Date?
-    var (story, digest): (UInt64, UInt64) = (0, 0)
+    var story: UInt64 = 0
     try json.object { json, key in
       switch key {
       case "first_seen": first = try json.date()
       case "last_seen": last = try json.date()
       case "story": story = try json.optional { try $0.string() }.map(StableHash.value(hex:)) ?? 0
-      case "digest": digest = try json.optional { try $0.string() }.map(StableHash.value(hex:)) ?? 0
       default: try json.skipValue()
       }
     }
     guard let first, let last else { throw json.failure("an item needs 'first_seen' and 'last_seen'") }
-    self.init(firstSeen: first, lastSeen: last, story: story, digest: digest)
+    self.init(firstSeen: first, lastSeen: last, story: story)
   }
 }
 

@@ -194,7 +194,7 @@ struct LiveDaemonTests {
     let started = Date()
     let served = try daemon.watcher(["poll", "--feed", "f0"])
     #expect(served.status == 0 && served.errors.contains("poll: 1 of 1 feeds polled"), "\(served.errors)")
-    #expect(Date().timeIntervalSince(started) < 2.5, "another client held this one")
+    #expect(Date().timeIntervalSince(started) < 4, "another client held this one (a serial accept loop holds it 5 s)")
 
     // A waiting client (its pass runs a hook of 3 s) stops at SIGINT, and says the daemon goes on.
     let feed = daemon.dir.url.appendingPathComponent("feed1.xml").path
