@@ -44,10 +44,6 @@ extension Daemon {
     schedule()
   }
 
-  private var record: DaemonRecord {
-    DaemonRecord(pid: getpid(), config: resolvedConfig, started: started, loaded: loaded, errors: fileErrors)
-  }
-
   /// `poll` and `catch-up`: a pass of the feeds asked for, reported to the client and logged.
   private func poll(_ request: DaemonSocket.Request, terminal out: Terminal) -> ExitCode {
     let mode: Poller.Mode = request.command == "catch-up" ? .catchUp : .normal
@@ -69,9 +65,7 @@ extension Daemon {
   private func pending(_ request: DaemonSocket.Request, terminal out: Terminal) -> ExitCode {
     let keys = request.keys.isEmpty ? nil : Set(request.keys)
     log("'watcher pending --\(request.action ?? "retry")' asked\(keys.map { " for \($0.count) items" } ?? "")")
-    let code = PendingRun.execute(
-      retry: request.action != "drop", keys: keys, poller: poller(), terminal: out)
-    return code
+    return PendingRun.execute(retry: request.action != "drop", keys: keys, poller: poller(), terminal: out)
   }
 
   /// `remove --purge`: the state of a feed the config no longer has.

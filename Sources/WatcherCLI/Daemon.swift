@@ -204,11 +204,12 @@ final class Daemon {
     }
   }
 
-  func writeRecord() {
-    DaemonRecord(
-      pid: getpid(), config: resolvedConfig, started: started, loaded: loaded, errors: fileErrors
-    ).write(to: DaemonRecord.path(socket: socketPath))
+  /// What the daemon says about itself: its pid, its config and when it was loaded, the file's errors.
+  var record: DaemonRecord {
+    DaemonRecord(pid: getpid(), config: resolvedConfig, started: started, loaded: loaded, errors: fileErrors)
   }
+
+  func writeRecord() { record.write(to: DaemonRecord.path(socket: socketPath)) }
 
   /// "next poll: swift in 14 min, advisories in 15 min, …": what the daemon watches and when.
   func logSchedule() {

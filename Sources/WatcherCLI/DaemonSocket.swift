@@ -91,7 +91,7 @@ enum DaemonSocket {
   }
 
   /// Fills a `sockaddr_un` with `path`; nil when the path is too long for one.
-  private static func address(_ path: String) -> sockaddr_un? {
+  static func address(_ path: String) -> sockaddr_un? {
     var address = sockaddr_un()
     address.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)

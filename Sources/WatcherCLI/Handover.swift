@@ -18,16 +18,22 @@ enum Handover {
     _ directory: String, request: @autoclosure () -> DaemonSocket.Request, terminal: Terminal
   ) -> (store: StateStore?, code: ExitCode) {
     // The lock's message waits: when a daemon holds the lock, it is asked to do the work instead.
-    let held = Locked<[UInt8]>([])
-    var quiet = terminal
-    quiet.errors = { bytes in held.withLock { $0 += bytes } }
-    let (store, code) = StateOptions.lockedStore(directory, terminal: quiet)
+    let (store, code, held) = quietLock(directory, terminal: terminal)
     if let store { return (store, .success) }
     if code == .tempfail, let answer = ask(request(), directory: directory, terminal: terminal) {
       return (nil, answer)
     }
-    terminal.errors(held.withLock { $0 })
+    terminal.errors(held)
     return (nil, code)
+  }
+
+  /// Takes the lock without printing why it could not: the store, or the exit code and the message kept.
+  static func quietLock(_ directory: String, terminal: Terminal) -> (StateStore?, ExitCode, [UInt8]) {
+    let held = Locked<[UInt8]>([])
+    var quiet = terminal
+    quiet.errors = { bytes in held.withLock { $0 += bytes } }
+    let (store, code) = StateOptions.lockedStore(directory, terminal: quiet)
+    return (store, code, held.withLock { $0 })
   }
 
   /// Asks the daemon that uses `directory`; nil when none answers.

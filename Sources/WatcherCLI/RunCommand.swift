@@ -19,10 +19,7 @@ struct RunCommand: Command {
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
     guard let loaded = ConfigOption.load(arguments, terminal: terminal) else { return .config }
     let directory = StateOptions.directory(arguments, config: loaded.config, environment: terminal.environment)
-    let held = Locked<[UInt8]>([])
-    var quiet = terminal
-    quiet.errors = { bytes in held.withLock { $0 += bytes } }
-    let (lockedStore, code) = StateOptions.lockedStore(directory, terminal: quiet)
+    let (lockedStore, code, held) = Handover.quietLock(directory, terminal: terminal)
     guard let store = lockedStore else {
       if code == .tempfail, let running = Handover.alreadyRunning(directory, terminal: terminal) {
         terminal.error("error: \(running)")
@@ -30,7 +27,7 @@ struct RunCommand: Command {
           "note: stop it with 'systemctl --user stop watcher' (or kill it), or use it: 'watcher poll', 'pending', "
             + "'reload' and 'status' work beside it")
       } else {
-        terminal.errors(held.withLock { $0 })
+        terminal.errors(held)
       }
       return code
     }

@@ -41,15 +41,6 @@ public struct StoryIdentity: Sendable {
       ?? value.trimmingASCIIWhitespace
   }
 
-  /// The story of an id or link: the hash (`StableHash.value`) of its compared form, without making it.
-  public func story(_ value: String) -> UInt64 {
-    var value = value
-    guard let bytes = value.withUTF8({ normalized(bytes: $0) }) else {
-      return StableHash.value(of: value.trimmingASCIIWhitespace.utf8)
-    }
-    return StableHash.value(of: bytes)
-  }
-
   /// The story of `link` for an item whose key is `key`, or 0 when it is the key's own (the key, compared,
   /// tells the same: nothing to keep).
   public func story(_ link: String, key: String) -> UInt64 {
