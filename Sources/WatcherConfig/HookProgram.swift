@@ -9,7 +9,7 @@ public enum HookProgram {
   /// The absolute path of `program`: itself when it has a `/` (after `~`), else the first executable of
   /// that name in `PATH` (`environment`'s, else this process's); `nil` when there is none.
   public static func resolve(_ program: String, environment: [String: String]? = nil) -> String? {
-    let expanded = HomePath.expand(program, environment: environment ?? ProcessInfo.processInfo.environment)
+    let expanded = HomePath.expand(program, environment: environment)
     if expanded.contains("/") { return FileManager.default.isExecutableFile(atPath: expanded) ? expanded : nil }
     let path = (environment ?? ProcessInfo.processInfo.environment)["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
     for directory in path.split(separator: ":") where !directory.isEmpty {

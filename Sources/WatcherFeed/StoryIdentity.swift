@@ -37,27 +37,35 @@ public struct StoryIdentity: Sendable {
   /// The compared form of an id or link (worked on its UTF-8 bytes: it runs for every new item).
   public func normalized(_ value: String) -> String {
     var value = value
-    return value.withUTF8 { normalized(bytes: $0).map { String(decoding: $0, as: UTF8.self) } }
-      ?? value.trimmingASCIIWhitespace
+    return value.withUTF8 { input -> String? in
+      var bytes = ByteSink()
+      return visit(input, into: &bytes) ? String(decoding: bytes.bytes, as: UTF8.self) : nil
+    } ?? value.trimmingASCIIWhitespace
   }
 
-  /// The story of `link` for an item whose key is `key`, or 0 when it is the key's own (the key, compared,
-  /// tells the same: nothing to keep).
+  /// The story of `link` for an item whose key is `key`: the hash of its compared form (as
+  /// `StableHash.value(of: normalized(link).utf8)`), or 0 when it is the key's own (the key, compared, tells
+  /// the same: nothing to keep).
   public func story(_ link: String, key: String) -> UInt64 {
     // Most feeds' guid is their link.
     if link == key { return 0 }
-    var (link, key) = (link, key)
-    let linkBytes = link.withUTF8 { normalized(bytes: $0) }
-    let keyBytes = key.withUTF8 { normalized(bytes: $0) }
-    if let linkBytes {
-      return linkBytes == keyBytes ? 0 : StableHash.value(of: linkBytes)
+    // Hashed as they are walked: no compared form is made (this runs for every new item).
+    func hash(_ value: String) -> UInt64? {
+      var value = value
+      return value.withUTF8 { input in
+        var sink = HashSink()
+        return visit(input, into: &sink) ? sink.hash.value : nil
+      }
+    }
+    if let linkHash = hash(link) {
+      return linkHash == hash(key) ? 0 : linkHash
     }
     let trimmed = link.trimmingASCIIWhitespace
     return trimmed == key.trimmingASCIIWhitespace ? 0 : StableHash.value(of: trimmed.utf8)
   }
 
-  /// The compared form of an http(s) URL's bytes; nil for anything else.
-  private func normalized(bytes input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+  /// Walks the compared form of an http(s) URL's bytes into `sink`; false (nothing given) for anything else.
+  private func visit<Sink: StorySink>(_ input: UnsafeBufferPointer<UInt8>, into sink: inout Sink) -> Bool {
     var start = 0
     var end = input.count
     while start < end, input[start] <= 32 { start += 1 }
@@ -66,10 +74,10 @@ public struct StoryIdentity: Sendable {
     // The scheme, in any case: http:// or https://.
     guard end - start > 7, lower(input[start]) == 104, lower(input[start + 1]) == 116,
       lower(input[start + 2]) == 116, lower(input[start + 3]) == 112
-    else { return nil }
+    else { return false }
     var index = start + 4
     if lower(input[index]) == 115 { index += 1 }
-    guard index + 2 < end, input[index] == 58, input[index + 1] == 47, input[index + 2] == 47 else { return nil }
+    guard index + 2 < end, input[index] == 58, input[index + 1] == 47, input[index + 2] == 47 else { return false }
     index += 3
     // Up to the fragment.
     var stop = index
@@ -98,15 +106,14 @@ public struct StoryIdentity: Sendable {
     {
       hostStart += 4
     }
-    var result: [UInt8] = []
-    result.reserveCapacity(end - hostStart)
-    for position in hostStart..<hostEnd { result.append(lower(input[position])) }
+    sink.reserve(end - hostStart)
+    for position in hostStart..<hostEnd { sink.add(lower(input[position])) }
     var queryStart = authorityEnd
     while queryStart < end, input[queryStart] != 63 { queryStart += 1 }
     var pathEnd = queryStart
     while pathEnd > authorityEnd, input[pathEnd - 1] == 47 { pathEnd -= 1 }
-    result.append(contentsOf: UnsafeBufferPointer(rebasing: input[authorityEnd..<pathEnd]))
-    guard queryStart + 1 < end else { return result }
+    sink.add(UnsafeBufferPointer(rebasing: input[authorityEnd..<pathEnd]))
+    guard queryStart + 1 < end else { return true }
     var kept: [Range<Int>] = []
     var pairStart = queryStart + 1
     while pairStart <= end {
@@ -119,16 +126,16 @@ public struct StoryIdentity: Sendable {
       }
       pairStart = pairEnd + 1
     }
-    guard !kept.isEmpty else { return result }
+    guard !kept.isEmpty else { return true }
     if kept.count > 1 {
       kept.sort { input[$0].lexicographicallyPrecedes(input[$1]) }
     }
-    result.append(63)
+    sink.add(63)
     for (offset, range) in kept.enumerated() {
-      if offset > 0 { result.append(38) }
-      result.append(contentsOf: UnsafeBufferPointer(rebasing: input[range]))
+      if offset > 0 { sink.add(38) }
+      sink.add(UnsafeBufferPointer(rebasing: input[range]))
     }
-    return result
+    return true
   }
 
   /// Whether a query parameter's name (its bytes) is one that does not identify.
@@ -167,5 +174,30 @@ public struct StoryIdentity: Sendable {
   /// Its title and text, to tell an edit from the item as first seen.
   public static func digest(title: String?, text: String?) -> UInt64 {
     StableHash.value(of: ((title ?? "") + "\u{1F}" + (text ?? "")).utf8)
+  }
+}
+
+/// Where `StoryIdentity` walks a compared form: into bytes, or straight into its hash.
+private protocol StorySink {
+  mutating func reserve(_ count: Int)
+  mutating func add(_ byte: UInt8)
+  mutating func add(_ bytes: UnsafeBufferPointer<UInt8>)
+}
+
+/// The compared form's bytes.
+private struct ByteSink: StorySink {
+  var bytes: [UInt8] = []
+  mutating func reserve(_ count: Int) { bytes.reserveCapacity(count) }
+  mutating func add(_ byte: UInt8) { bytes.append(byte) }
+  mutating func add(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes.append(contentsOf: bytes) }
+}
+
+/// The compared form's `StableHash.value`, with no bytes kept.
+private struct HashSink: StorySink {
+  var hash = StableHash.Running()
+  func reserve(_ count: Int) {}
+  mutating func add(_ byte: UInt8) { hash.add(byte) }
+  mutating func add(_ bytes: UnsafeBufferPointer<UInt8>) {
+    for byte in bytes { hash.add(byte) }
   }
 }

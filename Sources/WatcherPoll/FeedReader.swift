@@ -158,7 +158,7 @@ package struct FeedReader: Sendable {
     outcome.warnings += parsed.warnings.prefix(3).map { "\($0)" }
     var items = parsed.feed.items
     outcome.items = items.count
-    // Items by their index: a copy of each new item would cost as much again as the items' own structs.
+    // Items by their index, read in place: a copy of each (a dozen strings) would cost more than the rest.
     var fresh: [Int] = []
     let identity = Self.identity(feed, state: state)
     var novelty = Novelty(identity: stories)
@@ -168,40 +168,48 @@ package struct FeedReader: Sendable {
     var updated: [Int] = []
     // Only items known before this document can come back under new keys (none on a first poll).
     let knewItems = !state.items.isEmpty
-    for (index, item) in items.enumerated() {
-      let key = Poller.identity(item, identity)
-      if state.items[key] == nil, let earlier = FeedIdentity.keyBeforeCDATAFix(key),
-        let known = state.items.removeValue(forKey: earlier)
-      {
-        // Recorded by a version that read a bare `&` in a CDATA section as `&amp;`: the same item.
-        state.items[key] = known
-      }
-      if state.items[key] != nil {
-        state.items[key]?.lastSeen = now
-        // Recorded by a version that kept no stories: each item's link is learnt once, for when the ids change.
-        if !state.storiesKept, let link = item.link { state.items[key]?.story = novelty.story(link, key: key) }
-        // Read in full (a rule acts on edits): an edit is an update, not a new item.
-        if updates, item.title != nil || item.text != nil {
-          let digest = StoryIdentity.digest(title: item.title, text: item.text)
-          if let before = state.itemDigests[key], before != digest { updated.append(index) }
-          state.itemDigests[key] = digest
+    items.withUnsafeBufferPointer { buffer in
+      for index in buffer.indices {
+        let key = Poller.identity(buffer[index], identity)
+        // The key is hashed once for a known item (the state's keys are URLs: each lookup hashes all of it).
+        var slot = state.items.index(forKey: key)
+        if slot == nil, knewItems, let earlier = FeedIdentity.keyBeforeCDATAFix(key),
+          let known = state.items.removeValue(forKey: earlier)
+        {
+          // Recorded by a version that read a bare `&` in a CDATA section as `&amp;`: the same item.
+          state.items[key] = known
+          slot = state.items.index(forKey: key)
         }
-      } else if Self.isRepeat(item, key: key, of: items[..<index], in: state, identity: identity) {
-        // The same entry twice in one document (or a copy of one known before): not a new one.
-        outcome.repeats += 1
-      } else if knewItems, let (old, match) = novelty.known(key: key, item: item, in: state.items),
-        var known = state.items.removeValue(forKey: old)
-      {
-        known.lastSeen = now
-        if let link = item.link { known.story = novelty.story(link, key: key) }
-        state.items[key] = known
-        if let digest = state.itemDigests.removeValue(forKey: old) { state.itemDigests[key] = digest }
-        rekeyed.append(match)
-      } else {
-        fresh.append(index)
-        state.items[key] = novelty.record(item, key: key, now: now)
-        if keepDigests, item.title != nil || item.text != nil {
-          state.itemDigests[key] = StoryIdentity.digest(title: item.title, text: item.text)
+        if let slot {
+          state.items.values[slot].lastSeen = now
+          // Recorded by a version that kept no stories: each item's link is learnt once, for when the ids change.
+          if !state.storiesKept, let link = buffer[index].link {
+            state.items.values[slot].story = novelty.story(link, key: key)
+          }
+          // Read in full (a rule acts on edits): an edit is an update, not a new item.
+          if updates, buffer[index].title != nil || buffer[index].text != nil {
+            let digest = StoryIdentity.digest(title: buffer[index].title, text: buffer[index].text)
+            if let before = state.itemDigests[key], before != digest { updated.append(index) }
+            state.itemDigests[key] = digest
+          }
+        } else if Self.isRepeat(buffer[index], key: key, of: buffer[..<index], in: state, identity: identity) {
+          // The same entry twice in one document (or a copy of one known before): not a new one.
+          outcome.repeats += 1
+        } else if knewItems, let (old, match) = novelty.known(key: key, item: buffer[index], in: state.items),
+          var known = state.items.removeValue(forKey: old)
+        {
+          known.lastSeen = now
+          if let link = buffer[index].link { known.story = novelty.story(link, key: key) }
+          state.items[key] = known
+          if let digest = state.itemDigests.removeValue(forKey: old) { state.itemDigests[key] = digest }
+          rekeyed.append(match)
+        } else {
+          fresh.append(index)
+          state.items[key] = novelty.record(buffer[index], key: key, now: now)
+          if keepDigests, buffer[index].title != nil || buffer[index].text != nil {
+            state.itemDigests[key] = StoryIdentity.digest(
+              title: buffer[index].title, text: buffer[index].text)
+          }
         }
       }
     }
@@ -210,7 +218,9 @@ package struct FeedReader: Sendable {
     outcome.newItems = fresh.count
     // Forget items that left the feed longer ago than the retention.
     let horizon = now.addingTimeInterval(-Double(config.settings.retention))
-    state.items = state.items.filter { $0.value.lastSeen >= horizon }
+    if state.items.values.contains(where: { $0.lastSeen < horizon }) {
+      state.items = state.items.filter { $0.value.lastSeen >= horizon }
+    }
     if !state.itemDigests.isEmpty {
       state.itemDigests = keepDigests ? state.itemDigests.filter { state.items[$0.key] != nil } : [:]
     }
@@ -263,7 +273,7 @@ package struct FeedReader: Sendable {
   /// Whether an unknown `key` is `BASE#N`, given to a repeat of an earlier entry of this document with the
   /// same title, or of an entry known before (checked only for keys the state does not know).
   static func isRepeat(
-    _ item: FeedItem, key: String, of earlier: ArraySlice<FeedItem>, in state: FeedState,
+    _ item: FeedItem, key: String, of earlier: some Collection<FeedItem>, in state: FeedState,
     identity: FeedConfig.Identity
   ) -> Bool {
     guard let base = Novelty.repeatBase(key) else { return false }

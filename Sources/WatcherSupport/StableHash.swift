@@ -9,12 +9,24 @@ import Foundation
 public enum StableHash {
   /// The 64-bit FNV-1a hash `hex(of:)` spells, of these bytes; never 0 (0 stands for "none" where it is kept).
   public static func value<Bytes: Sequence>(of bytes: Bytes) -> UInt64 where Bytes.Element == UInt8 {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in bytes {
+    var hash = Running()
+    for byte in bytes { hash.add(byte) }
+    return hash.value
+  }
+
+  /// `value(of:)` taken a byte at a time, for bytes that are walked rather than kept.
+  public struct Running {
+    @usableFromInline var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    @inlinable public init() {}
+
+    /// The hash of the bytes added so far; never 0.
+    @inlinable public var value: UInt64 { hash == 0 ? 1 : hash }
+
+    @inlinable public mutating func add(_ byte: UInt8) {
       hash ^= UInt64(byte)
       hash &*= 0x0000_0100_0000_01b3
     }
-    return hash == 0 ? 1 : hash
   }
 
   /// Sixteen hex digits for a hash value.
@@ -28,13 +40,9 @@ public enum StableHash {
 
   /// The hash of `text`'s UTF-8 bytes as 16 lowercase hex digits.
   public static func hex(of text: String) -> String {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in text.utf8 {
-      hash ^= UInt64(byte)
-      hash &*= 0x0000_0100_0000_01b3
-    }
-    let digits = String(hash, radix: 16)
-    return String(repeating: "0", count: 16 - digits.count) + digits
+    var hash = Running()
+    for byte in text.utf8 { hash.add(byte) }
+    return hex(hash.hash)
   }
 }
 

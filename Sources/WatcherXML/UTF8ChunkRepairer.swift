@@ -105,7 +105,8 @@ package struct UTF8ChunkRepairer {
   /// escapes a bare `&` in text; `nil` when there is none.
   package static func escapingBareAmpersands(_ text: String) -> String? {
     // Most keys have no `&`: look before copying.
-    guard text.utf8.contains(UInt8(ascii: "&")) else { return nil }
+    var text = text
+    guard text.withUTF8({ $0.contains(UInt8(ascii: "&")) }) else { return nil }
     let bytes = Array(text.utf8)
     var out: [UInt8] = []
     var escaped = false

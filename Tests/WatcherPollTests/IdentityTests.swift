@@ -32,6 +32,10 @@ struct IdentityTests {
     #expect(
       (identity.normalized(a) == identity.normalized(b)) == same,
       "\(identity.normalized(a)) vs \(identity.normalized(b))")
+    // The story kept for a link is the hash of its compared form, made without making the form; 0 when the
+    // key, compared, is the same.
+    #expect(identity.story(a, key: "key") == StableHash.value(of: identity.normalized(a).utf8))
+    #expect((identity.story(a, key: b) == 0) == same)
   }
 
   @Test("settings.ignore_parameters extends the list (a name, or a prefix with *)")
