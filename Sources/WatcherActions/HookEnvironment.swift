@@ -64,10 +64,7 @@ public enum HookEnvironment {
 
   /// `value`, or its longest prefix of whole characters within `maxValueBytes`.
   package static func clipped(_ value: String) -> String {
-    guard value.utf8.count > maxValueBytes else { return value }
-    let bytes = Array(value.utf8)
-    var end = maxValueBytes
-    while end > 0, bytes[end] & 0xC0 == 0x80 { end -= 1 }  // not inside a character
-    return String(decoding: bytes[..<end], as: UTF8.self)
+    TextBudget.prefix(value, maxBytes: maxValueBytes)
   }
+
 }

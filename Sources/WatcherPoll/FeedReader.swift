@@ -334,6 +334,8 @@ package struct FeedReader: Sendable {
     digests: inout [(rule: String, entry: Digest.Entry)], now: Date
   ) {
     let key = Poller.identity(item, Self.identity(feed, state: state))
+    // What the actions keep of the item: every field within its stored size, whatever the feed sent.
+    let item = item.stored
     // The picture only a notification shows: looked for in the HTML only when there is one.
     let image =
       decision.notifications.isEmpty

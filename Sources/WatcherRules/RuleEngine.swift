@@ -118,9 +118,11 @@ public struct RuleEngine: Sendable {
   /// The longest templated notification body, in characters (the default body is 200).
   public static let maxBodyCharacters = 1_000
 
-  /// `text`, or its first `limit - 1` characters and "…".
+  /// `text`, or its first `limit - 1` characters and "…" (and at most `4 * limit` bytes).
   package static func clipped(_ text: String, to limit: Int) -> String {
-    text.count > limit ? String(text.prefix(limit - 1)) + "…" : text
+    let clipped = text.count > limit ? String(text.prefix(limit - 1)) + "…" : text
+    // A character may be any number of combining marks: bounded in bytes too.
+    return TextBudget.prefix(clipped, maxBytes: 4 * limit, marked: true)
   }
 
   /// A rendered notification: the rule's settings over the defaults.

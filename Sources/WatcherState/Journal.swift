@@ -55,22 +55,31 @@ public struct JournalEntry: Sendable, Equatable {
   /// More words: why it failed, "in one summary of 12", "kept from an earlier poll".
   public var detail: String?
 
-  /// Creates an entry.
+  /// The most UTF-8 bytes of a title an entry keeps (with `maxTextBytes`, every line of the journal stays
+  /// under about 30 KB, whatever a feed sends).
+  public static let maxTitleBytes = 2_048
+  /// The most UTF-8 bytes of a link, a key or a detail an entry keeps.
+  public static let maxTextBytes = 8_192
+
+  /// Creates an entry (its texts cut to `maxTitleBytes` and `maxTextBytes`).
   public init(
     time: Date, feed: String, title: String?, link: String?, key: String, rule: String?, action: String,
     outcome: Outcome, exitStatus: Int? = nil, attempt: Int = 1, detail: String? = nil
   ) {
+    func cut(_ text: String, _ limit: Int = Self.maxTextBytes) -> String {
+      TextBudget.prefix(text, maxBytes: limit, marked: true)
+    }
     self.time = time
     self.feed = feed
-    self.title = title
-    self.link = link
-    self.key = key
+    self.title = title.map { cut($0, Self.maxTitleBytes) }
+    self.link = link.map { cut($0) }
+    self.key = cut(key)
     self.rule = rule
     self.action = action
     self.outcome = outcome
     self.exitStatus = exitStatus
     self.attempt = attempt
-    self.detail = detail
+    self.detail = detail.map { cut($0) }
   }
 
   /// The entry as the journal and `watcher log --json` write it (keys in this order).
@@ -105,11 +114,15 @@ public struct JournalLimits: Sendable, Equatable {
   public var keepFor: Int
   /// At most this many entries are kept.
   public var keepMax: Int
+  /// The file being written is rotated before it grows past this many bytes (so the two files stay far
+  /// under what the reader accepts, whatever the entries hold).
+  public var maxBytes: Int
 
-  /// The defaults: 30 days, 10,000 entries.
-  public init(keepFor: Int = 30 * 86_400, keepMax: Int = 10_000) {
+  /// The defaults: 30 days, 10,000 entries, 32 MiB a file.
+  public init(keepFor: Int = 30 * 86_400, keepMax: Int = 10_000, maxBytes: Int = 32 << 20) {
     self.keepFor = keepFor
     self.keepMax = keepMax
+    self.maxBytes = maxBytes
   }
 }
 
@@ -120,9 +133,9 @@ extension StateStore {
 
   /// Appends `entries` to the journal, one JSON line each, in one write.
   ///
-  /// Bounded by rotation: once the current file holds `keepMax` entries it becomes `journal.1.jsonl`
-  /// (replacing the previous one), so the two hold the newest `keepMax` and at most twice that; a rotated
-  /// file older than `keepFor` is deleted. Reading applies both limits exactly.
+  /// Bounded by rotation: once the current file holds `keepMax` entries, or would grow past `maxBytes`, it
+  /// becomes `journal.1.jsonl` (replacing the previous one), so the two hold the newest `keepMax` and at most
+  /// twice that; a rotated file older than `keepFor` is deleted. Reading applies both limits exactly.
   public func appendJournal(_ entries: [JournalEntry], limits: JournalLimits, now: Date = Date()) throws(StateError) {
     guard !entries.isEmpty, limits.keepMax > 0 else { return }
     var bytes: [UInt8] = []
@@ -132,7 +145,9 @@ extension StateStore {
       bytes.append(10)
     }
     var existing = journalLines()
-    if existing > 0, existing + entries.count > limits.keepMax {
+    var current = stat()
+    let size = lstat(journalPath, &current) == 0 ? Int(current.st_size) : 0
+    if size > 0, existing + entries.count > limits.keepMax || size + bytes.count > limits.maxBytes {
       guard rename(journalPath, rotatedJournalPath) == 0 || errno == ENOENT else {
         throw .writeFailed(path: journalPath, reason: String(cString: strerror(errno)))
       }
@@ -153,8 +168,8 @@ extension StateStore {
       throw .writeFailed(path: journalPath, reason: written < 0 ? String(cString: strerror(errno)) : "short write")
     }
     var after = stat()
-    let size = fstat(fd, &after) == 0 ? Int(after.st_size) : -1
-    journalCount.withLock { $0 = (size, existing + entries.count) }
+    let sizeAfter = fstat(fd, &after) == 0 ? Int(after.st_size) : -1
+    journalCount.withLock { $0 = (sizeAfter, existing + entries.count) }
   }
 
   /// The lines of the journal: remembered from this store's last look while the file keeps the size it had

@@ -178,4 +178,28 @@ struct JournalTests {
     try handle.close()
     #expect(store.journal(limits: limits, now: now).unreadable == 1)
   }
+
+  @Test("the journal is bounded in bytes too: entries of megabyte titles are cut, and a file rotates before its budget")
+  func boundedInBytes() throws {
+    let dir = try TemporaryDirectory()
+    let store = try StateStore(directory: dir.url.path)
+    let limits = JournalLimits(keepFor: 3_600, keepMax: 10_000, maxBytes: 1 << 20)
+    let now = Date()
+    let huge = String(repeating: "x", count: 1_000_000)
+    for n in 0..<200 {
+      try store.appendJournal(
+        [
+          JournalEntry(
+            time: now, feed: "f", title: huge, link: "https://x.org/?q=" + huge, key: "k\(n)", rule: "r",
+            action: "hook", outcome: .ok, detail: huge)
+        ], limits: limits, now: now)
+    }
+    for path in [store.journalPath, dir.url.appendingPathComponent("journal.1.jsonl").path] {
+      let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+      #expect(size <= 1 << 20, "\(path): \(size) bytes")
+    }
+    let (entries, unreadable) = store.journal(limits: limits, now: now)
+    #expect(unreadable == 0 && entries.last?.key == "k199")
+    #expect(entries.allSatisfy { ($0.title?.utf8.count ?? 0) <= JournalEntry.maxTitleBytes })
+  }
 }

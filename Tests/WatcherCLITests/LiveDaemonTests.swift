@@ -284,10 +284,17 @@ struct LiveDaemonTests {
     kill(daemon.process.processIdentifier, SIGHUP)
     #expect(saw { $0.hasPrefix("RELOADING=1\nMONOTONIC_USEC=") })
     #expect(daemon.waitFor("reloaded"))
-    let after = received.withLock { Array($0.dropFirst(before)) }
-    let reloading = after.firstIndex { $0.hasPrefix("RELOADING=1") }
-    let ready = after.lastIndex { $0 == "READY=1" }
-    #expect(reloading != nil && ready != nil && reloading! < ready!, "\(after)")
+    // READY=1 follows the reload's log line (and the datagram takes its time): waited for, in order.
+    func readyAfterReloading() -> Bool {
+      let after = received.withLock { Array($0.dropFirst(before)) }
+      guard let reloading = after.firstIndex(where: { $0.hasPrefix("RELOADING=1") }),
+        let ready = after.lastIndex(of: "READY=1")
+      else { return false }
+      return reloading < ready
+    }
+    let deadline = Date().addingTimeInterval(10)
+    while !readyAfterReloading(), Date() < deadline { usleep(20_000) }
+    #expect(readyAfterReloading(), "\(received.withLock { Array($0.dropFirst(before)) })")
     #expect(daemon.stop() == 0)
     #expect(saw { $0 == "STOPPING=1" })
   }

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+/// Text cut to a number of UTF-8 bytes, at a character boundary: what is stored or handed on is bounded in
+/// bytes, whatever a feed sends.
+public enum TextBudget {
+  /// `text`, or its longest prefix of whole scalars within `maxBytes` (ending in "…" when `marked`, the mark
+  /// counted in the budget).
+  public static func prefix(_ text: String, maxBytes: Int, marked: Bool = false) -> String {
+    guard text.utf8.count > maxBytes else { return text }
+    let mark = marked ? "…" : ""
+    var end = max(0, maxBytes - mark.utf8.count)
+    let utf8 = text.utf8
+    let start = utf8.startIndex
+    // Back to the first byte of a scalar (never inside one).
+    while end > 0, utf8[utf8.index(start, offsetBy: end)] & 0xC0 == 0x80 { end -= 1 }
+    return String(decoding: utf8.prefix(end), as: UTF8.self) + mark
+  }
+}
