@@ -144,9 +144,7 @@ extension StateStore {
       entry.json.write(to: &bytes)
       bytes.append(10)
     }
-    var existing = journalLines()
-    var current = stat()
-    let size = lstat(journalPath, &current) == 0 ? Int(current.st_size) : 0
+    var (size, existing) = journalSize()
     if size > 0, existing + entries.count > limits.keepMax || size + bytes.count > limits.maxBytes {
       guard rename(journalPath, rotatedJournalPath) == 0 || errno == ENOENT else {
         throw .writeFailed(path: journalPath, reason: String(cString: strerror(errno)))
@@ -172,15 +170,16 @@ extension StateStore {
     journalCount.withLock { $0 = (sizeAfter, existing + entries.count) }
   }
 
-  /// The lines of the journal: remembered from this store's last look while the file keeps the size it had
-  /// then (nobody else wrote to it), else counted.
-  private func journalLines() -> Int {
+  /// The journal's bytes and lines: the lines remembered from this store's last look while the file keeps
+  /// the size it had then (nobody else wrote to it), else counted.
+  private func journalSize() -> (bytes: Int, lines: Int) {
     var info = stat()
-    guard lstat(journalPath, &info) == 0 else { return 0 }
-    if let known = journalCount.withLock({ $0 }), known.size == Int(info.st_size) { return known.lines }
+    guard lstat(journalPath, &info) == 0 else { return (0, 0) }
+    let size = Int(info.st_size)
+    if let known = journalCount.withLock({ $0 }), known.size == size { return (size, known.lines) }
     let lines = Self.lineCount(journalPath)
-    journalCount.withLock { $0 = (Int(info.st_size), lines) }
-    return lines
+    journalCount.withLock { $0 = (size, lines) }
+    return (size, lines)
   }
 
   /// The journal's entries, oldest first, within `limits` (and newer than `since`, of `feed`, when given).

@@ -266,13 +266,16 @@ struct LiveDaemonTests {
     reader.start()
     defer { reading.withLock { $0 = false } }
     let daemon = try Running(environment: ["NOTIFY_SOCKET": path, "WATCHDOG_USEC": "400000"])
-    func saw(_ test: @escaping (String) -> Bool) -> Bool {
+    func eventually(_ condition: () -> Bool) -> Bool {
       let deadline = Date().addingTimeInterval(10)
       while Date() < deadline {
-        if received.withLock({ $0.contains(where: test) }) { return true }
+        if condition() { return true }
         usleep(20_000)
       }
       return false
+    }
+    func saw(_ test: @escaping (String) -> Bool) -> Bool {
+      eventually { received.withLock { $0.contains(where: test) } }
     }
     #expect(saw { $0.hasPrefix("READY=1\nSTATUS=2 feeds, 0 failing, next poll ") }, "\(received.withLock { $0 })")
     #expect(saw { $0.hasPrefix("STATUS=2 feeds, 0 failing, next poll ") })
@@ -292,9 +295,7 @@ struct LiveDaemonTests {
       else { return false }
       return reloading < ready
     }
-    let deadline = Date().addingTimeInterval(10)
-    while !readyAfterReloading(), Date() < deadline { usleep(20_000) }
-    #expect(readyAfterReloading(), "\(received.withLock { Array($0.dropFirst(before)) })")
+    #expect(eventually(readyAfterReloading), "\(received.withLock { Array($0.dropFirst(before)) })")
     #expect(daemon.stop() == 0)
     #expect(saw { $0 == "STOPPING=1" })
   }
