@@ -156,9 +156,7 @@ final class Daemon {
   func statusLine(_ overview: Schedule.Overview) -> String {
     var line = "\(config.feeds.count) feed\(config.feeds.count == 1 ? "" : "s"), \(overview.failing) failing"
     if let next = overview.nextPoll {
-      let formatter = DateFormatter()
-      formatter.dateFormat = "HH:mm"
-      line += ", next poll \(formatter.string(from: next))"
+      line += ", next poll \(WallClock.local(next))"
     }
     if fileErrors != nil { line += "; the config file has errors (running the one loaded before)" }
     return line

@@ -69,11 +69,20 @@ struct StatusCommand: Command {
       ])
       notes += Self.notes(feed, state: state)
     }
-    var kept = 0
+    var stored: [KeptNotification] = []
     do {
-      kept = try store.keptNotifications(readOnly: true).count
+      stored = try store.keptNotifications(readOnly: true)
     } catch {
       notes.append("error: \(error)")
+    }
+    let quiet = config.settings.notify.quiet
+    let held = stored.filter { $0.until != nil }.count
+    let kept = stored.count - held
+    if held > 0 {
+      notes.append(
+        "\(held) notification\(held == 1 ? " is" : "s are") held for quiet hours"
+          + (quiet.isQuiet(now)
+            ? " until \(WallClock.local(quiet.end(after: now)))" : "; quiet hours are over: the next poll shows them"))
     }
     if kept > 0 {
       notes.append(

@@ -73,9 +73,29 @@ public struct Settings: Sendable, Equatable {
   public var dedupe = true
   /// Fetch each new item's link and match rules on the article's main text (`content`).
   public var fullText = false
+  /// What `full_text` may spend on pages (`settings.full_text_budget`).
+  public var fullTextBudget = FullTextBudget()
   /// How long the journal keeps an entry (seconds) and how many it keeps (`settings.journal`).
   public var journalKeepFor: Int = 30 * 86_400
   public var journalKeepMax: Int = 10_000
+
+  /// What `full_text` may spend: pages per feed and pass, and seconds per feed and per pass.
+  ///
+  /// An item past the budget is acted on with its feed text, and the poll says so.
+  public struct FullTextBudget: Sendable, Equatable {
+    /// Pages one feed fetches in one pass (its newest items first).
+    public var pages = 20
+    /// Seconds one feed's pages may take together.
+    public var feedSeconds = 60
+    /// Seconds the pages of all feeds may take in one pass.
+    public var passSeconds = 180
+
+    public init(pages: Int = 20, feedSeconds: Int = 60, passSeconds: Int = 180) {
+      self.pages = pages
+      self.feedSeconds = feedSeconds
+      self.passSeconds = passSeconds
+    }
+  }
 
   /// Creates default settings.
   public init() {}

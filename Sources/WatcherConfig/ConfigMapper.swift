@@ -41,6 +41,7 @@ package struct ConfigMapper {
     "interval", "concurrency", "timeout", "first_poll", "max_age", "retention", "max_size", "max_items",
     "state_dir",
     "hook_concurrency", "hook_retries", "hook_retry", "ignore_parameters", "dedupe", "notify", "journal", "full_text",
+    "full_text_budget",
   ]
   package static let journalKeys = ["keep_for", "keep_max"]
   package static let hookRetryKeys = ["delay", "max_delay", "give_up_after"]
@@ -142,6 +143,19 @@ package struct ConfigMapper {
       case "dedupe": settings.dedupe = bool(v, "'dedupe'") ?? true
       case "notify": settings.notify = notifySettings(v)
       case "full_text": settings.fullText = bool(v, "'full_text'") ?? false
+      case "full_text_budget":
+        guard let entries = mapping(v, "'settings.full_text_budget'") else { break }
+        checkKeys(entries, allowed: ["pages", "feed", "pass"], in: "'settings.full_text_budget'")
+        var budget = settings.fullTextBudget
+        for entry in entries {
+          switch entry.key {
+          case "pages": budget.pages = integer(entry.value, "'pages'", 0...1_000) ?? budget.pages
+          case "feed": budget.feedSeconds = duration(entry.value, "'feed'", positive: true) ?? budget.feedSeconds
+          case "pass": budget.passSeconds = duration(entry.value, "'pass'", positive: true) ?? budget.passSeconds
+          default: break
+          }
+        }
+        settings.fullTextBudget = budget
       case "journal":
         guard let entries = mapping(v, "'settings.journal'") else { break }
         checkKeys(entries, allowed: Self.journalKeys, in: "'settings.journal'")

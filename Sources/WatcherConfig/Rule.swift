@@ -140,11 +140,23 @@ public struct DigestAction: Sendable, Equatable {
   /// `now`, or `now + every`.
   public func due(after now: Date, calendar: Calendar = .current) -> Date {
     guard let at else { return now.addingTimeInterval(Double(every)) }
+    // Local clock times come from the calendar, never from adding seconds to midnight: on the day clocks
+    // change, 08:00 is not 8 hours after midnight.
     let day = calendar.startOfDay(for: now)
-    var due = day.addingTimeInterval(Double(at * 60))
-    // Whole days (or the interval, when shorter) until it is in the future.
-    let step = Double(min(every, 86_400))
-    while due <= now { due = due.addingTimeInterval(step) }
-    return due
+    func local(_ minutes: Int, daysOn days: Int) -> Date {
+      let date = calendar.date(byAdding: .day, value: days, to: day) ?? day
+      return calendar.date(bySettingHour: minutes / 60, minute: minutes % 60, second: 0, of: date)
+        ?? date.addingTimeInterval(Double(minutes * 60))
+    }
+    // More than once a day: `at`, then every `every` through the day; else `at` on the next day it is ahead.
+    if every < 86_400 {
+      for minutes in stride(from: at, to: 24 * 60, by: max(1, every / 60)) where local(minutes, daysOn: 0) > now {
+        return local(minutes, daysOn: 0)
+      }
+      return local(at, daysOn: 1)
+    }
+    let today = local(at, daysOn: 0)
+    return today > now ? today : local(at, daysOn: 1)
   }
+
 }

@@ -141,8 +141,11 @@ public enum ArticleExtractor {
     return !names.isEmpty && unlikely.matches(names) && !maybe.matches(names)
   }
 
+  /// The element's class and id, lower-cased, joined by a space ("" when it has neither).
   static func classAndID(_ element: HTMLElement) -> String {
-    ((element.attributes["class"] ?? "") + " " + (element.attributes["id"] ?? "")).lowercased()
+    let (name, id) = (element.attributes["class"], element.attributes["id"])
+    guard name != nil || id != nil else { return "" }
+    return ((name ?? "") + " " + (id ?? "")).lowercased()
   }
 
   // MARK: - After choosing

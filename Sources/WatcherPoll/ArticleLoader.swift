@@ -21,6 +21,8 @@ public enum ArticleLoadError: Error, Sendable, Equatable {
   case read(String)
   /// The page has no text.
   case empty
+  /// Not fetched: the feed's `full_text` budget (pages or seconds) was spent.
+  case overBudget(String)
 }
 
 extension ArticleLoadError: CustomStringConvertible {
@@ -33,6 +35,7 @@ extension ArticleLoadError: CustomStringConvertible {
     case .extract(.unreadable): return "the page is gzip-compressed and cannot be decompressed"
     case .read(let reason): return "cannot read: \(reason)"
     case .empty: return "the page has no text"
+    case .overBudget(let what): return "not fetched: \(what)"
     }
   }
 }
@@ -75,8 +78,10 @@ public enum ArticleLoader {
     }
     guard !remote.isEmpty else { return results }
     let scope = feedURL.flatMap { FeedLocation.isHTTP($0) ? ProxyEnvironment.scope(ofHostIn: $0) : nil }
+    // Within a time budget, no page may take longer than what is left of it.
+    let timeout = cancellation?.secondsLeft.map { min(limits.timeout, max(1, Int($0.rounded(.up)))) } ?? limits.timeout
     let requests = remote.map { _, url in
-      var request = FetchRequest(url: url, maxBytes: limits.maxBytes, timeout: limits.timeout)
+      var request = FetchRequest(url: url, maxBytes: limits.maxBytes, timeout: timeout)
       request.maxScope = scope
       return request
     }
@@ -97,18 +102,40 @@ public enum ArticleLoader {
 
   /// Sets each item's `content` to the article its link leads to; returns the items whose page failed
   /// (they keep only their feed text), each named by its title, else its link or key.
+  ///
+  /// With a `budget`, at most `budget.pages` pages are fetched (the first items), within `budget.seconds`
+  /// (together); pages past either fail as `.overBudget`. `cancellation` stops the fetches without a word.
   public static func addContent(
     to items: inout [FeedItem], feedURL: String, limits: Limits, transport: any HTTPTransport,
-    cancellation: Cancellation? = nil
+    cancellation: Cancellation? = nil, budget: (pages: Int, deadline: ContinuousClock.Instant, seconds: Int)? = nil
   ) -> [(item: String, error: ArticleLoadError)] {
     var failed: [(item: String, error: ArticleLoadError)] = []
+    func name(_ item: FeedItem) -> String { item.title ?? item.link ?? item.key }
+    let fetched = budget.map { min($0.pages, items.count) } ?? items.count
+    let timer = budget.map { Cancellation(parent: cancellation, deadline: $0.deadline) } ?? cancellation
     let articles = fetch(
-      items.map(\.link), feedURL: feedURL, limits: limits, transport: transport, cancellation: cancellation)
+      items.prefix(fetched).map(\.link), feedURL: feedURL, limits: limits, transport: transport,
+      cancellation: timer)
     for (index, article) in articles.enumerated() {
       switch article {
       case .success(let found): items[index].content = found.text
-      case .failure(.fetch(.cancelled)): continue
-      case .failure(let error): failed.append((items[index].title ?? items[index].link ?? items[index].key, error))
+      case .failure(.fetch(.cancelled)):
+        // Stopping (SIGTERM) says nothing; a spent time budget says what was not read.
+        guard cancellation?.isCancelled != true, let budget else { continue }
+        failed.append(
+          (
+            name(items[index]),
+            .overBudget(
+              "the pages of this feed took \(Span.text(Double(budget.seconds))), its time budget (settings.full_text_budget)"
+            )
+          ))
+      case .failure(let error): failed.append((name(items[index]), error))
+      }
+    }
+    if let budget, fetched < items.count {
+      for item in items[fetched...] {
+        failed.append(
+          (name(item), .overBudget("more than \(budget.pages) pages in one poll (settings.full_text_budget.pages)")))
       }
     }
     return failed

@@ -19,13 +19,19 @@ package struct FeedReader: Sendable {
   let config: Config
   let transport: any HTTPTransport
   let cancellation: Cancellation?
+  /// When the pass's time for `full_text` pages runs out.
+  let pagesDeadline: ContinuousClock.Instant
   /// What identifies a story under this config (made once: it is a set of parameter names).
   let stories: StoryIdentity
 
-  init(config: Config, transport: any HTTPTransport, cancellation: Cancellation?) {
+  init(
+    config: Config, transport: any HTTPTransport, cancellation: Cancellation?,
+    pagesDeadline: ContinuousClock.Instant = .now + .seconds(180)
+  ) {
     self.config = config
     self.transport = transport
     self.cancellation = cancellation
+    self.pagesDeadline = pagesDeadline
     stories = StoryIdentity(extra: config.settings.ignoreParameters)
   }
 
@@ -395,9 +401,12 @@ package struct FeedReader: Sendable {
   /// its feed text, and the failure is reported.
   private func addContent(to all: inout [FeedItem], at act: [Int], feed: FeedConfig, outcome: inout Poller.Outcome) {
     var items = act.map { all[$0] }
+    // Each feed's pages within its budget, and every feed's within the pass's.
+    let budget = config.settings.fullTextBudget
+    let deadline = min(ContinuousClock.now + .seconds(budget.feedSeconds), pagesDeadline)
     let failed = ArticleLoader.addContent(
       to: &items, feedURL: feed.url, limits: ArticleLoader.Limits(config.settings), transport: transport,
-      cancellation: cancellation)
+      cancellation: cancellation, budget: (budget.pages, deadline, budget.feedSeconds))
     for (position, index) in act.enumerated() { all[index] = items[position] }
     for (item, error) in failed {
       outcome.warnings.append("full text of '\(item)': \(error); its rules see the feed's text only")

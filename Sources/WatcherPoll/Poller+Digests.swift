@@ -11,8 +11,9 @@ import WatcherState
 import WatcherSupport
 
 extension Poller {
-  /// Adds items to their rules' digests (a new digest goes out on its rule's schedule).
-  func collect(_ entries: [(rule: String, entry: Digest.Entry)], now: Date) throws(StateError) {
+  /// Adds items to their rules' digests (a new digest goes out on its rule's schedule); returns warnings
+  /// (entries dropped to keep the file within its budget).
+  func collect(_ entries: [(rule: String, entry: Digest.Entry)], now: Date) throws(StateError) -> [String] {
     var digests = try store.digests()
     for (rule, entry) in entries {
       if let index = digests.firstIndex(where: { $0.rule == rule }) {
@@ -24,7 +25,38 @@ extension Poller {
         digests.append(Digest(rule: rule, due: schedule.due(after: now), items: [entry]))
       }
     }
-    try store.saveDigests(digests)
+    return droppedNote(try saveDigests(digests, now: now)).map { [$0] } ?? []
+  }
+
+  /// What the poll says when digest entries were dropped to fit the file's budget.
+  func droppedNote(_ dropped: Int) -> String? {
+    guard dropped > 0 else { return nil }
+    return "digests.json would pass its budget of \(ByteCount.format(store.budget.sharedFile)): dropped the "
+      + "\(dropped) oldest digest entr\(dropped == 1 ? "y" : "ies") (see 'watcher log')"
+  }
+
+  /// Saves the digests within the file's byte budget, and returns how many entries were dropped to fit.
+  ///
+  /// Each entry dropped is journaled.
+  func saveDigests(_ digests: [Digest], now: Date) throws(StateError) -> Int {
+    let dropped = try store.saveDigests(digests)
+    guard !dropped.isEmpty else { return 0 }
+    let entries = dropped.map { rule, entry in
+      JournalEntry(
+        time: now, feed: entry.feed, title: entry.title, link: entry.link, key: entry.key, rule: rule,
+        action: "digest", outcome: .dropped,
+        detail: "digests.json would pass its budget of \(ByteCount.format(store.budget.sharedFile)); "
+          + "the oldest entries were dropped")
+    }
+    try? store.appendJournal(entries, limits: journalLimits, now: now)
+    return dropped.count
+  }
+
+  /// Whether a digest goes out now: at its time, or at once when that time is further off than its schedule
+  /// allows (the clock was set back).
+  func isDue(_ digest: Digest, now: Date) -> Bool {
+    let every = config.rules.first { $0.name == digest.rule }?.actions.digest?.every ?? 86_400
+    return digest.nextAttempt <= now || digest.nextAttempt > now.addingTimeInterval(Double(max(every, 86_400) * 2))
   }
 
   /// Sends the digests that are due.
@@ -40,14 +72,14 @@ extension Poller {
       pass.digestProblems.append("\(error)")
       return
     }
-    guard digests.contains(where: { $0.nextAttempt <= now }) else { return }
+    guard digests.contains(where: { isDue($0, now: now) }) else { return }
     let settings = config.settings.notify
     var remaining: [Digest] = []
     var journal: [JournalEntry] = []
     var toKeep: [KeptNotification] = []
     let digestFeed = FeedConfig(url: "", name: "digest")
     for var digest in digests {
-      guard digest.nextAttempt <= now, !digest.items.isEmpty, !settings.quiet.holds(settings.urgency, at: now) else {
+      guard isDue(digest, now: now), !digest.items.isEmpty, !settings.quiet.holds(settings.urgency, at: now) else {
         if !digest.items.isEmpty { remaining.append(digest) }
         continue
       }
@@ -116,12 +148,8 @@ extension Poller {
       pass.digestsShown.append((digest.rule, count))
     }
     do {
-      if !toKeep.isEmpty {
-        let (bounded, _) = KeptNotification.prune(
-          (try store.keptNotifications()) + toKeep, settings: settings, now: now)
-        try store.saveKept(bounded)
-      }
-      try store.saveDigests(remaining)
+      if !toKeep.isEmpty { pass.keptDropped += try keep(try store.keptNotifications() + toKeep, now: now).dropped }
+      if let note = droppedNote(try saveDigests(remaining, now: now)) { pass.digestProblems.append(note) }
     } catch {
       pass.digestProblems.append("\(error)")
     }

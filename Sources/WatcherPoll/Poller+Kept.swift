@@ -11,49 +11,88 @@ import WatcherState
 import WatcherSupport
 
 extension Poller {
-  /// Shows the kept notifications (one summary when several), or keeps them, pruned to the bounds.
+  /// Shows the kept notifications that are due (one summary when several), or keeps them, within their
+  /// bounds.
   func showKept(_ pass: inout Pass, now: Date) {
     do {
       let stored = try store.keptNotifications()
       guard !stored.isEmpty else { return }
-      let (all, dropped) = KeptNotification.prune(stored, settings: config.settings.notify, now: now)
-      pass.keptDropped = dropped
-      // What is due now: not held past now, and not held by quiet hours that are on now.
-      let quiet = config.settings.notify.quiet
-      let kept = all.filter {
-        ($0.until ?? .distantPast) <= now && !quiet.holds($0.action.urgency ?? .normal, at: now)
-      }
-      let waiting = all.filter { entry in !kept.contains { $0 == entry } }
+      let all = KeptNotification.prune(stored, settings: config.settings.notify, now: now).kept
+      let due = all.filter { Self.isDue($0, quiet: config.settings.notify.quiet, now: now) }
+      let waiting = all.filter { entry in !due.contains { $0 == entry } }
       pass.keptHeld = waiting.count
-      guard !kept.isEmpty else {
-        if dropped > 0 { try store.saveKept(all) }
+      guard !due.isEmpty else {
+        if all.count < stored.count { pass.keptDropped += try keep(stored, now: now).dropped }
         return
       }
-      if case .keep(let failure) = runner.showKept(kept) {
+      if case .keep(let failure) = runner.showKept(due) {
         pass.keptError = .notShown(failure)
-        if dropped > 0 { try store.saveKept(all) }
+        if all.count < stored.count { pass.keptDropped += try keep(stored, now: now).dropped }
         return
       }
-      pass.keptShown = kept.count
-      try store.saveKept(waiting)
-      let shown = kept.map { entry in
+      pass.keptShown = due.count
+      // Those pruned above are dropped (and journaled) with the ones left waiting.
+      let pruned = stored.filter { entry in !all.contains { $0 == entry } }
+      pass.keptDropped += try keep(pruned + waiting, now: now).dropped
+      let shown = due.map { entry in
         Self.entry(
           entry.action, feed: FeedConfig(url: "", name: entry.feed), outcome: .shown, now: now,
-          detail: kept.count > 1
-            ? "kept from an earlier poll; in one summary of \(kept.count)" : "kept from an earlier poll")
+          detail: due.count > 1
+            ? "kept from an earlier poll; in one summary of \(due.count)" : "kept from an earlier poll")
       }
       try? store.appendJournal(shown, limits: journalLimits, now: now)
     } catch {
       pass.keptError = .store(error)
     }
   }
+
+  /// Whether a kept notification goes out now.
+  ///
+  /// One held for quiet hours goes out when they no longer hold it: when they end, when they are removed
+  /// from the config, or when the clock was set back (its `until` is then far off, and not waited for).
+  static func isDue(_ kept: KeptNotification, quiet: QuietHours, now: Date) -> Bool {
+    !quiet.holds(kept.action.urgency ?? .normal, at: now)
+  }
+
+  /// Saves `all` as the kept notifications, within `keep_for`, `keep_max` and the file's byte budget.
+  ///
+  /// Each one given up is journaled. Returns those kept, how many were dropped, and why (for the poll's
+  /// words).
+  @discardableResult
+  func keep(_ all: [KeptNotification], now: Date) throws(StateError) -> (
+    kept: [KeptNotification], dropped: Int, why: [String]
+  ) {
+    let settings = config.settings.notify
+    let (bounded, pruned) = KeptNotification.prune(all, settings: settings, now: now)
+    let overBudget = try store.saveKept(bounded)
+    let horizon = now.addingTimeInterval(-Double(settings.keepFor))
+    let reasons = [
+      "kept longer than settings.notify.keep_for (\(Span.text(Double(settings.keepFor)))); given up",
+      "more than settings.notify.keep_max (\(settings.keepMax)) notifications were kept; the oldest given up",
+      "notifications.json would pass its budget of \(ByteCount.format(store.budget.sharedFile)); "
+        + "the oldest kept notifications were given up",
+    ]
+    let dropped =
+      pruned.map { ($0, $0.action.created < horizon ? reasons[0] : reasons[1]) } + overBudget.map { ($0, reasons[2]) }
+    journal(dropped, now: now)
+    let kept = overBudget.isEmpty ? bounded : bounded.filter { entry in !overBudget.contains { $0 == entry } }
+    return (kept, dropped.count, reasons.filter { reason in dropped.contains { $0.1 == reason } })
+  }
+
+  /// Journals kept notifications given up on, each with why.
+  private func journal(_ dropped: [(KeptNotification, String)], now: Date) {
+    guard !dropped.isEmpty else { return }
+    let entries = dropped.map { entry, reason in
+      Self.entry(entry.action, feed: FeedConfig(url: "", name: entry.feed), outcome: .dropped, now: now, detail: reason)
+    }
+    try? store.appendJournal(entries, limits: journalLimits, now: now)
+  }
 }
 
 extension KeptNotification {
-  /// The newest `settings.keepMax` of `kept` that are younger than `settings.keepFor`, and how many were
-  /// dropped.
+  /// The newest `settings.keepMax` of `kept` that are younger than `settings.keepFor`, and those dropped.
   package static func prune(_ kept: [KeptNotification], settings: NotifySettings, now: Date) -> (
-    kept: [KeptNotification], dropped: Int
+    kept: [KeptNotification], dropped: [KeptNotification]
   ) {
     prune(kept, keepFor: settings.keepFor, keepMax: settings.keepMax, now: now)
   }

@@ -210,10 +210,16 @@ extension Poller {
       do {
         let stored = try store.keptNotifications()
         let added = toKeep.map { KeptNotification(feed: feed.name, action: $0) } + held
-        let (bounded, _) = KeptNotification.prune(stored + added, settings: config.settings.notify, now: now)
-        try store.saveKept(bounded)
-        outcome.kept += toKeep.count
-        outcome.held += held.count
+        let (bounded, dropped, why) = try keep(stored + added, now: now)
+        // Counted as kept or held only when they are: past the bounds, the oldest are given up (and said so).
+        func survived(_ entry: KeptNotification) -> Bool { dropped == 0 || bounded.contains { $0 == entry } }
+        outcome.kept += added.prefix(toKeep.count).filter(survived).count
+        outcome.held += held.filter(survived).count
+        if dropped > 0 {
+          outcome.warnings.append(
+            "gave up on \(dropped) kept notification\(dropped == 1 ? "" : "s"): \(why.joined(separator: "; ")) "
+              + "(see 'watcher log')")
+        }
       } catch {
         kept += toKeep + held.map(\.action)
         outcome.report(.cannotKeep(error))
@@ -225,6 +231,22 @@ extension Poller {
     state.pending = kept
     outcome.pendingLeft = kept.count
     save(&state, outcome: &outcome)
+  }
+
+  /// Keeps the feed's state file within its byte budget: the oldest pending actions past it are given up,
+  /// journaled and reported (only thousands of huge items waiting at once come near it).
+  func fitBudget(_ job: inout FeedJob, now: Date) {
+    let dropped = job.state.fitPending(budget: store.budget.feedFile)
+    guard !dropped.isEmpty else { return }
+    let reason =
+      "the feed's state file would pass its budget of \(ByteCount.format(store.budget.feedFile)); "
+      + "the oldest waiting actions were given up"
+    for action in dropped { Self.drop(action, of: job.feed, from: &job.state, reason: reason, now: now) }
+    let entries = dropped.map { Self.entry($0, feed: job.feed, outcome: .dropped, now: now, detail: reason) }
+    job.outcome.journal += entries
+    try? store.appendJournal(entries, limits: journalLimits, now: now)
+    job.outcome.warnings.append(
+      "gave up on \(dropped.count) waiting action\(dropped.count == 1 ? "" : "s"): \(reason) (see 'watcher log')")
   }
 
   /// An item as messages name it: its title, else its key.

@@ -105,12 +105,13 @@ public struct Poller {
       }
     }
     let engine = RuleEngine(rules: config.rules, settings: config.settings.notify)
+    let pagesDeadline = ContinuousClock.now + .seconds(config.settings.fullTextBudget.passSeconds)
     var stories: [String: Story]?
     PassStages.inBatches(
       due, size: max(32, 4 * config.settings.concurrency), cancellation: cancellation, fetch: fetch
     ) { batch, bodies in
       heartbeat?()
-      let read = read(batch, bodies: bodies, mode: mode, engine: engine, now: now)
+      let read = read(batch, bodies: bodies, mode: mode, engine: engine, pagesDeadline: pagesDeadline, now: now)
       let acting = save(read, mode: mode, dryRun: dryRun, now: now, outcomes: &outcomes, stories: &stories)
       act(acting, now: now, outcomes: &outcomes)
     }
@@ -195,10 +196,12 @@ public struct Poller {
   /// Read: every feed of the batch parsed, diffed and run through the rules at once, on every core.
   ///
   /// This is the CPU work of a pass; nothing is written or done here.
-  private func read(_ batch: [FeedJob], bodies: PassStages.Bodies, mode: Mode, engine: RuleEngine, now: Date)
-    -> [FeedJob]
-  {
-    let reader = FeedReader(config: config, transport: transport, cancellation: cancellation)
+  private func read(
+    _ batch: [FeedJob], bodies: PassStages.Bodies, mode: Mode, engine: RuleEngine,
+    pagesDeadline: ContinuousClock.Instant, now: Date
+  ) -> [FeedJob] {
+    let reader = FeedReader(
+      config: config, transport: transport, cancellation: cancellation, pagesDeadline: pagesDeadline)
     let read = Locked([FeedJob?](repeating: nil, count: batch.count))
     WorkerPool.shared.perform(iterations: batch.count) { index in
       let job = reader.read(batch[index], body: bodies.take(index), mode: mode, engine: engine, now: now)
@@ -251,13 +254,14 @@ public struct Poller {
       // collects an item twice (told apart by its key), never loses one.
       if !job.digestEntries.isEmpty {
         do {
-          try collect(job.digestEntries, now: now)
+          job.outcome.warnings += try collect(job.digestEntries, now: now)
         } catch {
           job.outcome.failures.append(.save(error, unsavedActions: job.digestEntries.count))
           outcomes[job.position] = job.outcome
           continue
         }
       }
+      fitBudget(&job, now: now)
       toSave.append(job)
     }
     let saved = PassStages.saveStates(toSave.map(\.state), directory: store.directory)

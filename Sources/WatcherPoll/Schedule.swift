@@ -58,9 +58,11 @@ extension Schedule {
       if state.consecutiveFailures > 0 { failing += 1 }
     }
     let nextFeed = (polls + retries).min().map { $0.timeIntervalSince(now) } ?? 60
-    let held = ((try? store.keptNotifications(readOnly: true)) ?? []).compactMap(\.until)
-      .map { $0.timeIntervalSince(now) }.filter { $0 > 0 }.min()
     let notify = config.settings.notify
+    // Held notifications go out when quiet hours no longer hold them (their `until` is only what was
+    // expected: the config or the clock may have changed since).
+    let holding = ((try? store.keptNotifications(readOnly: true)) ?? []).contains { $0.until != nil }
+    let held = holding ? (notify.quiet.isQuiet(now) ? notify.quiet.end(after: now).timeIntervalSince(now) : 0) : nil
     let digest = ((try? store.digests(readOnly: true)) ?? []).filter { !$0.items.isEmpty }.map { digest in
       let at = max(digest.nextAttempt, now)
       return (notify.quiet.holds(notify.urgency, at: at) ? notify.quiet.end(after: at) : at).timeIntervalSince(now)

@@ -63,39 +63,69 @@ extension StateStore {
     try readShared(digestsPath, readOnly: readOnly) { json in try Digest.file(reading: &json) } ?? []
   }
 
-  /// Replaces the digests (durably).
-  public func saveDigests(_ digests: [Digest]) throws(StateError) {
-    var json = PrettyJSON()
-    json.object { json in
-      json.key("digests")
-      json.array { json in
-        for digest in digests {
-          json.element()
-          json.object { json in
-            json.member("attempts", digest.attempts)
-            json.member("due", digest.due)
-            json.key("items")
-            json.array { json in
-              for entry in digest.items {
-                json.element()
-                json.object { json in
-                  json.member("collected", entry.collected)
-                  json.member("feed", entry.feed)
-                  json.member("item", entry.item)
-                  json.member("key", entry.key)
-                  json.member("link", entry.link)
-                  json.member("title", entry.title)
+  /// Replaces the digests (durably), within `budget.sharedFile` bytes: returns the entries dropped to fit,
+  /// the oldest collected first, each with its digest's rule (none, unless items are huge).
+  @discardableResult
+  public func saveDigests(_ digests: [Digest]) throws(StateError) -> [(rule: String, entry: Digest.Entry)] {
+    func encode(_ digests: [Digest]) -> (document: [UInt8], sizes: [Int]) {
+      var json = PrettyJSON()
+      var sizes: [Int] = []
+      json.object { json in
+        json.key("digests")
+        json.array { json in
+          for digest in digests {
+            json.element()
+            json.object { json in
+              json.member("attempts", digest.attempts)
+              json.member("due", digest.due)
+              json.key("items")
+              json.array { json in
+                for entry in digest.items {
+                  let start = json.count
+                  json.element()
+                  json.object { json in
+                    json.member("collected", entry.collected)
+                    json.member("feed", entry.feed)
+                    json.member("item", entry.item)
+                    json.member("key", entry.key)
+                    json.member("link", entry.link)
+                    json.member("title", entry.title)
+                  }
+                  sizes.append(json.count - start)
                 }
               }
+              json.member("next_try", digest.nextTry)
+              json.member("rule", digest.rule)
             }
-            json.member("next_try", digest.nextTry)
-            json.member("rule", digest.rule)
           }
         }
+        json.member("version", 1)
       }
-      json.member("version", 1)
+      return (json.document(), sizes)
     }
-    try Self.writeAtomically(Data(json.document()), to: digestsPath, directory: directory)
+    var (document, sizes) = encode(digests)
+    var dropped: [(rule: String, entry: Digest.Entry)] = []
+    if document.count > budget.sharedFile {
+      // Every entry by its position across the digests, the oldest collected first.
+      let places = digests.indices.flatMap { digest in digests[digest].items.indices.map { (digest, $0) } }
+      func collected(_ position: Int) -> Date { digests[places[position].0].items[places[position].1].collected }
+      let order = places.indices.sorted { (collected($0), $0) < (collected($1), $1) }
+      let over = ByteBudget.overflow(sizes: sizes, oldestFirst: order, total: document.count, budget: budget.sharedFile)
+      var kept = digests
+      for index in kept.indices { kept[index].items = [] }
+      for (position, place) in places.enumerated() {
+        let entry = digests[place.0].items[place.1]
+        if over.contains(position) {
+          dropped.append((digests[place.0].rule, entry))
+        } else {
+          kept[place.0].items.append(entry)
+        }
+      }
+      dropped.sort { $0.entry.collected < $1.entry.collected }
+      document = encode(kept).document
+    }
+    try Self.writeAtomically(Data(document), to: digestsPath, directory: directory)
+    return dropped
   }
 }
 

@@ -291,3 +291,37 @@ extension JSONReader {
     try stringBytes(as: "a date") { DateParser.parse(bytes: $0) }
   }
 }
+
+extension FeedState {
+  /// Drops the oldest pending actions until the state's file fits `budget` bytes, and returns them: none,
+  /// unless thousands of huge items wait (each action's item is already cut to `FeedItem.stored`).
+  public mutating func fitPending(budget: Int) -> [PendingAction] {
+    guard !pending.isEmpty else { return [] }
+    // A generous bound first (escaping at most doubles an item's JSON; keys are at most 1 KiB): nearly
+    // every state is far under its budget and is not encoded twice.
+    let bound = pending.reduce(8_192 + items.count * 1_200 + dropped.count * 1_024) { total, action in
+      total + 1_024 + 2 * action.textBytes
+    }
+    guard bound > budget else { return [] }
+    let sizes = pending.map { action in
+      var json = PrettyJSON()
+      action.write(to: &json)
+      return json.count + 8
+    }
+    let order = pending.indices.sorted { (pending[$0].created, $0) < (pending[$1].created, $1) }
+    let over = ByteBudget.overflow(sizes: sizes, oldestFirst: order, total: pretty.count, budget: budget)
+    guard !over.isEmpty else { return [] }
+    let removed = over.sorted().map { pending[$0] }
+    pending = pending.indices.filter { !over.contains($0) }.map { pending[$0] }
+    return removed
+  }
+}
+
+extension FeedState.PendingAction {
+  /// The UTF-8 bytes of its texts, as written (before escaping).
+  var textBytes: Int {
+    let texts = [title, link, lastError, key, notification?.summary, notification?.body, hook?.item, hook?.command]
+    return texts.reduce(0) { $0 + ($1?.utf8.count ?? 0) } + (hook?.arguments ?? []).reduce(0) { $0 + $1.utf8.count }
+      + (hook?.environment ?? [:]).reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+  }
+}

@@ -24,15 +24,17 @@ public struct KeptNotification: Sendable, Equatable {
     self.until = until
   }
 
-  /// The newest `keepMax` of `kept` that are younger than `keepFor` seconds, and how many were dropped.
+  /// The newest `keepMax` of `kept` that are younger than `keepFor` seconds, and those dropped.
   public static func prune(_ kept: [KeptNotification], keepFor: Int, keepMax: Int, now: Date) -> (
-    kept: [KeptNotification], dropped: Int
+    kept: [KeptNotification], dropped: [KeptNotification]
   ) {
     let horizon = now.addingTimeInterval(-Double(keepFor))
     // A notification held for quiet hours is not given up on before it was due.
     let young = kept.filter { $0.action.created >= horizon || ($0.until.map { $0 > now } ?? false) }
     let result = Array(young.suffix(keepMax))
-    return (result, kept.count - result.count)
+    guard result.count < kept.count else { return (result, []) }
+    let dropped = kept.filter { entry in !result.contains { $0 == entry } }
+    return (result, dropped)
   }
 }
 
@@ -50,25 +52,39 @@ extension StateStore {
     try readShared(keptPath, readOnly: readOnly) { json in try KeptNotification.file(reading: &json) } ?? []
   }
 
-  /// Replaces the kept notifications (durably: the caller removes them from a feed's pending list next).
-  public func saveKept(_ kept: [KeptNotification]) throws(StateError) {
-    var json = PrettyJSON()
-    json.object { json in
-      json.member("version", 1)
-      json.key("notifications")
-      json.array { json in
-        for notification in kept {
-          json.element()
-          json.object { json in
-            json.key("action")
-            notification.action.write(to: &json)
-            json.member("feed", notification.feed)
-            json.member("until", notification.until)
+  /// Replaces the kept notifications (durably: the caller removes them from a feed's pending list next),
+  /// within `budget.sharedFile` bytes: returns the oldest, dropped to fit (none, unless items are huge or
+  /// `keep_max` is).
+  @discardableResult
+  public func saveKept(_ kept: [KeptNotification]) throws(StateError) -> [KeptNotification] {
+    func encode(_ kept: [KeptNotification]) -> (document: [UInt8], sizes: [Int]) {
+      var json = PrettyJSON()
+      var sizes: [Int] = []
+      sizes.reserveCapacity(kept.count)
+      json.object { json in
+        json.member("version", 1)
+        json.key("notifications")
+        json.array { json in
+          for notification in kept {
+            let start = json.count
+            json.element()
+            json.object { json in
+              json.key("action")
+              notification.action.write(to: &json)
+              json.member("feed", notification.feed)
+              json.member("until", notification.until)
+            }
+            sizes.append(json.count - start)
           }
         }
       }
+      return (json.document(), sizes)
     }
-    try Self.writeAtomically(Data(json.document()), to: keptPath, directory: directory)
+    var (document, sizes) = encode(kept)
+    let over = ByteBudget.overflow(sizes: sizes, total: document.count, budget: budget.sharedFile)
+    if !over.isEmpty { document = encode(kept.indices.filter { !over.contains($0) }.map { kept[$0] }).document }
+    try Self.writeAtomically(Data(document), to: keptPath, directory: directory)
+    return over.sorted().map { kept[$0] }
   }
 }
 

@@ -42,14 +42,17 @@ extension StateError: CustomStringConvertible {
 public final class StateStore {
   /// The state directory.
   public let directory: String
+  /// The most bytes each file is saved with (the oldest entries dropped first, and said so).
+  public let budget: Budget
   /// The journal's size and line count when this store last read or wrote it: a pass appends once per
   /// feed, and recounting a journal of 10,000 lines each time cost more than the hooks it records.
   let journalCount = Locked<(size: Int, lines: Int)?>(nil)
   private var lockDescriptor: Int32 = -1
 
   /// Opens (and creates, mode 0700) the state directory.
-  public init(directory: String) throws(StateError) {
+  public init(directory: String, budget: Budget = Budget()) throws(StateError) {
     self.directory = directory
+    self.budget = budget
     do {
       try FileManager.default.createDirectory(
         atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -151,8 +154,25 @@ public final class StateStore {
     return state
   }
 
-  /// The largest state file read (a feed of 10,000 items takes about 1 MB).
+  /// The largest state file read (a feed of 10,000 items takes about 1 MB); every budget is well under it, so
+  /// that no save writes a file the loader refuses.
   package static let maxFileBytes = 256 << 20
+
+  /// The most bytes a file of the state directory is saved with.
+  ///
+  /// What each entry keeps of an item is cut first (`FeedItem.stored`); past the budget the oldest entries
+  /// are dropped, journaled and reported.
+  public struct Budget: Sendable {
+    /// `notifications.json` and `digests.json`, which every feed shares.
+    public var sharedFile: Int
+    /// One feed's state file (its pending actions are what can grow).
+    public var feedFile: Int
+
+    public init(sharedFile: Int = 32 << 20, feedFile: Int = 64 << 20) {
+      self.sharedFile = min(sharedFile, StateStore.maxFileBytes / 2)
+      self.feedFile = min(feedFile, StateStore.maxFileBytes / 2)
+    }
+  }
 
   /// Whether the directory can be written (a poll records nothing, and so acts on nothing, until it can).
   public func writeProblem() -> String? {
@@ -198,6 +218,13 @@ public final class StateStore {
   package static func writeAtomically(
     _ data: Data, to path: String, directory: String, syncDirectory: Bool = true
   ) throws(StateError) {
+    // Never a file the reader would refuse (every budget is well under this: a backstop).
+    guard data.count <= maxFileBytes else {
+      throw .writeFailed(
+        path: path,
+        reason: "it would be \(ByteCount.format(data.count)), more than the \(ByteCount.format(maxFileBytes)) "
+          + "a state file may hold; the file was left as it was")
+    }
     do {
       try AtomicFile.write(data, to: path, directory: directory, syncDirectory: syncDirectory)
     } catch {

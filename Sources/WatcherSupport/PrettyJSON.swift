@@ -19,6 +19,9 @@ public struct PrettyJSON {
     bytes.reserveCapacity(capacity)
   }
 
+  /// How many bytes are written so far (the difference around an element is that element's size).
+  public var count: Int { bytes.count }
+
   /// The document's text, ending with a newline (the text is moved out, not copied).
   public consuming func document() -> [UInt8] {
     bytes.append(10)

@@ -17,3 +17,19 @@ public enum TextBudget {
     return String(decoding: utf8.prefix(end), as: UTF8.self) + mark
   }
 }
+
+/// A file's budget in bytes, met by dropping its oldest entries first.
+public enum ByteBudget {
+  /// The positions in `sizes` (each entry's bytes, listed oldest first by `order`) to drop so that the
+  /// file's `total` bytes fit `budget`: the oldest first, no more than needed; none when it fits.
+  public static func overflow(sizes: [Int], oldestFirst order: [Int]? = nil, total: Int, budget: Int) -> Set<Int> {
+    guard total > budget else { return [] }
+    var excess = total - budget
+    var dropped: Set<Int> = []
+    for position in order ?? Array(sizes.indices) where excess > 0 {
+      dropped.insert(position)
+      excess -= sizes[position]
+    }
+    return dropped
+  }
+}

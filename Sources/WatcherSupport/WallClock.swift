@@ -18,4 +18,11 @@ public enum WallClock {
 
   /// Now, as watcher counts it.
   public static func now() -> Date { Date().addingTimeInterval(offset) }
+
+  /// `date` as the local clock shows it ("07:00").
+  public static func local(_ date: Date) -> String {
+    let formatter = DateFormatter()
+    formatter.dateFormat = "HH:mm"
+    return formatter.string(from: date)
+  }
 }

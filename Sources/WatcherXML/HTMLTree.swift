@@ -72,7 +72,32 @@ public enum HTMLTree {
   public static func parse(_ bytes: [UInt8], encoding: String? = nil) -> HTMLElement? {
     guard !bytes.isEmpty, bytes.count < Int(Int32.max) else { return nil }
     let named = encoding ?? declaredCharset(bytes)
+    let bytes = withinTagBudget(bytes)
     return read(bytes, encoding: named ?? "UTF-8") ?? (named == nil ? nil : read(bytes, encoding: "UTF-8"))
+  }
+
+  /// The most start tags of a page read.
+  ///
+  /// Real pages have a few thousand (a long Wikipedia article, 60,000). Past them the rest is not read, so
+  /// that what a page costs (libxml2's tree, the extractor's walks, memory) is bounded by this, not by how
+  /// many empty elements fit in the size limit (2.8 million `<p>` in 8 MiB).
+  public static let maxTags = 300_000
+
+  /// `bytes` before its start tag number `maxTags + 1` (a `<` and a letter).
+  static func withinTagBudget(_ bytes: [UInt8]) -> [UInt8] {
+    let end = bytes.withUnsafeBufferPointer { buffer -> Int? in
+      guard let base = buffer.baseAddress else { return nil }
+      var (offset, tags) = (0, 0)
+      while offset < buffer.count, let found = memchr(base + offset, 0x3C, buffer.count - offset) {
+        let position = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
+        offset = position + 1
+        guard offset < buffer.count, (buffer[offset] | 0x20) >= 0x61, (buffer[offset] | 0x20) <= 0x7A else { continue }
+        tags += 1
+        if tags > maxTags { return position }
+      }
+      return nil
+    }
+    return end.map { Array(bytes[..<$0]) } ?? bytes
   }
 
   /// The charset a `<meta>` in the first 4 KB names.

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import WatcherFeed
 import WatcherTestSupport
+import WatcherXML
 
 /// The article extractor: the main text of a page without its furniture, on made-up pages that each show one
 /// part of the method, and on the evaluation set of real pages with a known main text.
@@ -105,6 +106,18 @@ struct ArticleExtractorTests {
     let bare = Data("<p>".utf8) + latin1
     #expect(try ArticleExtractor.extract([UInt8](bare), encoding: "ISO-8859-1")?.text == text)
     #expect(try ArticleExtractor.extract(Array("<p>\(text)</p>".utf8))?.text == text)
+  }
+
+  @Test("a page of millions of empty elements is read up to its first HTMLTree.maxTags start tags")
+  func tagBudget() throws {
+    let empty = Array(("<html><body>" + String(repeating: "<p>", count: 2_700_000) + "</body></html>").utf8)
+    #expect(empty.count <= ArticleExtractor.maxPageBytes)
+    let root = try #require(HTMLTree.parse(empty))
+    #expect(root.descendants.count <= HTMLTree.maxTags, "\(root.descendants.count) elements")
+    #expect(try ArticleExtractor.extract(empty) == nil)
+    // A page under the budget is read whole, its text after many tags included.
+    let many = String(repeating: "<span></span>", count: 50_000) + Self.articleHTML
+    #expect(try ArticleExtractor.extract(Self.page(many))?.text.hasPrefix(Self.prose[0]) == true)
   }
 
   @Test("empty, markup-only, hostile and oversized pages give nil or a typed failure, never a crash")

@@ -21,7 +21,7 @@ struct DigestTests {
 
   @Test("the daemon wakes for the next feed due, a held notification or a digest, whichever comes first")
   func nextWake() throws {
-    var h = try Harness(settings: "  first_poll: all")
+    var h = try Harness(settings: "  first_poll: all\n  notify: { quiet: \"10:00-10:01\" }")
     defer { h.server.stop() }
     h.config.rules = try ConfigLoader.parse(
       """
@@ -43,12 +43,16 @@ struct DigestTests {
     let interval = TimeInterval(h.config.feeds[0].interval ?? h.config.settings.interval)
     #expect(wake(start) == interval)
     #expect(wake(start + interval + 5) == 0, "a feed due already: at once")
-    // A notification held for quiet hours comes due before the feed.
+    // A notification held for quiet hours comes due before the feed: when they end (10:01).
     let held = FeedState.PendingAction(kind: .notify, key: "k", rule: "morning", summary: "s", created: start)
     try h.store.saveKept([KeptNotification(feed: "test", action: held, until: start + 60)])
     #expect(wake(start) == 60)
-    // With the feed and the held notification far off, the digest's time (08:00 the next day).
-    try h.store.saveKept([KeptNotification(feed: "test", action: held, until: start + 7 * 86_400)])
+    // Whatever its 'until' says (the clock was set back): quiet hours decide.
+    try h.store.saveKept([KeptNotification(feed: "test", action: held, until: start + 365 * 86_400)])
+    #expect(wake(start) == 60)
+    #expect(wake(start + 120) == 0, "after quiet hours it is due at once")
+    // With the feed far off and nothing held, the digest's time (08:00 the next day).
+    try h.store.saveKept([])
     h.config.settings.interval = 7 * 86_400
     #expect(wake(start) == Self.local(8, days: 1).timeIntervalSince(start))
   }
@@ -189,5 +193,22 @@ struct DigestTests {
     #expect(at.due(after: Self.local(10)) == Self.local(8, days: 1))
     #expect(at.due(after: Self.local(7)) == Self.local(8))
     #expect(DigestAction(every: 3_600).due(after: Self.local(10)) == Self.local(11))
+    // Several times a day from 'at': 08:00 and 20:00.
+    #expect(DigestAction(every: 43_200, at: 8 * 60).due(after: Self.local(10)) == Self.local(20))
+    #expect(DigestAction(every: 43_200, at: 8 * 60).due(after: Self.local(21)) == Self.local(8, days: 1))
+  }
+
+  @Test("a digest at 08:00 goes out at 08:00 local time on the days the clocks change", arguments: ["03-29", "10-25"])
+  func daylightSaving(_ day: String) throws {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = try #require(TimeZone(identifier: "Europe/Berlin"))
+    let midnight = try #require(DateParser.parse("2026-\(day)T00:30:00+01:00"))
+    let due = DigestAction(every: 86_400, at: 8 * 60).due(after: midnight, calendar: calendar)
+    let parts = calendar.dateComponents([.day, .hour, .minute], from: due)
+    #expect(parts.hour == 8 && parts.minute == 0, "due at \(ISODate.format(due))")
+    #expect(parts.day == calendar.component(.day, from: midnight))
+    // And the day after, 24 hours of clock later, not 24 hours of seconds.
+    let next = DigestAction(every: 86_400, at: 8 * 60).due(after: due, calendar: calendar)
+    #expect(calendar.component(.hour, from: next) == 8)
   }
 }

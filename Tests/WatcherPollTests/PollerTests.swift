@@ -43,7 +43,7 @@ struct PollerTests {
     let runner = RecordingActionRunner()
     var config: Config
 
-    init(settings: String = "") throws {
+    init(settings: String = "", budget: StateStore.Budget = StateStore.Budget()) throws {
       let source = self.source
       server = try LoopbackHTTPServer { request in
         let status = source.status.withLock { $0 }
@@ -57,7 +57,7 @@ struct PollerTests {
         return .ok(body, headers: [("ETag", etag)])
       }
       dir = try TemporaryDirectory()
-      store = try StateStore(directory: dir.url.appendingPathComponent("state").path)
+      store = try StateStore(directory: dir.url.appendingPathComponent("state").path, budget: budget)
       config = try ConfigLoader.parse(
         """
         settings:

@@ -95,4 +95,67 @@ struct QuietHoursTests {
     #expect(shown.count == 2 && shown[1].summary == "While you were away: 2 notifications", "\(shown)")
     #expect(try h.store.keptNotifications().isEmpty)
   }
+
+  /// A poller whose notifications reach `notifier`, with `h`'s config as it is now.
+  static func poller(_ h: Harness, _ notifier: Notifier) -> Poller {
+    let runner = DeliveringActionRunner(
+      notifier: notifier, settings: h.config.settings, environment: [:], log: { _ in })
+    return Poller(config: h.config, store: h.store, transport: CurlTransport(userAgent: "t"), runner: runner)
+  }
+
+  /// `count` new items.
+  static func items(_ count: Int, prefix: String = "i") -> [(String, String, String)] {
+    (0..<count).map { ("\(prefix)\($0)", "Item \(prefix)\($0)", "Sat, 28 Nov 2026 10:00:00 GMT") }
+  }
+
+  @Test("more held than keep_max: the poll, the journal and status say how many are held and which were given up")
+  func heldPastKeepMax() throws {
+    var h = try Harness(settings: "  first_poll: all\n  notify: { quiet: \"22:00-07:00\", keep_max: 200 }")
+    defer { h.server.stop() }
+    h.config.rules = try ConfigLoader.parse(
+      "feeds: [{ url: x, name: test }]\nrules:\n  - { name: all, match: { title: item }, notify: true }\n",
+      path: "r.yaml"
+    ).rules
+    h.config.settings.notify.maxPerPoll = 1_000
+    let notifier = Notifier()
+    notifier.up.withLock { $0 = true }
+    h.source.items.withLock { $0 = Self.items(300) }
+    let night = Self.poller(h, notifier).pass(h.config.feeds, force: true, now: Self.local(23))
+    let outcome = night.outcomes[0]
+    #expect(outcome.held == 200, "before: all 300 were said to be held while 100 were dropped")
+    #expect(outcome.warnings.contains { $0.contains("gave up on 100 kept notifications") }, "\(outcome.warnings)")
+    #expect(try h.store.keptNotifications().count == 200)
+    let journal = try h.store.journal(limits: JournalLimits(), now: Self.local(23)).entries
+    let dropped = journal.filter { $0.outcome == .dropped }
+    #expect(dropped.count == 100 && dropped.allSatisfy { $0.detail?.contains("keep_max (200)") == true })
+    // The oldest went: the newest 200 are the ones kept.
+    #expect(Set(try h.store.keptNotifications().map(\.action.key)) == Set((100..<300).map { "i\($0)" }))
+  }
+
+  @Test("held notifications go out when quiet hours are removed from the config, or when the clock was set back")
+  func heldGoOutWhenNoLongerQuiet() throws {
+    var h = try Harness(settings: "  first_poll: all\n  notify: { quiet: \"22:00-07:00\" }")
+    defer { h.server.stop() }
+    let notifier = Notifier()
+    notifier.up.withLock { $0 = true }
+    h.source.items.withLock { $0 = Self.items(2) }
+    let night = Self.poller(h, notifier).pass(h.config.feeds, force: true, now: Self.local(23))
+    #expect(night.outcomes[0].held == 2)
+    h.config.settings.notify.quiet = QuietHours()
+    let shown = Self.poller(h, notifier).pass(h.config.feeds, force: true, now: Self.local(23, 5))
+    #expect(shown.keptShown == 2, "quiet hours were removed: held ones go out now, not at 07:00")
+    #expect(try h.store.keptNotifications().isEmpty)
+
+    // Held until a time a year off (the clock was set back): out as soon as quiet hours no longer hold it.
+    let far = [
+      KeptNotification(
+        feed: "test",
+        action: FeedState.PendingAction(
+          kind: .notify, key: "k", rule: "everything", summary: "s", body: "b", created: Self.local(9)),
+        until: Self.local(7, days: 365))
+    ]
+    try h.store.saveKept(far)
+    let morning = Self.poller(h, notifier).pass(h.config.feeds, force: true, now: Self.local(9))
+    #expect(morning.keptShown == 1, "an 'until' far beyond what the config allows is due now")
+  }
 }

@@ -91,4 +91,82 @@ struct StoredBoundsTests {
     #expect(stored.link == item.link)
     #expect(FeedItem(key: "k", title: "short").stored == FeedItem(key: "k", title: "short"))
   }
+
+  /// The journal's entries of `outcome`.
+  static func journal(_ h: Harness, _ outcome: JournalEntry.Outcome) throws -> [JournalEntry] {
+    try h.store.journal(limits: JournalLimits(), now: PollerTests.now + 86_400).entries.filter { $0.outcome == outcome }
+  }
+
+  @Test("digests.json keeps to its byte budget: the oldest entries are dropped, journaled and reported")
+  func digestBudget() throws {
+    var h = try Harness(settings: "  first_poll: all", budget: StateStore.Budget(sharedFile: 1_000_000))
+    defer { h.server.stop() }
+    let (_, pass) = try DigestTests.morningDigest(&h, hook: "true")
+    var warnings: [String] = []
+    for poll in 0..<3 {
+      h.source.override.withLock { $0 = Self.hugeItems(9, prefix: "p\(poll)", size: 100_000) }
+      let outcome = pass(DigestTests.local(10, poll)).outcomes[0]
+      #expect(outcome.failures.isEmpty, "\(outcome.failures)")
+      warnings += outcome.warnings
+    }
+    #expect(Self.size(h.store.digestsPath) <= 1_000_000, "digests.json is \(Self.size(h.store.digestsPath)) bytes")
+    let kept = try h.store.digests().flatMap(\.items)
+    let dropped = try Self.journal(h, .dropped)
+    #expect(!dropped.isEmpty && kept.count + dropped.count == 27, "\(kept.count) kept, \(dropped.count) dropped")
+    #expect(dropped.allSatisfy { $0.detail?.contains("budget of 1 MB") == true })
+    // The oldest went: what is kept is the newest entries.
+    let order = (0..<3).flatMap { poll in (0..<9).map { "p\(poll)-\($0)" } }
+    #expect(kept.map(\.key) == Array(order.suffix(kept.count)))
+    #expect(warnings.contains { $0.contains("digests.json would pass its budget") }, "\(warnings)")
+  }
+
+  @Test("notifications.json keeps to its byte budget: the oldest are given up, journaled and reported")
+  func keptBudget() throws {
+    var h = try Harness(settings: "  first_poll: all", budget: StateStore.Budget(sharedFile: 64_000))
+    defer { h.server.stop() }
+    h.config.settings.notify.maxPerPoll = 1_000
+    let runner = DeliveringActionRunner(
+      notifier: KeptNotificationTests.SwitchableNotifier(), settings: h.config.settings, environment: [:],
+      log: { _ in })
+    let poller = Poller(config: h.config, store: h.store, transport: CurlTransport(userAgent: "t"), runner: runner)
+    var outcomes: [Poller.Outcome] = []
+    for poll in 0..<4 {
+      h.source.override.withLock { $0 = Self.hugeItems(19, prefix: "p\(poll)", size: 10_000, descriptions: false) }
+      outcomes += poller.pass(h.config.feeds, force: true, now: PollerTests.now + Double(poll) * 60).outcomes
+    }
+    #expect(Self.size(h.store.keptPath) <= 64_000, "notifications.json is \(Self.size(h.store.keptPath)) bytes")
+    let kept = try h.store.keptNotifications()
+    let dropped = try Self.journal(h, .dropped)
+    #expect(!dropped.isEmpty && kept.count + dropped.count == 76, "\(kept.count) kept, \(dropped.count) dropped")
+    #expect(dropped.allSatisfy { $0.detail?.contains("notifications.json would pass its budget") == true })
+    #expect(kept.last?.action.key == "p3-18", "the newest stay")
+    #expect(outcomes.allSatisfy { $0.failures.isEmpty })
+    let said = outcomes.flatMap(\.warnings).filter { $0.contains("notifications.json would pass its budget") }
+    #expect(!said.isEmpty, "\(outcomes.flatMap(\.warnings))")
+  }
+
+  @Test("a feed's state file keeps to its byte budget: the oldest waiting actions are given up, and said so")
+  func feedStateBudget() throws {
+    signal(SIGPIPE, SIG_IGN)  // as watcher does: 'exit 1' never reads its stdin
+    var h = try Harness(settings: "  first_poll: all", budget: StateStore.Budget(feedFile: 1_000_000))
+    defer { h.server.stop() }
+    h.config.rules = try ConfigLoader.parse(
+      "feeds: [{ url: x, name: test }]\nrules:\n  - { name: fail, match: { title: item }, hook: 'exit 1' }\n",
+      path: "r.yaml"
+    ).rules
+    let runner = DeliveringActionRunner(
+      notifier: KeptNotificationTests.SwitchableNotifier(), settings: h.config.settings, environment: [:],
+      log: { _ in })
+    let poller = Poller(config: h.config, store: h.store, transport: CurlTransport(userAgent: "t"), runner: runner)
+    h.source.override.withLock { $0 = Self.hugeItems(12, prefix: "p", size: 200_000) }
+    let outcome = poller.pass(h.config.feeds, force: true, now: PollerTests.now).outcomes[0]
+    #expect(outcome.failures.isEmpty, "\(outcome.failures)")
+    let path = h.store.path(for: h.config.feeds[0].url)
+    #expect(Self.size(path) <= 1_000_000, "the state file is \(Self.size(path)) bytes")
+    let state = try h.store.load(url: h.config.feeds[0].url).state
+    let dropped = try Self.journal(h, .dropped)
+    #expect(!dropped.isEmpty && state.pending.count + dropped.count == 12)
+    #expect(state.dropped.count == dropped.count, "pending --json and status show them as dropped")
+    #expect(outcome.warnings.contains { $0.contains("waiting action") && $0.contains("budget of 1 MB") })
+  }
 }

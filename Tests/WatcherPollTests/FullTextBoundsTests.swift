@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Testing
+import WatcherActions
+import WatcherConfig
+import WatcherFeed
+import WatcherFetch
+import WatcherPoll
+import WatcherState
+import WatcherSupport
+import WatcherTestSupport
+
+/// `full_text` within bounds: what a page adds to the state is cut, and pages cost a bounded time.
+@Suite("Full text bounds", .serialized)
+struct FullTextBoundsTests {
+  /// A feed of `count` items linking to `page(index)`, and a second feed of one item.
+  static func site(count: Int, page: @escaping @Sendable (Int) -> LoopbackHTTPServer.Response) throws
+    -> LoopbackHTTPServer
+  {
+    try LoopbackHTTPServer { request in
+      if request.path == "/other.xml" {
+        return .ok(
+          "<rss version=\"2.0\"><channel><title>O</title><item><title>Other news</title><guid>o1</guid>"
+            + "</item></channel></rss>")
+      }
+      if request.path.hasPrefix("/page/"), let index = Int(request.path.dropFirst(6)) { return page(index) }
+      let items = (0..<count).map { index in
+        "<item><title>Story \(index)</title><link>/page/\(index)</link><guid>g\(index)</guid>"
+          + "<description>Short.</description></item>"
+      }
+      return .ok("<rss version=\"2.0\"><channel><title>Site</title>\(items.joined())</channel></rss>")
+    }
+  }
+
+  static func poller(_ config: Config, store: StateStore) -> Poller {
+    let runner = DeliveringActionRunner(
+      notifier: KeptNotificationTests.SwitchableNotifier(), settings: config.settings, environment: [:],
+      log: { _ in })
+    return Poller(config: config, store: store, transport: CurlTransport(userAgent: "t"), runner: runner)
+  }
+
+  @Test("10 items linking to an 8 MB page and a failing hook: the state stays small and readable, the hooks retry")
+  func bigPagesFailingHook() throws {
+    signal(SIGPIPE, SIG_IGN)  // as watcher does: 'exit 1' never reads the item written to its stdin
+    let paragraph = "<p>" + String(repeating: "words, and more words in a sentence. ", count: 40) + "</p>\n"
+    let page = Data(
+      ("<html><body><article>" + String(repeating: paragraph, count: 8_000_000 / paragraph.utf8.count)
+        + "</article></body></html>").utf8)
+    let server = try Self.site(count: 10) { _ in
+      .init(status: 200, headers: [("Content-Type", "text/html")], body: page)
+    }
+    defer { server.stop() }
+    let dir = try TemporaryDirectory()
+    let store = try StateStore(directory: dir.url.path + "/state")
+    let config = try ConfigLoader.parse(
+      """
+      settings: { first_poll: all, max_age: none, hook_retries: 5 }
+      feeds:
+        - { url: "\(server.url("/feed.xml"))", name: site, full_text: true }
+      rules:
+        - { name: stories, match: { content: words }, hook: 'exit 1' }
+      """, path: "r.yaml")
+    let first = Self.poller(config, store: store).poll(config.feeds, force: true, now: PollerTests.now)[0]
+    #expect(first.failures.isEmpty, "\(first.failures)")
+    let path = store.path(for: config.feeds[0].url)
+    let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    // Each page's text is kept to 256 KiB for the hook: about 3 MB for ten, not 321 MB.
+    #expect(size < 6 << 20, "the state file is \(size) bytes")
+    let loaded = try store.load(url: config.feeds[0].url)
+    #expect(loaded.restarted == nil && loaded.state.pending.count == 10)
+    let retried = Self.poller(config, store: store).retryPending(
+      config.feeds, now: PollerTests.now.addingTimeInterval(3_600))
+    #expect(retried[0].failures.isEmpty)
+    #expect(try store.load(url: config.feeds[0].url).state.pending.allSatisfy { $0.attempts == 2 })
+  }
+
+  @Test("pages that trickle cost the feed's time budget, not the pass's hours; past the page count, feed text")
+  func timeBudget() throws {
+    let slow = Data(repeating: UInt8(ascii: "x"), count: 4_000)
+    let server = try Self.site(count: 12) { _ in
+      .init(status: 200, headers: [("Content-Type", "text/html")], body: slow, trickle: 10, trickleDelay: 0.25)
+    }
+    defer { server.stop() }
+    let dir = try TemporaryDirectory()
+    let store = try StateStore(directory: dir.url.path + "/state")
+    let config = try ConfigLoader.parse(
+      """
+      settings: { first_poll: all, max_age: none, full_text_budget: { pages: 8, feed: 2s, pass: 3s } }
+      feeds:
+        - { url: "\(server.url("/feed.xml"))", name: site, full_text: true }
+        - { url: "\(server.url("/other.xml"))", name: other }
+      rules:
+        - { name: all, match: { title: "" }, hook: 'echo "$WATCHER_TITLE" >> "\(dir.url.path)/hooks.log"' }
+      """, path: "r.yaml")
+    #expect(config.settings.fullTextBudget == Settings.FullTextBudget(pages: 8, feedSeconds: 2, passSeconds: 3))
+    let started = ContinuousClock.now
+    let outcomes = Self.poller(config, store: store).poll(config.feeds, force: true, now: PollerTests.now)
+    let elapsed = ContinuousClock.now - started
+    // 8 pages of 100 s each (4 at a time) held the pass for minutes before; now the feed's 2 s.
+    #expect(elapsed < .seconds(30), "the pass took \(elapsed)")
+    let warnings = outcomes[0].warnings
+    #expect(warnings.filter { $0.contains("its time budget") }.count == 8, "\(warnings)")
+    #expect(warnings.filter { $0.contains("more than 8 pages in one poll") }.count == 4, "\(warnings)")
+    // Every item is acted on, with its feed text, and the other feed's too.
+    let log = try String(contentsOfFile: dir.url.path + "/hooks.log", encoding: .utf8)
+    #expect(log.split(separator: "\n").count == 13, "\(log)")
+  }
+}
