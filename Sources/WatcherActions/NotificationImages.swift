@@ -53,10 +53,9 @@ package struct NotificationImages: Sendable {
     guard !missing.isEmpty else { return result }
     try? FileManager.default.createDirectory(
       atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    let limit = FeedLocation.isHTTP(feedURL) ? ProxyEnvironment.scope(ofHostIn: feedURL) : nil
     let requests = missing.map { _, url in
       var request = FetchRequest(url: url, maxBytes: Self.maxBytes, timeout: Self.timeout)
-      request.maxScope = limit
+      request.maxScope = AddressScope.limit(forLink: url, in: feedURL)
       return request
     }
     let responses = transport.fetch(requests, concurrency: 4, cancellation: nil)
@@ -77,12 +76,57 @@ package struct NotificationImages: Sendable {
     directory + "/" + StableHash.hex(of: url) + ".img"
   }
 
-  /// PNG, JPEG, GIF or WebP, by their first bytes: anything else (an HTML error page, garbage) is not shown.
+  /// PNG, JPEG, GIF or WebP, by their first bytes, of at most `maxPixels` by its header: anything else (an
+  /// HTML error page, garbage, a picture whose size is not in its header) is not shown.
   package static func isImage(_ data: Data) -> Bool {
-    let head = [UInt8](data.prefix(12))
-    if head.starts(with: [0x89, 0x50, 0x4E, 0x47]) || head.starts(with: [0xFF, 0xD8, 0xFF]) { return true }
-    if head.starts(with: Array("GIF8".utf8)) { return true }
-    return head.count == 12 && head.starts(with: Array("RIFF".utf8)) && Array(head[8..<12]) == Array("WEBP".utf8)
+    guard let (width, height) = dimensions([UInt8](data.prefix(64 << 10))) else { return false }
+    return width > 0 && height > 0 && width * height <= maxPixels
+  }
+
+  /// The most pixels a picture may have: a few hundred KB of PNG can say 20000×20000, which a notification
+  /// server decodes into more than a gigabyte.
+  package static let maxPixels = 16_000_000
+
+  /// A picture's width and height from its header (PNG IHDR, GIF screen, WebP VP8/VP8L/VP8X, a JPEG SOF
+  /// marker within the bytes given), or `nil` when it is not one of those.
+  package static func dimensions(_ bytes: [UInt8]) -> (Int, Int)? {
+    func be16(_ at: Int) -> Int { at + 1 < bytes.count ? Int(bytes[at]) << 8 | Int(bytes[at + 1]) : 0 }
+    func le16(_ at: Int) -> Int { at + 1 < bytes.count ? Int(bytes[at + 1]) << 8 | Int(bytes[at]) : 0 }
+    func le24(_ at: Int) -> Int { at + 2 < bytes.count ? Int(bytes[at + 2]) << 16 | le16(at) : 0 }
+    func be32(_ at: Int) -> Int { be16(at) << 16 | be16(at + 2) }
+    func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
+      bytes.count >= offset + prefix.count && Array(bytes[offset..<(offset + prefix.count)]) == prefix
+    }
+    if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+      return bytes.count >= 24 && starts(Array("IHDR".utf8), at: 12) ? (be32(16), be32(20)) : nil
+    }
+    if starts(Array("GIF8".utf8)) { return bytes.count >= 10 ? (le16(6), le16(8)) : nil }
+    if starts(Array("RIFF".utf8)), starts(Array("WEBP".utf8), at: 8) {
+      if starts(Array("VP8 ".utf8), at: 12), bytes.count >= 30 { return (le16(26) & 0x3FFF, le16(28) & 0x3FFF) }
+      if starts(Array("VP8L".utf8), at: 12), bytes.count >= 25 {
+        let bits = le16(21) | le16(23) << 16
+        return ((bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1)
+      }
+      if starts(Array("VP8X".utf8), at: 12), bytes.count >= 30 { return (le24(24) + 1, le24(27) + 1) }
+      return nil
+    }
+    guard starts([0xFF, 0xD8, 0xFF]) else { return nil }
+    // JPEG: walk the markers to the first start of frame (SOF0–SOF15 but DHT, JPG and DAC).
+    var at = 2
+    while at + 9 < bytes.count, bytes[at] == 0xFF {
+      let marker = bytes[at + 1]
+      if marker == 0xFF {
+        at += 1
+        continue
+      }
+      if (0xC0...0xCF).contains(marker), ![0xC4, 0xC8, 0xCC].contains(marker) { return (be16(at + 7), be16(at + 5)) }
+      if marker == 0xD8 || (0xD0...0xD7).contains(marker) || marker == 0x01 {
+        at += 2
+        continue
+      }
+      at += 2 + be16(at + 2)
+    }
+    return nil
   }
 
   /// Removes the least recently used files while the cache is over its size.

@@ -41,9 +41,9 @@ struct ImportOPMLCommand: Command {
     do {
       let list = try OPML.read(data)
       subscriptions = list.subscriptions
-      for reason in list.skipped { terminal.error("skipped \(reason)") }
+      for reason in list.skipped { terminal.error(Terminal.field("skipped \(reason)")) }
     } catch {
-      terminal.error("error: \(file):\(error.line > 0 ? "" : " ")\(error)")
+      terminal.error(Terminal.field("error: \(file):\(error.line > 0 ? "" : " ")\(error)"))
       return .failure
     }
     let path = ConfigLocator.candidates(explicit: arguments.value(Options.config), environment: terminal.environment)[0]
@@ -63,7 +63,7 @@ struct ImportOPMLCommand: Command {
     if !plan.notWeb.isEmpty {
       skipped += "; skipped \(plan.notWeb.count) that are not http(s) feeds"
       for url in plan.notWeb {
-        terminal.error("skipped '\(url)': not an http or https URL; only web feeds are imported")
+        terminal.error(Terminal.field("skipped '\(url)': not an http or https URL; only web feeds are imported"))
       }
     }
     if arguments.has(Options.print) {

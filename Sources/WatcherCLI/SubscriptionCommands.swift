@@ -45,7 +45,8 @@ struct AddCommand: Command {
       return .failure
     case .success(.feed(let feed)):
       parsed = feed
-    case .success(.page(let links)):
+    case .success(.page(let links, let refused)):
+      for reason in refused { terminal.error(Terminal.field("ignored the page's feed link \(reason)")) }
       guard let first = links.first else {
         terminal.error(
           "error: \(given): the page links to no feed (no <link rel=\"alternate\"> of an RSS, Atom or JSON Feed type)")
@@ -55,7 +56,9 @@ struct AddCommand: Command {
       if links.count > 1 {
         terminal.error(
           "\(given) links to \(links.count) feeds; taking the first (name another with 'watcher add URL'):")
-        for link in links { terminal.error("  \(link.url)  \(link.type)\(link.title.map { "  \"\($0)\"" } ?? "")") }
+        for link in links {
+          terminal.error(Terminal.field("  \(link.url)  \(link.type)\(link.title.map { "  \"\($0)\"" } ?? "")"))
+        }
       }
       url = first.url
       switch FeedLoader.load(url, options: options, transport: transport) {

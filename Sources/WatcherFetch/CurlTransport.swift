@@ -127,6 +127,8 @@ private final class Transfer {
   package var headers: [(String, String)] = []
   /// The scope of the first address connected to; later hops may not be more private.
   package var firstScope: AddressScope?
+  /// The scope of the last address connected to: where the body came from.
+  package var lastScope: AddressScope?
   /// The address a redirect was refused for.
   package var refusedAddress: String?
   /// Status lines seen, one per response in the redirect chain, with that response's Location.
@@ -251,7 +253,10 @@ private final class Transfer {
       let location = hops.last?.location.map { URLResolver.resolve($0, against: currentURL ?? request.url) }
       return .failure(.forbiddenRedirect(location: location ?? "?"))
     case CURLE_ABORTED_BY_CALLBACK where refusedAddress != nil:
-      return .failure(.redirectedInward(address: refusedAddress ?? ""))
+      // Refused at the first hop (nothing was requested), or at a redirect.
+      return .failure(
+        hops.isEmpty ? .refusedAddress(address: refusedAddress ?? "") : .redirectedInward(address: refusedAddress ?? "")
+      )
     // Plain words for what a misbehaving server does most (curl's own say "Transferred a partial file").
     case CURLE_PARTIAL_FILE:
       return .failure(.transport("the connection closed after \(bodyCount) bytes, before the whole response arrived"))
@@ -268,6 +273,7 @@ private final class Transfer {
     let finalURL = effective.map { String(cString: $0) } ?? request.url
     func header(_ name: String) -> String? { headers.last { $0.0 == name }?.1 }
     var response = FetchResponse(status: status, finalURL: finalURL)
+    response.scope = lastScope
     response.pieces = pieces
     pieces = []
     response.etag = header("etag")
@@ -337,6 +343,7 @@ private let transferConnected:
       scope = ProxyEnvironment.scope(ofHostIn: url)
       address = URLComponents(string: url)?.host ?? url
     }
+    transfer.lastScope = scope
     guard let first = transfer.firstScope else {
       if let limit = transfer.request.maxScope, scope > limit {
         transfer.refusedAddress = address

@@ -65,6 +65,8 @@ public struct FetchResponse: Sendable, Equatable {
   public var finalURL: String
   /// Where a permanent redirect (301/308) chain from the requested URL ends, if it started with one.
   public var permanentRedirect: String?
+  /// How private the address the body came from is (`nil`: not known, as for a response made in a test).
+  package var scope: AddressScope?
 
   /// Creates a response.
   public init(
@@ -98,6 +100,9 @@ public enum FetchError: Error, Sendable, Equatable {
   /// A redirect led to an address more private than the first one (a public server pointing at
   /// 127.0.0.1, the LAN or a link-local metadata service); the address it would have connected to.
   case redirectedInward(address: String)
+  /// The first hop's address is more private than the request may reach (a public feed's picture or page
+  /// at 127.0.0.1 or on the LAN): not requested at all; the address.
+  case refusedAddress(address: String)
   /// DNS, connection, TLS or transfer failure, in libcurl's words.
   case transport(String)
   /// Stopped because watcher is shutting down (not the feed's fault).
@@ -116,6 +121,8 @@ extension FetchError: CustomStringConvertible {
       return "the server sent more than \(ByteCount.format(limit)) of headers; refused"
     case .redirectedInward(let address):
       return "redirected to \(address), a more private address than the feed's own; refused"
+    case .refusedAddress(let address):
+      return "not fetched: \(address) is a more private address than what linked to it"
     case .transport(let message): return message
     case .cancelled: return "cancelled (watcher is stopping)"
     }

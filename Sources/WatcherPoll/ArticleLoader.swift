@@ -66,23 +66,23 @@ public enum ArticleLoader {
 
   /// The article at each http(s) URL, fetched together; a `nil` URL or one of another scheme is `.noLink`.
   ///
-  /// `feedURL` is where the links came from: a page is never fetched from an address more private than the
-  /// feed's own (a public feed cannot make watcher read the user's own network), as for pictures.
-  public static func fetch(
-    _ urls: [String?], feedURL: String?, limits: Limits, transport: any HTTPTransport,
-    cancellation: Cancellation? = nil
+  /// `feedURL` is where the links came from (`feedScope`: how private the address it came from is, when
+  /// known): a page is never fetched from an address more private than the feed's own, and on a private
+  /// network or this machine only from the feed's own origin (`AddressScope.limit`), as for pictures.
+  package static func fetch(
+    _ urls: [String?], feedURL: String?, feedScope: AddressScope? = nil, limits: Limits,
+    transport: any HTTPTransport, cancellation: Cancellation? = nil
   ) -> [Result<ArticleExtractor.Article, ArticleLoadError>] {
     var results = [Result<ArticleExtractor.Article, ArticleLoadError>](repeating: .failure(.noLink), count: urls.count)
     let remote = urls.enumerated().compactMap { index, url in
       url.flatMap { FeedLocation.isHTTP($0) ? (index, $0) : nil }
     }
     guard !remote.isEmpty else { return results }
-    let scope = feedURL.flatMap { FeedLocation.isHTTP($0) ? ProxyEnvironment.scope(ofHostIn: $0) : nil }
     // Within a time budget, no page may take longer than what is left of it.
     let timeout = cancellation?.secondsLeft.map { min(limits.timeout, max(1, Int($0.rounded(.up)))) } ?? limits.timeout
     let requests = remote.map { _, url in
       var request = FetchRequest(url: url, maxBytes: limits.maxBytes, timeout: timeout)
-      request.maxScope = scope
+      request.maxScope = feedURL.map { AddressScope.limit(forLink: url, in: $0, sourceScope: feedScope) }
       return request
     }
     let responses = transport.fetch(requests, concurrency: limits.concurrency, cancellation: cancellation)
@@ -105,17 +105,18 @@ public enum ArticleLoader {
   ///
   /// With a `budget`, at most `budget.pages` pages are fetched (the first items), within `budget.seconds`
   /// (together); pages past either fail as `.overBudget`. `cancellation` stops the fetches without a word.
-  public static func addContent(
-    to items: inout [FeedItem], feedURL: String, limits: Limits, transport: any HTTPTransport,
-    cancellation: Cancellation? = nil, budget: (pages: Int, deadline: ContinuousClock.Instant, seconds: Int)? = nil
+  package static func addContent(
+    to items: inout [FeedItem], feedURL: String, feedScope: AddressScope? = nil, limits: Limits,
+    transport: any HTTPTransport, cancellation: Cancellation? = nil,
+    budget: (pages: Int, deadline: ContinuousClock.Instant, seconds: Int)? = nil
   ) -> [(item: String, error: ArticleLoadError)] {
     var failed: [(item: String, error: ArticleLoadError)] = []
     func name(_ item: FeedItem) -> String { item.title ?? item.link ?? item.key }
     let fetched = budget.map { min($0.pages, items.count) } ?? items.count
     let timer = budget.map { Cancellation(parent: cancellation, deadline: $0.deadline) } ?? cancellation
     let articles = fetch(
-      items.prefix(fetched).map(\.link), feedURL: feedURL, limits: limits, transport: transport,
-      cancellation: timer)
+      items.prefix(fetched).map(\.link), feedURL: feedURL, feedScope: feedScope, limits: limits,
+      transport: transport, cancellation: timer)
     for (index, article) in articles.enumerated() {
       switch article {
       case .success(let found): items[index].content = found.text

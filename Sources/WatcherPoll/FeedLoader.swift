@@ -94,8 +94,9 @@ public enum FeedLoader {
   public enum Found: Sendable {
     /// The URL is a feed.
     case feed(ParsedFeed)
-    /// The URL is an HTML page; these are the feeds it links to (maybe none), in page order.
-    case page([FeedDiscovery.Link])
+    /// The URL is an HTML page; these are the feeds it links to (maybe none), in page order, and the links
+    /// refused, each with why (not http(s), or more private than the page).
+    case page([FeedDiscovery.Link], refused: [String])
   }
 
   /// Loads `source` like `load`, and when it is an HTML page rather than a feed, finds the feeds it links to
@@ -105,6 +106,7 @@ public enum FeedLoader {
   {
     let body: Data
     let pageURL: String
+    var pageScope: AddressScope?
     if FeedLocation.isHTTP(source) {
       let fetched = transport.fetch(
         [FetchRequest(url: source, maxBytes: options.maxBytes, timeout: 30)], concurrency: 1)[0]
@@ -117,6 +119,7 @@ public enum FeedLoader {
         if case .success(let parsed) = parse(response, options: options) { return .success(.feed(parsed)) }
         body = response.body
         pageURL = response.finalURL
+        pageScope = response.scope
       }
     } else {
       let path = FeedLocation.path(of: source)
@@ -142,7 +145,22 @@ public enum FeedLoader {
         return .failure(.parse(error))
       }
     }
-    return .success(.page(FeedDiscovery.links(in: String(decoding: body, as: UTF8.self), pageURL: pageURL)))
+    // A page's links are the page's content: http(s) only, and no more private than the page itself (as for
+    // redirects), so a page cannot make 'add' write a file path or a service of the user's network.
+    var refused: [String] = []
+    let links = FeedDiscovery.links(in: String(decoding: body, as: UTF8.self), pageURL: pageURL).filter { link in
+      guard FeedLocation.isHTTP(link.url) else {
+        refused.append("\(link.url): not an http or https URL")
+        return false
+      }
+      let limit = AddressScope.limit(forLink: link.url, in: pageURL, sourceScope: pageScope)
+      guard ProxyEnvironment.scope(ofHostIn: link.url) <= limit else {
+        refused.append("\(link.url): a more private address than the page's")
+        return false
+      }
+      return true
+    }
+    return .success(.page(links, refused: refused))
   }
 
   /// Reads a local file like `read`, handing each item over as it is read (`FeedParser.stream`).

@@ -255,7 +255,8 @@ package struct FeedReader: Sendable {
     }
     outcome.actedOn = act.count
     if feed.wantsFullText(config.settings), !act.isEmpty {
-      addContent(to: &items, at: act, feed: feed, outcome: &outcome)
+      let scope = try? job.response?.get().scope
+      addContent(to: &items, at: act, feed: feed, feedScope: scope ?? nil, outcome: &outcome)
     }
     // Edited items: only the rules that act on edits (on_update) see them.
     if !updated.isEmpty {
@@ -399,14 +400,16 @@ package struct FeedReader: Sendable {
 
   /// Fetches the article each item links to and sets its `content`; an item whose page fails goes on with
   /// its feed text, and the failure is reported.
-  private func addContent(to all: inout [FeedItem], at act: [Int], feed: FeedConfig, outcome: inout Poller.Outcome) {
+  private func addContent(
+    to all: inout [FeedItem], at act: [Int], feed: FeedConfig, feedScope: AddressScope?, outcome: inout Poller.Outcome
+  ) {
     var items = act.map { all[$0] }
     // Each feed's pages within its budget, and every feed's within the pass's.
     let budget = config.settings.fullTextBudget
     let deadline = min(ContinuousClock.now + .seconds(budget.feedSeconds), pagesDeadline)
     let failed = ArticleLoader.addContent(
-      to: &items, feedURL: feed.url, limits: ArticleLoader.Limits(config.settings), transport: transport,
-      cancellation: cancellation, budget: (budget.pages, deadline, budget.feedSeconds))
+      to: &items, feedURL: feed.url, feedScope: feedScope, limits: ArticleLoader.Limits(config.settings),
+      transport: transport, cancellation: cancellation, budget: (budget.pages, deadline, budget.feedSeconds))
     for (position, index) in act.enumerated() { all[index] = items[position] }
     for (item, error) in failed {
       outcome.warnings.append("full text of '\(item)': \(error); its rules see the feed's text only")

@@ -157,6 +157,43 @@ struct SubscriptionTests {
     #expect(try String(contentsOfFile: config, encoding: .utf8) == text)
   }
 
+  @Test("add takes only http(s) feed links no more private than the page, and prints a page's text without controls")
+  func addHostilePage() throws {
+    let other = try Self.site()
+    defer { other.stop() }
+    let server = try LoopbackHTTPServer { request in
+      .ok(
+        """
+        <html><head>
+        <link rel="alternate" type="application/rss+xml" href="file:///etc/feed.xml" title="Local">
+        <link rel="alternate" type="application/rss+xml" href="\(other.url("/comments.rss"))" title="Another service">
+        <link rel="alternate" type="application/atom+xml" href="/feed\u{1B}[2J.atom" title="\u{1B}]0;pwned\u{07}Posts\u{9B}">
+        </head><body></body></html>
+        """, headers: [("Content-Type", "text/html")])
+    }
+    defer { server.stop() }
+    let dir = try TemporaryDirectory()
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    let (code, _, err) = run(["add", server.url("/"), "--config", config])
+    #expect(code == 1, "\(err)")
+    #expect(err.contains("file:///etc/feed.xml: not an http or https URL"), "\(err)")
+    #expect(err.contains("\(other.url("/comments.rss")): a more private address than the page's"), "\(err)")
+    #expect(!err.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B }, "\(err)")
+    #expect(!FileManager.default.fileExists(atPath: config), "nothing was written")
+    #expect(other.requests.isEmpty)
+  }
+
+  @Test("import-opml's messages carry no terminal controls from the file")
+  func importControls() throws {
+    let dir = try TemporaryDirectory()
+    let urls =
+      "\"query:\u{1B}[2JUnread\u{9B}31m:unread = \\\"yes\\\"\"\nexec:\u{1B}]0;title\u{07}\nhttps://a.example/feed\n"
+    let (code, _, err) = run(
+      ["import-opml", "-", "--config", dir.url.appendingPathComponent("r.yaml").path], stdin: Data(urls.utf8))
+    #expect(code == 0 && err.contains("a newsboat query entry"), "\(err)")
+    #expect(!err.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B }, "\(err)")
+  }
+
   @Test("import-opml reads a newsboat urls file and says what it skipped; OPML link outlines are skipped aloud")
   func importSources() throws {
     let dir = try TemporaryDirectory()

@@ -146,15 +146,16 @@ struct CurlTransportTests {
   @Test(
     "address scopes: the internet, private networks, this machine",
     arguments: [
-      ("93.184.216.34", AddressScope.internet), ("192.0.2.2", .internet), ("2606:4700::1", .internet),
+      ("93.184.216.34", AddressScope.internet), ("192.0.2.77", .internet), ("2606:4700::1", .internet),
       ("10.1.2.3", .privateNetwork), ("172.16.0.1", .privateNetwork), ("172.31.255.255", .privateNetwork),
       ("172.32.0.1", .internet), ("192.168.1.1", .privateNetwork), ("169.254.169.254", .privateNetwork),
-      ("100.64.0.1", .privateNetwork), ("fd00::2", .privateNetwork), ("fe80::1", .privateNetwork),
+      ("100.64.0.1", .privateNetwork), ("fd00::77", .privateNetwork), ("fe80::1", .privateNetwork),
       ("127.0.0.1", .thisMachine), ("127.9.9.9", .thisMachine), ("0.0.0.0", .thisMachine), ("::1", .thisMachine),
       ("::ffff:127.0.0.1", .thisMachine), ("::ffff:8.8.8.8", .internet), ("not an address", .thisMachine),
     ])
   func scopes(_ address: String, _ expected: AddressScope) {
-    #expect(AddressScope(address) == expected)
+    // An address of this machine's own interfaces is this machine, whatever its range.
+    #expect(AddressScope(address) == (AddressScope.ownAddresses.contains(address) ? .thisMachine : expected))
   }
 
   /// This machine's first IPv4 address that is not loopback, if it has one.
@@ -178,19 +179,26 @@ struct CurlTransportTests {
   }()
 
   @Test(
-    "a redirect from a wider address to 127.0.0.1 is refused; within one scope it is followed",
+    "this machine's own interface address is this machine, not the internet; within one scope a redirect is followed",
     .enabled(if: outwardAddress != nil, "needs an address other than loopback"))
-  func inwardRedirect() throws {
+  func ownAddressIsThisMachine() throws {
     let inside = try LoopbackHTTPServer { _ in .ok(Self.feed) }
     let target = inside.url("/secret")
     let outside = try LoopbackHTTPServer(everyAddress: true) { request in
       .init(status: 302, headers: [("Location", request.path == "/in" ? target : "/feed")], body: Data())
     }
     let address = try #require(Self.outwardAddress)
-    let refused = transport.fetch([FetchRequest(url: "http://\(address):\(outside.port)/in")], concurrency: 1)[0]
-    #expect(refused == .failure(.redirectedInward(address: "127.0.0.1")))
-    #expect(inside.requests.isEmpty, "the refused hop was requested")
-    // Loopback to loopback, as a local feed may do, is followed.
+    // Its services answer there as on 127.0.0.1: a public feed's picture or page may not be fetched from it.
+    #expect(AddressScope(address) == .thisMachine)
+    var request = FetchRequest(url: "http://\(address):\(outside.port)/in")
+    request.maxScope = .internet
+    // Refused at the first hop: said so, not reported as a redirect.
+    let refused = transport.fetch([request], concurrency: 1)[0]
+    #expect(refused == .failure(.refusedAddress(address: address)))
+    #expect("\(refused)".contains("not fetched") && !"\(refused)".contains("redirect"))
+    // From it to 127.0.0.1 stays on this machine: followed, as loopback to loopback is.
+    let followed = transport.fetch([FetchRequest(url: "http://\(address):\(outside.port)/in")], concurrency: 1)[0]
+    #expect(try followed.get().status == 200)
     let local = try LoopbackHTTPServer { _ in .init(status: 301, headers: [("Location", target)], body: Data()) }
     #expect(try fetch(local, "/moved").get().status == 200)
   }

@@ -107,4 +107,29 @@ struct FullTextBoundsTests {
     let log = try String(contentsOfFile: dir.url.path + "/hooks.log", encoding: .utf8)
     #expect(log.split(separator: "\n").count == 13, "\(log)")
   }
+
+  @Test(
+    "the private-address rule for pages: a file feed's, a public feed's or another local service's page is not read")
+  func pageScopes() throws {
+    let article =
+      "<html><body><article><p>" + String(repeating: "Private text, from inside. ", count: 20)
+      + "</p></article></body></html>"
+    let pages = try LoopbackHTTPServer { _ in .ok(article, headers: [("Content-Type", "text/html")]) }
+    let feedServer = try LoopbackHTTPServer { _ in .ok(article, headers: [("Content-Type", "text/html")]) }
+    defer {
+      pages.stop()
+      feedServer.stop()
+    }
+    let transport = CurlTransport(userAgent: "t")
+    func read(_ page: String, from feed: String) -> Result<ArticleExtractor.Article, ArticleLoadError> {
+      ArticleLoader.fetch([page], feedURL: feed, limits: .init(), transport: transport)[0]
+    }
+    let refused = read(pages.url("/a"), from: "/home/me/feeds/saved.xml")
+    #expect(refused == .failure(.fetch(.refusedAddress(address: "127.0.0.1"))), "a file feed: \(refused)")
+    #expect(read(pages.url("/a"), from: "http://203.0.113.1/feed.xml") == refused)
+    #expect(read(pages.url("/a"), from: feedServer.url("/feed.xml")) == refused, "another local service")
+    #expect(pages.requests.isEmpty)
+    #expect((try? read(feedServer.url("/a"), from: feedServer.url("/feed.xml")).get()) != nil, "the feed's own origin")
+    #expect("\(ArticleLoadError.fetch(.refusedAddress(address: "127.0.0.1")))".hasPrefix("not fetched"))
+  }
 }
