@@ -36,10 +36,13 @@ sed -e 's|^\(  first_poll:\) silent |\1 all    |' -e 's|^\(  max_age:\) 7d  |\1 
 grep -q '^  first_poll: all' "$scratch/rules.yaml" && grep -q '^  max_age: none' "$scratch/rules.yaml"
 echo "== watcher poll   (for real, with state in $scratch/state)"
 status=0
-watcher poll --config "$scratch/rules.yaml" --state-dir "$scratch/state" 2>&1 || status=$?
+output=$(watcher poll --config "$scratch/rules.yaml" --state-dir "$scratch/state" 2>&1) || status=$?
+printf '%s\n' "$output"
 echo
 if [ -z "${DBUS_SESSION_BUS_ADDRESS:-}" ] && [ ! -S "${XDG_RUNTIME_DIR:-/nonexistent}/bus" ]; then
   echo "No desktop session here, so no notification could be shown; everything else ran (see above)."
+elif printf '%s' "$output" | grep -q 'to notify, kept'; then
+  echo "No notification server answered, so the notifications are kept for a later poll (see above)."
 elif [ "$status" -eq 0 ]; then
   echo "The notifications above were sent to your desktop."
 fi

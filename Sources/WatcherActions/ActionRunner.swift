@@ -25,6 +25,20 @@ extension ActionFailure {
   }
 }
 
+extension ActionFailure {
+  /// Why a notification was not shown, in a few words for a poll's line ("no session bus").
+  public var briefly: String {
+    let words = description
+    if words.contains("DBUS_SESSION_BUS_ADDRESS") || words.contains("autolaunch") || words.contains("dbus-launch")
+      || words.contains("Could not connect")
+    {
+      return "no session bus"
+    }
+    if words.contains("no notification server") || words.contains("ServiceUnknown") { return "no notification server" }
+    return "the notification service cannot be reached"
+  }
+}
+
 extension ActionFailure: CustomStringConvertible {
   /// "cannot reach the desktop notification service: …", "exit 3; stderr: …", "timed out after 30 s; …".
   public var description: String {
@@ -47,6 +61,9 @@ public enum ActionOutcome: Sendable, Equatable {
   case done
   /// Not carried out because watcher is stopping; it stays pending as it was.
   case notRun
+  /// A hook that started and was killed after `seconds` because watcher was stopping: not its fault, so it
+  /// stays pending as it was (no attempt counted) and runs again on the next pass.
+  case interrupted(seconds: Int)
   /// A notification that could not be shown (the notification service is unreachable): keep it, bounded,
   /// and show it when the service is back; the reason is reported.
   case keep(ActionFailure)

@@ -150,6 +150,7 @@ public struct DeliveringActionRunner: ActionRunner {
     let timeout = action.timeout ?? 30
     let input = Data((action.item ?? "{}").utf8)
     let result: HookResult
+    let started = ContinuousClock.now
     if let arguments = action.arguments, let program = arguments.first {
       // run: the program itself, found on the hook's PATH, with each argument whole: no shell.
       let path = HookProgram.resolve(program, environment: variables) ?? program
@@ -163,7 +164,7 @@ public struct DeliveringActionRunner: ActionRunner {
     }
     if result.succeeded { return .done }
     // Ended because watcher is stopping: not the hook's fault, so it stays pending as it was.
-    if result.cancelled { return .notRun }
+    if result.cancelled { return .interrupted(seconds: Int((ContinuousClock.now - started).components.seconds)) }
     let failure = ActionFailure.hook(result, timeout: timeout)
     log(
       "hook of rule '\(action.label(feed: feed.name) ?? "")' for '\(action.key)' in feed '\(feed.name)' failed: \(failure)"

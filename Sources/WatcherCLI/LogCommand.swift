@@ -77,6 +77,7 @@ struct LogCommand: Command {
     case .retry: what = "failed, will retry"
     case .dropped: what = "dropped"
     case .stopped: what = "not run, watcher was stopping; still pending"
+    case .interrupted: what = "started, then stopped with watcher; still pending (will be retried)"
     case .held: what = "held"
     case .duplicate: what = "not taken, the same story"
     case .rekeyed: what = "recognised, not announced"

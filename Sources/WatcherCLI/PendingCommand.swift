@@ -162,7 +162,7 @@ enum PendingRun {
       for problem in outcome.actionProblems where !problems.contains(problem) { problems.append(problem) }
       for line in PollReport.lines(outcome, for: .failuresOnly) { terminal.error(line) }
     }
-    for problem in problems { terminal.error("\(problem.isFailure ? "error" : "note"): \(problem)") }
+    for problem in problems { terminal.error("\(problem.label): \(problem)") }
     let left = outcomes.reduce(0) { $0 + $1.pendingLeft }
     let kept = outcomes.reduce(0) { $0 + $1.kept }
     terminal.print(

@@ -193,7 +193,7 @@ enum PollRun {
       for line in PollReport.lines(outcome, for: .poll(mode)) { terminal.error(line) }
     }
     for line in PollReport.notDue(outcomes) { terminal.error(line) }
-    for problem in actionProblems { terminal.error("\(problem.isFailure ? "error" : "note"): \(problem)") }
+    for problem in actionProblems { terminal.error("\(problem.label): \(problem)") }
     if actionProblems.contains(where: \.isFailure) { failed += 1 }
     for line in KeptReport.lines(pass, keptNow: outcomes.reduce(0) { $0 + $1.kept }) { terminal.error(line) }
     let polled = outcomes.filter(\.polled).count

@@ -2,6 +2,7 @@
 // Copyright the watcher authors.
 
 import Foundation
+import WatcherActions
 import WatcherConfig
 import WatcherPoll
 import WatcherSupport
@@ -21,7 +22,15 @@ enum PollReport {
       return "\(new) new: recorded silently (first poll; settings.first_poll is silent)"
     }
     var parts: [String] = []
-    if outcome.notified > 0 { parts.append("\(outcome.notified) notified") }
+    // Said as it went: shown, kept for when the notification service is back, or held for quiet hours.
+    let shown = max(0, outcome.notified - outcome.kept - outcome.held)
+    if shown > 0 { parts.append("\(shown) notified") }
+    if outcome.kept > 0 {
+      let why = outcome.actionProblems.lazy.compactMap { problem -> String? in
+        if case .notShown(let failure) = problem { failure.briefly } else { nil }
+      }.first
+      parts.append("\(outcome.kept) to notify, kept (\(why ?? "the notification service cannot be reached"))")
+    }
     if outcome.hooked > 0 { parts.append("\(outcome.hooked) hook\(outcome.hooked == 1 ? "" : "s")") }
     if outcome.muted > 0 { parts.append("\(outcome.muted) muted") }
     if outcome.untouched > 0 { parts.append("\(outcome.untouched) matched no rule") }
@@ -89,7 +98,7 @@ enum PollReport {
       }
       // Every item acted on: feed, title, rule, action and outcome.
       lines += outcome.journal.map { LogCommand.line($0, time: false) }
-      lines += outcome.actionProblems.filter { !$0.isFailure }.map { "note: \($0)" }
+      lines += outcome.actionProblems.filter { !$0.isFailure }.map { "\($0.label): \($0)" }
       if let failure {
         lines.append(failure)
       } else if outcome.newItems > 0 || !outcome.updated.isEmpty {

@@ -87,7 +87,12 @@ public enum ConfigEditor {
   }
 
   /// `text` with `feeds` added to its top-level `feeds:` list.
-  public static func adding(_ feeds: [FeedConfig], to text: String, path: String) throws(EditError) -> String {
+  public static func adding(_ feeds: [FeedConfig], to original: String, path: String) throws(EditError) -> String {
+    let (text, restore) = plainLines(original)
+    return restore(try addingLines(feeds, to: text, path: path))
+  }
+
+  private static func addingLines(_ feeds: [FeedConfig], to text: String, path: String) throws(EditError) -> String {
     var lines = text.components(separatedBy: "\n")
     if lines.last == "" { lines.removeLast() }
     func isKey(_ line: String) -> Bool {
@@ -132,8 +137,15 @@ public enum ConfigEditor {
 
   /// `text` without the entry of `feed` (one of `config.feeds`, read from `text`): its lines, from its `-` to
   /// the next entry or the end of the list, comments inside it included; the other lines stay as they were.
-  public static func removing(_ feed: FeedConfig, from config: Config, text: String, path: String) throws(EditError)
-    -> String
+  public static func removing(_ feed: FeedConfig, from config: Config, text original: String, path: String)
+    throws(EditError) -> String
+  {
+    let (text, restore) = plainLines(original)
+    return restore(try removingLines(feed, from: config, text: text, path: path))
+  }
+
+  private static func removingLines(_ feed: FeedConfig, from config: Config, text: String, path: String)
+    throws(EditError) -> String
   {
     var lines = text.components(separatedBy: "\n")
     let hadNewline = lines.last == ""
@@ -229,7 +241,9 @@ public enum ConfigEditor {
   /// Writes `text` to `path` atomically (keeping its permissions), after copying the old file to `PATH.bak`.
   ///
   /// Returns the backup's path, or `nil` when there was no old file.
-  public static func write(_ text: String, to path: String) throws(EditError) -> String? {
+  public static func write(_ text: String, to given: String) throws(EditError) -> String? {
+    // A symlinked config (dotfiles kept in a repository) is edited where it lives: the link stays a link.
+    let path = resolvedLink(given)
     let directory = (path as NSString).deletingLastPathComponent
     var info = stat()
     var backup: String?
@@ -258,6 +272,45 @@ public enum ConfigEditor {
     return backup
   }
 
-  /// A YAML double-quoted scalar: YAML's escapes include JSON's, so a JSON string literal is one.
-  package static func quoted(_ text: String) -> String { JSONString.literal(text) }
+  /// Where `path` leads when it is a symbolic link (followed to the end, relative targets resolved); else
+  /// `path`.
+  static func resolvedLink(_ path: String) -> String {
+    var current = path
+    for _ in 0..<40 {
+      guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else { return current }
+      current =
+        target.hasPrefix("/")
+        ? target : ((current as NSString).deletingLastPathComponent as NSString).appendingPathComponent(target)
+    }
+    return current
+  }
+
+  /// A YAML double-quoted scalar: YAML's escapes include JSON's, so a JSON string literal is one, with the
+  /// characters YAML may not hold raw (DEL, C1 controls, U+FEFF, U+FFFE/U+FFFF) or counts as line breaks
+  /// (U+0085, U+2028, U+2029: they would shift every later line number) escaped too.
+  package static func quoted(_ text: String) -> String {
+    let literal = JSONString.literal(text)
+    guard literal.unicodeScalars.contains(where: needsEscape) else { return literal }
+    var out = ""
+    for scalar in literal.unicodeScalars {
+      if needsEscape(scalar) {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        out += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+      } else {
+        out.unicodeScalars.append(scalar)
+      }
+    }
+    return out
+  }
+
+  private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+    let value = scalar.value
+    return (0x7F...0x9F).contains(value) || [0x2028, 0x2029, 0xFEFF, 0xFFFE, 0xFFFF].contains(value)
+  }
+
+  /// `text` with Windows line ends made plain, and how to put them back: the editor works on lines.
+  static func plainLines(_ text: String) -> (text: String, restore: (String) -> String) {
+    guard text.contains("\r\n") else { return (text, { $0 }) }
+    return (text.replacingOccurrences(of: "\r\n", with: "\n"), { $0.replacingOccurrences(of: "\n", with: "\r\n") })
+  }
 }

@@ -58,8 +58,9 @@ public enum ArticleExtractor {
     let article = scorer.article(in: body)
     clean(article, scorer: scorer)
     if let title { dropHeading(repeating: title, in: article) }
-    let text = Paragraphs.text(of: article)
-    return text.isEmpty && title == nil ? nil : Article(title: title, text: text)
+    // A page's text reaches hooks and terminals like a feed's: without control characters.
+    let text = ControlCharacters.replaced(Paragraphs.text(of: article))
+    return text.isEmpty && title == nil ? nil : Article(title: title.map(ControlCharacters.replaced), text: text)
   }
 
   // MARK: - The title

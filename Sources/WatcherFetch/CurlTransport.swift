@@ -278,6 +278,9 @@ private final class Transfer {
     pieces = []
     response.etag = header("etag")
     response.lastModified = header("last-modified")
+    response.mediaType = header("content-type").flatMap {
+      $0.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+    }
     if let type = header("content-type"), let range = type.range(of: "charset=", options: .caseInsensitive) {
       response.charset = type[range.upperBound...].split(separator: ";").first.map {
         $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"' "))

@@ -57,6 +57,8 @@ public struct FetchResponse: Sendable, Equatable {
   public var lastModified: String?
   /// The `charset` of `Content-Type`.
   public var charset: String?
+  /// The media type of `Content-Type`, lower-cased, without parameters (`text/html`).
+  public var mediaType: String?
   /// `Retry-After`, as seconds from now.
   public var retryAfter: Int?
   /// `Cache-Control: max-age`, seconds.

@@ -23,6 +23,8 @@ public enum ArticleLoadError: Error, Sendable, Equatable {
   case empty
   /// Not fetched: the feed's `full_text` budget (pages or seconds) was spent.
   case overBudget(String)
+  /// The answer is not a web page (a picture, a PDF, binary data); its media type, if it named one.
+  case notHTML(String?)
 }
 
 extension ArticleLoadError: CustomStringConvertible {
@@ -36,6 +38,7 @@ extension ArticleLoadError: CustomStringConvertible {
     case .read(let reason): return "cannot read: \(reason)"
     case .empty: return "the page has no text"
     case .overBudget(let what): return "not fetched: \(what)"
+    case .notHTML(let type): return "not a web page (\(type ?? "no type, and not HTML by its content"))"
     }
   }
 }
@@ -92,6 +95,10 @@ public enum ArticleLoader {
       case .success(let fetched):
         guard (200..<300).contains(fetched.status) else {
           results[index] = .failure(.status(fetched.status))
+          continue
+        }
+        guard isPage(fetched.body, mediaType: fetched.mediaType) else {
+          results[index] = .failure(.notHTML(fetched.mediaType))
           continue
         }
         results[index] = extract(fetched.body, encoding: fetched.charset)
@@ -155,6 +162,18 @@ public enum ArticleLoader {
     }
   }
 
+  /// Whether a response is a web page: HTML by its type, or by its content when its type is missing or
+  /// generic; never a body with NUL bytes or a picture's signature, whatever its type says.
+  static func isPage(_ body: Data, mediaType: String?) -> Bool {
+    let head = body.prefix(1_024)
+    if head.contains(0) || BinarySignature.matches(head) { return false }
+    switch mediaType {
+    case "text/html", "application/xhtml+xml": return true
+    case nil, "text/plain", "application/octet-stream", "binary/octet-stream": return FeedDiscovery.looksLikeHTML(body)
+    default: return false
+    }
+  }
+
   /// The article in `body`.
   public static func extract(_ body: Data, encoding: String?) -> Result<ArticleExtractor.Article, ArticleLoadError> {
     do {
@@ -165,5 +184,15 @@ public enum ArticleLoader {
     } catch {
       return .failure(.extract(error))
     }
+  }
+}
+
+/// The first bytes of the pictures a server may send where a page was expected.
+enum BinarySignature {
+  static func matches(_ head: Data) -> Bool {
+    let bytes = [UInt8](head.prefix(12))
+    return bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]) || bytes.starts(with: [0xFF, 0xD8, 0xFF])
+      || bytes.starts(with: Array("GIF8".utf8)) || bytes.starts(with: Array("RIFF".utf8))
+      || bytes.starts(with: Array("%PDF".utf8))
   }
 }

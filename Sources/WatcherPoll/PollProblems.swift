@@ -47,8 +47,18 @@ public enum ActionProblem: Sendable, Equatable {
 extension ActionProblem {
   /// Whether it is a failure (the poll exits 1) rather than a note (a config change took effect).
   public var isFailure: Bool {
-    if case .ruleGone = self { return false }
-    return true
+    switch self {
+    // Kept notifications are shown later and a rule removed on purpose: nothing failed.
+    case .ruleGone, .notShown: return false
+    default: return true
+    }
+  }
+
+  /// How a line about it starts: "error", "warning" (kept to show later) or "note".
+  public var label: String {
+    if isFailure { return "error" }
+    if case .notShown = self { return "warning" }
+    return "note"
   }
 }
 

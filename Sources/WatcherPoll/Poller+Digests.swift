@@ -97,7 +97,7 @@ extension Poller {
           attempt, feed: digestFeed, outcome: .ok, now: now, exitStatus: 0, detail: "\(count) items")
         switch result {
         case .done: journal.append(entry)
-        case .notRun, .keep:
+        case .notRun, .interrupted, .keep:
           remaining.append(digest)
           continue
         case .failed(let failure):

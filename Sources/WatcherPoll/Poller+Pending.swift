@@ -156,6 +156,12 @@ extension Poller {
       case .notRun:
         kept.append(action)
         journal.append(Self.entry(action, feed: feed, outcome: .stopped, now: now, detail: "watcher was stopping"))
+      case .interrupted(let seconds):
+        kept.append(action)
+        journal.append(
+          Self.entry(
+            action, feed: feed, outcome: .interrupted, now: now,
+            detail: "killed after \(seconds) s as watcher stopped; it runs again on the next poll"))
       case .keep(let failure):
         toKeep.append(action)
         outcome.report(.notShown(failure))
@@ -193,8 +199,9 @@ extension Poller {
       }
     }
     outcome.journal += journal
-    // What failed this time, for status (cleared once every action went through).
-    if let failed = journal.first(where: { [.kept, .retry, .dropped].contains($0.outcome) && $0.detail != nil }) {
+    // What failed this time, for status (cleared once every action went through). A notification kept for
+    // later is not a failure of the feed: status tells of kept notifications apart.
+    if let failed = journal.first(where: { [.retry, .dropped].contains($0.outcome) && $0.detail != nil }) {
       state.lastActionError = "\(failed.action) of rule '\(failed.rule ?? "feed notify")': \(failed.detail ?? "")"
     } else if !journal.isEmpty {
       state.lastActionError = nil

@@ -24,6 +24,9 @@ public struct JournalEntry: Sendable, Equatable {
     case dropped
     /// Not carried out because watcher was stopping; it stays pending.
     case stopped
+    /// A hook that started and was killed because watcher was stopping (`detail`: after how long); it stays
+    /// pending and runs again.
+    case interrupted
     /// A notification held for quiet hours; it is shown when they end.
     case held
     /// Not carried out: the same story was acted on for another feed (`detail` names it).

@@ -287,8 +287,8 @@ struct QuickStartTests {
     for expected in [
       "rules.example.yaml: 2 feeds, 5 rules: OK",
       "6 items in 2 feeds: 5 touched, 1 muted, 4 notifications, 1 hook",
-      "swift: 3 new: 1 notified, 1 muted, 1 matched no rule",
-      "advisories: 3 new: 3 notified, 1 hook",
+      "swift: 3 new: 1 to notify, kept (no session bus), 1 muted, 1 matched no rule",
+      "advisories: 3 new: 3 to notify, kept (no session bus), 1 hook",
       "poll: 2 of 2 feeds polled, 6 new items, 5 actions",
       "cannot reach the desktop notification service",
       "No desktop session here",

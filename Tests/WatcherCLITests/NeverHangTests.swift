@@ -128,6 +128,11 @@ struct NeverHangTests {
     let pid = try #require(Self.lines(pids).first.flatMap { Int32($0) })
     #expect(kill(pid, 0) != 0, "the running hook was left behind")
     #expect(try setup.pending() == 3, "the unfinished hooks are not all pending")
+    // The log tells the killed hook from the ones never started.
+    let journal = try setup.watcher(["log"]).output
+    let interrupted = journal.split(separator: "\n").filter { $0.contains("started, then stopped with watcher") }
+    #expect(interrupted.count == 1 && interrupted[0].contains("killed after "), "\(journal)")
+    #expect(journal.components(separatedBy: "not run, watcher was stopping").count - 1 == 2, "\(journal)")
   }
 
   @Test("when watcher itself is killed, its running hook and everything the hook started die too")

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 import WatcherActions
+import WatcherSupport
 import WatcherTestSupport
 
 #if canImport(Glibc)
@@ -155,8 +156,11 @@ struct NotificationTests {
     .enabled(if: available || inCI, "Xvfb, dbus-run-session and dunst are not installed (CI installs them)"))
   func pictures() throws {
     let dir = try TemporaryDirectory()
+    // The feed is served beside its pictures: a feed's pictures on this machine come only from its own origin.
+    let document = Locked("")
     let server = try LoopbackHTTPServer { request in
       switch request.path {
+      case "/f.xml": return .ok(document.withLock { $0 })
       case "/good.png", "/posts/inline.png":
         return .init(status: 200, headers: [("Content-Type", "image/png")], body: Self.png)
       case "/broken.png":
@@ -172,12 +176,13 @@ struct NotificationTests {
         + (image.map { "<enclosure url=\"\(server.url($0))\" type=\"image/png\" length=\"1\"/>" } ?? "")
         + (html.map { "<description><![CDATA[\($0)]]></description>" } ?? "") + "</item>"
     }
-    let feed = dir.url.appendingPathComponent("f.xml").path
-    try
-      ("<rss version=\"2.0\"><channel><title>p</title>" + item("Good", image: "/good.png")
-      + item("Broken", image: "/broken.png") + item("Huge", image: "/huge.png") + item("Slow", image: "/slow.png")
-      + item("Inline", image: nil, html: "<p>text <img src=\"inline.png\"> more</p>") + "</channel></rss>").write(
-        toFile: feed, atomically: true, encoding: .utf8)
+    let feed = server.url("/f.xml")
+    document.withLock {
+      $0 =
+        "<rss version=\"2.0\"><channel><title>p</title>" + item("Good", image: "/good.png")
+        + item("Broken", image: "/broken.png") + item("Huge", image: "/huge.png") + item("Slow", image: "/slow.png")
+        + item("Inline", image: nil, html: "<p>text <img src=\"inline.png\"> more</p>") + "</channel></rss>"
+    }
     let config = dir.url.appendingPathComponent("rules.yaml").path
     try """
     settings: { first_poll: all, max_age: none, notify: { expire: 60s } }
@@ -281,7 +286,7 @@ struct NotificationTests {
     away["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(path)/no-bus"
     away["DISPLAY"] = nil
     let first = try ChildProcess.run(binary, ["poll"] + arguments, environment: away)
-    #expect(first.status == 1)
+    #expect(first.status == 0, "kept for later is not a failure")
     #expect(first.errors.contains("3 notifications are kept"), "\(first.errors)")
     let status = try ChildProcess.run(binary, ["status"] + arguments, environment: away)
     #expect(status.errors.contains("3 notifications are kept"), "\(status.errors)")

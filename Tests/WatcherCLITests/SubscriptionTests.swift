@@ -183,6 +183,48 @@ struct SubscriptionTests {
     #expect(other.requests.isEmpty)
   }
 
+  @Test("the config editor edits a symlinked config's target, keeps CRLF, and quotes what YAML may not hold raw")
+  func editorEdges() throws {
+    let server = try Self.site()
+    defer { server.stop() }
+    let dir = try TemporaryDirectory()
+    let dotfiles = dir.url.appendingPathComponent("dotfiles").path
+    try FileManager.default.createDirectory(atPath: dotfiles, withIntermediateDirectories: true)
+    let target = dotfiles + "/rules.yaml"
+    try "settings:\r\n  interval: 1h\r\nfeeds:\r\n  - url: https://a.example/feed\r\n    name: a\r\n".write(
+      toFile: target, atomically: true, encoding: .utf8)
+    let link = dir.url.appendingPathComponent("rules.yaml").path
+    try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "dotfiles/rules.yaml")
+    let added = run(["add", server.url("/comments.rss"), "--config", link, "--name", "comments"])
+    #expect(added.0 == 0, "\(added.2)")
+    #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == "dotfiles/rules.yaml", "still a link")
+    let edited = try String(contentsOfFile: target, encoding: .utf8)
+    #expect(
+      edited.contains("comments") && !edited.replacingOccurrences(of: "\r\n", with: "").contains("\n"), "CRLF kept")
+    #expect(try ConfigLoader.load(path: link).feeds.map(\.name) == ["a", "comments"])
+    #expect(run(["remove", "a", "--config", link]).0 == 0)
+
+    // Titles with DEL, NEL and the Unicode line separators: imported quoted, every line number still right.
+    let opml = """
+      <opml version="2.0"><body>
+        <outline text="Del\u{7F}ete" xmlUrl="https://d.example/feed"/>
+        <outline text="Line\u{2028}sep\u{2029}para\u{85}nel" xmlUrl="https://l.example/feed"/>
+        <outline text="Last" xmlUrl="https://z.example/feed"/>
+      </body></opml>
+      """
+    let other = dir.url.appendingPathComponent("o.yaml").path
+    let imported = run(["import-opml", "-", "--config", other], stdin: Data(opml.utf8))
+    #expect(imported.0 == 0 && imported.1.contains("added 3 feeds"), "\(imported.2)")
+    let feeds = try ConfigLoader.load(path: other).feeds
+    #expect(
+      feeds.count == 3 && feeds[0].title == "Del\u{7F}ete" && feeds[1].title == "Line\u{2028}sep\u{2029}para\u{85}nel")
+    let text = try String(contentsOfFile: other, encoding: .utf8)
+    #expect(!text.unicodeScalars.contains { [0x7F, 0x85, 0x2028, 0x2029].contains($0.value) }, "escaped, not raw")
+    let removed = run(["remove", feeds[2].name, "--config", other])
+    #expect(removed.0 == 0, "\(removed.2)")
+    #expect(try ConfigLoader.load(path: other).feeds.count == 2)
+  }
+
   @Test("import-opml's messages carry no terminal controls from the file")
   func importControls() throws {
     let dir = try TemporaryDirectory()

@@ -132,4 +132,36 @@ struct FullTextBoundsTests {
     #expect((try? read(feedServer.url("/a"), from: feedServer.url("/feed.xml")).get()) != nil, "the feed's own origin")
     #expect("\(ArticleLoadError.fetch(.refusedAddress(address: "127.0.0.1")))".hasPrefix("not fetched"))
   }
+
+  @Test("full_text reads web pages only (by type and by content), and cleans control characters from their text")
+  func pagesOnly() throws {
+    let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(repeating: 0x41, count: 2_000)
+    let prose = String(repeating: "A sentence of the article, long enough to count. ", count: 10)
+    let server = try LoopbackHTTPServer { request in
+      switch request.path {
+      case "/png": return .init(status: 200, headers: [("Content-Type", "image/png")], body: png)
+      case "/png-as-html": return .init(status: 200, headers: [("Content-Type", "text/html")], body: png)
+      case "/binary": return .init(status: 200, body: Data([0x00, 0x01, 0x02]) + Data(repeating: 0x3C, count: 500))
+      case "/pdf": return .ok("%PDF-1.7 <html>", headers: [("Content-Type", "application/pdf")])
+      case "/untyped": return .ok("<!doctype html><html><body><p>\(prose)</p></body></html>")
+      default:
+        return .ok(
+          "<html><body><article><p>\(prose)\u{7F}\u{9B}31m\u{85}end</p></article></body></html>",
+          headers: [("Content-Type", "text/html; charset=utf-8")])
+      }
+    }
+    defer { server.stop() }
+    let feed = server.url("/feed.xml")
+    let paths = ["/png", "/png-as-html", "/binary", "/pdf", "/untyped", "/controls"]
+    let results = ArticleLoader.fetch(
+      paths.map { server.url($0) }, feedURL: feed, limits: .init(), transport: CurlTransport(userAgent: "t"))
+    #expect(results[0] == .failure(.notHTML("image/png")))
+    #expect(results[1] == .failure(.notHTML("text/html")), "a picture sent as text/html is still a picture")
+    #expect(results[2] == .failure(.notHTML(nil)))
+    #expect(results[3] == .failure(.notHTML("application/pdf")))
+    #expect((try? results[4].get().text.hasPrefix("A sentence")) == true, "HTML by its content")
+    let text = try results[5].get().text
+    #expect(!text.unicodeScalars.contains { $0.value == 0x7F || (0x80...0x9F).contains($0.value) }, "\(text)")
+    #expect(text.hasSuffix("31m end"))
+  }
 }
