@@ -24,6 +24,12 @@ public enum FuzzHarness: String, CaseIterable, Sendable {
   /// A feed's state file as read from disk, then every computation made with it: the schedule, a
   /// failure's backoff with a Retry-After, the JSON written back, and the kept-notifications bounds.
   case state
+  /// `digests.json` as read from disk, written back, read again: the same digests, within the budget.
+  case digests
+  /// `notifications.json` the same way, through the kept-notifications bounds.
+  case kept
+  /// The journal's lines, each read, written as the journal writes it, and read again: the same entry.
+  case journal
 
   /// Runs the target on `data`; any outcome but a crash, a leak or a hang is fine.
   public func run(_ data: Data) {
@@ -50,6 +56,27 @@ public enum FuzzHarness: String, CaseIterable, Sendable {
       _ = state.pretty
       let kept = state.pending.map { KeptNotification(feed: "f", action: $0) }
       _ = KeptNotification.prune(kept, settings: NotifySettings(), now: now)
+    case .digests:
+      guard let digests = try? JSONReader.read(data, { try Digest.file(reading: &$0) }) else { return }
+      let (bytes, sizes) = Digest.document(digests)
+      precondition(sizes.reduce(0, +) < bytes.count, "entry sizes add up to more than the file")
+      let again = try? JSONReader.read(bytes) { try Digest.file(reading: &$0) }
+      precondition(again == digests, "digests.json does not read back as it was written")
+    case .kept:
+      guard let kept = try? JSONReader.read(data, { try KeptNotification.file(reading: &$0) }) else { return }
+      let now = Date(timeIntervalSince1970: 1_800_000_000)
+      let bounded = KeptNotification.prune(kept, settings: NotifySettings(), now: now)
+      precondition(bounded.kept.count + bounded.dropped.count == kept.count, "prune lost a notification")
+      let (bytes, _) = KeptNotification.document(kept)
+      let again = try? JSONReader.read(bytes) { try KeptNotification.file(reading: &$0) }
+      precondition(again == kept, "notifications.json does not read back as it was written")
+    case .journal:
+      for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+        guard let entry = JournalEntry(line: line) else { continue }
+        var bytes: [UInt8] = []
+        entry.json.write(to: &bytes)
+        precondition(JournalEntry(line: Substring(String(decoding: bytes, as: UTF8.self))) == entry, "a journal line changed")
+      }
     case .opml:
       guard let subscriptions = try? OPML.parse(data) else { return }
       let feeds = subscriptions.map { FeedConfig(url: $0.url, name: $0.title ?? $0.url, tags: $0.tags) }

@@ -67,43 +67,7 @@ extension StateStore {
   /// the oldest collected first, each with its digest's rule (none, unless items are huge).
   @discardableResult
   public func saveDigests(_ digests: [Digest]) throws(StateError) -> [(rule: String, entry: Digest.Entry)] {
-    func encode(_ digests: [Digest]) -> (document: [UInt8], sizes: [Int]) {
-      var json = PrettyJSON()
-      var sizes: [Int] = []
-      json.object { json in
-        json.key("digests")
-        json.array { json in
-          for digest in digests {
-            json.element()
-            json.object { json in
-              json.member("attempts", digest.attempts)
-              json.member("due", digest.due)
-              json.key("items")
-              json.array { json in
-                for entry in digest.items {
-                  let start = json.count
-                  json.element()
-                  json.object { json in
-                    json.member("collected", entry.collected)
-                    json.member("feed", entry.feed)
-                    json.member("item", entry.item)
-                    json.member("key", entry.key)
-                    json.member("link", entry.link)
-                    json.member("title", entry.title)
-                  }
-                  sizes.append(json.count - start)
-                }
-              }
-              json.member("next_try", digest.nextTry)
-              json.member("rule", digest.rule)
-            }
-          }
-        }
-        json.member("version", 1)
-      }
-      return (json.document(), sizes)
-    }
-    var (document, sizes) = encode(digests)
+    var (document, sizes) = Digest.document(digests)
     var dropped: [(rule: String, entry: Digest.Entry)] = []
     if document.count > budget.sharedFile {
       // Every entry by its position across the digests, the oldest collected first.
@@ -122,7 +86,7 @@ extension StateStore {
         }
       }
       dropped.sort { $0.entry.collected < $1.entry.collected }
-      document = encode(kept).document
+      document = Digest.document(kept).bytes
     }
     try Self.writeAtomically(Data(document), to: digestsPath, directory: directory)
     return dropped
@@ -130,6 +94,44 @@ extension StateStore {
 }
 
 extension Digest {
+  /// `digests.json`'s text for `digests`, and the bytes each entry takes in it.
+  package static func document(_ digests: [Digest]) -> (bytes: [UInt8], sizes: [Int]) {
+    var json = PrettyJSON()
+    var sizes: [Int] = []
+    json.object { json in
+      json.key("digests")
+      json.array { json in
+        for digest in digests {
+          json.element()
+          json.object { json in
+            json.member("attempts", digest.attempts)
+            json.member("due", digest.due)
+            json.key("items")
+            json.array { json in
+              for entry in digest.items {
+                let start = json.count
+                json.element()
+                json.object { json in
+                  json.member("collected", entry.collected)
+                  json.member("feed", entry.feed)
+                  json.member("item", entry.item)
+                  json.member("key", entry.key)
+                  json.member("link", entry.link)
+                  json.member("title", entry.title)
+                }
+                sizes.append(json.count - start)
+              }
+            }
+            json.member("next_try", digest.nextTry)
+            json.member("rule", digest.rule)
+          }
+        }
+      }
+      json.member("version", 1)
+    }
+    return (json.document(), sizes)
+  }
+
   /// Reads `digests.json` with the state files' own reader.
   ///
   /// A digest without its rule or time, or an entry without its feed, key, item or time, is left out (as a

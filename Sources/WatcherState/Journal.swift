@@ -96,7 +96,7 @@ public struct JournalEntry: Sendable, Equatable {
   }
 
   /// Reads one journal line; nil for a line that is not an entry (a torn last line after a crash).
-  init?(line: Substring) {
+  package init?(line: Substring) {
     guard let data = line.data(using: .utf8),
       let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
       let timeText = object["time"] as? String, let time = DateParser.parse(timeText),

@@ -57,37 +57,42 @@ extension StateStore {
   /// `keep_max` is).
   @discardableResult
   public func saveKept(_ kept: [KeptNotification]) throws(StateError) -> [KeptNotification] {
-    func encode(_ kept: [KeptNotification]) -> (document: [UInt8], sizes: [Int]) {
-      var json = PrettyJSON()
-      var sizes: [Int] = []
-      sizes.reserveCapacity(kept.count)
-      json.object { json in
-        json.member("version", 1)
-        json.key("notifications")
-        json.array { json in
-          for notification in kept {
-            let start = json.count
-            json.element()
-            json.object { json in
-              json.key("action")
-              notification.action.write(to: &json)
-              json.member("feed", notification.feed)
-              json.member("until", notification.until)
-            }
-            sizes.append(json.count - start)
-          }
-        }
-      }
-      return (json.document(), sizes)
-    }
-    var (document, sizes) = encode(kept)
+    var (document, sizes) = KeptNotification.document(kept)
     let over = ByteBudget.overflow(sizes: sizes, total: document.count, budget: budget.sharedFile)
-    if !over.isEmpty { document = encode(kept.indices.filter { !over.contains($0) }.map { kept[$0] }).document }
+    if !over.isEmpty {
+      document = KeptNotification.document(kept.indices.filter { !over.contains($0) }.map { kept[$0] }).bytes
+    }
     try Self.writeAtomically(Data(document), to: keptPath, directory: directory)
     return over.sorted().map { kept[$0] }
   }
 }
 
+extension KeptNotification {
+  /// `notifications.json`'s text for `kept`, and the bytes each entry takes in it.
+  package static func document(_ kept: [KeptNotification]) -> (bytes: [UInt8], sizes: [Int]) {
+    var json = PrettyJSON()
+    var sizes: [Int] = []
+    sizes.reserveCapacity(kept.count)
+    json.object { json in
+      json.member("version", 1)
+      json.key("notifications")
+      json.array { json in
+        for notification in kept {
+          let start = json.count
+          json.element()
+          json.object { json in
+            json.key("action")
+            notification.action.write(to: &json)
+            json.member("feed", notification.feed)
+            json.member("until", notification.until)
+          }
+          sizes.append(json.count - start)
+        }
+      }
+    }
+    return (json.document(), sizes)
+  }
+}
 extension KeptNotification {
   /// Reads `notifications.json` (`{"version": 1, "notifications": [{"action": …, "feed": …, "until": …}]}`)
   /// with the state files' own reader; an entry must have its action and feed.
