@@ -27,10 +27,15 @@ def document(feed):
     numbers, period = items_of(feed)
     parts = ['<?xml version="1.0" encoding="utf-8"?>\n<rss version="2.0"><channel>',
              f"<title>soak feed {feed}</title><link>http://example.invalid/{feed}</link>"]
+    # One feed in ten sends huge titles and descriptions (20 KB each), which digest and notify rules keep:
+    # the files every feed shares must stay within their budgets and readable.
+    huge = feed % 10 == 9
     for n in reversed(numbers):
-        parts.append(f"<item><title>Feed {feed} item {n} &amp; more</title><guid>soak-{feed}-{n}</guid>"
+        title = f"Feed {feed} item {n} &amp; more" + (" huge" + " words" * 4000 if huge else "")
+        text = "Body text with <b>markup</b>. " * (700 if huge else 20)
+        parts.append(f"<item><title>{title}</title><guid>soak-{feed}-{n}</guid>"
                      f"<link>http://example.invalid/{feed}/{n}</link>"
-                     f"<description>{'Body text with <b>markup</b>. ' * 20}</description></item>")
+                     f"<description>{text}</description></item>")
     parts.append("</channel></rss>\n")
     body = "".join(parts).encode()
     modified = start + numbers[-1] * period

@@ -48,6 +48,12 @@ feeds:
     f.write(f"""rules:
   - match: {{ title: item }}
     hook: {{ command: "sh {out}/hook.sh", timeout: 2s }}
+  - name: huge
+    match: {{ title: huge }}
+    digest: {{ every: 1m }}
+  - name: huge-notify
+    match: {{ title: huge }}
+    notify: true
 """)
 
 log = open(os.path.join(out, "watcher.log"), "w")
@@ -62,15 +68,28 @@ def rss_kb(pid):
     return 0
 
 
+# The files every feed shares, each with the key it must have; and the largest size each reached.
+shared = {"digests.json": "digests", "notifications.json": "notifications", "stories.json": None}
+largest = {}
+budget = 32 << 20
+
+
 def check_states():
-    """The number of state files, and the names of those that are not valid JSON state."""
+    """The number of state files, and the names of those that are not valid JSON state (or, for the shared
+    files, over their 32 MiB budget)."""
     names = [n for n in os.listdir(state_dir) if n.endswith(".json")]
     invalid = []
     for name in names:
+        path = os.path.join(state_dir, name)
         try:
-            with open(os.path.join(state_dir, name)) as f:
+            with open(path) as f:
                 state = json.load(f)
-            if not isinstance(state, dict) or "url" not in state or not isinstance(state.get("items", {}), dict):
+            if name in shared:
+                size = os.path.getsize(path)
+                largest[name] = max(largest.get(name, 0), size)
+                if not isinstance(state, dict) or (shared[name] and shared[name] not in state) or size > budget:
+                    invalid.append(name)
+            elif not isinstance(state, dict) or "url" not in state or not isinstance(state.get("items", {}), dict):
                 invalid.append(name)
         except (OSError, ValueError):
             invalid.append(name)
@@ -127,7 +146,7 @@ if os.path.exists(hook_log):
         (started_ids if kind == "start" else ok_ids).add(ident)
 dropped = 0
 for name in os.listdir(state_dir):
-    if name.endswith(".json"):
+    if name.endswith(".json") and name not in shared:
         dropped += len(json.load(open(os.path.join(state_dir, name))).get("dropped", []))
 lost = sorted(served - started_ids)
 
@@ -163,6 +182,7 @@ print(f"summary: rss_kb start={rss[0]} max={max(rss)} end={rss[-1]}; fds start={
       f"dropped={dropped} lost={len(lost)}; state checks={checks} invalid={len(invalid_seen)}; "
       f"daemon {'exited on its own with ' + str(exited_early) if exited_early is not None else 'ran throughout'}, "
       f"exit after SIGTERM: {status} => {'PASS' if ok else 'FAIL'}")
+print("shared files, largest: " + ", ".join(f"{n} {largest[n] / 1e6:.2f} MB" for n in sorted(largest)))
 if lost:
     print("lost hooks:", " ".join(lost[:20]))
 if invalid_seen:

@@ -75,7 +75,8 @@ public enum FuzzHarness: String, CaseIterable, Sendable {
         guard let entry = JournalEntry(line: line) else { continue }
         var bytes: [UInt8] = []
         entry.json.write(to: &bytes)
-        precondition(JournalEntry(line: Substring(String(decoding: bytes, as: UTF8.self))) == entry, "a journal line changed")
+        precondition(
+          JournalEntry(line: Substring(String(decoding: bytes, as: UTF8.self))) == entry, "a journal line changed")
       }
     case .opml:
       guard let subscriptions = try? OPML.parse(data) else { return }

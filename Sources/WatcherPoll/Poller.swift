@@ -111,9 +111,16 @@ public struct Poller {
       due, size: max(32, 4 * config.settings.concurrency), cancellation: cancellation, fetch: fetch
     ) { batch, bodies in
       heartbeat?()
-      let read = read(batch, bodies: bodies, mode: mode, engine: engine, pagesDeadline: pagesDeadline, now: now)
-      let acting = save(read, mode: mode, dryRun: dryRun, now: now, outcomes: &outcomes, stories: &stories)
-      act(acting, now: now, outcomes: &outcomes)
+      // Feeds whose new items fetch their pages (full_text) are read, saved and acted on after the others,
+      // so that pages, however slow within their budget, never hold up another feed's actions.
+      let pages = batch.indices.filter { batch[$0].feed.wantsFullText(config.settings) }
+      let groups = pages.isEmpty ? [Array(batch.indices)] : [batch.indices.filter { !pages.contains($0) }, pages]
+      for group in groups where !group.isEmpty {
+        let read = read(
+          batch, group, bodies: bodies, mode: mode, engine: engine, pagesDeadline: pagesDeadline, now: now)
+        let acting = save(read, mode: mode, dryRun: dryRun, now: now, outcomes: &outcomes, stories: &stories)
+        act(acting, now: now, outcomes: &outcomes)
+      }
     }
     if !dryRun { store.syncDirectory() }
     return outcomes
@@ -197,15 +204,16 @@ public struct Poller {
   ///
   /// This is the CPU work of a pass; nothing is written or done here.
   private func read(
-    _ batch: [FeedJob], bodies: PassStages.Bodies, mode: Mode, engine: RuleEngine,
+    _ batch: [FeedJob], _ group: [Int], bodies: PassStages.Bodies, mode: Mode, engine: RuleEngine,
     pagesDeadline: ContinuousClock.Instant, now: Date
   ) -> [FeedJob] {
     let reader = FeedReader(
       config: config, transport: transport, cancellation: cancellation, pagesDeadline: pagesDeadline)
-    let read = Locked([FeedJob?](repeating: nil, count: batch.count))
-    WorkerPool.shared.perform(iterations: batch.count) { index in
+    let read = Locked([FeedJob?](repeating: nil, count: group.count))
+    WorkerPool.shared.perform(iterations: group.count) { position in
+      let index = group[position]
       let job = reader.read(batch[index], body: bodies.take(index), mode: mode, engine: engine, now: now)
-      read.withLock { $0[index] = job }
+      read.withLock { $0[position] = job }
     }
     return read.withLock { $0 }.compactMap { $0 }
   }

@@ -106,6 +106,8 @@ struct FullTextBoundsTests {
     // Every item is acted on, with its feed text, and the other feed's too.
     let log = try String(contentsOfFile: dir.url.path + "/hooks.log", encoding: .utf8)
     #expect(log.split(separator: "\n").count == 13, "\(log)")
+    // The other feed's hook did not wait for the pages: it ran first.
+    #expect(log.split(separator: "\n").first == "Other news", "\(log)")
   }
 
   @Test(
