@@ -127,8 +127,10 @@ public enum ArticleLoader {
     for (index, article) in articles.enumerated() {
       switch article {
       case .success(let found): items[index].content = found.text
-      case .failure(.fetch(.cancelled)):
-        // Stopping (SIGTERM) says nothing; a spent time budget says what was not read.
+      case .failure(.fetch(.cancelled)),
+        .failure(.fetch(.timeout)) where timer?.isPastDeadline == true:
+        // Stopping (SIGTERM) says nothing; a spent time budget (its page cut by the budget or by the timeout
+        // that was what was left of it) says what was not read.
         guard cancellation?.isCancelled != true, let budget else { continue }
         failed.append(
           (
