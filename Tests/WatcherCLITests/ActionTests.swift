@@ -41,6 +41,28 @@ struct ActionTests {
       errors.contains("no session bus: DBUS_SESSION_BUS_ADDRESS is not set") && errors.contains("systemd user unit"))
   }
 
+  @Test("status says a notification is held for quiet hours until they end, not that the service is away")
+  func statusHeld() throws {
+    let dir = try TemporaryDirectory()
+    let feed = try Self.feedFile(in: dir, titles: ["One", "Two"])
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    // Quiet all day (a range to noon and one from noon past midnight), so the test holds at any hour.
+    try """
+    settings: { first_poll: all, max_age: none, notify: { quiet: ["00:00-12:00", "12:00-00:00"] } }
+    feeds:
+      - { url: \(feed), name: f, notify: true }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let state = dir.url.appendingPathComponent("state").path
+    let poll = try Self.watcher(["poll", "--config", config, "--state-dir", state], environment: Self.noBus)
+    #expect(poll.0 == 0 && poll.1.contains("2 notifications held for quiet hours"), "\(poll.1)")
+    #expect(!poll.1.contains("notified"), "\(poll.1)")
+    let status = try ChildProcess.run(
+      try #require(BinaryTests.binary), ["status", "--config", config, "--state-dir", state], environment: Self.noBus)
+    let text = status.output + status.errors
+    #expect(text.contains("2 notifications are held for quiet hours until "), "\(text)")
+    #expect(!text.contains("until the notification service can be reached"), "\(text)")
+  }
+
   @Test("no session bus: one clear warning, exit 0, the notifications kept, items recorded, hooks ran with their data")
   func noBusHooksRun() throws {
     let dir = try TemporaryDirectory()
