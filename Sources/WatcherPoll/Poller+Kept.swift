@@ -17,23 +17,22 @@ extension Poller {
     do {
       let stored = try store.keptNotifications()
       guard !stored.isEmpty else { return }
-      let all = KeptNotification.prune(stored, settings: config.settings.notify, now: now).kept
-      let due = all.filter { Self.isDue($0, quiet: config.settings.notify.quiet, now: now) }
-      let waiting = all.filter { entry in !due.contains { $0 == entry } }
+      let (all, pruned) = KeptNotification.prune(stored, settings: config.settings.notify, now: now)
+      let quiet = config.settings.notify.quiet
+      let due = all.filter { Self.isDue($0, quiet: quiet, now: now) }
+      let waiting = all.filter { !Self.isDue($0, quiet: quiet, now: now) }
       pass.keptHeld = waiting.count
       guard !due.isEmpty else {
-        if all.count < stored.count { pass.keptDropped += try keep(stored, now: now).dropped }
+        if !pruned.isEmpty { pass.keptDropped += try keep(stored, now: now).dropped }
         return
       }
       if case .keep(let failure) = runner.showKept(due) {
         pass.keptError = .notShown(failure)
-        if all.count < stored.count { pass.keptDropped += try keep(stored, now: now).dropped }
+        if !pruned.isEmpty { pass.keptDropped += try keep(stored, now: now).dropped }
         return
       }
       pass.keptShown = due.count
-      // Those pruned above are dropped (and journaled) with the ones left waiting.
-      let pruned = stored.filter { entry in !all.contains { $0 == entry } }
-      pass.keptDropped += try keep(pruned + waiting, now: now).dropped
+      pass.keptDropped += try keep(waiting, now: now, alreadyDropped: pruned).dropped
       let shown = due.map { entry in
         Self.entry(
           entry.action, feed: FeedConfig(url: "", name: entry.feed), outcome: .shown, now: now,
@@ -58,12 +57,14 @@ extension Poller {
   ///
   /// Each one given up is journaled. Returns those kept, how many were dropped, and why (for the poll's
   /// words).
+  /// `alreadyDropped` are those the caller pruned from the file before (journaled here too).
   @discardableResult
-  func keep(_ all: [KeptNotification], now: Date) throws(StateError) -> (
+  func keep(_ all: [KeptNotification], now: Date, alreadyDropped: [KeptNotification] = []) throws(StateError) -> (
     kept: [KeptNotification], dropped: Int, why: [String]
   ) {
     let settings = config.settings.notify
-    let (bounded, pruned) = KeptNotification.prune(all, settings: settings, now: now)
+    var (bounded, pruned) = KeptNotification.prune(all, settings: settings, now: now)
+    pruned = alreadyDropped + pruned
     let overBudget = try store.saveKept(bounded)
     let horizon = now.addingTimeInterval(-Double(settings.keepFor))
     let reasons = [
@@ -75,7 +76,8 @@ extension Poller {
     let dropped =
       pruned.map { ($0, $0.action.created < horizon ? reasons[0] : reasons[1]) } + overBudget.map { ($0, reasons[2]) }
     journal(dropped, now: now)
-    let kept = overBudget.isEmpty ? bounded : bounded.filter { entry in !overBudget.contains { $0 == entry } }
+    // The budget drops the oldest: a prefix.
+    let kept = Array(bounded.dropFirst(overBudget.count))
     return (kept, dropped.count, reasons.filter { reason in dropped.contains { $0.1 == reason } })
   }
 

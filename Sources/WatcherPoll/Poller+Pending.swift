@@ -218,10 +218,11 @@ extension Poller {
         let stored = try store.keptNotifications()
         let added = toKeep.map { KeptNotification(feed: feed.name, action: $0) } + held
         let (bounded, dropped, why) = try keep(stored + added, now: now)
-        // Counted as kept or held only when they are: past the bounds, the oldest are given up (and said so).
-        func survived(_ entry: KeptNotification) -> Bool { dropped == 0 || bounded.contains { $0 == entry } }
-        outcome.kept += added.prefix(toKeep.count).filter(survived).count
-        outcome.held += held.filter(survived).count
+        // Counted as kept or held only when they are: past the bounds, the oldest are given up (and said so),
+        // so those added (the newest, the held last) that stay are the last of what is kept.
+        let stayed = min(added.count, bounded.count)
+        outcome.held += min(held.count, stayed)
+        outcome.kept += max(0, stayed - held.count)
         if dropped > 0 {
           outcome.warnings.append(
             "gave up on \(dropped) kept notification\(dropped == 1 ? "" : "s"): \(why.joined(separator: "; ")) "

@@ -30,11 +30,14 @@ public struct KeptNotification: Sendable, Equatable {
   ) {
     let horizon = now.addingTimeInterval(-Double(keepFor))
     // A notification held for quiet hours is not given up on before it was due.
-    let young = kept.filter { $0.action.created >= horizon || ($0.until.map { $0 > now } ?? false) }
-    let result = Array(young.suffix(keepMax))
-    guard result.count < kept.count else { return (result, []) }
-    let dropped = kept.filter { entry in !result.contains { $0 == entry } }
-    return (result, dropped)
+    let young = kept.indices.filter { kept[$0].action.created >= horizon || (kept[$0].until.map { $0 > now } ?? false) }
+    let staying = Set(young.suffix(keepMax))
+    guard staying.count < kept.count else { return (kept, []) }
+    var result: ([KeptNotification], [KeptNotification]) = ([], [])
+    for index in kept.indices {
+      if staying.contains(index) { result.0.append(kept[index]) } else { result.1.append(kept[index]) }
+    }
+    return result
   }
 }
 
