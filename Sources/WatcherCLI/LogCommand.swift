@@ -6,7 +6,8 @@ import WatcherConfig
 import WatcherState
 import WatcherSupport
 
-/// `watcher log [--feed NAME] [--since D] [--json]`: what watcher did, from the journal, newest last.
+/// `watcher log [--feed NAME] [--since D] [--json] [--follow]`: what watcher did, from the journal, newest
+/// last; with `--follow`, each entry as it is written.
 struct LogCommand: Command {
   let name = "log"
   let summary = "what watcher did: every item acted on, each action and its outcome (newest last)"
@@ -15,7 +16,8 @@ struct LogCommand: Command {
     Options.config, Options.stateDir,
     Options.feed.described("only this feed (repeatable)"),
     Options.since,
-    Options.json.described("print JSON (share/doc/watcher/log-json.md)"),
+    Options.json.described("print JSON (share/doc/watcher/log-json.md); with --follow, one entry per line"),
+    Options.follow,
   ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
@@ -48,6 +50,10 @@ struct LogCommand: Command {
       terminal.error(
         "warning: \(unreadable) line\(unreadable == 1 ? "" : "s") of \(store.journalPath) could not be read")
     }
+    if arguments.has(Options.follow) {
+      let feeds = Set(arguments.values(Options.feed))
+      return follow(store.journalPath, since: since == nil ? [] : entries, feeds: feeds, arguments, terminal)
+    }
     if arguments.has(Options.json) {
       terminal.print(JSONOutput.object([("entries", .array(entries.map(\.json)))]).text)
       return .success
@@ -60,6 +66,32 @@ struct LogCommand: Command {
     var text = ""
     for entry in entries { text += Self.line(entry) + "\n" }
     terminal.output(Array(text.utf8))
+    return .success
+  }
+
+  /// Prints `earlier`, then each entry as it is written (of `feeds`, when named), until SIGINT or SIGTERM:
+  /// text lines, or one JSON object per line (`--json`) for `jq` and scripts.
+  func follow(
+    _ path: String, since earlier: [JournalEntry], feeds: Set<String>, _ arguments: Arguments, _ terminal: Terminal
+  ) -> ExitCode {
+    let json = arguments.has(Options.json)
+    let shutdown = Shutdown()
+    shutdown.install()
+    let follower = JournalFollower(path: path)
+    func show(_ entries: [JournalEntry]) {
+      var text: [UInt8] = []
+      for entry in entries where feeds.isEmpty || feeds.contains(entry.feed) {
+        if json { entry.json.write(to: &text) } else { text += Array(Self.line(entry).utf8) }
+        text.append(10)
+      }
+      if !text.isEmpty { terminal.output(text) }
+    }
+    show(earlier)
+    while !shutdown.stopping.isCancelled {
+      show(follower.next())
+      usleep(200_000)
+    }
+    show(follower.next())
     return .success
   }
 

@@ -34,6 +34,8 @@ enum Options {
   // log
   static let since = OptionSpec(
     name: "since", value: "WHEN", help: "only entries newer than this: a duration (2d, 3h) or a date")
+  static let follow = OptionSpec(
+    name: "follow", help: "go on printing each entry as it is written, by any poll or the daemon, until interrupted")
   // pending
   static let retry = OptionSpec(name: "retry", help: "run them now (all, or those of the items KEY...)")
   static let drop = OptionSpec(name: "drop", help: "forget them (all, or those of the items KEY...)")

@@ -35,11 +35,14 @@ public enum WatcherCLI {
   ]
 
   /// Process-wide setup, before any thread starts: SIGPIPE ignored (a closed pipe is an error, not death),
-  /// and for the commands that poll, SIGINT, SIGTERM and SIGHUP blocked so that a signal thread receives
-  /// them and they stop cleanly (`Shutdown`).
+  /// and for the commands that poll (and `log --follow`), SIGINT, SIGTERM and SIGHUP blocked so that a
+  /// signal thread receives them and they stop cleanly (`Shutdown`).
   public static func prepareProcess(_ arguments: [String]) {
     signal(SIGPIPE, SIG_IGN)
-    if ["run", "poll", "catch-up"].contains(arguments.first) { SignalWaiter.block([SIGINT, SIGTERM, SIGHUP]) }
+    let follows = arguments.first == "log" && arguments.contains("--follow")
+    if ["run", "poll", "catch-up"].contains(arguments.first) || follows {
+      SignalWaiter.block([SIGINT, SIGTERM, SIGHUP])
+    }
     // The hook spawner is forked now, while the process is small and has one thread (HookRunner).
     if ["run", "poll", "pending"].contains(arguments.first) { HookRunner.prepare() }
   }

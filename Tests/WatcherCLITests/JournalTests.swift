@@ -30,6 +30,20 @@ struct JournalTests {
       try text.write(toFile: config, atomically: true, encoding: .utf8)
     }
 
+    /// Starts watcher with the config and state given, its standard output written to `output`.
+    func launch(_ arguments: [String], output: String) throws -> Process {
+      FileManager.default.createFile(atPath: output, contents: nil)
+      let process = Process()
+      process.executableURL = try #require(BinaryTests.binary)
+      process.arguments = arguments + ["--config", config, "--state-dir", state]
+      process.environment = ["HOME": dir.url.path, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
+      process.currentDirectoryURL = dir.url
+      process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      return process
+    }
+
     /// Runs watcher with the config and state given, no session bus, the scratch directory as cwd.
     func watcher(_ arguments: [String]) throws -> ChildResult {
       let binary = try #require(BinaryTests.binary)
@@ -201,5 +215,48 @@ struct JournalTests {
     let (entries, unreadable) = store.journal(limits: limits, now: now)
     #expect(unreadable == 0 && entries.last?.key == "k199")
     #expect(entries.allSatisfy { ($0.title?.utf8.count ?? 0) <= JournalEntry.maxTitleBytes })
+  }
+
+  @Test("log --follow prints each entry as a real poll writes it, as JSON lines or text, until SIGINT")
+  func follow() throws {
+    let setup = try Setup(rules: "  - { name: all, match: { title: '' }, hook: 'true' }\n")
+    try FileManager.default.createDirectory(atPath: setup.state, withIntermediateDirectories: true)
+    let jsonOut = setup.dir.url.appendingPathComponent("follow.jsonl").path
+    let textOut = setup.dir.url.appendingPathComponent("follow.txt").path
+    let json = try setup.launch(["log", "--follow", "--json"], output: jsonOut)
+    let text = try setup.launch(["log", "--follow"], output: textOut)
+    defer {
+      for process in [json, text] where process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+    usleep(500_000)
+    let poll = try setup.watcher(["poll"])
+    #expect(poll.status == 0, "\(poll.errors)")
+    let expected = try setup.watcher(["log", "--json"]).output
+    let count = try #require(
+      (try JSONSerialization.jsonObject(with: Data(expected.utf8)) as? [String: Any])?["entries"] as? [Any]
+    ).count
+    #expect(count > 0)
+    func lines(_ path: String) -> [Substring] {
+      ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n")
+    }
+    let deadline = Date().addingTimeInterval(20)
+    while Date() < deadline, lines(jsonOut).count < count || lines(textOut).count < count { usleep(100_000) }
+    // Each line is one entry of `log --json`, complete, in the order written.
+    let followed = try lines(jsonOut).map {
+      try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+    }
+    #expect(followed.count == count, "\(lines(jsonOut))")
+    #expect(followed.allSatisfy { $0["outcome"] as? String == "ok" && $0["feed"] as? String == "swift" })
+    #expect(lines(textOut).count == count && lines(textOut).allSatisfy { $0.contains("hook (rule 'all'): exit 0") })
+    // A second poll finds nothing new: nothing more is printed. SIGINT ends it, exit 0.
+    _ = try setup.watcher(["poll"])
+    usleep(500_000)
+    #expect(lines(jsonOut).count == count)
+    for process in [json, text] {
+      kill(process.processIdentifier, SIGINT)
+      let stopped = DaemonTests.wait(process, seconds: 5)
+      #expect(stopped, "log --follow ignored SIGINT")
+      if stopped { #expect(process.terminationStatus == 0) }
+    }
   }
 }
