@@ -11,6 +11,9 @@ public enum ActionFailure: Error, Sendable, Equatable {
   case notification(ActionError)
   /// A hook failed: how it ended (exit status, signal, timeout, could not start) and its timeout.
   case hook(HookResult, timeout: Int)
+  /// A webhook answered with a status that is not a success (`status`), or did not answer (`status` 0):
+  /// why, in a few words.
+  case webhook(status: Int, detail: String)
   /// Something else went wrong (used by test runners).
   case other(String)
 }
@@ -50,6 +53,8 @@ extension ActionFailure: CustomStringConvertible {
         reason += "; stderr: " + result.stderrTail.replacingOccurrences(of: "\n", with: " | ")
       }
       return reason
+    case .webhook(let status, let detail):
+      return status == 0 ? "no answer: \(detail)" : "HTTP \(status)" + (detail.isEmpty ? "" : ": \(detail)")
     case .other(let reason): return reason
     }
   }
@@ -140,6 +145,10 @@ public struct PrintingActionRunner: ActionRunner {
       case .hook:
         output(
           "hook [\(feed.name)] rule '\(action.label(feed: feed.name) ?? "")' would run: \(action.command ?? "")")
+      case .webhook:
+        output(
+          "webhook [\(feed.name)] rule '\(action.label(feed: feed.name) ?? "")' would POST to \(action.webhook?.url ?? "")"
+        )
       }
     }
     return actions.map { _ in .done }

@@ -61,18 +61,54 @@ public struct DeliveringActionRunner: ActionRunner {
       let result = notify(notifications.map { batch.actions[$0] }, feed: batch.feed)
       for index in notifications { outcomes[number][index] = result }
     }
+    // Hooks and webhooks, of every feed together, at most hook_concurrency at once.
     let hooks = batches.enumerated().flatMap { number, batch in
-      batch.actions.indices.filter { batch.actions[$0].kind == .hook }.map { (number, $0) }
+      batch.actions.indices.filter { batch.actions[$0].kind != .notify }.map { (number, $0) }
     }
     let results = Locked<[Int: ActionOutcome]>([:])
     BlockingPool.run(hooks.count, threads: settings.hookConcurrency) { position in
       let (number, index) = hooks[position]
       let batch = batches[number]
-      let outcome = stopping?.isCancelled == true ? .notRun : runHook(batch.actions[index], feed: batch.feed)
+      let action = batch.actions[index]
+      let outcome: ActionOutcome
+      if stopping?.isCancelled == true {
+        outcome = .notRun
+      } else if let webhook = action.webhook {
+        outcome = post(webhook, of: action, feed: batch.feed)
+      } else {
+        outcome = runHook(action, feed: batch.feed)
+      }
       results.withLock { $0[position] = outcome }
     }
     for (position, outcome) in results.withLock({ $0 }) { outcomes[hooks[position].0][hooks[position].1] = outcome }
     return outcomes
+  }
+
+  /// POSTs a webhook's document, signed with its secret when it has one; a 2xx answer is done.
+  private func post(_ webhook: FeedState.PendingAction.Webhook, of action: FeedState.PendingAction, feed: FeedConfig)
+    -> ActionOutcome
+  {
+    var secret: String?
+    if let name = webhook.secretEnv {
+      guard let value = environment[name] ?? ProcessInfo.processInfo.environment[name], !value.isEmpty else {
+        return .failed(.webhook(status: 0, detail: "the secret's variable \(name) is not set"))
+      }
+      secret = value
+    } else if let file = webhook.secretFile {
+      guard let text = try? String(contentsOfFile: HomePath.expand(file), encoding: .utf8) else {
+        return .failed(.webhook(status: 0, detail: "cannot read the secret file \(file)"))
+      }
+      secret = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    let answer = WebhookPoster.post(
+      Array((webhook.item ?? "{}").utf8), to: webhook.url, secret: secret, timeout: webhook.timeout ?? 10,
+      userAgent: "watcher")
+    if answer.succeeded { return .done }
+    let failure = ActionFailure.webhook(status: answer.status, detail: answer.detail ?? "")
+    log(
+      "webhook of rule '\(action.label(feed: feed.name) ?? "")' for '\(action.key)' in feed '\(feed.name)' failed: \(failure)"
+    )
+    return .failed(failure)
   }
 
   /// Shows the notifications (or one summary of them); every action gets the same outcome.

@@ -273,6 +273,12 @@ enum DryRunPoll {
             HookEnvironment.variables(for: action)["WATCHER_TITLE"].map { " for \(JSONString.literal($0))" } ?? ""
           text +=
             "\(outcome.feed.name): would run the hook of rule '\(action.label(feed: outcome.feed.name) ?? "")'\(title): \(what)\n"
+        case .webhook:
+          let url = action.webhook?.url ?? ""
+          fields.append(("url", .string(url)))
+          let title = action.title.map { " \(JSONString.literal($0))" } ?? ""
+          text +=
+            "\(outcome.feed.name): would POST\(title) to the webhook of rule '\(action.label(feed: outcome.feed.name) ?? "")': \(url)\n"
         }
         actions.append(.object(fields))
       }

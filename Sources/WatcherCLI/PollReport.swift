@@ -32,6 +32,7 @@ enum PollReport {
       parts.append("\(outcome.kept) to notify, kept (\(why ?? "the notification service cannot be reached"))")
     }
     if outcome.hooked > 0 { parts.append("\(outcome.hooked) hook\(outcome.hooked == 1 ? "" : "s")") }
+    if outcome.webhooks > 0 { parts.append("\(outcome.webhooks) to a webhook") }
     if outcome.muted > 0 { parts.append("\(outcome.muted) muted") }
     if outcome.untouched > 0 { parts.append("\(outcome.untouched) matched no rule") }
     var extras: [String] = []

@@ -132,7 +132,7 @@ struct StatusCommand: Command {
       var reasons: [String] = []
       for action in state.pending {
         let what =
-          "\(action.kind == .hook ? "hook" : "notification") of rule '\(action.label(feed: feed.name) ?? "feed notify")'"
+          "\(action.kind == .notify ? "notification" : action.kind.rawValue) of rule '\(action.label(feed: feed.name) ?? "feed notify")'"
         let reason =
           "\(what): " + (action.lastError.map { "failed \(action.attempts)×, last: \($0)" } ?? "not run yet")
         if !reasons.contains(reason) { reasons.append(reason) }

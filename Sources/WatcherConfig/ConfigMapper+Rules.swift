@@ -112,6 +112,7 @@ extension ConfigMapper {
       case "digest": actions.digest = digestAction(entry.value, in: context)
       case "digest_hook": actions.digestHook = hookAction(entry.value, in: context)
       case "on_update": actions.onUpdate = bool(entry.value, "'on_update'") ?? false
+      case "webhook": actions.webhook = webhookAction(entry.value, in: context)
       default: break
       }
     }
@@ -123,13 +124,46 @@ extension ConfigMapper {
         notes: ["add digest: { every: 1d, at: \"08:00\" } (the hook runs when the digest goes out)"])
     }
     if actions.isEmpty,
-      !entries.contains(where: { ["tag", "mute", "notify", "hook", "stop", "digest"].contains($0.key) })
+      !entries.contains(where: { ["tag", "mute", "notify", "hook", "stop", "digest", "webhook"].contains($0.key) })
     {
       error(
         "\(context) does nothing", at: element.mark,
-        notes: ["add at least one action: tag, mute, notify, hook, digest or stop"])
+        notes: ["add at least one action: tag, mute, notify, hook, webhook, digest or stop"])
     }
     return actions
+  }
+
+  /// `webhook: URL` or `webhook: { url: URL, secret_file: PATH | secret_env: NAME, timeout: 10s }`.
+  package mutating func webhookAction(_ node: YAMLNode, in context: String) -> WebhookAction? {
+    let what = "'webhook' in \(context)"
+    var action: WebhookAction
+    if node.scalar != nil {
+      guard let url = string(node, what) else { return nil }
+      action = WebhookAction(url: url)
+    } else {
+      guard let entries = mapping(node, what) else { return nil }
+      checkKeys(entries, allowed: ["url", "secret_file", "secret_env", "timeout"], in: what)
+      action = WebhookAction(url: "")
+      for entry in entries {
+        switch entry.key {
+        case "url": action.url = string(entry.value, "'url'") ?? ""
+        case "secret_file": action.secretFile = string(entry.value, "'secret_file'")
+        case "secret_env": action.secretEnv = string(entry.value, "'secret_env'")
+        case "timeout": action.timeout = duration(entry.value, "'timeout'", positive: true).map { min($0, 600) }
+        default: break
+        }
+      }
+      if action.secretFile != nil, action.secretEnv != nil {
+        error("\(what) has both secret_file and secret_env", at: node.mark, notes: ["keep one of them"])
+      }
+    }
+    guard FeedLocation.isHTTP(action.url) else {
+      error(
+        "\(what) needs an http or https URL, not '\(action.url)'", at: node.mark,
+        notes: ["webhook: { url: https://example.org/hook, secret_file: ~/.config/watcher/webhook.secret }"])
+      return nil
+    }
+    return action
   }
 
   /// `digest: { every: 1d, at: "08:00" }` (`at` optional).

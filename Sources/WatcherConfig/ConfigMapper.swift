@@ -52,7 +52,7 @@ package struct ConfigMapper {
     "url", "name", "title", "interval", "tags", "notify", "hook", "identity", "full_text", "dedupe",
   ]
   package static let ruleKeys = [
-    "name", "feeds", "match", "tag", "mute", "notify", "hook", "stop", "digest", "digest_hook", "on_update",
+    "name", "feeds", "match", "tag", "mute", "notify", "hook", "stop", "digest", "digest_hook", "on_update", "webhook",
   ]
   package static let digestKeys = ["every", "at"]
   package static let conditionKeys = MatchField.allCases.map(\.rawValue) + ["all", "not", "older_than", "newer_than"]

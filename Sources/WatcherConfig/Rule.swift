@@ -50,6 +50,8 @@ public struct RuleActions: Sendable {
   public var digestHook: HookAction?
   /// Also act on an item already seen whose title or text changed (`on_update: true`: release notes).
   public var onUpdate = false
+  /// POST the item's document to a URL (`webhook:`).
+  public var webhook: WebhookAction?
 
   /// Creates actions.
   public init(
@@ -63,7 +65,9 @@ public struct RuleActions: Sendable {
   }
 
   /// Whether there is anything to do.
-  package var isEmpty: Bool { tags.isEmpty && !mute && notify == nil && hook == nil && !stop && digest == nil }
+  package var isEmpty: Bool {
+    tags.isEmpty && !mute && notify == nil && hook == nil && !stop && digest == nil && webhook == nil
+  }
 }
 
 /// A notification a rule asks for; unset parts come from the feed or the settings.
@@ -121,6 +125,24 @@ public struct HookAction: Sendable, Equatable {
 
   public static func == (a: HookAction, b: HookAction) -> Bool {
     a.command == b.command && a.run == b.run && a.timeout == b.timeout
+  }
+}
+
+/// `webhook: { url: https://…, secret_file: ~/.config/watcher/hook.secret, timeout: 10s }`: the item's
+/// document POSTed to a URL, signed `X-Watcher-Signature: sha256=<HMAC-SHA256 of the body>` when there is a
+/// secret (read from the file or the environment variable when it is sent, never stored or printed).
+public struct WebhookAction: Sendable, Equatable {
+  public var url: String
+  public var secretFile: String?
+  public var secretEnv: String?
+  /// Seconds for the whole request (default 10).
+  public var timeout: Int?
+
+  public init(url: String, secretFile: String? = nil, secretEnv: String? = nil, timeout: Int? = nil) {
+    self.url = url
+    self.secretFile = secretFile
+    self.secretEnv = secretEnv
+    self.timeout = timeout
   }
 }
 

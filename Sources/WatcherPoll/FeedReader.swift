@@ -359,13 +359,17 @@ package struct FeedReader: Sendable {
               expire: notification.expire, icon: notification.icon, image: image)),
           title: item.title, link: item.link, created: now))
     }
-    for hook in decision.hooks {
-      let json = FeedJSONWriter.itemJSON(
+    // The document a hook gets on stdin and a webhook in its body.
+    func document(rule: String) -> String {
+      FeedJSONWriter.itemJSON(
         item,
         extra: [
-          ("feed", .string(feed.name)), ("feed_url", .string(feed.url)), ("rule", .string(hook.rule)),
+          ("feed", .string(feed.name)), ("feed_url", .string(feed.url)), ("rule", .string(rule)),
           ("tags", .array(decision.tags.map { .string($0) })),
         ])
+    }
+    for hook in decision.hooks {
+      let json = document(rule: hook.rule)
       // The variables its document gives, kept in memory for its run in this pass (a retry derives them).
       var payload = FeedState.PendingAction.Hook(
         command: hook.command, arguments: hook.arguments, timeout: hook.timeout, item: json)
@@ -376,10 +380,23 @@ package struct FeedReader: Sendable {
         FeedState.PendingAction(key: key, source: hook.source, payload: .hook(payload), title: item.title, created: now)
       )
     }
-    outcome.actions += decision.notifications.count + decision.hooks.count
+    for webhook in decision.webhooks {
+      let json = document(rule: webhook.rule)
+      let target = webhook.action
+      state.pending.append(
+        FeedState.PendingAction(
+          key: key, source: .rule(webhook.rule),
+          payload: .webhook(
+            .init(
+              url: target.url, secretFile: target.secretFile, secretEnv: target.secretEnv, timeout: target.timeout,
+              item: json)),
+          title: item.title, link: item.link, created: now))
+    }
+    outcome.actions += decision.notifications.count + decision.hooks.count + decision.webhooks.count
+    outcome.webhooks += decision.webhooks.isEmpty ? 0 : 1
     if decision.muted {
       outcome.muted += 1
-    } else if decision.notifications.isEmpty && decision.hooks.isEmpty {
+    } else if decision.notifications.isEmpty && decision.hooks.isEmpty && decision.webhooks.isEmpty {
       outcome.untouched += 1
     }
     if !decision.notifications.isEmpty { outcome.notified += 1 }

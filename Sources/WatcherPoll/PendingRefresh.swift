@@ -49,6 +49,17 @@ enum PendingRefresh {
         }
         action.payload = .hook(hook)
         current.append(action)
+      case .webhook(var webhook):
+        // Where it goes and its secret as the rule says now (a fixed URL fixes its retries).
+        guard let rule = action.rule, let now = config.rules.first(where: { $0.name == rule })?.actions.webhook
+        else {
+          gone.append(action)
+          continue
+        }
+        (webhook.url, webhook.secretFile, webhook.secretEnv, webhook.timeout) =
+          (now.url, now.secretFile, now.secretEnv, now.timeout)
+        action.payload = .webhook(webhook)
+        current.append(action)
       }
     }
     return (current, gone)

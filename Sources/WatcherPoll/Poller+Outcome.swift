@@ -48,6 +48,8 @@ extension Poller {
     /// New items acted on that a rule muted, that got a notification, that got a hook, that nothing touched.
     public var muted = 0
     public var notified = 0
+    /// New items POSTed to a webhook.
+    public var webhooks = 0
     public var hooked = 0
     public var untouched = 0
     /// When the feed is due next (set for a feed that was not due).

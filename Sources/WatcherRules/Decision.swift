@@ -67,6 +67,14 @@ public struct Decision: Sendable, Equatable {
   public var notifications: [Notification] = []
   /// Hooks to run (empty when muted).
   public var hooks: [Hook] = []
+  /// Webhooks to POST the item to, each with its rule.
+  public var webhooks: [Webhook] = []
+
+  /// A rule's webhook.
+  public struct Webhook: Sendable, Equatable {
+    public var rule: String
+    public var action: WebhookAction
+  }
   /// The rules whose digest collects the item (empty when muted).
   public var digests: [String] = []
   /// Every matching rule's reasons, in rule order.

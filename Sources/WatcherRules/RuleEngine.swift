@@ -82,6 +82,9 @@ public struct RuleEngine: Sendable {
             rule: name, command: hook.command,
             arguments: hook.run?.map { $0.render(item, feed: feed.name, tags: decision.tags) }, timeout: hook.timeout))
       }
+      if let webhook = rules[index].actions.webhook {
+        decision.webhooks.append(Decision.Webhook(rule: name, action: webhook))
+      }
       if rules[index].actions.digest != nil, !decision.digests.contains(name) { decision.digests.append(name) }
       if rules[index].actions.stop {
         decision.stoppedBy = name
@@ -106,6 +109,7 @@ public struct RuleEngine: Sendable {
     if decision.muted {
       decision.notifications = []
       decision.hooks = []
+      decision.webhooks = []
       decision.digests = []
     }
     return decision

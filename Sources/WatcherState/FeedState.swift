@@ -124,6 +124,9 @@ extension FeedState {
       case .notify(var notification):
         notification.expire = notification.expire.map { min(max($0, -1), 86_400) }
         pending[index].payload = .notify(notification)
+      case .webhook(var webhook):
+        webhook.timeout = webhook.timeout.map { min(max($0, 1), 600) }
+        pending[index].payload = .webhook(webhook)
       }
     }
   }
@@ -320,7 +323,10 @@ extension FeedState {
 extension FeedState.PendingAction {
   /// The UTF-8 bytes of its texts, as written (before escaping).
   var textBytes: Int {
-    let texts = [title, link, lastError, key, notification?.summary, notification?.body, hook?.item, hook?.command]
+    let texts = [
+      title, link, lastError, key, notification?.summary, notification?.body, hook?.item, hook?.command, webhook?.item,
+      webhook?.url,
+    ]
     return texts.reduce(0) { $0 + ($1?.utf8.count ?? 0) } + (hook?.arguments ?? []).reduce(0) { $0 + $1.utf8.count }
       + (hook?.environment ?? [:]).reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
   }

@@ -10,7 +10,7 @@ extension FeedState {
   public struct PendingAction: Sendable, Equatable {
     /// What kind.
     public enum Kind: String, Sendable {
-      case notify, hook
+      case notify, hook, webhook
     }
 
     /// A desktop notification, rendered when it was decided.
@@ -69,10 +69,33 @@ extension FeedState {
       }
     }
 
+    /// A webhook: the item's document POSTed to a URL, signed with a secret read when it is sent (the
+    /// secret itself is never stored, only where it is).
+    public struct Webhook: Sendable, Equatable {
+      public var url: String
+      /// A file holding the secret, or an environment variable naming it.
+      public var secretFile: String?
+      public var secretEnv: String?
+      public var timeout: Int?
+      /// The document POSTed: the item as a hook's stdin has it.
+      public var item: String?
+
+      public init(
+        url: String, secretFile: String? = nil, secretEnv: String? = nil, timeout: Int? = nil, item: String? = nil
+      ) {
+        self.url = url
+        self.secretFile = secretFile
+        self.secretEnv = secretEnv
+        self.timeout = timeout
+        self.item = item
+      }
+    }
+
     /// What the action does.
     public enum Payload: Sendable, Equatable {
       case notify(Notification)
       case hook(Hook)
+      case webhook(Webhook)
     }
 
     /// The item's key.
@@ -121,6 +144,8 @@ extension FeedState {
       case .hook:
         payload = .hook(
           Hook(command: command, arguments: arguments, timeout: timeout, item: item, environment: environment))
+      case .webhook:
+        payload = .webhook(Webhook(url: command ?? "", timeout: timeout, item: item))
       }
       self.init(
         key: key, source: rule.map { .rule($0) } ?? .feed, payload: payload, title: title, link: link,
@@ -132,7 +157,17 @@ extension FeedState {
       switch payload {
       case .notify: return .notify
       case .hook: return .hook
+      case .webhook: return .webhook
       }
+    }
+
+    /// The webhook, when it is one.
+    public var webhook: Webhook? {
+      get {
+        if case .webhook(let webhook) = payload { return webhook }
+        return nil
+      }
+      set { if let newValue, case .webhook = payload { payload = .webhook(newValue) } }
     }
 
     /// The rule that asked for it (`nil` for the feed's own).
@@ -168,15 +203,15 @@ extension FeedState {
     }
     public var command: String? { hook?.command }
     public var arguments: [String]? { hook?.arguments }
-    public var timeout: Int? { hook?.timeout }
-    public var item: String? { hook?.item }
+    public var timeout: Int? { hook?.timeout ?? webhook?.timeout }
+    public var item: String? { hook?.item ?? webhook?.item }
     public var environment: [String: String]? { hook?.environment }
 
     /// What `status` and the dropped list call it: a hook's command, a notification's summary.
-    public var what: String { hook?.command ?? notification?.summary ?? "" }
+    public var what: String { hook?.command ?? webhook.map { "webhook \($0.url)" } ?? notification?.summary ?? "" }
 
     /// How messages and the journal name who asked for it (see `ActionSource.label`).
-    public func label(feed: String) -> String? { source.label(feed: feed, hook: kind == .hook) }
+    public func label(feed: String) -> String? { source.label(feed: feed, hook: kind != .notify) }
   }
 }
 
@@ -186,6 +221,7 @@ extension FeedState.PendingAction {
   package func write(to json: inout PrettyJSON) {
     let notification = self.notification
     let hook = self.hook
+    let webhook = self.webhook
     json.object { json in
       if let arguments = hook?.arguments {
         json.key("arguments")
@@ -210,17 +246,20 @@ extension FeedState.PendingAction {
       json.member("icon", notification?.icon)
       json.member("image", notification?.image)
       json.member("link", link)
-      json.member("item", hook?.item)
+      json.member("item", hook?.item ?? webhook?.item)
       json.member("key", key)
       json.member("kind", kind.rawValue)
       json.member("last_error", lastError)
       json.member("next_try", nextTry)
       // The feed's own action has no rule (and is read back as the feed's: `source` is never written).
       json.member("rule", source.ruleName)
+      json.member("secret_env", webhook?.secretEnv)
+      json.member("secret_file", webhook?.secretFile)
       json.member("summary", notification?.summary)
-      json.member("timeout", hook?.timeout)
+      json.member("timeout", hook?.timeout ?? webhook?.timeout)
       json.member("title", title)
       json.member("urgency", notification?.urgency.rawValue)
+      json.member("url", webhook?.url)
     }
   }
 
@@ -236,6 +275,7 @@ extension FeedState.PendingAction {
     var nextTry: Date?
     var notification = Notification(summary: "", body: "")
     var hook = Hook(command: nil)
+    var webhook = Webhook(url: "")
     try json.object { json, member in
       switch member {
       case "kind":
@@ -270,6 +310,9 @@ extension FeedState.PendingAction {
           try json.object { json, name in environment[name] = try json.string() }
           return environment
         }
+      case "url": webhook.url = try json.optional { try $0.string() } ?? ""
+      case "secret_file": webhook.secretFile = try json.optional { try $0.string() }
+      case "secret_env": webhook.secretEnv = try json.optional { try $0.string() }
       case "title": title = try json.optional { try $0.string() }
       case "last_error": lastError = try json.optional { try $0.string() }
       case "next_try": nextTry = try json.optional { try $0.date() }
@@ -280,9 +323,15 @@ extension FeedState.PendingAction {
       throw json.failure("a pending action needs 'kind', 'key', 'attempts' and 'created'")
     }
     let from: ActionSource = source == "feed" ? .feed : rule.map { .rule($0) } ?? .feed
-    self.init(
-      key: key, source: from, payload: kind == .notify ? .notify(notification) : .hook(hook), title: title,
-      link: link, created: created)
+    let payload: Payload
+    switch kind {
+    case .notify: payload = .notify(notification)
+    case .hook: payload = .hook(hook)
+    case .webhook:
+      (webhook.timeout, webhook.item) = (hook.timeout, hook.item)
+      payload = .webhook(webhook)
+    }
+    self.init(key: key, source: from, payload: payload, title: title, link: link, created: created)
     self.attempts = attempts
     self.lastError = lastError
     self.nextTry = nextTry

@@ -19,6 +19,10 @@ public final class LoopbackHTTPServer: Sendable {
     public var headers: [String: String]
     /// When it arrived.
     public var time: Date
+    /// The method (`GET`, `POST`).
+    public var method = "GET"
+    /// The body it carried (`Content-Length` bytes; empty for a GET).
+    public var body = Data()
   }
 
   /// What to answer.
@@ -140,7 +144,19 @@ public final class LoopbackHTTPServer: Sendable {
       guard let colon = line.firstIndex(of: ":") else { continue }
       headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
     }
-    let request = Request(path: path, headers: headers, time: Date())
+    var request = Request(path: path, headers: headers, time: Date())
+    request.method = requestLine.first.map(String.init) ?? "GET"
+    if let length = headers["content-length"].flatMap(Int.init), length > 0, length <= 8 << 20,
+      let end = data.headerEnd
+    {
+      var body = Array(data[end...])
+      while body.count < length {
+        let n = read(client, &buffer, buffer.count)
+        guard n > 0 else { break }
+        body.append(contentsOf: buffer[0..<n])
+      }
+      request.body = Data(body.prefix(length))
+    }
     log.withLock { $0.append(request) }
     let response = handler(request)
     if response.silent {
@@ -199,11 +215,14 @@ public final class LoopbackHTTPServer: Sendable {
 }
 
 extension [UInt8] {
-  fileprivate var containsHeaderEnd: Bool {
-    guard count >= 4 else { return false }
+  fileprivate var containsHeaderEnd: Bool { headerEnd != nil }
+
+  /// Where the body starts: just after the first blank line.
+  fileprivate var headerEnd: Int? {
+    guard count >= 4 else { return nil }
     for i in 0...(count - 4) where self[i] == 13 && self[i + 1] == 10 && self[i + 2] == 13 && self[i + 3] == 10 {
-      return true
+      return i + 4
     }
-    return false
+    return nil
   }
 }
