@@ -12,6 +12,7 @@ WATCHER_PACKAGES=(
   systemd groff-base       # the contrib tests: systemd-analyze verify of the units, groff lint of the man pages
   make                     # make install (and the test that walks the README's install steps)
   dpkg-dev lintian         # make deb (dpkg-shlibdeps derives Depends) and its lint in CI
+  apprise                  # the apprise: action's tests (json://, ntfy:// and mailto:// to loopback servers)
 )
 
 install_watcher_packages() {

@@ -149,6 +149,9 @@ public struct PrintingActionRunner: ActionRunner {
         output(
           "webhook [\(feed.name)] rule '\(action.label(feed: feed.name) ?? "")' would POST to \(action.webhook?.url ?? "")"
         )
+      case .apprise:
+        output(
+          "apprise [\(feed.name)] rule '\(action.label(feed: feed.name) ?? "")' would send: \(action.summary ?? "")")
       }
     }
     return actions.map { _ in .done }

@@ -75,6 +75,8 @@ public struct DeliveringActionRunner: ActionRunner {
         outcome = .notRun
       } else if let webhook = action.webhook {
         outcome = post(webhook, of: action, feed: batch.feed)
+      } else if let apprise = action.apprise {
+        outcome = send(apprise, of: action, feed: batch.feed)
       } else {
         outcome = runHook(action, feed: batch.feed)
       }
@@ -82,6 +84,42 @@ public struct DeliveringActionRunner: ActionRunner {
     }
     for (position, outcome) in results.withLock({ $0 }) { outcomes[hooks[position].0][hooks[position].1] = outcome }
     return outcomes
+  }
+
+  /// Sends a message through the `apprise` command: no shell, the item's text as arguments, never as code.
+  private func send(_ apprise: FeedState.PendingAction.Apprise, of action: FeedState.PendingAction, feed: FeedConfig)
+    -> ActionOutcome
+  {
+    var variables = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
+    variables["PATH"] = variables["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+    guard let program = HookProgram.resolve("apprise", environment: variables) else {
+      return .failed(.other("the apprise command is not installed (Debian and Ubuntu: sudo apt install apprise)"))
+    }
+    var arguments = [program, "--input-format", "text", "--notification-type", Self.appriseType(apprise.urgency)]
+    arguments += ["--title", apprise.title, "--body", apprise.body.isEmpty ? apprise.title : apprise.body]
+    if let file = apprise.file { arguments += ["--config", HomePath.expand(file, environment: variables)] }
+    if let attach = apprise.attach { arguments += ["--attach", attach] }
+    // "--": whatever the URLs are, none is read as an option.
+    arguments += ["--"] + apprise.urls
+    let started = ContinuousClock.now
+    let result = HookRunner.run(
+      program: program, arguments: arguments.map(HookEnvironment.clipped), environment: variables, input: Data(),
+      timeout: 60, stop: killing)
+    if result.succeeded { return .done }
+    if result.cancelled { return .interrupted(seconds: Int((ContinuousClock.now - started).components.seconds)) }
+    let failure = ActionFailure.hook(result, timeout: 60)
+    log(
+      "apprise of rule '\(action.label(feed: feed.name) ?? "")' for '\(action.key)' in feed '\(feed.name)' failed: \(failure)"
+    )
+    return .failed(failure)
+  }
+
+  /// Apprise's notification type for an urgency.
+  static func appriseType(_ urgency: Urgency) -> String {
+    switch urgency {
+    case .low, .normal: return "info"
+    case .critical: return "warning"
+    }
   }
 
   /// POSTs a webhook's document, signed with its secret when it has one; a 2xx answer is done.

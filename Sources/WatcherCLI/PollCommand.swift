@@ -273,6 +273,10 @@ enum DryRunPoll {
             HookEnvironment.variables(for: action)["WATCHER_TITLE"].map { " for \(JSONString.literal($0))" } ?? ""
           text +=
             "\(outcome.feed.name): would run the hook of rule '\(action.label(feed: outcome.feed.name) ?? "")'\(title): \(what)\n"
+        case .apprise:
+          fields.append(("title", .string(action.summary ?? "")))
+          text +=
+            "\(outcome.feed.name): would send through Apprise (rule '\(action.label(feed: outcome.feed.name) ?? "")'): \(action.summary ?? "")\n"
         case .webhook:
           let url = action.webhook?.url ?? ""
           fields.append(("url", .string(url)))

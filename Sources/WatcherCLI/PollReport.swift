@@ -33,6 +33,7 @@ enum PollReport {
     }
     if outcome.hooked > 0 { parts.append("\(outcome.hooked) hook\(outcome.hooked == 1 ? "" : "s")") }
     if outcome.webhooks > 0 { parts.append("\(outcome.webhooks) to a webhook") }
+    if outcome.apprised > 0 { parts.append("\(outcome.apprised) through Apprise") }
     if outcome.muted > 0 { parts.append("\(outcome.muted) muted") }
     if outcome.untouched > 0 { parts.append("\(outcome.untouched) matched no rule") }
     var extras: [String] = []

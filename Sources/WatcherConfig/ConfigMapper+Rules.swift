@@ -113,6 +113,7 @@ extension ConfigMapper {
       case "digest_hook": actions.digestHook = hookAction(entry.value, in: context)
       case "on_update": actions.onUpdate = bool(entry.value, "'on_update'") ?? false
       case "webhook": actions.webhook = webhookAction(entry.value, in: context)
+      case "apprise": actions.apprise = appriseAction(entry.value, in: context)
       default: break
       }
     }
@@ -124,13 +125,53 @@ extension ConfigMapper {
         notes: ["add digest: { every: 1d, at: \"08:00\" } (the hook runs when the digest goes out)"])
     }
     if actions.isEmpty,
-      !entries.contains(where: { ["tag", "mute", "notify", "hook", "stop", "digest", "webhook"].contains($0.key) })
+      !entries.contains(where: {
+        ["tag", "mute", "notify", "hook", "stop", "digest", "webhook", "apprise"].contains($0.key)
+      })
     {
       error(
         "\(context) does nothing", at: element.mark,
-        notes: ["add at least one action: tag, mute, notify, hook, webhook, digest or stop"])
+        notes: ["add at least one action: tag, mute, notify, hook, webhook, apprise, digest or stop"])
     }
     return actions
+  }
+
+  /// `apprise: URL`, `apprise: [URL, …]` or `apprise: { urls: […], file: PATH, title: T, body: T, urgency: U }`.
+  package mutating func appriseAction(_ node: YAMLNode, in context: String) -> AppriseAction? {
+    let what = "'apprise' in \(context)"
+    var action = AppriseAction(urls: [], mark: node.mark)
+    if node.scalar != nil {
+      guard let url = string(node, what) else { return nil }
+      action.urls = [url]
+    } else if case .sequence = node.kind {
+      action.urls = stringList(node, what) ?? []
+    } else {
+      guard let entries = mapping(node, what) else { return nil }
+      checkKeys(entries, allowed: ["urls", "url", "file", "title", "body", "urgency"], in: what)
+      for entry in entries {
+        switch entry.key {
+        case "urls": action.urls += stringList(entry.value, "'urls'") ?? []
+        case "url": action.urls += string(entry.value, "'url'").map { [$0] } ?? []
+        case "file": action.file = string(entry.value, "'file'")
+        case "title": action.message.summary = template(entry.value, "'title'")
+        case "body": action.message.body = template(entry.value, "'body'")
+        case "urgency": action.message.urgency = urgency(entry.value)
+        default: break
+        }
+      }
+    }
+    for url in action.urls where !url.contains("://") {
+      error(
+        "\(what): '\(url)' is not an Apprise URL", at: node.mark,
+        notes: ["Apprise URLs look like ntfy://topic, tgram://TOKEN/CHAT_ID or mailto://user:pass@example.org"])
+    }
+    guard !action.urls.isEmpty || action.file != nil else {
+      error(
+        "\(what) names no URL", at: node.mark,
+        notes: ["apprise: { file: ~/.config/watcher/apprise.yml } keeps the URLs (and their tokens) out of the config"])
+      return nil
+    }
+    return action
   }
 
   /// `webhook: URL` or `webhook: { url: URL, secret_file: PATH | secret_env: NAME, timeout: 10s }`.

@@ -53,6 +53,7 @@ package struct ConfigMapper {
   ]
   package static let ruleKeys = [
     "name", "feeds", "match", "tag", "mute", "notify", "hook", "stop", "digest", "digest_hook", "on_update", "webhook",
+    "apprise",
   ]
   package static let digestKeys = ["every", "at"]
   package static let conditionKeys = MatchField.allCases.map(\.rawValue) + ["all", "not", "older_than", "newer_than"]

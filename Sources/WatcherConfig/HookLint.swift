@@ -74,3 +74,57 @@ public enum HookLint {
     return names
   }
 }
+
+/// What `watcher check` can see of an `apprise:` action without sending anything: the `apprise` command
+/// missing, a URL with its token written in the config, a URL file that is missing or readable by others.
+public enum AppriseLint {
+  public static func check(_ action: AppriseAction, environment: [String: String]) -> [Diagnostic] {
+    var found: [Diagnostic] = []
+    var search = environment
+    search["PATH"] = search["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+    if HookProgram.resolve("apprise", environment: search) == nil {
+      found.append(
+        Diagnostic(
+          message: "'apprise' sends through the apprise command, which is not installed (not on PATH)",
+          mark: action.mark, notes: ["Debian and Ubuntu: sudo apt install apprise; elsewhere: pipx install apprise"]))
+    }
+    for url in action.urls where carriesSecret(url) {
+      let scheme = url.prefix { $0 != ":" }
+      found.append(
+        Diagnostic(
+          .warning, message: "the Apprise URL '\(scheme)://…' in the config carries its token or password",
+          mark: action.mark,
+          notes: [
+            "keep such URLs in a file only you can read: apprise: { file: ~/.config/watcher/apprise.txt } (chmod 600)"
+          ]))
+    }
+    if let file = action.file {
+      let path = HomePath.expand(file, environment: environment)
+      var info = stat()
+      if stat(path, &info) != 0 {
+        found.append(
+          Diagnostic(
+            message: "the Apprise URL file \(file) does not exist", mark: action.mark,
+            notes: ["one URL per line (or Apprise's YAML config format)"]))
+      } else if info.st_mode & 0o044 != 0 {
+        found.append(
+          Diagnostic(
+            .warning, message: "the Apprise URL file \(file) can be read by other users, and its URLs carry tokens",
+            mark: action.mark, notes: ["chmod 600 \(file)"]))
+      }
+    }
+    return found
+  }
+
+  /// Whether a URL holds what looks like a credential: a user or password before an `@`, or a path or
+  /// host part of 16 or more letters and digits (bot tokens, webhook keys).
+  static func carriesSecret(_ url: String) -> Bool {
+    guard let range = url.range(of: "://") else { return false }
+    let rest = url[range.upperBound...]
+    if rest.prefix(while: { $0 != "/" }).contains("@") { return true }
+    let parts = rest.split(whereSeparator: { "/:?&=.".contains($0) })
+    return parts.contains { part in
+      part.count >= 16 && part.allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
+    }
+  }
+}

@@ -52,6 +52,8 @@ public struct RuleActions: Sendable {
   public var onUpdate = false
   /// POST the item's document to a URL (`webhook:`).
   public var webhook: WebhookAction?
+  /// Send the item through Apprise (`apprise:`): phones, chats, mail.
+  public var apprise: AppriseAction?
 
   /// Creates actions.
   public init(
@@ -67,6 +69,7 @@ public struct RuleActions: Sendable {
   /// Whether there is anything to do.
   package var isEmpty: Bool {
     tags.isEmpty && !mute && notify == nil && hook == nil && !stop && digest == nil && webhook == nil
+      && apprise == nil
   }
 }
 
@@ -144,6 +147,29 @@ public struct WebhookAction: Sendable, Equatable {
     self.secretEnv = secretEnv
     self.timeout = timeout
   }
+}
+
+/// `apprise: URL`, a list of URLs, or `{ urls: [...], file: PATH, title: "{title}", body: "{link}", urgency: … }`:
+/// the item sent through the `apprise` command (ntfy, Gotify, Telegram, Matrix, Discord, mail, …).
+///
+/// Its URLs carry tokens: a `file` of them (Apprise's own config format, readable only by you) keeps them
+/// out of the config; they are never stored in the state or printed.
+public struct AppriseAction: Sendable, Equatable {
+  public var urls: [String]
+  public var file: String?
+  /// Title and body templates, as a notification's (default: `{feed}: {title}`, the text's start).
+  public var message: NotifyAction
+  /// Where the config holds it (for `check`'s notes).
+  public var mark: Mark?
+
+  public init(urls: [String], file: String? = nil, message: NotifyAction = NotifyAction(), mark: Mark? = nil) {
+    self.urls = urls
+    self.file = file
+    self.message = message
+    self.mark = mark
+  }
+
+  public static func == (a: Self, b: Self) -> Bool { a.urls == b.urls && a.file == b.file && a.message == b.message }
 }
 
 /// `digest: {every: 1d, at: "08:00"}`: a rule's matches collected and shown together on a schedule.

@@ -343,9 +343,9 @@ package struct FeedReader: Sendable {
     let key = Poller.identity(item, Self.identity(feed, state: state))
     // What the actions keep of the item: every field within its stored size, whatever the feed sent.
     let item = item.stored
-    // The picture only a notification shows: looked for in the HTML only when there is one.
+    // The picture only a notification shows (or Apprise attaches): looked for in the HTML only then.
     let image =
-      decision.notifications.isEmpty
+      decision.notifications.isEmpty && decision.apprise.isEmpty
       ? nil
       : item.image.flatMap { FeedLocation.isHTTP($0) ? $0 : nil }
         ?? item.html.flatMap { FeedDiscovery.firstImage(in: $0, base: item.link ?? feed.url) }
@@ -392,11 +392,23 @@ package struct FeedReader: Sendable {
               item: json)),
           title: item.title, link: item.link, created: now))
     }
-    outcome.actions += decision.notifications.count + decision.hooks.count + decision.webhooks.count
+    for apprise in decision.apprise {
+      let message = apprise.message
+      state.pending.append(
+        FeedState.PendingAction(
+          key: key, source: .rule(apprise.rule),
+          payload: .apprise(.init(title: message.summary, body: message.body, urgency: message.urgency, attach: image)),
+          title: item.title, link: item.link, created: now))
+    }
+    outcome.actions +=
+      decision.notifications.count + decision.hooks.count + decision.webhooks.count + decision.apprise.count
+    outcome.apprised += decision.apprise.isEmpty ? 0 : 1
     outcome.webhooks += decision.webhooks.isEmpty ? 0 : 1
     if decision.muted {
       outcome.muted += 1
-    } else if decision.notifications.isEmpty && decision.hooks.isEmpty && decision.webhooks.isEmpty {
+    } else if decision.notifications.isEmpty && decision.hooks.isEmpty && decision.webhooks.isEmpty
+      && decision.apprise.isEmpty
+    {
       outcome.untouched += 1
     }
     if !decision.notifications.isEmpty { outcome.notified += 1 }

@@ -60,6 +60,16 @@ enum PendingRefresh {
           (now.url, now.secretFile, now.secretEnv, now.timeout)
         action.payload = .webhook(webhook)
         current.append(action)
+      case .apprise(var apprise):
+        // Where it goes is the rule's now: its URLs (never stored) and URL file.
+        guard let rule = action.rule, let now = config.rules.first(where: { $0.name == rule })?.actions.apprise
+        else {
+          gone.append(action)
+          continue
+        }
+        (apprise.urls, apprise.file) = (now.urls, now.file)
+        action.payload = .apprise(apprise)
+        current.append(action)
       }
     }
     return (current, gone)

@@ -50,6 +50,8 @@ extension Poller {
     public var notified = 0
     /// New items POSTed to a webhook.
     public var webhooks = 0
+    /// New items sent through Apprise.
+    public var apprised = 0
     public var hooked = 0
     public var untouched = 0
     /// When the feed is due next (set for a feed that was not due).

@@ -101,13 +101,24 @@ extension Poller {
           detail: "its rule is no longer in the config"))
     }
     state.pending = refreshed.current
-    let waiting = everyAction ? [] : state.pending.filter { !Self.isDue($0, now: now) }
+    var waiting = everyAction ? [] : state.pending.filter { !Self.isDue($0, now: now) }
     if !waiting.isEmpty { state.pending.removeAll { !Self.isDue($0, now: now) } }
-    // Quiet hours: notifications wait (kept, durably, until the quiet time ends); hooks are not held.
+    // Quiet hours: notifications wait (kept, durably, until the quiet time ends), and so do messages to
+    // Apprise (they stay pending, tried again when quiet hours end); hooks and webhooks are not held.
     let quiet = config.settings.notify.quiet
     var held: [KeptNotification] = []
     if quiet.isQuiet(now) {
       let until = quiet.end(after: now)
+      state.pending.removeAll { action in
+        guard action.kind == .apprise, quiet.holds(action.urgency ?? .normal, at: now) else { return false }
+        var later = action
+        later.nextTry = until
+        waiting.append(later)
+        journal.append(
+          Self.entry(
+            action, feed: feed, outcome: .held, now: now, detail: "quiet hours; sent at \(ISODate.format(until))"))
+        return true
+      }
       state.pending.removeAll { action in
         guard action.kind == .notify, quiet.holds(action.urgency ?? .normal, at: now) else { return false }
         held.append(KeptNotification(feed: feed.name, action: action, until: until))

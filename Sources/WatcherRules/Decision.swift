@@ -69,6 +69,14 @@ public struct Decision: Sendable, Equatable {
   public var hooks: [Hook] = []
   /// Webhooks to POST the item to, each with its rule.
   public var webhooks: [Webhook] = []
+  /// Messages to send through Apprise, each with its rule, rendered.
+  public var apprise: [Apprise] = []
+
+  /// A rule's Apprise message: its title and body rendered like a notification's.
+  public struct Apprise: Sendable, Equatable {
+    public var rule: String
+    public var message: Notification
+  }
 
   /// A rule's webhook.
   public struct Webhook: Sendable, Equatable {

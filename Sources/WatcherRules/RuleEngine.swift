@@ -85,6 +85,10 @@ public struct RuleEngine: Sendable {
       if let webhook = rules[index].actions.webhook {
         decision.webhooks.append(Decision.Webhook(rule: name, action: webhook))
       }
+      if let apprise = rules[index].actions.apprise {
+        let message = notification(apprise.message, rule: name, item: item, feed: feed.name, tags: decision.tags)
+        decision.apprise.append(Decision.Apprise(rule: name, message: message))
+      }
       if rules[index].actions.digest != nil, !decision.digests.contains(name) { decision.digests.append(name) }
       if rules[index].actions.stop {
         decision.stoppedBy = name
@@ -110,6 +114,7 @@ public struct RuleEngine: Sendable {
       decision.notifications = []
       decision.hooks = []
       decision.webhooks = []
+      decision.apprise = []
       decision.digests = []
     }
     return decision

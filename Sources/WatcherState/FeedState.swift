@@ -127,6 +127,7 @@ extension FeedState {
       case .webhook(var webhook):
         webhook.timeout = webhook.timeout.map { min(max($0, 1), 600) }
         pending[index].payload = .webhook(webhook)
+      case .apprise: break
       }
     }
   }

@@ -10,7 +10,7 @@ extension FeedState {
   public struct PendingAction: Sendable, Equatable {
     /// What kind.
     public enum Kind: String, Sendable {
-      case notify, hook, webhook
+      case notify, hook, webhook, apprise
     }
 
     /// A desktop notification, rendered when it was decided.
@@ -91,11 +91,38 @@ extension FeedState {
       }
     }
 
+    /// A message sent through Apprise: its title and body rendered when it was decided.
+    ///
+    /// Its URLs (which carry tokens) are never stored: they are the rule's, filled in before it is sent.
+    public struct Apprise: Sendable, Equatable {
+      public var title: String
+      public var body: String
+      public var urgency: Urgency
+      /// The item's picture, attached where the service takes one.
+      public var attach: String?
+      /// In memory only: the rule's URLs and URL file when it is sent.
+      public var urls: [String] = []
+      public var file: String?
+
+      public init(title: String, body: String, urgency: Urgency = .normal, attach: String? = nil) {
+        self.title = title
+        self.body = body
+        self.urgency = urgency
+        self.attach = attach
+      }
+
+      /// The same message (where it goes is the rule's, not the message's).
+      public static func == (a: Self, b: Self) -> Bool {
+        a.title == b.title && a.body == b.body && a.urgency == b.urgency && a.attach == b.attach
+      }
+    }
+
     /// What the action does.
     public enum Payload: Sendable, Equatable {
       case notify(Notification)
       case hook(Hook)
       case webhook(Webhook)
+      case apprise(Apprise)
     }
 
     /// The item's key.
@@ -146,6 +173,8 @@ extension FeedState {
           Hook(command: command, arguments: arguments, timeout: timeout, item: item, environment: environment))
       case .webhook:
         payload = .webhook(Webhook(url: command ?? "", timeout: timeout, item: item))
+      case .apprise:
+        payload = .apprise(Apprise(title: summary ?? "", body: body ?? "", urgency: urgency ?? .normal))
       }
       self.init(
         key: key, source: rule.map { .rule($0) } ?? .feed, payload: payload, title: title, link: link,
@@ -158,7 +187,17 @@ extension FeedState {
       case .notify: return .notify
       case .hook: return .hook
       case .webhook: return .webhook
+      case .apprise: return .apprise
       }
+    }
+
+    /// The Apprise message, when it is one.
+    public var apprise: Apprise? {
+      get {
+        if case .apprise(let apprise) = payload { return apprise }
+        return nil
+      }
+      set { if let newValue, case .apprise = payload { payload = .apprise(newValue) } }
     }
 
     /// The webhook, when it is one.
@@ -192,9 +231,9 @@ extension FeedState {
     }
 
     // The payload's fields, read (and set) through the action.
-    public var summary: String? { notification?.summary }
-    public var body: String? { notification?.body }
-    public var urgency: Urgency? { notification?.urgency }
+    public var summary: String? { notification?.summary ?? apprise?.title }
+    public var body: String? { notification?.body ?? apprise?.body }
+    public var urgency: Urgency? { notification?.urgency ?? apprise?.urgency }
     public var expire: Int? { notification?.expire }
     public var icon: String? { notification?.icon }
     public var image: String? {
@@ -208,7 +247,10 @@ extension FeedState {
     public var environment: [String: String]? { hook?.environment }
 
     /// What `status` and the dropped list call it: a hook's command, a notification's summary.
-    public var what: String { hook?.command ?? webhook.map { "webhook \($0.url)" } ?? notification?.summary ?? "" }
+    public var what: String {
+      hook?.command ?? webhook.map { "webhook \($0.url)" } ?? apprise.map { "apprise: \($0.title)" }
+        ?? notification?.summary ?? ""
+    }
 
     /// How messages and the journal name who asked for it (see `ActionSource.label`).
     public func label(feed: String) -> String? { source.label(feed: feed, hook: kind != .notify) }
@@ -222,6 +264,7 @@ extension FeedState.PendingAction {
     let notification = self.notification
     let hook = self.hook
     let webhook = self.webhook
+    let apprise = self.apprise
     json.object { json in
       if let arguments = hook?.arguments {
         json.key("arguments")
@@ -232,8 +275,9 @@ extension FeedState.PendingAction {
           }
         }
       }
+      json.member("attach", apprise?.attach)
       json.member("attempts", attempts)
-      json.member("body", notification?.body)
+      json.member("body", notification?.body ?? apprise?.body)
       json.member("command", hook?.command)
       json.member("created", created)
       if let environment = hook?.environment {
@@ -255,10 +299,10 @@ extension FeedState.PendingAction {
       json.member("rule", source.ruleName)
       json.member("secret_env", webhook?.secretEnv)
       json.member("secret_file", webhook?.secretFile)
-      json.member("summary", notification?.summary)
+      json.member("summary", notification?.summary ?? apprise?.title)
       json.member("timeout", hook?.timeout ?? webhook?.timeout)
       json.member("title", title)
-      json.member("urgency", notification?.urgency.rawValue)
+      json.member("urgency", (notification?.urgency ?? apprise?.urgency)?.rawValue)
       json.member("url", webhook?.url)
     }
   }
@@ -276,6 +320,7 @@ extension FeedState.PendingAction {
     var notification = Notification(summary: "", body: "")
     var hook = Hook(command: nil)
     var webhook = Webhook(url: "")
+    var attach: String?
     try json.object { json, member in
       switch member {
       case "kind":
@@ -311,6 +356,7 @@ extension FeedState.PendingAction {
           return environment
         }
       case "url": webhook.url = try json.optional { try $0.string() } ?? ""
+      case "attach": attach = try json.optional { try $0.string() }
       case "secret_file": webhook.secretFile = try json.optional { try $0.string() }
       case "secret_env": webhook.secretEnv = try json.optional { try $0.string() }
       case "title": title = try json.optional { try $0.string() }
@@ -330,6 +376,9 @@ extension FeedState.PendingAction {
     case .webhook:
       (webhook.timeout, webhook.item) = (hook.timeout, hook.item)
       payload = .webhook(webhook)
+    case .apprise:
+      payload = .apprise(
+        Apprise(title: notification.summary, body: notification.body, urgency: notification.urgency, attach: attach))
     }
     self.init(key: key, source: from, payload: payload, title: title, link: link, created: created)
     self.attempts = attempts

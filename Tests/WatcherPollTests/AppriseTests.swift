@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Testing
+import WatcherActions
+import WatcherConfig
+import WatcherFetch
+import WatcherPoll
+import WatcherState
+import WatcherSupport
+import WatcherTestSupport
+
+/// `apprise:` with the real `apprise` command from Debian, its json:// and ntfy:// URLs sent to a loopback
+/// recorder.
+@Suite("Apprise", .serialized)
+struct AppriseTests {
+  typealias Harness = PollerTests.Harness
+
+  static var installed: Bool {
+    HookProgram.resolve("apprise", environment: ["PATH": "/usr/local/bin:/usr/bin:/bin"]) != nil
+      || ProcessInfo.processInfo.environment["CI"] == "true"
+  }
+
+  /// A recorder of POSTed JSON bodies; answers `status`.
+  static func recorder(_ status: Locked<Int>) throws -> (LoopbackHTTPServer, Locked<[[String: Any]]>) {
+    let bodies = Locked<[[String: Any]]>([])
+    let server = try LoopbackHTTPServer { request in
+      if request.method == "POST", let object = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any]
+      {
+        bodies.withLock { $0.append(object) }
+      }
+      return .init(status: status.withLock { $0 }, body: Data("{}".utf8))
+    }
+    return (server, bodies)
+  }
+
+  func poller(_ h: Harness) -> Poller {
+    let runner = DeliveringActionRunner(
+      notifier: KeptNotificationTests.SwitchableNotifier(), settings: h.config.settings,
+      environment: ["PATH": "/usr/local/bin:/usr/bin:/bin"], log: { _ in })
+    return Poller(config: h.config, store: h.store, transport: CurlTransport(userAgent: "t"), runner: runner)
+  }
+
+  @Test(
+    "items go out through apprise (json:// and ntfy:// to loopback), as arguments, never as code; a failure is retried",
+    .enabled(if: installed, "the apprise command is not installed (CI installs it)"))
+  func sends() throws {
+    let status = Locked(200)
+    let (receiver, bodies) = try Self.recorder(status)
+    defer { receiver.stop() }
+    var h = try Harness(settings: "  first_poll: all")
+    defer { h.server.stop() }
+    let host = "127.0.0.1:\(receiver.port)"
+    h.config.rules = try ConfigLoader.parse(
+      """
+      feeds: [{ url: x, name: test }]
+      rules:
+        - name: phone
+          match: { title: "" }
+          apprise:
+            urls: ["json://\(host)/notify", "ntfy://\(host)/news"]
+            title: "{feed}: {title}"
+            body: "{link}"
+            urgency: critical
+      """, path: "r.yaml"
+    ).rules
+    let hostile = "$(touch /tmp/watcher-apprise-pwned) -v --help"
+    h.source.items.withLock {
+      $0 = [("a", hostile, "Sat, 28 Nov 2026 10:00:00 GMT"), ("b", "Two", "Sat, 28 Nov 2026 10:00:00 GMT")]
+    }
+    let first = poller(h).poll(h.config.feeds, force: true, now: PollerTests.now)[0]
+    #expect(first.apprised == 2 && first.failures.isEmpty, "\(first)")
+    let sent = bodies.withLock { $0 }
+    #expect(sent.count == 4, "two items, two URLs each: \(sent)")
+    let json = sent.filter { $0["version"] != nil }
+    #expect(Set(json.compactMap { $0["title"] as? String }) == ["test: \(hostile)", "test: Two"])
+    #expect(json.allSatisfy { $0["type"] as? String == "warning" }, "critical is Apprise's warning")
+    #expect(sent.filter { $0["topic"] as? String == "news" }.count == 2)
+    #expect(!FileManager.default.fileExists(atPath: "/tmp/watcher-apprise-pwned"))
+    var journal = try h.store.journal(limits: JournalLimits(), now: PollerTests.now).entries
+    #expect(journal.count == 2 && journal.allSatisfy { $0.action == "apprise" && $0.outcome == .ok })
+    // The URLs are never stored in the state.
+    let stored = try String(contentsOfFile: h.store.path(for: h.config.feeds[0].url), encoding: .utf8)
+    #expect(!stored.contains(host))
+
+    // The service fails: apprise exits non-zero, the message stays pending and is retried.
+    status.withLock { $0 = 500 }
+    h.source.items.withLock { $0.append(("c", "Three", "Sun, 29 Nov 2026 10:00:00 GMT")) }
+    let failing = poller(h).poll(h.config.feeds, force: true, now: PollerTests.now + 60)[0]
+    #expect(failing.pendingLeft == 1)
+    journal = try h.store.journal(limits: JournalLimits(), now: PollerTests.now + 60).entries
+    #expect(journal.last?.action == "apprise" && journal.last?.outcome == .retry, "\(journal)")
+    status.withLock { $0 = 200 }
+    _ = poller(h).retryPending(h.config.feeds, now: PollerTests.now + 7_200)
+    #expect(try h.store.load(url: h.config.feeds[0].url).state.pending.isEmpty)
+  }
+
+  @Test(
+    "quiet hours hold Apprise messages like notifications; they go out when quiet hours end",
+    .enabled(if: installed, "the apprise command is not installed (CI installs it)"))
+  func quietHours() throws {
+    let status = Locked(200)
+    let (receiver, bodies) = try Self.recorder(status)
+    defer { receiver.stop() }
+    var h = try Harness(settings: "  first_poll: all\n  notify: { quiet: \"22:00-07:00\" }")
+    defer { h.server.stop() }
+    h.config.rules = try ConfigLoader.parse(
+      """
+      feeds: [{ url: x, name: test }]
+      rules:
+        - { name: phone, match: { title: "" }, apprise: "json://127.0.0.1:\(receiver.port)/n" }
+      """, path: "r.yaml"
+    ).rules
+    h.source.items.withLock { $0 = [("a", "One", "Sat, 28 Nov 2026 10:00:00 GMT")] }
+    let night = QuietHoursTests.local(23)
+    _ = poller(h).poll(h.config.feeds, force: true, now: night)
+    #expect(bodies.withLock { $0 }.isEmpty, "sent during quiet hours")
+    let journal = try h.store.journal(limits: JournalLimits(), now: night).entries
+    #expect(journal.map(\.outcome) == [.held])
+    _ = poller(h).retryPending(h.config.feeds, now: QuietHoursTests.local(7, 1, days: 1))
+    #expect(bodies.withLock { $0 }.count == 1)
+  }
+
+  @Test("check: apprise missing, a token in the config, a URL file others can read")
+  func lint() throws {
+    let dir = try TemporaryDirectory()
+    let file = dir.url.appendingPathComponent("apprise.txt").path
+    try "tgram://123456789:AAAAbbbbCCCCddddEEEE/42\n".write(toFile: file, atomically: true, encoding: .utf8)
+    chmod(file, 0o644)
+    let inline = AppriseAction(urls: ["tgram://123456789:AAAAbbbbCCCCddddEEEE/42", "json://localhost/n"])
+    let noPath = AppriseLint.check(inline, environment: ["PATH": dir.url.path])
+    #expect(noPath.contains { $0.severity == .error && $0.message.contains("not installed") })
+    #expect(noPath.filter { $0.severity == .warning && $0.message.contains("carries its token") }.count == 1)
+    let readable = AppriseLint.check(AppriseAction(urls: [], file: file), environment: [:])
+    #expect(readable.contains { $0.message.contains("can be read by other users") })
+    chmod(file, 0o600)
+    #expect(
+      !AppriseLint.check(AppriseAction(urls: [], file: file), environment: [:]).contains { $0.severity == .warning })
+    #expect(
+      AppriseLint.check(AppriseAction(urls: [], file: file + ".missing"), environment: [:]).contains {
+        $0.message.contains("does not exist")
+      })
+    do {
+      _ = try ConfigLoader.parse(
+        "feeds: [{ url: x, name: t }]\nrules:\n  - { name: r, match: { title: a }, apprise: { title: x } }\n", path: "r"
+      )
+      Issue.record("an apprise action without URLs was accepted")
+    } catch {
+      #expect(error.rendered.contains("names no URL"))
+    }
+  }
+
+  @Test("the Apprise example of docs/rules.md loads")
+  func documented() throws {
+    let text = try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/rules.md"), encoding: .utf8)
+    let section = try #require(text.components(separatedBy: "### Apprise").dropFirst().first)
+    let block = try #require(
+      section.components(separatedBy: "```yaml\n").dropFirst().first?.components(separatedBy: "```").first)
+    let apprise = try #require(try ConfigLoader.parse(block, path: "rules.md").rules.first?.actions.apprise)
+    #expect(apprise.file == "~/.config/watcher/apprise.txt" && apprise.message.urgency == .critical)
+  }
+}
