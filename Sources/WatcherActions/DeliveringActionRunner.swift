@@ -98,7 +98,11 @@ public struct DeliveringActionRunner: ActionRunner {
     var arguments = [program, "--input-format", "text", "--notification-type", Self.appriseType(apprise.urgency)]
     arguments += ["--title", apprise.title, "--body", apprise.body.isEmpty ? apprise.title : apprise.body]
     if let file = apprise.file { arguments += ["--config", HomePath.expand(file, environment: variables)] }
-    if let attach = apprise.attach { arguments += ["--attach", attach] }
+    // The picture is fetched here, by the rules pictures keep to (never from an address more private than
+    // the feed's), and attached as a file: Apprise is never handed a URL to fetch itself.
+    if let attach = apprise.attach, let path = images?.paths(for: [attach], feedURL: feed.url).first ?? nil {
+      arguments += ["--attach", path]
+    }
     // "--": whatever the URLs are, none is read as an option.
     arguments += ["--"] + apprise.urls
     let started = ContinuousClock.now

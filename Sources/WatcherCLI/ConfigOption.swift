@@ -49,7 +49,9 @@ struct CheckCommand: Command {
     guard let (config, path) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
     let hookFindings =
       Self.hookMistakes(config, environment: terminal.environment)
-      + config.rules.compactMap(\.actions.apprise).flatMap { AppriseLint.check($0, environment: terminal.environment) }
+      + (config.rules.compactMap(\.actions.apprise) + config.feeds.compactMap(\.apprise)).flatMap {
+        AppriseLint.check($0, environment: terminal.environment)
+      }
     let hookErrors = hookFindings.filter { $0.severity == .error }
     let notices = (config.notices + hookFindings).sorted {
       ($0.mark ?? Mark(line: 0, column: 0)) < ($1.mark ?? Mark(line: 0, column: 0))

@@ -29,7 +29,7 @@ public enum WatcherCLI {
     InitCommand(), RunCommand(), ReloadCommand(), PollCommand(), CatchUpCommand(), StatusCommand(), CheckCommand(),
     TestRulesCommand(),
     ParseCommand(), ExtractCommand(), AddCommand(), RemoveCommand(), LogCommand(), PendingCommand(),
-    NotifyTestCommand(),
+    NotifyTestCommand(), TestOutputCommand(),
     ImportOPMLCommand(),
     ExportOPMLCommand(), CompletionsCommand(),
   ]

@@ -186,6 +186,8 @@ public struct FeedConfig: Sendable, Equatable {
   public var dedupe: Bool?
   /// A hook run for every new (unmuted) item of this feed, rule or not.
   public var hook: HookAction?
+  /// The feed's own `apprise:`: every new item of it sent through Apprise.
+  public var apprise: AppriseAction?
   /// Fetch each new item's article for the `content` field (`nil`: as `settings.full_text` says).
   public var fullText: Bool?
   /// Where the entry starts in the file.

@@ -49,7 +49,7 @@ package struct ConfigMapper {
     "urgency", "expire", "max_per_poll", "icon", "keep_for", "keep_max", "quiet", "quiet_allows",
   ]
   package static let feedKeys = [
-    "url", "name", "title", "interval", "tags", "notify", "hook", "identity", "full_text", "dedupe",
+    "url", "name", "title", "interval", "tags", "notify", "hook", "apprise", "identity", "full_text", "dedupe",
   ]
   package static let ruleKeys = [
     "name", "feeds", "match", "tag", "mute", "notify", "hook", "stop", "digest", "digest_hook", "on_update", "webhook",
@@ -256,6 +256,7 @@ package struct ConfigMapper {
         case "tags": feed.tags = stringList(entry.value, "'tags'", allowEmpty: true) ?? []
         case "notify": feed.notify = bool(entry.value, "'notify'") ?? false
         case "hook": feed.hook = hookAction(entry.value, in: context)
+        case "apprise": feed.apprise = appriseAction(entry.value, in: context)
         case "full_text": feed.fullText = bool(entry.value, "'full_text'")
         case "dedupe": feed.dedupe = bool(entry.value, "'dedupe'")
         case "identity":

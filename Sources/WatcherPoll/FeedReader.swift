@@ -396,7 +396,7 @@ package struct FeedReader: Sendable {
       let message = apprise.message
       state.pending.append(
         FeedState.PendingAction(
-          key: key, source: .rule(apprise.rule),
+          key: key, source: apprise.source,
           payload: .apprise(.init(title: message.summary, body: message.body, urgency: message.urgency, attach: image)),
           title: item.title, link: item.link, created: now))
     }

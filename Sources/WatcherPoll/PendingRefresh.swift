@@ -62,8 +62,12 @@ enum PendingRefresh {
         current.append(action)
       case .apprise(var apprise):
         // Where it goes is the rule's now: its URLs (never stored) and URL file.
-        guard let rule = action.rule, let now = config.rules.first(where: { $0.name == rule })?.actions.apprise
-        else {
+        let now: AppriseAction?
+        switch action.source {
+        case .feed: now = feed.apprise
+        case .rule(let rule): now = config.rules.first { $0.name == rule }?.actions.apprise
+        }
+        guard let now else {
           gone.append(action)
           continue
         }

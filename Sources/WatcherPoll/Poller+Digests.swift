@@ -78,18 +78,37 @@ extension Poller {
     var journal: [JournalEntry] = []
     var toKeep: [KeptNotification] = []
     let digestFeed = FeedConfig(url: "", name: "digest")
-    for var digest in digests {
+    digestLoop: for var digest in digests {
       guard isDue(digest, now: now), !digest.items.isEmpty, !settings.quiet.holds(settings.urgency, at: now) else {
         if !digest.items.isEmpty { remaining.append(digest) }
         continue
       }
       let count = digest.items.count
-      if let hook = config.rules.first(where: { $0.name == digest.rule })?.actions.digestHook {
-        let action = FeedState.PendingAction(
-          kind: .hook, key: "digest:\(digest.rule)", rule: digest.rule, command: hook.command,
-          arguments: hook.run?.map { $0.render(FeedItem(key: ""), feed: "digest", tags: []) }, timeout: hook.timeout,
-          item: "[" + digest.items.map(\.item).joined(separator: ",") + "]",
-          title: "digest of rule '\(digest.rule)'", created: now)
+      let lines = digest.items.prefix(20).map { "\($0.feed): \($0.title ?? $0.key)" }
+      let summary = "Digest '\(digest.rule)': \(count) item\(count == 1 ? "" : "s")"
+      let listing = (lines + (count > 20 ? ["… and \(count - 20) more"] : [])).joined(separator: "\n")
+      // What the digest goes out through before its notification: the rule's digest hook, then Apprise (a
+      // digest rule's apprise: gets the digest, not each item). A failure retries them all, spaced in time.
+      let rule = config.rules.first { $0.name == digest.rule }
+      var outputs: [FeedState.PendingAction] = []
+      if let hook = rule?.actions.digestHook {
+        outputs.append(
+          FeedState.PendingAction(
+            kind: .hook, key: "digest:\(digest.rule)", rule: digest.rule, command: hook.command,
+            arguments: hook.run?.map { $0.render(FeedItem(key: ""), feed: "digest", tags: []) },
+            timeout: hook.timeout, item: "[" + digest.items.map(\.item).joined(separator: ",") + "]",
+            title: "digest of rule '\(digest.rule)'", created: now))
+      }
+      if let apprise = rule?.actions.apprise {
+        var message = FeedState.PendingAction.Apprise(
+          title: summary, body: listing, urgency: apprise.message.urgency ?? settings.urgency)
+        (message.urls, message.file) = (apprise.urls, apprise.file)
+        outputs.append(
+          FeedState.PendingAction(
+            key: "digest:\(digest.rule)", source: .rule(digest.rule), payload: .apprise(message),
+            title: "digest of rule '\(digest.rule)'", created: now))
+      }
+      for action in outputs {
         var attempt = action
         attempt.attempts = digest.attempts
         let result = runner.run([attempt], feed: digestFeed).first ?? .notRun
@@ -99,7 +118,7 @@ extension Poller {
         case .done: journal.append(entry)
         case .notRun, .interrupted, .keep:
           remaining.append(digest)
-          continue
+          continue digestLoop
         case .failed(let failure):
           digest.attempts += 1
           var failed = entry
@@ -114,29 +133,27 @@ extension Poller {
             digest.nextTry = next
             remaining.append(digest)
             pass.digestProblems.append(
-              "the digest hook of rule '\(digest.rule)' failed (\(failure)); will retry at \(ISODate.format(next))")
+              "the digest \(attempt.kind.rawValue) of rule '\(digest.rule)' failed (\(failure)); will retry at \(ISODate.format(next))"
+            )
             failed.outcome = .retry
             failed.detail = "\(failure); next try at \(ISODate.format(next))"
             journal.append(failed)
-            continue
+            continue digestLoop
           }
           let span = Span.text(now.timeIntervalSince(digest.due))
           pass.digestProblems.append(
-            "gave up on the digest hook of rule '\(digest.rule)' after \(digest.attempts) attempts over \(span): \(failure)"
+            "gave up on the digest \(attempt.kind.rawValue) of rule '\(digest.rule)' after \(digest.attempts) attempts over \(span): \(failure)"
           )
           runner.announce(
-            summary: "watcher gave up on the digest hook of rule '\(digest.rule)'",
+            summary: "watcher gave up on the digest \(attempt.kind.rawValue) of rule '\(digest.rule)'",
             body: "\(digest.attempts) attempts over \(span) failed; the last: \(failure)")
           failed.outcome = .dropped
           failed.detail = "gave up after \(digest.attempts) attempts over \(span): \(failure)"
           journal.append(failed)
         }
       }
-      let lines = digest.items.prefix(20).map { "\($0.feed): \($0.title ?? $0.key)" }
       let notification = FeedState.PendingAction(
-        kind: .notify, key: "digest:\(digest.rule)", rule: digest.rule,
-        summary: "Digest '\(digest.rule)': \(count) item\(count == 1 ? "" : "s")",
-        body: (lines + (count > 20 ? ["… and \(count - 20) more"] : [])).joined(separator: "\n"),
+        kind: .notify, key: "digest:\(digest.rule)", rule: digest.rule, summary: summary, body: listing,
         urgency: settings.urgency, expire: settings.expire, icon: settings.icon,
         title: "digest of rule '\(digest.rule)'", created: now)
       if case .keep(let failure) = runner.showKept([KeptNotification(feed: "digest", action: notification)]) {

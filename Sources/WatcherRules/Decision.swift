@@ -74,7 +74,9 @@ public struct Decision: Sendable, Equatable {
 
   /// A rule's Apprise message: its title and body rendered like a notification's.
   public struct Apprise: Sendable, Equatable {
+    /// The rule, as messages name it (the feed's own is "feed 'NAME'").
     public var rule: String
+    public var source: ActionSource
     public var message: Notification
   }
 

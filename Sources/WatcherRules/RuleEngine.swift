@@ -85,9 +85,10 @@ public struct RuleEngine: Sendable {
       if let webhook = rules[index].actions.webhook {
         decision.webhooks.append(Decision.Webhook(rule: name, action: webhook))
       }
-      if let apprise = rules[index].actions.apprise {
+      // A digest rule's apprise: gets the digest when it goes out, not each item.
+      if let apprise = rules[index].actions.apprise, rules[index].actions.digest == nil {
         let message = notification(apprise.message, rule: name, item: item, feed: feed.name, tags: decision.tags)
-        decision.apprise.append(Decision.Apprise(rule: name, message: message))
+        decision.apprise.append(Decision.Apprise(rule: name, source: .rule(name), message: message))
       }
       if rules[index].actions.digest != nil, !decision.digests.contains(name) { decision.digests.append(name) }
       if rules[index].actions.stop {
@@ -109,6 +110,10 @@ public struct RuleEngine: Sendable {
         Decision.Hook(
           rule: "feed '\(feed.name)'", source: .feed, command: hook.command,
           arguments: hook.run?.map { $0.render(item, feed: feed.name, tags: decision.tags) }, timeout: hook.timeout))
+    }
+    if let apprise = feed.apprise, decision.apprise.isEmpty {
+      let message = notification(apprise.message, rule: nil, item: item, feed: feed.name, tags: decision.tags)
+      decision.apprise.append(Decision.Apprise(rule: "feed '\(feed.name)'", source: .feed, message: message))
     }
     if decision.muted {
       decision.notifications = []

@@ -122,6 +122,52 @@ struct AppriseTests {
     #expect(bodies.withLock { $0 }.count == 1)
   }
 
+  @Test(
+    "a digest goes to its rule's Apprise URLs (not each item), and a feed's own apprise: sends its items",
+    .enabled(if: installed, "the apprise command is not installed (CI installs it)"))
+  func digestAndFeed() throws {
+    let status = Locked(200)
+    let (receiver, bodies) = try Self.recorder(status)
+    defer { receiver.stop() }
+    var h = try Harness(settings: "  first_poll: all")
+    defer { h.server.stop() }
+    let url = "json://127.0.0.1:\(receiver.port)/n"
+    h.config.rules = try ConfigLoader.parse(
+      """
+      feeds: [{ url: x, name: test }]
+      rules:
+        - name: morning
+          match: { title: item }
+          digest: { every: 1d, at: "08:00" }
+          apprise: "\(url)"
+      """, path: "r.yaml"
+    ).rules
+    h.source.items.withLock {
+      $0 = [("a", "Item one", "Sat, 28 Nov 2026 10:00:00 GMT"), ("b", "Item two", "Sat, 28 Nov 2026 10:00:00 GMT")]
+    }
+    func pass(_ at: Date) -> Poller.Pass {
+      let runner = DeliveringActionRunner(
+        notifier: KeptNotificationTests.SwitchableNotifier(), settings: h.config.settings,
+        environment: ["PATH": "/usr/local/bin:/usr/bin:/bin"], log: { _ in })
+      return Poller(config: h.config, store: h.store, transport: CurlTransport(userAgent: "t"), runner: runner)
+        .pass(h.config.feeds, force: true, now: at)
+    }
+    _ = pass(QuietHoursTests.local(10))
+    #expect(bodies.withLock { $0 }.isEmpty, "a digest rule's items wait for the digest")
+    let morning = pass(QuietHoursTests.local(8, 1, days: 1))
+    #expect(morning.digestsShown.map(\.1) == [2], "\(morning.digestProblems)")
+    let sent = bodies.withLock { $0 }
+    #expect(sent.count == 1 && sent.first?["title"] as? String == "Digest 'morning': 2 items", "\(sent)")
+    #expect((sent.first?["message"] as? String)?.contains("test: Item two") == true)
+
+    // A feed's own apprise: every new item of it.
+    h.config.rules = []
+    h.config.feeds[0].apprise = AppriseAction(urls: [url])
+    h.source.items.withLock { $0.append(("c", "Three", "Sun, 29 Nov 2026 10:00:00 GMT")) }
+    _ = pass(QuietHoursTests.local(9, days: 1))
+    #expect(bodies.withLock { $0 }.last?["title"] as? String == "test: Three")
+  }
+
   @Test("check: apprise missing, a token in the config, a URL file others can read")
   func lint() throws {
     let dir = try TemporaryDirectory()
