@@ -206,4 +206,19 @@ struct AppriseTests {
     let apprise = try #require(try ConfigLoader.parse(block, path: "rules.md").rules.first?.actions.apprise)
     #expect(apprise.file == "~/.config/watcher/apprise.txt" && apprise.message.urgency == .critical)
   }
+
+  @Test("the commented Apprise and webhook examples of rules.example.yaml load once uncommented")
+  func exampleFile() throws {
+    let text = try String(
+      contentsOf: Fixtures.repositoryRoot.appendingPathComponent("rules.example.yaml"), encoding: .utf8)
+    let start = try #require(text.range(of: "  # - name: to-my-phone"))
+    let rules = text[start.lowerBound...].split(separator: "\n").filter {
+      $0.hasPrefix("  #   ") || $0.hasPrefix("  # -")
+    }
+    .map { "  " + $0.dropFirst(4) }.joined(separator: "\n")
+    let config = try ConfigLoader.parse("feeds: [{ url: f.xml, name: f }]\nrules:\n" + rules + "\n", path: "example")
+    #expect(config.rules.map(\.name) == ["to-my-phone", "to-my-server"])
+    #expect(config.rules[0].actions.apprise?.file == "~/.config/watcher/apprise.txt")
+    #expect(config.rules[1].actions.webhook?.secretFile == "~/.config/watcher/webhook.secret")
+  }
 }
