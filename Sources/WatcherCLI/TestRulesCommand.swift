@@ -219,6 +219,12 @@ struct TestRulesCommand: Command {
           "  notify (\(n.rule.map { "rule '\($0)'" } ?? "feed notify: true"), \(n.urgency.rawValue)): \(n.summary)\n"
         if !n.body.isEmpty { out += "    body: \(n.body)\n" }
       }
+      for apprise in d.apprise {
+        out += "  apprise (rule '\(apprise.rule)'): \(apprise.message.summary)\n"
+      }
+      for webhook in d.webhooks {
+        out += "  webhook (rule '\(webhook.rule)'): POST to \(webhook.action.url)\n"
+      }
       for hook in d.hooks {
         if let arguments = hook.arguments {
           out +=

@@ -79,6 +79,14 @@ public struct DryRun: Sendable {
               })
           ),
           (
+            "apprise",
+            .array(d.apprise.map { .object([("rule", .string($0.rule)), ("title", .string($0.message.summary))]) })
+          ),
+          (
+            "webhooks",
+            .array(d.webhooks.map { .object([("rule", .string($0.rule)), ("url", .string($0.action.url))]) })
+          ),
+          (
             "matches",
             .array(
               d.matches.map {

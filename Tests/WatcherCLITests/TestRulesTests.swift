@@ -41,7 +41,9 @@ struct TestRulesTests {
     let doc = try #require(try JSONSerialization.jsonObject(with: Data(out.utf8)) as? [String: Any])
     let items = try #require(doc["items"] as? [[String: Any]])
     #expect(
-      Set(items[0].keys) == ["feed", "key", "title", "link", "muted", "muted_by", "tags", "notify", "hooks", "matches"])
+      Set(items[0].keys) == [
+        "feed", "key", "title", "link", "muted", "muted_by", "tags", "notify", "hooks", "apprise", "webhooks", "matches",
+      ])
     let summary = try #require(doc["summary"] as? [String: Any])
     #expect(summary["items"] as? Int == 6)
     #expect(summary["muted"] as? Int == 1)
