@@ -42,7 +42,8 @@ struct TestRulesTests {
     let items = try #require(doc["items"] as? [[String: Any]])
     #expect(
       Set(items[0].keys) == [
-        "feed", "key", "title", "link", "muted", "muted_by", "tags", "notify", "hooks", "apprise", "webhooks", "matches",
+        "feed", "key", "title", "link", "muted", "muted_by", "tags", "notify", "hooks", "apprise", "webhooks",
+        "matches",
       ])
     let summary = try #require(doc["summary"] as? [String: Any])
     #expect(summary["items"] as? Int == 6)
