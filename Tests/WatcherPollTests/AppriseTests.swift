@@ -168,6 +168,68 @@ struct AppriseTests {
     #expect(bodies.withLock { $0 }.last?["title"] as? String == "test: Three")
   }
 
+  /// Whether Python's smtpd (a local SMTP server that prints what it gets) is there: Python 3.11 and before.
+  static var smtpd: Bool {
+    installed
+      && (try? ChildProcess.run(URL(fileURLWithPath: "/usr/bin/python3"), ["-W", "ignore", "-c", "import smtpd"]))?
+        .status == 0
+  }
+
+  @Test(
+    "mail through apprise's mailto:// reaches a local SMTP server",
+    .enabled(if: smtpd, "apprise or Python's smtpd (3.11 and before) is not installed"))
+  func mail() throws {
+    let dir = try TemporaryDirectory()
+    let received = dir.url.appendingPathComponent("mail.txt").path
+    FileManager.default.createFile(atPath: received, contents: nil)
+    let server = Process()
+    server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+    server.arguments = [
+      "-W", "ignore", "-u", "-c",
+      "import smtpd, asyncore, sys; s = smtpd.DebuggingServer(('127.0.0.1', 0), None); "
+        + "print(s.socket.getsockname()[1], flush=True); asyncore.loop()",
+    ]
+    let output = Pipe()
+    server.standardOutput = output
+    server.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: received))
+    try server.run()
+    defer { server.terminate() }
+    let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+    let port = try #require(Int(line.trimmingCharacters(in: .whitespacesAndNewlines)))
+    // What the server prints goes to the pipe from now on: read it in the background into the file.
+    let reader = Thread {
+      while case let data = output.fileHandleForReading.availableData, !data.isEmpty {
+        if let handle = FileHandle(forWritingAtPath: received) {
+          handle.seekToEndOfFile()
+          handle.write(data)
+          handle.closeFile()
+        }
+      }
+    }
+    reader.start()
+    var h = try Harness(settings: "  first_poll: all")
+    defer { h.server.stop() }
+    h.config.rules = try ConfigLoader.parse(
+      """
+      feeds: [{ url: x, name: test }]
+      rules:
+        - name: mail
+          match: { title: "" }
+          apprise: "mailto://127.0.0.1:\(port)?from=watcher@example.org&to=me@example.org"
+      """, path: "r.yaml"
+    ).rules
+    h.source.items.withLock { $0 = [("a", "One", "Sat, 28 Nov 2026 10:00:00 GMT")] }
+    let outcome = poller(h).poll(h.config.feeds, force: true, now: PollerTests.now)[0]
+    #expect(outcome.apprised == 1 && outcome.pendingLeft == 0, "\(outcome)")
+    let deadline = Date().addingTimeInterval(10)
+    var mail = ""
+    while Date() < deadline, !mail.contains("END MESSAGE") {
+      usleep(100_000)
+      mail = (try? String(contentsOfFile: received, encoding: .utf8)) ?? ""
+    }
+    #expect(mail.contains("Subject: test: One") && mail.contains("To: me@example.org"), "\(mail)")
+  }
+
   @Test("check: apprise missing, a token in the config, a URL file others can read")
   func lint() throws {
     let dir = try TemporaryDirectory()
