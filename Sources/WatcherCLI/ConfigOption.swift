@@ -52,6 +52,7 @@ struct CheckCommand: Command {
       + (config.rules.compactMap(\.actions.apprise) + config.feeds.compactMap(\.apprise)).flatMap {
         AppriseLint.check($0, environment: terminal.environment)
       }
+      + config.rules.compactMap(\.actions.webhook).flatMap { WebhookLint.check($0, environment: terminal.environment) }
     let hookErrors = hookFindings.filter { $0.severity == .error }
     let notices = (config.notices + hookFindings).sorted {
       ($0.mark ?? Mark(line: 0, column: 0)) < ($1.mark ?? Mark(line: 0, column: 0))

@@ -180,11 +180,11 @@ extension ConfigMapper {
     var action: WebhookAction
     if node.scalar != nil {
       guard let url = string(node, what) else { return nil }
-      action = WebhookAction(url: url)
+      action = WebhookAction(url: url, mark: node.mark)
     } else {
       guard let entries = mapping(node, what) else { return nil }
       checkKeys(entries, allowed: ["url", "secret_file", "secret_env", "timeout"], in: what)
-      action = WebhookAction(url: "")
+      action = WebhookAction(url: "", mark: node.mark)
       for entry in entries {
         switch entry.key {
         case "url": action.url = string(entry.value, "'url'") ?? ""

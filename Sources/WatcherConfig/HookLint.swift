@@ -128,3 +128,24 @@ public enum AppriseLint {
     }
   }
 }
+
+/// What `watcher check` can see of a `webhook:`: a secret file that is missing or readable by others.
+public enum WebhookLint {
+  public static func check(_ action: WebhookAction, environment: [String: String]) -> [Diagnostic] {
+    guard let file = action.secretFile else { return [] }
+    var info = stat()
+    guard stat(HomePath.expand(file, environment: environment), &info) == 0 else {
+      return [
+        Diagnostic(
+          message: "the webhook's secret file \(file) does not exist", mark: action.mark,
+          notes: ["write the secret on its first line, then chmod 600 \(file)"])
+      ]
+    }
+    guard info.st_mode & 0o044 != 0 else { return [] }
+    return [
+      Diagnostic(
+        .warning, message: "the webhook's secret file \(file) can be read by other users", mark: action.mark,
+        notes: ["chmod 600 \(file)"])
+    ]
+  }
+}

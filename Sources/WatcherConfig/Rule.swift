@@ -140,12 +140,21 @@ public struct WebhookAction: Sendable, Equatable {
   public var secretEnv: String?
   /// Seconds for the whole request (default 10).
   public var timeout: Int?
+  /// Where the config holds it (for `check`'s notes).
+  public var mark: Mark?
 
-  public init(url: String, secretFile: String? = nil, secretEnv: String? = nil, timeout: Int? = nil) {
+  public init(
+    url: String, secretFile: String? = nil, secretEnv: String? = nil, timeout: Int? = nil, mark: Mark? = nil
+  ) {
     self.url = url
     self.secretFile = secretFile
     self.secretEnv = secretEnv
     self.timeout = timeout
+    self.mark = mark
+  }
+
+  public static func == (a: Self, b: Self) -> Bool {
+    a.url == b.url && a.secretFile == b.secretFile && a.secretEnv == b.secretEnv && a.timeout == b.timeout
   }
 }
 

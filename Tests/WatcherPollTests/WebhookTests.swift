@@ -99,6 +99,20 @@ struct WebhookTests {
     #expect(received.withLock { $0 }.filter { $0.path == "/hook" }.count == 2)
   }
 
+  @Test("check: a webhook's secret file missing, or readable by other users")
+  func lint() throws {
+    let dir = try TemporaryDirectory()
+    let file = dir.url.appendingPathComponent("webhook.secret").path
+    try "s\n".write(toFile: file, atomically: true, encoding: .utf8)
+    chmod(file, 0o644)
+    let action = WebhookAction(url: "https://x.example/h", secretFile: file)
+    #expect(WebhookLint.check(action, environment: [:]).map(\.severity) == [.warning])
+    chmod(file, 0o600)
+    #expect(WebhookLint.check(action, environment: [:]).isEmpty)
+    let missing = WebhookAction(url: "https://x.example/h", secretFile: file + ".gone")
+    #expect(WebhookLint.check(missing, environment: [:]).first?.message.contains("does not exist") == true)
+  }
+
   @Test("webhook mistakes in the config are errors")
   func configErrors() {
     for (text, message) in [
