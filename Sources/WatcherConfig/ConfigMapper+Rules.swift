@@ -168,7 +168,7 @@ extension ConfigMapper {
     guard !action.urls.isEmpty || action.file != nil else {
       error(
         "\(what) names no URL", at: node.mark,
-        notes: ["apprise: { file: ~/.config/watcher/apprise.yml } keeps the URLs (and their tokens) out of the config"])
+        notes: ["apprise: { file: ~/.config/watcher/apprise.txt } keeps the URLs (and their tokens) out of the config"])
       return nil
     }
     return action

@@ -99,19 +99,9 @@ public enum AppriseLint {
           ]))
     }
     if let file = action.file {
-      let path = HomePath.expand(file, environment: environment)
-      var info = stat()
-      if stat(path, &info) != 0 {
-        found.append(
-          Diagnostic(
-            message: "the Apprise URL file \(file) does not exist", mark: action.mark,
-            notes: ["one URL per line (or Apprise's YAML config format)"]))
-      } else if info.st_mode & 0o044 != 0 {
-        found.append(
-          Diagnostic(
-            .warning, message: "the Apprise URL file \(file) can be read by other users, and its URLs carry tokens",
-            mark: action.mark, notes: ["chmod 600 \(file)"]))
-      }
+      found += SecretFileLint.check(
+        file, named: "the Apprise URL file", carrying: ", and its URLs carry tokens",
+        format: "one URL per line (or Apprise's YAML config format)", mark: action.mark, environment: environment)
     }
     return found
   }
@@ -133,18 +123,27 @@ public enum AppriseLint {
 public enum WebhookLint {
   public static func check(_ action: WebhookAction, environment: [String: String]) -> [Diagnostic] {
     guard let file = action.secretFile else { return [] }
+    return SecretFileLint.check(
+      file, named: "the webhook's secret file", format: "write the secret on its first line, then chmod 600 \(file)",
+      mark: action.mark, environment: environment)
+  }
+}
+
+/// A file of secrets named in the config (Apprise URLs, a webhook's secret): missing is an error, readable
+/// by group or others a warning.
+enum SecretFileLint {
+  static func check(
+    _ file: String, named name: String, carrying: String = "", format: String, mark: Mark?,
+    environment: [String: String]
+  ) -> [Diagnostic] {
     var info = stat()
     guard stat(HomePath.expand(file, environment: environment), &info) == 0 else {
-      return [
-        Diagnostic(
-          message: "the webhook's secret file \(file) does not exist", mark: action.mark,
-          notes: ["write the secret on its first line, then chmod 600 \(file)"])
-      ]
+      return [Diagnostic(message: "\(name) \(file) does not exist", mark: mark, notes: [format])]
     }
     guard info.st_mode & 0o044 != 0 else { return [] }
     return [
       Diagnostic(
-        .warning, message: "the webhook's secret file \(file) can be read by other users", mark: action.mark,
+        .warning, message: "\(name) \(file) can be read by other users\(carrying)", mark: mark,
         notes: ["chmod 600 \(file)"])
     ]
   }
