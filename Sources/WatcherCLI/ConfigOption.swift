@@ -53,6 +53,8 @@ struct CheckCommand: Command {
         AppriseLint.check($0, environment: terminal.environment)
       }
       + config.rules.compactMap(\.actions.webhook).flatMap { WebhookLint.check($0, environment: terminal.environment) }
+      + FetchLint.check(nil, settings: config.settings, environment: terminal.environment)
+      + config.feeds.flatMap { FetchLint.check($0, settings: config.settings, environment: terminal.environment) }
     let hookErrors = hookFindings.filter { $0.severity == .error }
     let notices = (config.notices + hookFindings).sorted {
       ($0.mark ?? Mark(line: 0, column: 0)) < ($1.mark ?? Mark(line: 0, column: 0))

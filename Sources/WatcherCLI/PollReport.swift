@@ -84,8 +84,8 @@ enum PollReport {
       lines += outcome.warnings.map { "warning: feed '\(feed.name)': \($0)" }
       if let until = outcome.heldUntil {
         lines.append(
-          "feed '\(feed.name)': not polled: its server asked to wait until \(ISODate.format(until)) (Retry-After); "
-            + "--force polls it anyway")
+          "feed '\(feed.name)': not polled: its server asked to wait until \(ISODate.format(until)) "
+            + "(429/503, Retry-After); --force polls it anyway")
       }
       if let failure {
         lines.append(failure)
@@ -113,11 +113,11 @@ enum PollReport {
 
   /// Lines for the feeds that were not due: one each, or one for all when there are many.
   static func notDue(_ outcomes: [Poller.Outcome], now: Date = WallClock.now()) -> [String] {
-    let waiting = outcomes.compactMap { outcome -> (name: String, next: Date)? in
+    let waiting = outcomes.compactMap { outcome -> (name: String, next: Date, because: [String])? in
       guard !outcome.polled, outcome.heldUntil == nil, outcome.failures.isEmpty, let next = outcome.nextDue else {
         return nil
       }
-      return (outcome.feed.name, next)
+      return (outcome.feed.name, next, outcome.nextBecause)
     }.sorted { $0.next < $1.next }
     guard let first = waiting.first else { return [] }
     if waiting.count > 10 {
@@ -127,7 +127,9 @@ enum PollReport {
       ]
     }
     return waiting.map {
-      "\($0.name): not due: next poll \(StatusCommand.relative($0.next, now: now)) (name it with --feed to poll now)"
+      "\($0.name): not due: next poll \(StatusCommand.relative($0.next, now: now))"
+        + ($0.because.isEmpty ? "" : " (\(WallClock.local($0.next))): " + $0.because.joined(separator: "; "))
+        + " (name it with --feed to poll now)"
     }
   }
 }

@@ -23,8 +23,11 @@ struct StatusCommand: Command {
     guard let store = StateOptions.unlockedStore(directory, terminal: terminal) else { return .failure }
     let now = WallClock.now()
     var rows: [JSONOutput] = []
-    var table: [[String]] = [["FEED", "LAST POLL", "LAST OK", "NEXT", "ITEMS", "FAIL", "PENDING", "LAST ERROR"]]
+    var table: [[String]] = [
+      ["FEED", "LAST POLL", "LAST OK", "NEXT", "ITEMS", "FAIL", "PENDING", "LAST ERROR", "SCHEDULE"]
+    ]
     var notes: [String] = []
+    let holds = (try? store.hostHolds(readOnly: true)) ?? [:]
     for feed in config.feeds {
       // Read only: status never moves, repairs or writes anything.
       let state: FeedState
@@ -41,7 +44,9 @@ struct StatusCommand: Command {
         readError = "\(error)"
         notes.append("error: feed '\(feed.name)': \(error)")
       }
-      let next = Schedule.nextDue(feed, state: state, settings: config.settings)
+      let plan = Schedule.plan(
+        feed, state: state, settings: config.settings, hostHold: Schedule.hold(feed, in: holds))
+      let next = plan.at
       let due = next <= now
       let lastError = readError ?? state.lastError ?? state.lastActionError
       // A feed whose actions failed last time counts as failing, as the poll's summary line counted it.
@@ -59,15 +64,17 @@ struct StatusCommand: Command {
           ("moved_to", .optional(state.movedTo)),
           ("identity", .string(!feed.identityChosen && state.autoIdentity != nil ? "link" : feed.identity.rawValue)),
           ("identity_reason", .optional(feed.identityChosen ? nil : state.autoIdentityReason)),
-          ("due", .bool(due)),
+          ("due", .bool(due)), ("next_because", .array(plan.reasons.map { .string($0) })),
+          ("health", .optional(FeedHealth.current(state, now: now)?.summary)),
         ]))
       table.append([
         feed.name, Self.relative(state.lastAttempt, now: now), Self.relative(state.lastSuccess, now: now),
         due ? "due" : Self.relative(next, now: now), "\(state.items.count)",
         "\(failures)", "\(state.pending.count)",
         lastError.map { $0.count > 60 ? String($0.prefix(59)) + "…" : $0 } ?? "",
+        plan.reasons.joined(separator: "; "),
       ])
-      notes += Self.notes(feed, state: state)
+      notes += Self.notes(feed, state: state, now: now)
     }
     var stored: [KeptNotification] = []
     do {
@@ -125,7 +132,7 @@ struct StatusCommand: Command {
   }
 
   /// The notes under the table for one feed: its pending actions and why, what was given up, a move.
-  static func notes(_ feed: FeedConfig, state: FeedState) -> [String] {
+  static func notes(_ feed: FeedConfig, state: FeedState, now: Date = WallClock.now()) -> [String] {
     var notes: [String] = []
     if !state.pending.isEmpty {
       // Why each is pending: its last failure, or not tried yet (watcher stopped, or the state was not saved).
@@ -150,6 +157,9 @@ struct StatusCommand: Command {
       notes.append("feed '\(feed.name)': identity: link: \(reason) (set 'identity:' in its entry to choose)")
     }
     if let rekey = state.lastRekey { notes.append("feed '\(feed.name)': \(rekey)") }
+    if let health = FeedHealth.current(state, now: now), health.kind != .moved {
+      notes.append("feed '\(feed.name)': \(health.summary); \(health.advice)")
+    }
     if let moved = state.movedTo {
       notes.append("feed '\(feed.name)' moved permanently to \(moved): change its url in the config")
     }

@@ -29,17 +29,43 @@ struct AddCommand: Command {
     Options.print.described("print the YAML entry instead of editing the config"),
   ]
 
+  /// A host (and path) written without a scheme, that is not a file: `www.example.org/blog`.
+  static func bareHost(_ given: String) -> String? {
+    guard !URLResolver.hasScheme(given) || given.lowercased().hasPrefix("localhost:"), !given.hasPrefix("/"),
+      !given.hasPrefix("."), !given.hasPrefix("~"), !FileManager.default.fileExists(atPath: given)
+    else { return nil }
+    let host = given.prefix { $0 != "/" && $0 != ":" }
+    guard host.contains(".") || host.lowercased() == "localhost", !given.contains(where: \.isWhitespace) else {
+      return nil
+    }
+    return given
+  }
+
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
-    let given = arguments.positionals[0]
+    var given = arguments.positionals[0]
     guard let (config, path, text) = Subscriptions.editableConfig(arguments, terminal: terminal) else {
       return .config
     }
     // The feed: the URL itself, or the first feed its page links to.
     let transport = CurlTransport(userAgent: WatcherCLI.userAgent)
     let options = FeedParser.options(config.settings)
+    let found: Result<FeedLoader.Found, FeedLoadError>
+    if let bare = Self.bareHost(given) {
+      // `www.example.org` (no scheme, no such file): https, then http, as `check` suggests.
+      var result = FeedLoader.loadOrDiscover("https://" + bare, options: options, transport: transport)
+      given = "https://" + bare
+      if case .failure(.fetch) = result {
+        terminal.error("note: https://\(bare) did not answer; trying http://\(bare)")
+        let plain = FeedLoader.loadOrDiscover("http://" + bare, options: options, transport: transport)
+        if case .failure(.fetch) = plain {} else { (result, given) = (plain, "http://" + bare) }
+      }
+      found = result
+    } else {
+      found = FeedLoader.loadOrDiscover(given, options: options, transport: transport)
+    }
     var url = given
     let parsed: ParsedFeed
-    switch FeedLoader.loadOrDiscover(given, options: options, transport: transport) {
+    switch found {
     case .failure(let error):
       terminal.error("error: \(given): \(error)")
       return .failure

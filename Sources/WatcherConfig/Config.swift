@@ -38,6 +38,15 @@ public struct Settings: Sendable, Equatable {
 
   /// Default poll interval, seconds (`15m`).
   public var interval: Int = 15 * 60
+  /// `interval: auto`: feeds without an interval of their own are polled as often as they post.
+  public var autoInterval = false
+  /// The bounds of `auto` (`settings.auto_interval`).
+  public var autoBounds = AutoInterval()
+  /// The least time between two requests to one host, seconds (`settings.host_gap`); `nil`: 1 s, and
+  /// none for hosts on this machine.
+  public var hostGap: Double?
+  /// How feeds are requested (`user_agent`, `headers`, `netrc`, `cookies`, `proxy`).
+  public var fetch = FetchOptions()
   /// Feeds fetched at once.
   public var concurrency: Int = 8
   /// Fetch timeout, seconds.
@@ -144,6 +153,9 @@ public struct NotifySettings: Sendable, Equatable {
   public var keepMax: Int = 200
   /// When notifications wait (`quiet`, `quiet_allows`).
   public var quiet = QuietHours()
+  /// Whether a feed's health (failing for a day, moved, blocked by a bot check, gone, new ids) is told by
+  /// a notification (`settings.notify.health`); `status` says it either way.
+  public var health = true
 
   /// The icon a notification gets when nothing else is set: the freedesktop icon name for feeds.
   public static let defaultIcon = "application-rss+xml"
@@ -174,6 +186,10 @@ public struct FeedConfig: Sendable, Equatable {
   public var title: String?
   /// Poll interval, seconds (`nil`: the global one).
   public var interval: Int?
+  /// `interval: auto` on the feed (`nil`: as the settings say, when `interval` is not set either).
+  public var autoInterval: Bool?
+  /// How it is requested, over `settings` (`user_agent`, `headers`, `netrc`, `cookies`, `proxy`).
+  public var fetch = FetchOptions()
   /// Tags applied to every item.
   public var tags: [String]
   /// Notify every new unmuted item, rule or not.
@@ -206,6 +222,12 @@ public struct FeedConfig: Sendable, Equatable {
     self.notify = notify
     self.identity = identity
     self.mark = mark
+  }
+
+  /// Whether the feed is polled as often as it posts (`interval: auto`), under `settings`.
+  public func isAuto(_ settings: Settings) -> Bool {
+    if let autoInterval { return autoInterval }
+    return interval == nil && settings.autoInterval
   }
 
   /// Whether new items of this feed get their article's text, under `settings`.

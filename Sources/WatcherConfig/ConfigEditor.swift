@@ -254,9 +254,12 @@ public enum ConfigEditor {
       guard let old = FileManager.default.contents(atPath: path) else {
         throw EditError(description: "cannot read \(path)")
       }
+      // The backup keeps everything but the credentials written inline (a header's value, a proxy's
+      // password): a backup is copied and shared more carelessly than the config.
+      let redactedOld = Data(redacted(String(decoding: old, as: UTF8.self)).utf8)
       do {
         try AtomicFile.write(
-          old, to: path + ".bak", directory: directory.isEmpty ? "." : directory, mode: mode)
+          redactedOld, to: path + ".bak", directory: directory.isEmpty ? "." : directory, mode: mode)
       } catch {
         throw EditError(description: "cannot write the backup: \(error)")
       }
@@ -270,6 +273,53 @@ public enum ConfigEditor {
       throw EditError(description: "\(error)")
     }
     return backup
+  }
+
+  /// `text` with each credential written inline replaced by `<redacted>`: the value of a secret header
+  /// (`Authorization`, `Cookie`, `X-Api-Key`…) under `headers:`, and the password of a `proxy:` URL.
+  static func redacted(_ text: String) -> String {
+    var out: [Substring] = []
+    var headersIndent: Int?
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      let indent = line.prefix { $0 == " " }.count
+      let body = line.dropFirst(indent)
+      if let open = headersIndent, indent <= open, !body.isEmpty, !body.hasPrefix("#") { headersIndent = nil }
+      guard let colon = body.firstIndex(of: ":") else {
+        out.append(line)
+        continue
+      }
+      let key = body[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "-\"' "))
+      let value = body[body.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      if key == "headers" {
+        if value.hasPrefix("{") {
+          out.append(Substring(String(line.prefix(indent)) + "headers: " + redactedFlow(value)))
+          continue
+        }
+        headersIndent = indent
+      } else if headersIndent != nil, FetchOptions.isSecret(key), !value.isEmpty, !value.hasPrefix("{") {
+        out.append(Substring(String(line[..<line.index(after: colon)]) + " \"<redacted>\""))
+        continue
+      } else if key == "proxy", ConfigMapper.redactedURL(value) != value {
+        out.append(Substring(String(line[..<line.index(after: colon)]) + " " + ConfigMapper.redactedURL(value)))
+        continue
+      }
+      out.append(line)
+    }
+    return out.joined(separator: "\n")
+  }
+
+  /// A flow mapping of headers (`{ Authorization: "Bearer x", Accept: y }`) with the secret values redacted.
+  private static func redactedFlow(_ flow: String) -> String {
+    guard let end = flow.lastIndex(of: "}") else { return flow }
+    let inner = flow[flow.index(after: flow.startIndex)..<end]
+    let parts = inner.split(separator: ",", omittingEmptySubsequences: false).map { part -> String in
+      guard let colon = part.firstIndex(of: ":") else { return String(part) }
+      let key = part[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "\"' "))
+      let value = part[part.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      guard FetchOptions.isSecret(key), !value.hasPrefix("{") else { return String(part) }
+      return String(part[...colon]) + " \"<redacted>\""
+    }
+    return "{" + parts.joined(separator: ",") + String(flow[end...])
   }
 
   /// Where `path` leads when it is a symbolic link (followed to the end, relative targets resolved); else

@@ -37,20 +37,24 @@ package struct ConfigMapper {
   package static let maxRegexSteps = 2_000_000
 
   package static let topKeys = ["settings", "feeds", "rules"]
-  package static let settingsKeys = [
-    "interval", "concurrency", "timeout", "first_poll", "max_age", "retention", "max_size", "max_items",
-    "state_dir",
-    "hook_concurrency", "hook_retries", "hook_retry", "ignore_parameters", "dedupe", "notify", "journal", "full_text",
-    "full_text_budget",
-  ]
+  package static let settingsKeys =
+    [
+      "interval", "concurrency", "timeout", "first_poll", "max_age", "retention", "max_size", "max_items",
+      "state_dir",
+      "hook_concurrency", "hook_retries", "hook_retry", "ignore_parameters", "dedupe", "notify", "journal", "full_text",
+      "full_text_budget", "auto_interval", "host_gap",
+    ] + fetchKeys
+  /// How a feed is requested, in `settings` or on a feed.
+  package static let fetchKeys = ["user_agent", "headers", "netrc", "cookies", "proxy"]
   package static let journalKeys = ["keep_for", "keep_max"]
   package static let hookRetryKeys = ["delay", "max_delay", "give_up_after"]
   package static let notifySettingsKeys = [
-    "urgency", "expire", "max_per_poll", "icon", "keep_for", "keep_max", "quiet", "quiet_allows",
+    "urgency", "expire", "max_per_poll", "icon", "keep_for", "keep_max", "quiet", "quiet_allows", "health",
   ]
-  package static let feedKeys = [
-    "url", "name", "title", "interval", "tags", "notify", "hook", "apprise", "identity", "full_text", "dedupe",
-  ]
+  package static let feedKeys =
+    [
+      "url", "name", "title", "interval", "tags", "notify", "hook", "apprise", "identity", "full_text", "dedupe",
+    ] + fetchKeys
   package static let ruleKeys = [
     "name", "feeds", "match", "tag", "mute", "notify", "hook", "stop", "digest", "digest_hook", "on_update", "webhook",
     "apprise",
@@ -121,7 +125,15 @@ package struct ConfigMapper {
     for entry in entries {
       let v = entry.value
       switch entry.key {
-      case "interval": settings.interval = duration(v, "'interval'", positive: true) ?? settings.interval
+      case "interval":
+        if v.scalar == "auto" {
+          settings.autoInterval = true
+        } else {
+          settings.interval = duration(v, "'interval'", positive: true) ?? settings.interval
+        }
+      case "auto_interval": settings.autoBounds = autoBounds(v)
+      case "host_gap":
+        settings.hostGap = seconds(v, "'host_gap'")
       case "concurrency": settings.concurrency = integer(v, "'concurrency'", 1...256) ?? settings.concurrency
       case "timeout": settings.timeout = duration(v, "'timeout'", positive: true) ?? settings.timeout
       case "first_poll": settings.firstPoll = firstPoll(v) ?? settings.firstPoll
@@ -171,6 +183,7 @@ package struct ConfigMapper {
       default: break
       }
     }
+    settings.fetch = fetchOptions(entries, in: "'settings'")
     return settings
   }
 
@@ -198,6 +211,7 @@ package struct ConfigMapper {
               ])
           }
         }
+      case "health": notify.health = bool(entry.value, "'health'") ?? true
       case "quiet_allows":
         if entry.value.scalar == "none" {
           notify.quiet.allows = nil
@@ -251,7 +265,13 @@ package struct ConfigMapper {
       }
       for entry in entries {
         switch entry.key {
-        case "interval": feed.interval = duration(entry.value, "'interval'", positive: true)
+        case "interval":
+          if entry.value.scalar == "auto" {
+            feed.autoInterval = true
+          } else {
+            feed.interval = duration(entry.value, "'interval'", positive: true)
+            feed.autoInterval = feed.interval == nil ? nil : false
+          }
         case "title": feed.title = string(entry.value, "'title'")
         case "tags": feed.tags = stringList(entry.value, "'tags'", allowEmpty: true) ?? []
         case "notify": feed.notify = bool(entry.value, "'notify'") ?? false
@@ -271,6 +291,7 @@ package struct ConfigMapper {
         default: break
         }
       }
+      feed.fetch = fetchOptions(entries, in: context)
       let nameMark = value("name", in: entries)?.mark ?? urlNode.mark
       if let first = names[feed.name] {
         error(

@@ -148,3 +148,59 @@ enum SecretFileLint {
     ]
   }
 }
+
+/// What `watcher check` can see of a feed's fetch options: a credential written in the config, a header
+/// file, netrc or cookie file that is missing or readable by others, a header variable that is not set.
+///
+/// Values are never part of a message: only the header's name and where its value comes from.
+public enum FetchLint {
+  public static func check(_ feed: FeedConfig?, settings: Settings, environment: [String: String]) -> [Diagnostic] {
+    let options = feed?.fetch ?? settings.fetch
+    let mark = feed?.mark
+    var found: [Diagnostic] = []
+    for header in options.headers {
+      switch header.value {
+      case .text:
+        guard FetchOptions.isSecret(header.name) else { continue }
+        found.append(
+          Diagnostic(
+            .warning, message: "header '\(header.name)' holds a credential written in the config",
+            mark: header.mark ?? mark,
+            notes: [
+              "keep it in a file only you can read: \(header.name): { file: ~/.config/watcher/\(header.name.lowercased()) } "
+                + "(or { env: VARIABLE })"
+            ]))
+      case .file(let path):
+        found += SecretFileLint.check(
+          path, named: "the file of header '\(header.name)'", format: "write the value on its first line",
+          mark: header.mark ?? mark, environment: environment)
+      case .environment(let name):
+        if environment[name]?.isEmpty ?? true {
+          found.append(
+            Diagnostic(
+              .warning, message: "header '\(header.name)': the environment variable \(name) is not set here",
+              mark: header.mark ?? mark,
+              notes: ["the poll reads it from its own environment (the daemon's: systemctl --user set-environment)"]))
+        }
+      }
+    }
+    if let netrc = options.netrc {
+      found += SecretFileLint.check(
+        netrc, named: "the netrc file", carrying: ", and it holds passwords",
+        format: "machine HOST login USER password PASSWORD", mark: mark, environment: environment)
+    }
+    if let cookies = options.cookies {
+      found += SecretFileLint.check(
+        cookies, named: "the cookie file", carrying: ", and cookies log in as you",
+        format: "a cookies.txt in Netscape format (browser extensions and curl -c write one)", mark: mark,
+        environment: environment)
+    }
+    if let proxy = options.proxy, ConfigMapper.redactedURL(proxy) != proxy {
+      found.append(
+        Diagnostic(
+          .warning, message: "the proxy URL holds a password written in the config", mark: mark,
+          notes: ["keep it in ~/.netrc (machine PROXYHOST) or the https_proxy variable instead"]))
+    }
+    return found
+  }
+}

@@ -69,7 +69,10 @@ package final class AtomParser: FeedElementParser {
     self.reader = reader
     let filter = known.map(KnownItems.init)
     entries = ItemPipeline(
-      sink: sink, prefilter: filter.map { known in { known.stub(id: $0.id, link: AtomParser.alternate($0.links)) } },
+      sink: sink,
+      prefilter: filter.map { known in
+        { known.stub(id: $0.id, link: AtomParser.alternate($0.links), published: $0.published ?? $0.updated) }
+      },
       normalize: AtomParser.normalize)
   }
 

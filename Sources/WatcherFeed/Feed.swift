@@ -14,6 +14,8 @@ public struct Feed: Sendable, Equatable {
   public var format: FeedFormat
   /// The items in document order.
   public var items: [FeedItem]
+  /// How often the feed says it may be polled (RSS `ttl`, `skipHours`, `skipDays`, `sy:updatePeriod`).
+  public var refresh = FeedRefresh()
 
   /// Creates a feed from its parts.
   public init(title: String? = nil, link: String? = nil, format: FeedFormat, items: [FeedItem] = []) {
@@ -48,4 +50,41 @@ public enum FeedFormat: String, Sendable, Equatable, CaseIterable {
   case json10 = "json-1.0"
   /// JSON Feed 1.1.
   case json11 = "json-1.1"
+}
+
+/// What a feed says about how often to poll it.
+///
+/// Read for `interval: auto` only: a fixed interval is the
+/// user's word.
+public struct FeedRefresh: Sendable, Equatable {
+  /// RSS `ttl`, in seconds (written in minutes).
+  public var ttl: Int?
+  /// `sy:updatePeriod` divided by `sy:updateFrequency`, in seconds (`hourly` with frequency 2: 1,800).
+  public var updatePeriod: Int?
+  /// RSS `skipHours`: hours of the day (0–23, GMT) in which the feed should not be polled.
+  public var skipHours: [Int] = []
+  /// RSS `skipDays`: days in which it should not be polled, 1 (Sunday) to 7 (Saturday).
+  public var skipDays: [Int] = []
+
+  public init(ttl: Int? = nil, updatePeriod: Int? = nil, skipHours: [Int] = [], skipDays: [Int] = []) {
+    self.ttl = ttl
+    self.updatePeriod = updatePeriod
+    self.skipHours = skipHours
+    self.skipDays = skipDays
+  }
+
+  /// The weekday numbers of `skipDays` names, as `Calendar` counts them (1: Sunday).
+  public static let weekdays = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
+
+  /// The seconds of an `sy:updatePeriod`.
+  static func seconds(ofPeriod period: String) -> Int? {
+    switch period.lowercased() {
+    case "hourly": return 3_600
+    case "daily": return 86_400
+    case "weekly": return 7 * 86_400
+    case "monthly": return 30 * 86_400
+    case "yearly": return 365 * 86_400
+    default: return nil
+    }
+  }
 }

@@ -96,12 +96,15 @@ package final class KnownItems {
 
   /// The item with only its id and link (as `FeedNormalizer.item` gives them, so its key comes out the
   /// same), or nil when it must be read in full.
-  package func stub(id: String?, link: String?) -> FeedItem? {
+  ///
+  /// `published` is kept: the schedule learns how often the feed posts from its items' dates.
+  package func stub(id: String?, link: String?, published: Date? = nil) -> FeedItem? {
     var stub = FeedItem(key: "", id: id.flatMap(HTMLText.collapsed), link: link)
     guard stub.id != nil || stub.link != nil else { return nil }
     ControlCharacters.clean(&stub)
     let base = FeedIdentity.baseKey(stub)
     guard bases.insert(base).inserted else { return nil }
+    stub.published = published
     switch filter {
     case .all: return stub
     case .known(let known): return known.contains(base) ? stub : nil

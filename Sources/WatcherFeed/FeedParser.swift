@@ -141,6 +141,7 @@ public enum FeedParser {
     encode: (@Sendable (FeedItem) -> [UInt8])?, item: @escaping (FeedItem, [UInt8]?) -> Void
   ) throws -> Streamed {
     var head = try file.read(upTo: 64 * 1_024)
+    let htmlHead = FeedDiscovery.looksLikeHTML(Data(head.prefix(2_048)))
     let (encoding, bom) = head.withUnsafeBufferPointer { InputDecoder.sniff($0, charsetHint: options.charset) }
     guard isStreamable(head, encoding: encoding, bom: bom) else {
       // JSON, gzip, other encodings: small; parsed whole, then handed over.
@@ -193,7 +194,8 @@ public enum FeedParser {
       chunk.withUnsafeBufferPointer { repairer.process($0, isLast: chunk.isEmpty) { out.append(contentsOf: $0) } }
       return !chunk.isEmpty
     }
-    let parsed = try finishedXML(feed, warnings: xmlWarnings, repairer: repairer, reader: xml, options: options)
+    let parsed = try finishedXML(
+      feed, warnings: xmlWarnings, repairer: repairer, reader: xml, options: options, html: htmlHead)
     sendHeader(parsed.feed)
     return Streamed(feed: parsed.feed, warnings: parsed.warnings + finisher.warnings, items: handed)
   }
@@ -266,15 +268,19 @@ public enum FeedParser {
     }
     let (feed, xmlWarnings) = if let converted { converted.withUnsafeBufferPointer(read) } else { read(bytes) }
     var parsed = try finishedXML(
-      feed, warnings: xmlWarnings, repairer: repairer, reader: reader, options: options)
+      feed, warnings: xmlWarnings, repairer: repairer, reader: reader, options: options,
+      html: FeedDiscovery.looksLikeHTML(Data(UnsafeBufferPointer(rebasing: bytes.prefix(2_048)))))
     parsed.warnings.insert(contentsOf: warnings, at: 0)
     return parsed
   }
 
   private static func finishedXML(
-    _ feed: Feed?, warnings: [FeedWarning], repairer: UTF8ChunkRepairer, reader: XMLFeedReader, options: Options
+    _ feed: Feed?, warnings: [FeedWarning], repairer: UTF8ChunkRepairer, reader: XMLFeedReader, options: Options,
+    html: Bool
   ) throws(FeedParseError) -> ParsedFeed {
     guard let feed else {
+      // `<!doctype html>` in lower case stops an XML parser before the first element.
+      if html, reader.firstElement == nil { throw .notAFeed(found: "an HTML page") }
       throw .notAFeed(found: describe(firstElement: reader.firstElement, sawMarkup: repairer.sawMarkup))
     }
     var all = warnings

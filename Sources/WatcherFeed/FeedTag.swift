@@ -10,7 +10,7 @@ import WatcherXML
 package struct FeedTag: Equatable {
   /// The namespace an element is in.
   package enum Vocabulary: Int {
-    case core, atom, rdf, dc, dcterms, content, media, itunes, xhtml, other
+    case core, atom, rdf, dc, dcterms, content, media, itunes, xhtml, sy, other
   }
 
   /// The local names any parser cares about; everything else is `other`.
@@ -19,6 +19,7 @@ package struct FeedTag: Equatable {
     case rss, RDF, channel, item, title, link, description, guid, pubDate, author, category, enclosure, source
     case image, textinput, feed, entry, id, updated, published, issued, modified, created, summary
     case content, name, creator, date, subject, encoded, group, thumbnail, keywords, body, div, url
+    case ttl, skipHours, skipDays, hour, day, updatePeriod, updateFrequency
   }
 
   package var vocabulary: Vocabulary
@@ -39,6 +40,7 @@ package struct FeedTag: Equatable {
     case .media: vocabulary = .media
     case .itunes: vocabulary = .itunes
     case .xhtml: vocabulary = .xhtml
+    case .sy: vocabulary = .sy
     case .xml, .other: vocabulary = .other
     }
     // Feeds are not always careful with case (`<pubdate>`, `<PubDate>`); feedparser ignores it too.

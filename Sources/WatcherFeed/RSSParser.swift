@@ -11,6 +11,10 @@ package struct RSSChannel {
   package var fallbackTitle: TextConstruct?
   package var link: String?
   package var atomAlternate: String?
+  package var refresh = FeedRefresh()
+  /// `sy:updatePeriod` and `sy:updateFrequency` as read (combined in `header`).
+  package var syPeriod: Int?
+  package var syFrequency: Int?
 }
 
 /// An RSS `item` (0.9x, 1.0/RDF, 2.0) as read, with the namespaced elements feeds add to it.
@@ -69,7 +73,13 @@ package final class RSSParser: FeedElementParser {
     self.reader = reader
     let filter = known.map(KnownItems.init)
     items = ItemPipeline(
-      sink: sink, prefilter: filter.map { known in { known.stub(id: $0.guid ?? $0.about, link: RSSParser.link($0)) } },
+      sink: sink,
+      prefilter: filter.map { known in
+        {
+          known.stub(
+            id: $0.guid ?? $0.about, link: RSSParser.link($0), published: $0.pubDate ?? $0.dcDate ?? $0.issued)
+        }
+      },
       normalize: RSSParser.normalize)
   }
 
@@ -97,8 +107,14 @@ package final class RSSParser: FeedElementParser {
     if inItem(parentIndex: parent) {
       return startItemChild(tag, attributes: attributes)
     }
+    if !hasItem, parent >= 0, stack[parent] == FeedTag(.core, .skipHours) || stack[parent] == FeedTag(.core, .skipDays)
+    {
+      return tag.name == .hour || tag.name == .day ? .text : .none
+    }
     if !hasItem, parent >= 0, stack[parent] == FeedTag(.core, .channel) {
       switch (tag.vocabulary, tag.name) {
+      case (.core, .ttl), (.sy, .updatePeriod), (.sy, .updateFrequency):
+        return .text
       case (.core, .title), (.core, .link), (.dc, .title):
         pending.base = attributes.xmlBase
         return .text
@@ -191,6 +207,27 @@ package final class RSSParser: FeedElementParser {
       case (.dc, .title): channel.fallbackTitle = channel.fallbackTitle ?? TextConstruct(guessing: text)
       case (.core, .link) where channel.link == nil:
         channel.link = HTMLText.collapsed(text).map { FeedNormalizer.link($0, base: pending.base) }
+      case (.core, .ttl):
+        if let minutes = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), minutes > 0 {
+          channel.refresh.ttl = min(minutes, 1_000_000) * 60
+        }
+      case (.sy, .updatePeriod):
+        channel.syPeriod = FeedRefresh.seconds(ofPeriod: text.trimmingCharacters(in: .whitespacesAndNewlines))
+      case (.sy, .updateFrequency):
+        channel.syFrequency = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)).map { min(max($0, 1), 10_000) }
+      case (.core, .hour):
+        if let hour = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), (0...24).contains(hour),
+          channel.refresh.skipHours.count < 24
+        {
+          channel.refresh.skipHours.append(hour % 24)
+        }
+      case (.core, .day):
+        if let day = FeedRefresh.weekdays.firstIndex(
+          of: text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()),
+          channel.refresh.skipDays.count < 7
+        {
+          channel.refresh.skipDays.append(day + 1)
+        }
       default: break
       }
     }
@@ -248,10 +285,16 @@ package final class RSSParser: FeedElementParser {
   }
 
   package func header() -> Feed {
-    Feed(
+    var feed = Feed(
       title: (channel.title ?? channel.fallbackTitle)?.plainText(singleLine: true),
       link: channel.link ?? channel.atomAlternate,
       format: format)
+    feed.refresh = channel.refresh
+    // sy:updatePeriod defaults to daily and sy:updateFrequency to 1 when only one of them is given.
+    if channel.syPeriod != nil || channel.syFrequency != nil {
+      feed.refresh.updatePeriod = max(60, (channel.syPeriod ?? 86_400) / (channel.syFrequency ?? 1))
+    }
+    return feed
   }
 
   /// The item's link: `link`, else an atom alternate, else a permalink guid.

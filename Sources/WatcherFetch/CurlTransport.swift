@@ -39,6 +39,12 @@ public struct CurlTransport: HTTPTransport {
   public func fetch(_ requests: [FetchRequest], concurrency: Int, cancellation: Cancellation?) -> [Result<
     FetchResponse, FetchError
   >] {
+    fetch(requests, concurrency: concurrency, cancellation: cancellation, pacer: nil)
+  }
+
+  public func fetch(
+    _ requests: [FetchRequest], concurrency: Int, cancellation: Cancellation?, pacer: HostPacer?
+  ) -> [Result<FetchResponse, FetchError>] {
     var results = [Result<FetchResponse, FetchError>?](repeating: nil, count: requests.count)
     var done = 0
     var failed = 0
@@ -50,13 +56,28 @@ public struct CurlTransport: HTTPTransport {
     var running: [Int: Transfer] = [:]  // by handle address
     var perHost: [String: Int] = [:]
 
+    // The soonest a request held back by the pacer may start, in milliseconds.
+    var pacedFor: Int?
     func start() {
       var index = 0
+      pacedFor = nil
       while index < waiting.count, running.count < max(1, concurrency) {
         let requestIndex = waiting[index]
-        let host = URL(string: requests[requestIndex].url)?.host ?? ""
+        let host = HostPacer.host(of: requests[requestIndex].url)
         if perHost[host, default: 0] >= 2 {
           index += 1
+          continue
+        }
+        switch pacer?.reserve(host) ?? .start {
+        case .start: break
+        case .wait(let wait):
+          let ms = Int(wait.components.seconds) * 1_000 + Int(wait.components.attoseconds / 1_000_000_000_000_000) + 1
+          pacedFor = min(pacedFor ?? ms, ms)
+          index += 1
+          continue
+        case .held(let seconds):
+          waiting.remove(at: index)
+          results[requestIndex] = .failure(.hostHeld(seconds: seconds))
           continue
         }
         waiting.remove(at: index)
@@ -72,7 +93,7 @@ public struct CurlTransport: HTTPTransport {
     }
 
     start()
-    while !running.isEmpty {
+    while !running.isEmpty || !waiting.isEmpty {
       if cancellation?.isCancelled == true {
         for (_, transfer) in running {
           results[transfer.index] = .failure(.cancelled)
@@ -94,6 +115,11 @@ public struct CurlTransport: HTTPTransport {
         if let transfer = running.removeValue(forKey: Int(bitPattern: easy)) {
           let result = transfer.finish(code: code)
           results[transfer.index] = result
+          // A host that asks to wait gets nothing more from this process meanwhile (a minute without
+          // Retry-After): its other feeds wait too.
+          if case .success(let response) = result, response.status == 429 || response.status == 503 {
+            pacer?.hold(transfer.host, seconds: min(response.retryAfter ?? 60, 7 * 86_400))
+          }
           if let progress {
             done += 1
             if case .success(let response) = result, response.status < 400 {} else { failed += 1 }
@@ -106,9 +132,10 @@ public struct CurlTransport: HTTPTransport {
         }
       }
       start()
-      if !running.isEmpty {
+      if !running.isEmpty || !waiting.isEmpty {
+        // With nothing running, curl_multi_poll waits the whole timeout: the pacer's wait.
         var ready: Int32 = 0
-        curl_multi_poll(multi, nil, 0, 1_000, &ready)
+        curl_multi_poll(multi, nil, 0, Int32(min(1_000, max(1, pacedFor ?? 1_000))), &ready)
       }
     }
     return results.map { $0 ?? .failure(.transport("internal error: no result, please report")) }
@@ -171,7 +198,14 @@ private final class Transfer {
     let me = Unmanaged.passRetained(self)
     retained = me
     ccurl_setopt_str(easy, CURLOPT_URL, request.url)
-    ccurl_setopt_str(easy, CURLOPT_USERAGENT, userAgent)
+    ccurl_setopt_str(easy, CURLOPT_USERAGENT, request.userAgent ?? userAgent)
+    if let netrc = request.netrc {
+      ccurl_setopt_long(easy, CURLOPT_NETRC, 1)  // CURL_NETRC_OPTIONAL
+      ccurl_setopt_str(easy, CURLOPT_NETRC_FILE, netrc)
+    }
+    // A cookie file is read, never written: watcher keeps no cookies of its own.
+    if let cookies = request.cookies { ccurl_setopt_str(easy, CURLOPT_COOKIEFILE, cookies) }
+    if let proxy = request.proxy { ccurl_setopt_str(easy, CURLOPT_PROXY, proxy) }
     ccurl_setopt_str(easy, CURLOPT_ACCEPT_ENCODING, "")
     ccurl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1)
     ccurl_setopt_long(easy, CURLOPT_MAXREDIRS, 5)
@@ -190,6 +224,7 @@ private final class Transfer {
     )
     if let etag = request.etag { list = curl_slist_append(list, "If-None-Match: \(etag)") }
     if let modified = request.lastModified { list = curl_slist_append(list, "If-Modified-Since: \(modified)") }
+    for line in request.headers { list = curl_slist_append(list, line) }
     headerList = list
     ccurl_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
     ccurl_setopt_writefn(easy, CURLOPT_WRITEFUNCTION, transferWrite)
@@ -295,6 +330,10 @@ private final class Transfer {
     }
     if let cache = header("cache-control"), let range = cache.range(of: "max-age=", options: .caseInsensitive) {
       response.maxAge = Int(cache[range.upperBound...].prefix { $0.isNumber })
+    } else if let expires = header("expires").flatMap(DateParser.parse) {
+      // `Expires` counts from the server's clock (`Date`), not ours.
+      let served = header("date").flatMap(DateParser.parse) ?? Date()
+      response.maxAge = Int(min(max(expires.timeIntervalSince(served), 0), 1e9))
     }
     // A chain that starts with permanent redirects: the feed moved to where the last of them points.
     var moved: String?
@@ -342,7 +381,9 @@ private let transferConnected:
     var address = String(cString: primary)
     var scope = AddressScope(address)
     // Behind a proxy the connected address is the proxy's: judge the hop by its own host instead.
-    if !ProxyEnvironment.current.isEmpty, let url = transfer.currentURL, ProxyEnvironment.current.isProxied(url) {
+    if let url = transfer.currentURL,
+      transfer.request.proxy != nil || !ProxyEnvironment.current.isEmpty && ProxyEnvironment.current.isProxied(url)
+    {
       scope = ProxyEnvironment.scope(ofHostIn: url)
       address = URLComponents(string: url)?.host ?? url
     }

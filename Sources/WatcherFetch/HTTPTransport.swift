@@ -20,6 +20,16 @@ public struct FetchRequest: Sendable, Equatable {
   /// The most private address the first hop may connect to (`nil`: any): an image named by a public feed
   /// may not be fetched from the user's own network.
   package var maxScope: AddressScope?
+  /// Extra header lines (`Name: value`), sent after watcher's own.
+  public var headers: [String] = []
+  /// The User-Agent instead of the transport's.
+  public var userAgent: String?
+  /// A netrc file to take basic-auth credentials from (for the request's host only).
+  public var netrc: String?
+  /// A cookie file (Netscape format) to send cookies from.
+  public var cookies: String?
+  /// A proxy URL for this request, instead of the environment's.
+  public var proxy: String?
 
   /// Creates a request.
   public init(
@@ -109,6 +119,10 @@ public enum FetchError: Error, Sendable, Equatable {
   case transport(String)
   /// Stopped because watcher is shutting down (not the feed's fault).
   case cancelled
+  /// Not requested: its host answered 429 or 503 in this process and asked to wait this many seconds more.
+  case hostHeld(seconds: Int)
+  /// Not requested: the feed's request options could not be met (a header's file cannot be read); why.
+  case notMade(String)
 }
 
 extension FetchError: CustomStringConvertible {
@@ -127,6 +141,9 @@ extension FetchError: CustomStringConvertible {
       return "not fetched: \(address) is a more private address than what linked to it"
     case .transport(let message): return message
     case .cancelled: return "cancelled (watcher is stopping)"
+    case .hostHeld(let seconds):
+      return "not requested: its host asked to wait (429/503) \(Span.text(Double(seconds))) more"
+    case .notMade(let why): return "not requested: \(why)"
     }
   }
 }
@@ -138,11 +155,25 @@ public protocol HTTPTransport: Sendable {
   func fetch(_ requests: [FetchRequest], concurrency: Int, cancellation: Cancellation?) -> [Result<
     FetchResponse, FetchError
   >]
+
+  /// `fetch`, with requests to one host spaced and held as `pacer` says.
+  func fetch(_ requests: [FetchRequest], concurrency: Int, cancellation: Cancellation?, pacer: HostPacer?) -> [Result<
+    FetchResponse, FetchError
+  >]
 }
 
 extension HTTPTransport {
   /// Fetches without cancellation.
   public func fetch(_ requests: [FetchRequest], concurrency: Int) -> [Result<FetchResponse, FetchError>] {
     fetch(requests, concurrency: concurrency, cancellation: nil)
+  }
+}
+
+extension HTTPTransport {
+  /// Transports made for tests do not pace.
+  public func fetch(_ requests: [FetchRequest], concurrency: Int, cancellation: Cancellation?, pacer: HostPacer?)
+    -> [Result<FetchResponse, FetchError>]
+  {
+    fetch(requests, concurrency: concurrency, cancellation: cancellation)
   }
 }

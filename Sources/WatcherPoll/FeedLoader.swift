@@ -16,6 +16,10 @@ public enum FeedLoadError: Error, Sendable, Equatable {
   case parse(FeedParseError)
   /// The file cannot be read; the system's reason.
   case read(String)
+  /// A bot check (`FeedHealth.botCheck`) answered instead of the feed: the status and the service.
+  case blocked(status: Int, by: String)
+  /// An HTML page, not a feed; the feeds it links to (maybe none).
+  case page(links: [String])
 }
 
 extension FeedLoadError: CustomStringConvertible {
@@ -26,6 +30,15 @@ extension FeedLoadError: CustomStringConvertible {
       return "HTTP \(status)" + (retryAfter.map { "; the server asks to wait \($0) s" } ?? "")
     case .parse(let error): return "\(error)"
     case .read(let reason): return "cannot read: \(reason)"
+    case .blocked(let status, let by):
+      return "HTTP \(status): answered by a bot check (\(by)) instead of the feed"
+    case .page(let links):
+      guard let first = links.first else {
+        return "found an HTML page, not a feed, and it links to no feed: find the site's feed URL "
+          + "(often /feed, /rss or /atom.xml)"
+      }
+      return "found an HTML page, not a feed; it links to the feed \(first)"
+        + (links.count > 1 ? " (and \(links.count - 1) more)" : "") + ": use that (watcher add PAGE does)"
     }
   }
 }
@@ -55,6 +68,9 @@ public enum FeedLoader {
           continue
         }
         results[index] = parse(response, options: options)
+        if case .failure(.parse(.notAFeed(found: "an HTML page"))) = results[index] {
+          results[index] = .failure(.page(links: feedLinks(in: response.body, response: response)))
+        }
       }
     }
     return results
@@ -163,6 +179,15 @@ public enum FeedLoader {
     return .success(.page(links, refused: refused))
   }
 
+  /// The http(s) feeds an HTML page in a response links to, no more private than the page.
+  static func feedLinks(in page: Data, response: FetchResponse) -> [String] {
+    FeedDiscovery.links(in: String(decoding: page, as: UTF8.self), pageURL: response.finalURL).map(\.url).filter {
+      FeedLocation.isHTTP($0)
+        && ProxyEnvironment.scope(ofHostIn: $0)
+          <= AddressScope.limit(forLink: $0, in: response.finalURL, sourceScope: response.scope)
+    }
+  }
+
   /// Reads a local file like `read`, handing each item over as it is read (`FeedParser.stream`).
   ///
   /// `encode` runs on the parser's worker threads; its result comes with each item.
@@ -184,6 +209,13 @@ public enum FeedLoader {
   public static func read(_ path: String, options: FeedParser.Options) -> Result<ParsedFeed, FeedLoadError> {
     do {
       return .success(try FeedParser.parse(contentsOf: path, options: options))
+    } catch FeedParseError.notAFeed(found: "an HTML page") {
+      // A saved page: the feeds it links to, as the page says (a file's links reach only the internet).
+      guard case .read(let data) = ChunkedFile.readRegularFile(path, maxBytes: options.maxBytes) else {
+        return .failure(.parse(.notAFeed(found: "an HTML page")))
+      }
+      let response = FetchResponse(status: 200, body: data, finalURL: URL(fileURLWithPath: path).absoluteString)
+      return .failure(.page(links: feedLinks(in: data, response: response)))
     } catch let error as FeedParseError {
       return .failure(.parse(error))
     } catch {

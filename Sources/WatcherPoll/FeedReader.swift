@@ -41,6 +41,13 @@ package struct FeedReader: Sendable {
   /// `body` is the response's body, taken out of it so that the parse can release it piece by piece.
   func read(_ job: FeedJob, body: consuming [Data], mode: Poller.Mode, engine: RuleEngine, now: Date) -> FeedJob {
     var job = job
+    if case .failure(.hostHeld(let seconds))? = job.response {
+      // Not requested: another feed of its host was just told to wait (hosts.json holds it). Not this
+      // feed's failure, and not an attempt.
+      job.outcome.heldUntil = now.addingTimeInterval(Double(seconds))
+      job.outcome.polled = false
+      return job
+    }
     job.state.lastAttempt = now
     // When nothing of this feed will be acted on (catch-up, a silent first poll, a restart), its items are
     // read for their identity only.
@@ -55,7 +62,38 @@ package struct FeedReader: Sendable {
       let feedMode = job.restarted && mode == .normal ? .silentRestart : mode
       apply(parsed, to: &job, engine: engine, mode: feedMode, now: now)
     }
+    noteHealth(&job, mode: mode, now: now)
     return job
+  }
+
+  /// A change in the feed's health (`FeedHealth`) is told once: a warning of the poll, and a low-urgency
+  /// notification, pending like any other (quiet hours hold it), unless `settings.notify.health` is off.
+  private func noteHealth(_ job: inout FeedJob, mode: Poller.Mode, now: Date) {
+    var events: [FeedHealth] = []
+    let current = FeedHealth.current(job.state, now: now)
+    if let current, current.key != job.state.healthTold {
+      events.append(current)
+      job.state.healthTold = current.key
+    } else if current == nil {
+      job.state.healthTold = nil
+    }
+    if let note = job.outcome.rekeyNote { events.append(.rekeyed(note)) }
+    guard !events.isEmpty, mode == .normal, !job.restarted else { return }
+    let settings = config.settings.notify
+    for event in events {
+      if event.kind != .rekeyed { job.outcome.warnings.append("\(event.summary); \(event.advice)") }
+      guard settings.health else { continue }
+      job.state.pending.append(
+        FeedState.PendingAction(
+          key: "health:\(event.key)", source: .feed,
+          payload: .notify(
+            .init(
+              summary:
+                "watcher: feed '\(job.feed.name)' \(event.kind == .rekeyed ? "changed its item ids" : event.summary)",
+              body: event.kind == .rekeyed ? event.summary : event.advice, urgency: .low, expire: settings.expire,
+              icon: settings.icon)),
+          title: "feed health: \(event.kind.rawValue)", link: job.state.movedTo, created: now))
+    }
   }
 
   /// The parsed feed, or `nil` when there is nothing new to read (304) or the feed failed.
@@ -63,7 +101,10 @@ package struct FeedReader: Sendable {
     _ feed: FeedConfig, response: Result<FetchResponse, FetchError>?, body: consuming [Data], state: inout FeedState,
     outcome: inout Poller.Outcome, now: Date, identityOnly: Bool
   ) -> ParsedFeed? {
-    let interval = feed.interval ?? config.settings.interval
+    let interval =
+      feed.isAuto(config.settings)
+      ? Schedule.autoInterval(feed, state: state, settings: config.settings).0
+      : feed.interval ?? config.settings.interval
     func fail(_ error: FeedLoadError, retryAfter: Int? = nil) -> ParsedFeed? {
       Poller.recordFailure(&state, interval: interval, retryAfter: retryAfter, now: now)
       state.lastError = "\(error)"
@@ -105,6 +146,11 @@ package struct FeedReader: Sendable {
       case 200..<300:
         state.bodyFingerprint = nil
         let options = parseOptions(feed, state: state, identityOnly: identityOnly)
+        if let by = FeedHealth.botCheck(status: http.status, body: body) {
+          state.problem = "blocked:\(by)"
+          return fail(.blocked(status: http.status, by: by))
+        }
+        let page = FeedDiscovery.looksLikeHTML(body.first ?? Data()) ? body.first : nil
         switch FeedLoader.parse(http, pieces: consume body, options: options) {
         case .success(let parsed):
           state.etag = http.etag
@@ -112,13 +158,21 @@ package struct FeedReader: Sendable {
           state.bodyFingerprint = fingerprint
           succeed(&state, maxAge: http.maxAge, now: now)
           return parsed
+        case .failure(.parse) where page != nil:
+          state.problem = nil
+          return fail(.page(links: FeedLoader.feedLinks(in: page ?? Data(), response: http)))
         case .failure(let error):
+          state.problem = nil
           return fail(error)
         }
-      case 429, 503:
-        return fail(.status(http.status, retryAfter: http.retryAfter), retryAfter: http.retryAfter)
-      default:
-        return fail(.status(http.status, retryAfter: nil))
+      case let status:
+        if let by = FeedHealth.botCheck(status: status, body: body) {
+          state.problem = "blocked:\(by)"
+          return fail(.blocked(status: status, by: by), retryAfter: http.retryAfter)
+        }
+        state.problem = status == 410 ? "gone" : nil
+        let asks = status == 429 || status == 503 ? http.retryAfter : nil
+        return fail(.status(status, retryAfter: asks), retryAfter: asks)
       }
     }
   }
@@ -150,9 +204,23 @@ package struct FeedReader: Sendable {
     state.lastSuccessBefore = state.lastSuccess
     state.lastSuccess = now
     state.consecutiveFailures = 0
+    state.failingSince = nil
+    state.problem = nil
     state.lastError = nil
     state.retryAfterUntil = nil
     state.notBefore = maxAge.map { now.addingTimeInterval(Double(min($0, 86_400))) }
+  }
+
+  /// What the document says about when to poll it again: how often it posts (its items' dates, else when
+  /// they were first seen), its `ttl`, `sy:updatePeriod` and skipped hours and days.
+  private func learnHints(_ feed: Feed, state: inout FeedState, now: Date) {
+    var times = feed.items.compactMap { $0.published ?? $0.updated }
+    if times.count < 2 { times = state.items.values.map(\.firstSeen) }
+    (state.hints.posts, state.hints.postsSince) = Schedule.recentPosts(times, now: now)
+    state.hints.ttl = feed.refresh.ttl
+    state.hints.updatePeriod = feed.refresh.updatePeriod
+    state.hints.skipHours = Array(Set(feed.refresh.skipHours)).sorted()
+    state.hints.skipDays = Array(Set(feed.refresh.skipDays)).sorted()
   }
 
   /// Diffs the parsed items against the state, applies first-poll and max_age, evaluates rules for the
@@ -220,6 +288,7 @@ package struct FeedReader: Sendable {
       }
     }
     state.storiesKept = true
+    learnHints(parsed.feed, state: &state, now: now)
     noteRekeys(rekeyed, items: items.count, feed: feed, state: &state, outcome: &outcome, now: now)
     outcome.newItems = fresh.count
     // Forget items that left the feed longer ago than the retention.

@@ -56,6 +56,8 @@ extension Poller {
     public var untouched = 0
     /// When the feed is due next (set for a feed that was not due).
     public var nextDue: Date?
+    /// Why it is due then ("posts about every 3 h", "the server asks for 1 h (Cache-Control or Expires)").
+    public var nextBecause: [String] = []
     /// What became of each action (as the journal records it).
     public var journal: [JournalEntry] = []
     /// Notifications held for quiet hours.

@@ -31,6 +31,8 @@ public struct Poller {
   package let cancellation: Cancellation?
   /// Called between the batches of a pass (the daemon pings systemd's watchdog with it).
   public var heartbeat: (@Sendable () -> Void)?
+  /// Spaces the requests to one host (`settings.host_gap`) and holds a host that asked to wait.
+  public var pacer: HostPacer
 
   /// Creates a poller; setting `cancellation` stops it between feeds and aborts transfers in flight.
   public init(
@@ -42,6 +44,7 @@ public struct Poller {
     self.transport = transport
     self.runner = runner
     self.cancellation = cancellation
+    pacer = HostPacer(hostGap: config.settings.hostGap)
   }
 
   /// A fetch's answer.
@@ -91,10 +94,13 @@ public struct Poller {
   ) -> [Outcome] {
     var outcomes: [Outcome] = []
     var due: [FeedJob] = []
+    var holds = (try? store.hostHolds(readOnly: dryRun)) ?? [:]
+    let heldBefore = holds
     for (feed, loaded) in zip(feeds, PassStages.loadStates(feeds, directory: store.directory, readOnly: dryRun)) {
       guard let loaded else { continue }
       switch schedule(
-        feed, loaded, force: force, ignoreRetryAfter: ignoreRetryAfter, mode: mode, now: now, dryRun: dryRun)
+        feed, loaded, force: force, ignoreRetryAfter: ignoreRetryAfter, mode: mode, now: now, dryRun: dryRun,
+        hostHold: Schedule.hold(feed, in: holds).flatMap { $0 > now ? $0 : nil })
       {
       case .finished(let outcome):
         outcomes.append(outcome)
@@ -111,6 +117,7 @@ public struct Poller {
       due, size: max(32, 4 * config.settings.concurrency), cancellation: cancellation, fetch: fetch
     ) { batch, bodies in
       heartbeat?()
+      Self.noteHosts(batch, holds: &holds, holdsLocal: pacer.holdsLocal, now: now)
       // Feeds whose new items fetch their pages (full_text) are read, saved and acted on after the others,
       // so that pages, however slow within their budget, never hold up another feed's actions.
       let pages = batch.indices.filter { batch[$0].feed.wantsFullText(config.settings) }
@@ -122,8 +129,30 @@ public struct Poller {
         act(acting, now: now, outcomes: &outcomes)
       }
     }
-    if !dryRun { store.syncDirectory() }
+    if !dryRun {
+      if holds != heldBefore { try? store.saveHostHolds(holds, now: now) }
+      store.syncDirectory()
+    }
     return outcomes
+  }
+
+  /// What the batch's answers say of their hosts: a 429 or 503 holds the host (`HostHold.next`), any
+  /// other answer from it clears the hold.
+  static func noteHosts(_ batch: [FeedJob], holds: inout [String: HostHold], holdsLocal: Bool, now: Date) {
+    var throttled: Set<String> = []
+    for job in batch {
+      guard case .success(let response)? = job.response else { continue }
+      let host = HostPacer.host(of: job.feed.url)
+      guard holdsLocal || !HostPacer.isLocal(host) else { continue }
+      if response.status == 429 || response.status == 503 {
+        // One hold per host and pass, however many of its feeds answered so.
+        if throttled.insert(host).inserted {
+          holds[host] = HostHold.next(after: holds[host], retryAfter: response.retryAfter, now: now)
+        }
+      } else if !throttled.contains(host), response.status < 500 {
+        holds[host] = nil
+      }
+    }
   }
 
   /// What the schedule stage decided for one feed.
@@ -140,7 +169,7 @@ public struct Poller {
   /// over.
   private func schedule(
     _ feed: FeedConfig, _ loaded: Result<StateStore.Loaded, StateError>, force: Bool, ignoreRetryAfter: Bool,
-    mode: Mode, now: Date, dryRun: Bool
+    mode: Mode, now: Date, dryRun: Bool, hostHold: Date?
   ) -> Scheduled {
     var outcome = Outcome(feed: feed)
     let state: FeedState
@@ -157,7 +186,7 @@ public struct Poller {
       outcome.failures.append(.unreadableState(error))
       return .finished(outcome)
     }
-    if force, let until = state.retryAfterUntil, until > now {
+    if force, let until = [state.retryAfterUntil, hostHold].compactMap({ $0 }).max(), until > now {
       guard ignoreRetryAfter else {
         outcome.heldUntil = until
         return .finished(outcome)
@@ -165,8 +194,9 @@ public struct Poller {
       outcome.warnings.append(
         "the server asked not to be polled before \(ISODate.format(until)) (Retry-After); polling anyway (--force)")
     }
-    guard force || Schedule.isDue(feed, state: state, settings: config.settings, now: now) else {
-      outcome.nextDue = Schedule.nextDue(feed, state: state, settings: config.settings)
+    guard force || Schedule.isDue(feed, state: state, settings: config.settings, hostHold: hostHold, now: now) else {
+      let plan = Schedule.plan(feed, state: state, settings: config.settings, hostHold: hostHold)
+      (outcome.nextDue, outcome.nextBecause) = (plan.at, plan.reasons)
       // Not due, but actions left pending by an earlier pass (a crash, a failure whose wait is over) run now.
       // (A pending action whose rule is gone is dropped now, too.)
       let gone = !PendingRefresh.refresh(state.pending, feed: feed, config: config).gone.isEmpty
@@ -189,15 +219,45 @@ public struct Poller {
   /// Returns the download to run, one result per HTTP feed in order; files are read by the read stage.
   private func fetch(_ jobs: ArraySlice<FeedJob>) -> @Sendable () -> [FetchResult] {
     let settings = config.settings
-    let requests = jobs.filter { FeedLocation.isHTTP($0.feed.url) }.map {
-      FetchRequest(
-        url: $0.feed.url, etag: $0.state.etag, lastModified: $0.state.lastModified, maxBytes: settings.maxBytes,
-        timeout: settings.timeout)
+    let environment = ProcessInfo.processInfo.environment
+    // A request that cannot be made (a header's file is missing) fails on its own; the others go.
+    let made: [Result<FetchRequest, FetchError>] = jobs.filter { FeedLocation.isHTTP($0.feed.url) }.map { job in
+      Self.request(job.feed, state: job.state, settings: settings, environment: environment)
     }
-    let (transport, cancellation) = (transport, cancellation)
+    let requests = made.compactMap { try? $0.get() }
+    let (transport, cancellation, pacer) = (transport, cancellation, pacer)
     return {
-      requests.isEmpty ? [] : transport.fetch(requests, concurrency: settings.concurrency, cancellation: cancellation)
+      var fetched =
+        requests.isEmpty
+        ? [] : transport.fetch(requests, concurrency: settings.concurrency, cancellation: cancellation, pacer: pacer)
+      fetched.reverse()
+      return made.map { made in
+        switch made {
+        case .success: return fetched.popLast() ?? .failure(.cancelled)
+        case .failure(let error): return .failure(error)
+        }
+      }
     }
+  }
+
+  /// The conditional GET for a feed, with its fetch options (`user_agent`, `headers`…) over the settings'.
+  package static func request(
+    _ feed: FeedConfig, state: FeedState, settings: Settings, environment: [String: String]
+  ) -> Result<FetchRequest, FetchError> {
+    var request = FetchRequest(
+      url: feed.url, etag: state.etag, lastModified: state.lastModified, maxBytes: settings.maxBytes,
+      timeout: settings.timeout)
+    let options = feed.fetch.over(settings.fetch)
+    guard !options.isEmpty else { return .success(request) }
+    switch options.headerLines(environment: environment) {
+    case .success(let lines): request.headers = lines
+    case .failure(let error): return .failure(.notMade(error.description))
+    }
+    request.userAgent = options.userAgent
+    request.netrc = options.netrc.map { HomePath.expand($0, environment: environment) }
+    request.cookies = options.cookies.map { HomePath.expand($0, environment: environment) }
+    request.proxy = options.proxy
+    return .success(request)
   }
 
   /// Read: every feed of the batch parsed, diffed and run through the rules at once, on every core.
@@ -306,6 +366,7 @@ public struct Poller {
   /// can overflow.
   package static func recordFailure(_ state: inout FeedState, interval: Int, retryAfter: Int?, now: Date) {
     state.consecutiveFailures = min(max(state.consecutiveFailures, 0), 1_000_000) + 1
+    if state.failingSince == nil { state.failingSince = now }
     let (scaled, overflow) = max(interval, 1).multipliedReportingOverflow(
       by: 1 << min(state.consecutiveFailures - 1, 16))
     let backoff = overflow ? 86_400 : min(86_400, scaled)

@@ -62,6 +62,34 @@ public struct FeedState: Sendable, Equatable {
   /// Whether its items' stories are kept (false for a state written before they were: they are learnt at
   /// the next fetch).
   public var storiesKept = false
+  /// What the feed's last answers say about when to poll it (for `interval: auto`).
+  public var hints = PollHints()
+  /// Since when it has failed without a success in between.
+  public var failingSince: Date?
+  /// What the last failure says of the feed's health: `blocked:SERVICE` (a bot check answered), `gone`
+  /// (410); nil otherwise.
+  public var problem: String?
+  /// The health problem last told in a notification (`FeedHealth.key`), so each is told once.
+  public var healthTold: String?
+
+  /// When to poll again, as the feed's last successful answer says (`Schedule` reads it).
+  public struct PollHints: Sendable, Equatable {
+    /// Its recent items (the ten newest by date, else by when first seen): how many, and the oldest's
+    /// time; how often it posts is the time from then to the poll, divided by the count.
+    public var posts = 0
+    public var postsSince: Date?
+    /// RSS `ttl`, seconds.
+    public var ttl: Int?
+    /// `sy:updatePeriod` / `sy:updateFrequency`, seconds.
+    public var updatePeriod: Int?
+    /// RSS `skipHours` (GMT) and `skipDays` (1: Sunday).
+    public var skipHours: [Int] = []
+    public var skipDays: [Int] = []
+
+    public init() {}
+
+    var isEmpty: Bool { self == PollHints() }
+  }
 
   /// An action that failed too often.
   public struct DroppedAction: Sendable, Equatable {
@@ -115,6 +143,10 @@ extension FeedState {
   /// (a hand edit, a bit flip, a hostile file) makes later arithmetic overflow and trap.
   package mutating func sanitize() {
     consecutiveFailures = min(max(consecutiveFailures, 0), 1_000_000)
+    // Seconds, from a minute to a year, whatever the file says.
+    for path in [\PollHints.ttl, \PollHints.updatePeriod] {
+      hints[keyPath: path] = hints[keyPath: path].map { min(max($0, 60), 365 * 86_400) }
+    }
     for index in pending.indices {
       pending[index].attempts = min(max(pending[index].attempts, 0), 1_000_000)
       switch pending[index].payload {
@@ -156,6 +188,23 @@ extension FeedState {
         }
       }
       json.member("etag", etag)
+      json.member("failing_since", failingSince)
+      json.member("health_told", healthTold)
+      if !hints.isEmpty {
+        json.key("hints")
+        json.object { json in
+          json.member("posts", hints.posts == 0 ? nil : hints.posts)
+          json.member("posts_since", hints.postsSince)
+          if !hints.skipDays.isEmpty {
+            json.member("skip_days", hints.skipDays.map(String.init).joined(separator: ","))
+          }
+          if !hints.skipHours.isEmpty {
+            json.member("skip_hours", hints.skipHours.map(String.init).joined(separator: ","))
+          }
+          json.member("ttl", hints.ttl)
+          json.member("update_period", hints.updatePeriod)
+        }
+      }
       json.member("initialized", initialized)
       if !itemDigests.isEmpty {
         json.key("item_digests")
@@ -183,6 +232,7 @@ extension FeedState {
       json.member("last_success_before", lastSuccessBefore)
       json.member("moved_to", movedTo)
       json.member("not_before", notBefore)
+      json.member("problem", problem)
       json.member("retry_after_until", retryAfterUntil)
       if storiesKept { json.member("stories", true) }
       json.key("pending")
@@ -230,6 +280,25 @@ extension FeedState {
       case "churn": state.churn = min(max(try json.optional { try $0.int() } ?? 0, 0), 1_000)
       case "last_rekey": state.lastRekey = try json.optional { try $0.string() }
       case "stories": state.storiesKept = try json.optional { try $0.bool() } ?? false
+      case "failing_since": state.failingSince = try json.optional { try $0.date() }
+      case "health_told": state.healthTold = try json.optional { try $0.string() }
+      case "problem": state.problem = try json.optional { try $0.string() }
+      case "hints":
+        guard try !json.null() else { break }
+        try json.object { json, key in
+          func numbers(_ text: String?, _ range: ClosedRange<Int>) -> [Int] {
+            Array((text ?? "").split(separator: ",").compactMap { Int($0) }.filter(range.contains).prefix(24))
+          }
+          switch key {
+          case "posts": state.hints.posts = min(max(try json.optional { try $0.int() } ?? 0, 0), 10)
+          case "posts_since": state.hints.postsSince = try json.optional { try $0.date() }
+          case "ttl": state.hints.ttl = try json.optional { try $0.int() }
+          case "update_period": state.hints.updatePeriod = try json.optional { try $0.int() }
+          case "skip_hours": state.hints.skipHours = numbers(try json.optional { try $0.string() }, 0...23)
+          case "skip_days": state.hints.skipDays = numbers(try json.optional { try $0.string() }, 1...7)
+          default: try json.skipValue()
+          }
+        }
       case "items":
         guard try !json.null() else { break }
         try json.object { json, key in state.items[key] = try KnownItem(reading: &json) }

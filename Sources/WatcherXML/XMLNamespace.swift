@@ -27,6 +27,8 @@ package enum XMLNamespace: Sendable, Equatable {
   case itunes
   /// XHTML.
   case xhtml
+  /// RSS 1.0's syndication module (`sy:updatePeriod`, `sy:updateFrequency`).
+  case sy
   /// The `xml:` namespace.
   case xml
   /// Anything else.
@@ -45,6 +47,7 @@ package enum XMLNamespace: Sendable, Equatable {
       case "atom", "atom10", "atom03": self = .atom
       case "rdf": self = .rdf
       case "xhtml": self = .xhtml
+      case "sy": self = .sy
       default: self = .other
       }
       return
@@ -68,6 +71,7 @@ package enum XMLNamespace: Sendable, Equatable {
     case "http://search.yahoo.com/mrss", "http://tools.search.yahoo.com/mrss": self = .media
     case "http://www.itunes.com/dtds/podcast-1.0.dtd", "http://www.itunes.com/dtds/podcast-1.0.dtd/": self = .itunes
     case "http://www.w3.org/1999/xhtml": self = .xhtml
+    case "http://purl.org/rss/1.0/modules/syndication": self = .sy
     case "http://www.w3.org/xml/1998/namespace": self = .xml
     default: self = .other
     }

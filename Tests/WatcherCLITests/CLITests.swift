@@ -108,7 +108,7 @@ struct CLITests {
     #expect(err == "error: -: the document is larger than the 100 bytes limit\n")
   }
 
-  @Test("a document that is not a feed is an error naming the file and what it is")
+  @Test("a document that is not a feed is an error naming the file and what it is (a page: what it links to)")
   func notAFeed() throws {
     let dir = try TemporaryDirectory()
     let page = dir.url.appendingPathComponent("page.html")
@@ -117,7 +117,10 @@ struct CLITests {
     let (code, out, err) = run(["parse", page.path])
     #expect(code == 1)
     #expect(out.isEmpty)
-    #expect(err == "error: \(page.path): not a feed: found an HTML page\n")
+    #expect(
+      err
+        == "error: \(page.path): found an HTML page, not a feed, and it links to no feed: find the site's feed URL "
+        + "(often /feed, /rss or /atom.xml)\n")
     let empty = dir.url.appendingPathComponent("empty.xml")
     try Data().write(to: empty)
     #expect(run(["parse", empty.path]).2 == "error: \(empty.path): not a feed: the document is empty\n")

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Synchronization
+
+/// Politeness to hosts: requests to one host start at least `gap` apart, and a host that answered 429 or
+/// 503 gets no more requests while it asked to wait (the rest of the pass, or its `Retry-After`).
+///
+/// Shared by every fetch of a process (the batches of a pass, the passes of the daemon). Hosts on this
+/// machine (localhost, 127.0.0.0/8, ::1) have a gap of their own, none by default: they are the user's.
+public final class HostPacer: Sendable {
+  private let gap: Duration
+  private let localGap: Duration
+  /// Whether hosts on this machine are held after a 429/503 too (only when `host_gap` is written).
+  public let holdsLocal: Bool
+  private struct Host {
+    var nextStart: ContinuousClock.Instant
+    var heldUntil: ContinuousClock.Instant?
+  }
+  private let hosts = Mutex<[String: Host]>([:])
+
+  /// `gap` and `localGap` in seconds.
+  public init(gap: Double, localGap: Double = 0, holdsLocal: Bool = false) {
+    self.holdsLocal = holdsLocal
+    self.gap = .milliseconds(Int64(max(0, gap) * 1_000))
+    self.localGap = .milliseconds(Int64(max(0, localGap) * 1_000))
+  }
+
+  /// The pacer the settings ask for: `host_gap` for every host when written, else 1 s for other hosts
+  /// and none for this machine's (which are then not held either: each feed's own Retry-After holds).
+  public convenience init(hostGap: Double?) {
+    self.init(gap: hostGap ?? 1, localGap: hostGap ?? 0, holdsLocal: hostGap != nil)
+  }
+
+  /// Whether `host` names this machine.
+  public static func isLocal(_ host: String) -> Bool {
+    let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+    return bare == "localhost" || bare.hasSuffix(".localhost") || bare == "::1" || bare.hasPrefix("127.")
+  }
+
+  /// What a request to `host` may do now.
+  public enum Slot: Equatable, Sendable {
+    /// Start now (the slot is taken).
+    case start
+    /// Wait this long first.
+    case wait(Duration)
+    /// Not at all: the host asked to wait (429/503) this much longer.
+    case held(seconds: Int)
+  }
+
+  /// Takes the next slot for `host` when it is free.
+  public func reserve(_ host: String, now: ContinuousClock.Instant = .now) -> Slot {
+    let gap = Self.isLocal(host) ? localGap : gap
+    return hosts.withLock { hosts in
+      var entry = hosts[host] ?? Host(nextStart: now)
+      if let held = entry.heldUntil, held > now {
+        return .held(seconds: Int((held - now).components.seconds) + 1)
+      }
+      if entry.nextStart > now { return .wait(entry.nextStart - now) }
+      entry.nextStart = now + gap
+      hosts[host] = entry
+      return .start
+    }
+  }
+
+  /// Holds `host` for `seconds` (it answered 429 or 503).
+  public func hold(_ host: String, seconds: Int, now: ContinuousClock.Instant = .now) {
+    guard holdsLocal || !Self.isLocal(host) else { return }
+    hosts.withLock { hosts in
+      var entry = hosts[host] ?? Host(nextStart: now)
+      let until = now + .seconds(max(1, seconds))
+      entry.heldUntil = max(entry.heldUntil ?? until, until)
+      hosts[host] = entry
+    }
+  }
+
+  /// The host part of a URL, lower-cased ("" when there is none).
+  public static func host(of url: String) -> String {
+    URLComponents(string: url)?.host?.lowercased() ?? ""
+  }
+}

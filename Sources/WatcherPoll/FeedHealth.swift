@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import WatcherState
+import WatcherSupport
+
+/// What is wrong with a feed that a person should hear about, once: it has failed for a day, moved
+/// permanently, is answered by a bot check, is gone (410), or changed its item ids wholesale.
+///
+/// A feed is never disabled for any of these: it backs off (at most a day between tries) and recovers on
+/// its own when the site does. `status` shows the problem while it lasts; a low-urgency notification tells
+/// it once per change (`settings.notify.health`).
+public struct FeedHealth: Sendable, Equatable {
+  public enum Kind: String, Sendable {
+    case failing, moved, blocked, gone, rekeyed
+  }
+
+  public var kind: Kind
+  /// What it is, in a few words ("answered by a bot check (Cloudflare) since 08:12").
+  public var summary: String
+  /// What to try.
+  public var advice: String
+  /// What makes it a change worth telling: its kind and detail.
+  public var key: String
+
+  /// How long a feed fails before it is told.
+  public static let failingFor: TimeInterval = 86_400
+
+  /// The problem `state` shows at `now`, the most telling first; nil when it is healthy.
+  public static func current(_ state: FeedState, now: Date) -> FeedHealth? {
+    if let problem = state.problem, problem.hasPrefix("blocked:") {
+      let by = String(problem.dropFirst("blocked:".count))
+      return FeedHealth(
+        kind: .blocked, summary: "answered by a bot check (\(by)) instead of the feed",
+        advice:
+          "watcher cannot pass it: ask the site to exempt its feed, look for another feed URL on the site "
+          + "(watcher add PAGE), or give the feed a 'user_agent', 'headers' or a 'cookies' file from your browser",
+        key: "blocked:\(by)")
+    }
+    if state.problem == "gone" {
+      return FeedHealth(
+        kind: .gone, summary: "gone: the server answers 410 (the feed was removed)",
+        advice: "remove it (watcher remove NAME) or find where it went (watcher add SITE)", key: "gone")
+    }
+    if state.consecutiveFailures > 0, let since = state.failingSince, now.timeIntervalSince(since) >= failingFor {
+      return FeedHealth(
+        kind: .failing,
+        summary:
+          "failing since \(ISODate.format(since)) (\(state.consecutiveFailures) tries): \(state.lastError ?? "?")",
+        advice: "watcher keeps trying, at most a day apart; 'watcher poll --feed NAME -v' shows the latest answer",
+        key: "failing")
+    }
+    if let moved = state.movedTo {
+      return FeedHealth(
+        kind: .moved, summary: "moved permanently to \(moved)", advice: "change its url in the config",
+        key: "moved:\(moved)")
+    }
+    return nil
+  }
+
+  /// The item ids changed wholesale (watcher matched the items by their links: nothing was repeated).
+  public static func rekeyed(_ note: String) -> FeedHealth {
+    FeedHealth(
+      kind: .rekeyed, summary: note,
+      advice: "nothing was announced twice; 'watcher status' shows it", key: "rekeyed:\(StableHash.hex(of: note))")
+  }
+
+  /// Which bot-check service a failed answer's HTML comes from, if it is one.
+  ///
+  /// The body's first 64 KB are read. Recognised: Cloudflare, DDoS-Guard, Sucuri, Imperva, Akamai, PerimeterX, DataDome, AWS WAF,
+  /// Vercel, Anubis, Reddit's block page, and any other HTML page asking for a CAPTCHA.
+  public static func botCheck(status: Int, body: [Data]) -> String? {
+    guard [200, 202, 403, 429, 503].contains(status) else { return nil }
+    var head = Data()
+    for piece in body where head.count < 65_536 { head.append(piece.prefix(65_536 - head.count)) }
+    let text = String(decoding: head, as: UTF8.self).lowercased()
+    guard text.contains("<html") || text.contains("<!doctype html") || text.contains("<head") else { return nil }
+    let signatures: [(String, [String])] = [
+      (
+        "Cloudflare",
+        [
+          "cf-chl", "cf_chl_opt", "just a moment...", "just a moment…", "challenge-platform",
+          "attention required! | cloudflare", "cf-browser-verification",
+        ]
+      ),
+      ("DDoS-Guard", ["ddos-guard"]),
+      ("Sucuri", ["sucuri website firewall", "sucuri-cloudproxy"]),
+      ("Imperva", ["_incapsula_resource", "incapsula incident id"]),
+      ("Akamai", ["akamai bot manager", "errors.edgesuite.net"]),
+      ("PerimeterX", ["px-captcha", "perimeterx"]),
+      ("DataDome", ["captcha-delivery.com", "datadome"]),
+      ("AWS WAF", ["awswaf", "aws-waf-token"]),
+      ("Vercel", ["vercel security checkpoint"]),
+      ("Anubis", ["anubis_challenge", "making sure you're not a bot", "making sure you&#39;re not a bot"]),
+      ("Reddit", ["whoa there, pardner", "blocked by network security"]),
+    ]
+    for (service, marks) in signatures where marks.contains(where: text.contains) { return service }
+    if status != 200, text.contains("captcha") { return "a CAPTCHA page" }
+    return nil
+  }
+}
