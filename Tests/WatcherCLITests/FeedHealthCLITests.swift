@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Testing
+import WatcherConfig
+import WatcherTestSupport
+
+/// What `status`, `check`, `poll` and `add` say about schedules, feed health and private feeds.
+@Suite("Schedules, feed health and private feeds on the command line")
+struct FeedHealthCLITests {
+  static let feed = """
+    <?xml version="1.0"?><rss version="2.0"><channel><title>t</title><ttl>240</ttl>
+    <item><guid>a</guid><title>A</title><pubDate>Sun, 29 Nov 2026 10:00:00 GMT</pubDate></item></channel></rss>
+    """
+
+  @Test("status says when each feed is next due and why, and what is wrong with a sick one")
+  func statusSaysWhy() throws {
+    let server = try LoopbackHTTPServer { request in
+      switch request.path {
+      case "/feed": return .ok(Self.feed)
+      default:
+        return .init(
+          status: 503, body: Data("<html><head><title>Just a moment...</title></head><body>cf-chl</body></html>".utf8))
+      }
+    }
+    defer { server.stop() }
+    let dir = try TemporaryDirectory()
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    settings: { interval: auto }
+    feeds:
+      - { url: "\(server.url("/feed"))", name: ttl }
+      - { url: "\(server.url("/blocked"))", name: blocked }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let state = dir.url.appendingPathComponent("state").path
+    let (_, _, pollErr) = run(["poll", "--config", config, "--state-dir", state])
+    #expect(pollErr.contains("answered by a bot check (Cloudflare) instead of the feed"), "\(pollErr)")
+    let (code, out, err) = run(["status", "--config", config, "--state-dir", state])
+    #expect(code == 0)
+    #expect(out.contains("SCHEDULE") && out.contains("the feed asks for 4 h (ttl)"), "\(out)")
+    #expect(out.contains("failing: backing off after 1 failure"), "\(out)")
+    #expect(err.contains("feed 'blocked': answered by a bot check (Cloudflare) instead of the feed; watcher cannot pass it"))
+    let json = run(["status", "--json", "--config", config, "--state-dir", state]).1
+    #expect(json.contains("\"next_because\"") && json.contains("\"health\""))
+    // poll says why a feed that is not due waits.
+    let again = run(["poll", "--config", config, "--state-dir", state]).2
+    #expect(again.contains("ttl: not due: next poll in ") && again.contains("the feed asks for 4 h (ttl)"), "\(again)")
+  }
+
+  @Test("check warns of a credential in the config and a token file others can read; names never values")
+  func checkSecrets() throws {
+    let dir = try TemporaryDirectory()
+    let token = dir.url.appendingPathComponent("token").path
+    try "Bearer abc\n".write(toFile: token, atomically: true, encoding: .utf8)
+    chmod(token, 0o644)
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    feeds:
+      - url: https://example.org/private.xml
+        headers: { Authorization: "Bearer s3cr3t", X-Other: { file: "\(token)" } }
+      - url: https://example.org/b.xml
+        proxy: "http://me:hunter2@proxy.example:3128"
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let (code, out, err) = run(["check", "--config", config])
+    #expect(code == 0, "\(err)")
+    #expect(out.contains("2 feeds, 0 rules: OK"))
+    #expect(err.contains("warning: header 'Authorization' holds a credential written in the config"), "\(err)")
+    #expect(err.contains("can be read by other users") && err.contains("chmod 600 \(token)"))
+    #expect(err.contains("the proxy URL holds a password"))
+    // Only the config's own line is quoted; no value reaches a message of watcher's own.
+    let own = err.split(separator: "\n").filter { $0.contains("warning") || $0.contains("note") }
+    #expect(!own.contains { $0.contains("s3cr3t") || $0.contains("hunter2") || $0.contains("Bearer abc") })
+  }
+
+  @Test("an edited config's .bak has inline credentials redacted")
+  func backupRedacted() throws {
+    let dir = try TemporaryDirectory()
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    settings:
+      headers:
+        Authorization: "Bearer s3cr3t"
+        Accept-Language: en
+    feeds:
+      - url: https://example.org/a.xml
+        name: a
+        headers: { X-Api-Key: k3y, X-Mode: { file: ~/t } }
+        proxy: http://me:hunter2@proxy.example:3128
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let (code, _, err) = run(["remove", "a", "--config", config])
+    #expect(code == 0, "\(err)")
+    let backup = try String(contentsOfFile: config + ".bak", encoding: .utf8)
+    #expect(!backup.contains("s3cr3t") && !backup.contains("k3y") && !backup.contains("hunter2"), "\(backup)")
+    #expect(backup.contains("Accept-Language: en") && backup.contains("X-Mode: { file: ~/t }"))
+    #expect(backup.contains("http://me:***@proxy.example:3128"))
+    #expect(try String(contentsOfFile: config, encoding: .utf8).contains("Bearer s3cr3t"), "the config keeps it")
+  }
+
+  @Test("add of a host without a scheme tries https, then http")
+  func addWithoutScheme() throws {
+    let server = try LoopbackHTTPServer { _ in .ok(Self.feed) }
+    defer { server.stop() }
+    let dir = try TemporaryDirectory()
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    let bare = "localhost:\(server.port)/feed"
+    let (code, out, err) = run(["add", bare, "--config", config])
+    #expect(code == 0, "\(err)")
+    #expect(err.contains("note: https://\(bare) did not answer; trying http://\(bare)"), "\(err)")
+    #expect(out.contains("http://\(bare)"))
+    #expect(try ConfigLoader.load(path: config).feeds.map(\.url) == ["http://\(bare)"])
+  }
+}
