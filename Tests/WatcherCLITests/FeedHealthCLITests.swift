@@ -40,7 +40,8 @@ struct FeedHealthCLITests {
     #expect(code == 0)
     #expect(out.contains("SCHEDULE") && out.contains("the feed asks for 4 h (ttl)"), "\(out)")
     #expect(out.contains("failing: backing off after 1 failure"), "\(out)")
-    #expect(err.contains("feed 'blocked': answered by a bot check (Cloudflare) instead of the feed; watcher cannot pass it"))
+    #expect(
+      err.contains("feed 'blocked': answered by a bot check (Cloudflare) instead of the feed; watcher cannot pass it"))
     let json = run(["status", "--json", "--config", config, "--state-dir", state]).1
     #expect(json.contains("\"next_because\"") && json.contains("\"health\""))
     // poll says why a feed that is not due waits.
