@@ -43,7 +43,10 @@ public struct FeedHealth: Sendable, Equatable {
         kind: .gone, summary: "gone: the server answers 410 (the feed was removed)",
         advice: "remove it (watcher remove NAME) or find where it went (watcher add SITE)", key: "gone")
     }
-    if state.consecutiveFailures > 0, let since = state.failingSince, now.timeIntervalSince(since) >= failingFor {
+    // A state written before failures were dated: failing at least since its last success.
+    if state.consecutiveFailures > 0, let since = state.failingSince ?? state.lastSuccess,
+      now.timeIntervalSince(since) >= failingFor
+    {
       return FeedHealth(
         kind: .failing,
         summary:

@@ -317,6 +317,50 @@ struct PoliteSchedulingTests {
     #expect(unset == .failure(.notMade("header 'X-Api-Key': the environment variable WATCHER_TEST_KEY is not set")))
   }
 
+  @Test("a cookie file is sent to its host; a feed's proxy carries its request")
+  func cookiesAndProxy() throws {
+    let dir = try TemporaryDirectory()
+    let cookies = dir.url.appendingPathComponent("cookies.txt").path
+    try "# Netscape HTTP Cookie File\n127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\tabc123\n".write(
+      toFile: cookies, atomically: true, encoding: .utf8)
+    let s = try Setup { site in
+      """
+      feeds:
+        - { url: "\(site.server.url("/members"))", name: members, cookies: "\(cookies)" }
+        - { url: "http://feeds.example/via-proxy.xml", name: proxied, proxy: "\(site.server.url(""))" }
+      """
+    }
+    defer { s.site.server.stop() }
+    s.site.set("/members", Self.rss(count: 1, every: 60))
+    s.site.set("http://feeds.example/via-proxy.xml", Self.rss(count: 1, every: 60))
+    let outcomes = s.poll(at: Self.now)
+    #expect(s.site.hits("/members").first?.headers["cookie"] == "session=abc123")
+    #expect(outcomes[0].failures.isEmpty)
+    let proxied = s.site.server.requests.first { $0.path.contains("via-proxy") }
+    #expect(proxied?.path == "http://feeds.example/via-proxy.xml", "\(s.site.server.requests.map(\.path))")
+    #expect(outcomes[1].failures.isEmpty, "\(outcomes[1].failureWords)")
+    // The cookie file is read, never written.
+    #expect(try String(contentsOfFile: cookies, encoding: .utf8).hasPrefix("# Netscape HTTP Cookie File\n127"))
+  }
+
+  @Test("new ids for every item are told once as news of the feed, not as new items")
+  func newIdsTold() throws {
+    let s = try Setup { site in "feeds: [{ url: \"\(site.server.url("/f"))\", name: f }]" }
+    defer { s.site.server.stop() }
+    s.site.set("/f", Self.rss(count: 5, every: 3_600))
+    _ = s.poll(at: Self.now)
+    // The same posts (links), every id new: the state directory's stories know them.
+    s.site.set(
+      "/f",
+      Self.rss(count: 5, every: 3_600).replacingOccurrences(of: "<guid>i", with: "<guid>https://example.org/new-id/"))
+    let outcome = s.poll(at: Self.now.addingTimeInterval(3_600), force: true)[0]
+    #expect(outcome.newItems == 0 && outcome.rekeyNote != nil, "\(outcome)")
+    let told = s.runner.actions.filter { $0.action.key.hasPrefix("health:rekeyed") }
+    #expect(told.count == 1)
+    guard case .notify(let shown)? = told.first?.action.payload else { return }
+    #expect(shown.summary == "watcher: feed 'f' changed its item ids" && shown.urgency == .low)
+  }
+
   @Test("a home page in the config is told apart from a feed, and names the feed it links to")
   func pageNotFeed() throws {
     let s = try Setup { site in "feeds: [{ url: \"\(site.server.url("/home"))\", name: home }]" }

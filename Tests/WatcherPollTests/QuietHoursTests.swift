@@ -96,6 +96,22 @@ struct QuietHoursTests {
     #expect(try h.store.keptNotifications().isEmpty)
   }
 
+  @Test("a feed's health is told by a low-urgency notification that quiet hours hold, and only once")
+  func healthHeld() throws {
+    let h = try Harness(settings: "  notify: { quiet: \"22:00-07:00\" }")
+    defer { h.server.stop() }
+    h.source.status.withLock { $0 = 410 }
+    let notifier = Notifier()
+    notifier.up.withLock { $0 = true }
+    let night = Self.poller(h, notifier).pass(h.config.feeds, force: true, now: Self.local(23))
+    #expect(night.outcomes[0].held == 1, "\(night.outcomes[0])")
+    #expect(notifier.shown.withLock { $0 }.isEmpty)
+    _ = Self.poller(h, notifier).pass(h.config.feeds, force: true, now: Self.local(7, 1, days: 1))
+    let shown = notifier.shown.withLock { $0 }
+    #expect(shown.count == 1 && shown[0].summary.contains("gone: the server answers 410"), "\(shown)")
+    #expect(shown[0].urgency == .low)
+  }
+
   /// A poller whose notifications reach `notifier`, with `h`'s config as it is now.
   static func poller(_ h: Harness, _ notifier: Notifier) -> Poller {
     let runner = DeliveringActionRunner(
