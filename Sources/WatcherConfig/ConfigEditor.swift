@@ -256,7 +256,7 @@ public enum ConfigEditor {
       }
       // The backup keeps everything but the credentials written inline (a header's value, a proxy's
       // password): a backup is copied and shared more carelessly than the config.
-      let redactedOld = Data(redacted(String(decoding: old, as: UTF8.self)).utf8)
+      let redactedOld = Data(redactedForBackup(String(decoding: old, as: UTF8.self)).utf8)
       do {
         try AtomicFile.write(
           redactedOld, to: path + ".bak", directory: directory.isEmpty ? "." : directory, mode: mode)
@@ -275,51 +275,89 @@ public enum ConfigEditor {
     return backup
   }
 
-  /// `text` with each credential written inline replaced by `<redacted>`: the value of a secret header
-  /// (`Authorization`, `Cookie`, `X-Api-Key`…) under `headers:`, and the password of a `proxy:` URL.
-  static func redacted(_ text: String) -> String {
-    var out: [Substring] = []
+  /// `text` with each credential written inline replaced, line for line: the value of a secret header
+  /// (`Authorization`, `Cookie`, `X-Api-Key`…) under `headers:` (block or flow), and a URL's password
+  /// (`http://me:***@proxy`).
+  public static func redactedForBackup(_ text: String) -> String {
+    var out: [String] = []
     var headersIndent: Int?
     for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-      let indent = line.prefix { $0 == " " }.count
-      let body = line.dropFirst(indent)
+      var line = redactedPasswords(String(line))
+      let indent = line.prefix { $0 == " " || $0 == "-" }.count
+      let body = line.dropFirst(indent).drop { $0 == " " }
       if let open = headersIndent, indent <= open, !body.isEmpty, !body.hasPrefix("#") { headersIndent = nil }
-      guard let colon = body.firstIndex(of: ":") else {
-        out.append(line)
-        continue
-      }
-      let key = body[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "-\"' "))
-      let value = body[body.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-      if key == "headers" {
-        if value.hasPrefix("{") {
-          out.append(Substring(String(line.prefix(indent)) + "headers: " + redactedFlow(value)))
-          continue
+      if let range = line.range(of: "headers:") {
+        let rest = line[range.upperBound...].trimmingCharacters(in: .whitespaces)
+        if rest.hasPrefix("{") {
+          line = String(line[..<range.upperBound]) + " " + redactedFlow(rest)
+        } else if rest.isEmpty || rest.hasPrefix("#") {
+          headersIndent = indent
         }
-        headersIndent = indent
-      } else if headersIndent != nil, FetchOptions.isSecret(key), !value.isEmpty, !value.hasPrefix("{") {
-        out.append(Substring(String(line[..<line.index(after: colon)]) + " \"<redacted>\""))
-        continue
-      } else if key == "proxy", ConfigMapper.redactedURL(value) != value {
-        out.append(Substring(String(line[..<line.index(after: colon)]) + " " + ConfigMapper.redactedURL(value)))
-        continue
+      } else if headersIndent != nil, let colon = body.firstIndex(of: ":") {
+        let key = body[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "\"' "))
+        let value = body[body.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        if FetchOptions.isSecret(key), !value.isEmpty, !value.hasPrefix("{") {
+          line = String(line[..<line.index(after: colon)]) + " \"<redacted>\""
+        }
       }
       out.append(line)
     }
     return out.joined(separator: "\n")
   }
 
+  /// `scheme://user:password@host` with the password as `***`, wherever it is in `line`.
+  private static func redactedPasswords(_ line: String) -> String {
+    guard line.contains("@"), line.contains("://") else { return line }
+    var result = ""
+    var rest = Substring(line)
+    while let scheme = rest.range(of: "://") {
+      result += rest[..<scheme.upperBound]
+      rest = rest[scheme.upperBound...]
+      let authority = rest.prefix { !"/ \"',}".contains($0) }
+      if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
+        result += authority[..<colon] + ":***"
+        rest = rest[at...]
+      }
+    }
+    return result + rest
+  }
+
   /// A flow mapping of headers (`{ Authorization: "Bearer x", Accept: y }`) with the secret values redacted.
   private static func redactedFlow(_ flow: String) -> String {
-    guard let end = flow.lastIndex(of: "}") else { return flow }
+    // The brace that closes the first one (the line may go on: `headers: { … }, name: x }`).
+    var level = 0
+    var closing: String.Index?
+    for index in flow.indices {
+      if flow[index] == "{" { level += 1 }
+      if flow[index] == "}" {
+        level -= 1
+        if level == 0 {
+          closing = index
+          break
+        }
+      }
+    }
+    guard let end = closing else { return flow }
     let inner = flow[flow.index(after: flow.startIndex)..<end]
-    let parts = inner.split(separator: ",", omittingEmptySubsequences: false).map { part -> String in
-      guard let colon = part.firstIndex(of: ":") else { return String(part) }
+    var depth = 0
+    var parts: [String] = [""]
+    for character in inner {
+      if character == "{" { depth += 1 }
+      if character == "}" { depth -= 1 }
+      if character == ",", depth == 0 {
+        parts.append("")
+      } else {
+        parts[parts.count - 1].append(character)
+      }
+    }
+    let redacted = parts.map { part -> String in
+      guard let colon = part.firstIndex(of: ":") else { return part }
       let key = part[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "\"' "))
       let value = part[part.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-      guard FetchOptions.isSecret(key), !value.hasPrefix("{") else { return String(part) }
+      guard FetchOptions.isSecret(key), !value.hasPrefix("{") else { return part }
       return String(part[...colon]) + " \"<redacted>\""
     }
-    return "{" + parts.joined(separator: ",") + String(flow[end...])
+    return "{" + redacted.joined(separator: ",") + String(flow[end...])
   }
 
   /// Where `path` leads when it is a symbolic link (followed to the end, relative targets resolved); else

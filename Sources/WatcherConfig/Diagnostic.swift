@@ -41,8 +41,14 @@ public enum DiagnosticRenderer {
   package static let window = 120
 
   /// Every diagnostic for `path`, each with its source line and a caret when `source` is given.
+  ///
+  /// The source lines shown have inline credentials redacted (a secret header's value, a proxy's password),
+  /// as an edit's `.bak` has.
   public static func render(_ diagnostics: [Diagnostic], path: String, source: String?) -> String {
-    let lines = source.map { $0.split(separator: "\n", omittingEmptySubsequences: false) } ?? []
+    let lines =
+      source.map {
+        ConfigEditor.redactedForBackup($0).split(separator: "\n", omittingEmptySubsequences: false)
+      } ?? []
     var out = ""
     for diagnostic in diagnostics { out += render(diagnostic, path: path, lines: lines) }
     return out
