@@ -80,9 +80,7 @@ struct TestRulesCommand: Command {
       guard let sources = sources(arguments, config: config, terminal: terminal) else { return .usage }
       // The http(s) feeds are fetched together; the files read directly.
       let transport = CurlTransport(userAgent: WatcherCLI.userAgent)
-      let results = FeedLoader.load(
-        sources.map(\.url), options: FeedParser.options(config.settings), timeout: config.settings.timeout,
-        concurrency: config.settings.concurrency, transport: transport)
+      let results = FeedLoader.load(sources, settings: config.settings, transport: transport)
       for (feed, result) in zip(sources, results) {
         switch result {
         case .success(let parsed):

@@ -2,8 +2,10 @@
 // Copyright the watcher authors.
 
 import Foundation
+import WatcherConfig
 import WatcherFeed
 import WatcherFetch
+import WatcherState
 import WatcherSupport
 
 /// Why a feed could not be loaded: typed, and turned into words only where they are shown.
@@ -54,17 +56,48 @@ public enum FeedLoader {
     _ sources: [String], options: FeedParser.Options, timeout: Int = 30, concurrency: Int = 8,
     transport: any HTTPTransport
   ) -> [Result<ParsedFeed, FeedLoadError>] {
+    load(
+      sources, requests: sources.map { .success(FetchRequest(url: $0, maxBytes: options.maxBytes, timeout: timeout)) },
+      options: options, concurrency: concurrency, transport: transport)
+  }
+
+  /// Loads configured feeds as a poll requests them (their `user_agent`, `headers`, `netrc`, `cookies`,
+  /// `proxy`), without validators: `test-rules` and `parse --as`.
+  public static func load(_ feeds: [FeedConfig], settings: Settings, transport: any HTTPTransport) -> [Result<
+    ParsedFeed, FeedLoadError
+  >] {
+    let environment = ProcessInfo.processInfo.environment
+    return load(
+      feeds.map(\.url),
+      requests: feeds.map {
+        Poller.request($0, state: FeedState(url: $0.url), settings: settings, environment: environment)
+      }, options: FeedParser.options(settings), concurrency: settings.concurrency, transport: transport)
+  }
+
+  /// `load`, with the request made for each source (one per source; only the http(s) ones are used).
+  static func load(
+    _ sources: [String], requests: [Result<FetchRequest, FetchError>], options: FeedParser.Options,
+    concurrency: Int, transport: any HTTPTransport
+  ) -> [Result<ParsedFeed, FeedLoadError>] {
     let remote = sources.indices.filter { FeedLocation.isHTTP(sources[$0]) }
-    let fetched = transport.fetch(
-      remote.map { FetchRequest(url: sources[$0], maxBytes: options.maxBytes, timeout: timeout) },
-      concurrency: concurrency)
+    let made = remote.compactMap { try? requests[$0].get() }
+    var fetched = transport.fetch(made, concurrency: concurrency).reversed() as [Result<FetchResponse, FetchError>]
     var results = sources.map { read(FeedLocation.path(of: $0), options: options) }
-    for (index, result) in zip(remote, fetched) {
+    for index in remote {
+      let result: Result<FetchResponse, FetchError>
+      switch requests[index] {
+      case .success: result = fetched.popLast() ?? .failure(.cancelled)
+      case .failure(let error): result = .failure(error)
+      }
       switch result {
       case .failure(let error): results[index] = .failure(.fetch(error))
       case .success(let response):
         guard (200..<300).contains(response.status) else {
-          results[index] = .failure(.status(response.status, retryAfter: response.retryAfter))
+          if let by = FeedHealth.botCheck(status: response.status, body: response.pieces) {
+            results[index] = .failure(.blocked(status: response.status, by: by))
+          } else {
+            results[index] = .failure(.status(response.status, retryAfter: response.retryAfter))
+          }
           continue
         }
         results[index] = parse(response, options: options)

@@ -98,6 +98,27 @@ struct FeedHealthCLITests {
     #expect(try String(contentsOfFile: config, encoding: .utf8).contains("Bearer s3cr3t"), "the config keeps it")
   }
 
+  @Test("test-rules requests a private feed as the poll does (its headers)")
+  func testRulesSendsHeaders() throws {
+    let server = try LoopbackHTTPServer { request in
+      request.headers["x-api-key"] == "k1" ? .ok(Self.feed) : .init(status: 401)
+    }
+    defer { server.stop() }
+    let dir = try TemporaryDirectory()
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    let key = dir.url.appendingPathComponent("key").path
+    try "k1\n".write(toFile: key, atomically: true, encoding: .utf8)
+    try """
+    feeds:
+      - { url: "\(server.url("/feed"))", name: private, headers: { X-Api-Key: { file: "\(key)" } } }
+    rules:
+      - { name: all, match: { title: A }, notify: true }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let (code, out, err) = run(["test-rules", "--config", config])
+    #expect(code == 0, "\(err)")
+    #expect(out.contains("A") && !err.contains("401"), "\(out)\(err)")
+  }
+
   @Test("add of a host without a scheme tries https, then http")
   func addWithoutScheme() throws {
     let server = try LoopbackHTTPServer { _ in .ok(Self.feed) }
