@@ -168,6 +168,8 @@ public struct DeliveringActionRunner: ActionRunner {
           urgency: actions.compactMap(\.urgency).max() ?? settings.notify.urgency,
           expire: settings.notify.expire, icon: settings.notify.icon)
       ]
+      batch[0].feed = feed.name
+      batch[0].links = actions.compactMap(\.link)
     } else {
       // Each item's picture, when it has one and it can be had quickly; otherwise the notification goes
       // out without it.
@@ -175,6 +177,7 @@ public struct DeliveringActionRunner: ActionRunner {
       batch = zip(actions, pictures).map { action, picture in
         var notification = DesktopNotification(action)
         notification.imagePath = picture
+        (notification.feed, notification.feedURL) = (feed.name, feed.url)
         return notification
       }
     }
@@ -197,9 +200,10 @@ public struct DeliveringActionRunner: ActionRunner {
 
   public func showKept(_ kept: [KeptNotification]) -> ActionOutcome {
     guard let first = kept.first else { return .done }
-    let notification: DesktopNotification
+    var notification: DesktopNotification
     if kept.count == 1 {
       notification = DesktopNotification(first.action)
+      if first.feed != "digest" { notification.feed = first.feed }
     } else {
       // Each line names its feed once (a summary may already start with it).
       let lines = kept.suffix(20).map { "\($0.feed): \(Self.withoutFeed($0.action.summary ?? "", $0.feed))" }
@@ -208,6 +212,9 @@ public struct DeliveringActionRunner: ActionRunner {
         body: (kept.count > 20 ? ["…"] : []).joined() + lines.joined(separator: "\n"),
         urgency: kept.compactMap(\.action.urgency).max() ?? settings.notify.urgency,
         expire: settings.notify.expire, icon: settings.notify.icon)
+      // The one summary of what waited: a later one replaces its bubble.
+      notification.replaces = "away"
+      notification.links = kept.compactMap(\.action.link)
     }
     do {
       try notifier.show(notification)

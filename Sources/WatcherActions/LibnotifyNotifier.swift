@@ -16,16 +16,42 @@ import WatcherSupport
 public final class LibnotifyNotifier: Notifier {
   private let lock = Locked(false)
   private let environment: [String: String]
-  private let openLinks: Bool
+  private let clicks: (any NotificationClicks)?
+  /// What the server said it can do, asked once (`GetCapabilities`).
+  private let capabilities = Locked<Capabilities?>(nil)
+  /// The notifications still open that a later one may replace, by `replaces` name: their server ids.
+  private let open = Locked<[String: Int32]>([:])
+  /// Notifications with buttons not yet closed (the helper waits for them).
+  private let live = Locked(0)
 
   /// Creates a notifier.
   ///
-  /// `environment` is checked for a session bus before libnotify is asked. With `openLinks` (the daemon), clicking a
-  /// notification opens its item's link with `xdg-open`: a GLib main loop runs on a thread of its own to receive the
-  /// click, and each notification is released when closed.
-  public init(environment: [String: String], openLinks: Bool = false) {
+  /// `environment` is checked for a session bus before libnotify is asked. With `clicks` (the daemon, the
+  /// helper of `watcher poll`), notifications carry buttons when the server has the `actions`
+  /// capability, and a GLib main loop runs on a thread of its own to receive the clicks; each notification
+  /// is released when closed.
+  public init(environment: [String: String], clicks: (any NotificationClicks)? = nil) {
     self.environment = environment
-    self.openLinks = openLinks
+    self.clicks = clicks
+  }
+
+  /// What a server can do, as watcher uses it.
+  public struct Capabilities: Sendable, Equatable {
+    /// `body-markup`: bodies are escaped markup; otherwise plain text is sent as it is.
+    public var markup: Bool
+    /// `actions`: buttons and the default click.
+    public var actions: Bool
+    /// The hint a picture goes in: `image-path` (spec 1.2), `image_path` before it.
+    public var imageHint: String
+    /// Whether the default action shows as a button of its own (xfce4-notifyd): then "Open" is that one.
+    public var defaultIsButton: Bool
+
+    public init(capabilities: [String], server: String, specVersion: String) {
+      markup = capabilities.contains("body-markup")
+      actions = capabilities.contains("actions")
+      imageHint = specVersion.compare("1.2", options: .numeric) == .orderedAscending ? "image_path" : "image-path"
+      defaultIsButton = server.lowercased().contains("xfce")
+    }
   }
 
   private static let mainLoop: Bool = {
@@ -37,30 +63,58 @@ public final class LibnotifyNotifier: Notifier {
     return true
   }()
 
+  /// The notifications with buttons still open.
+  public var openWithButtons: Int { live.withLock { $0 } }
+
+  /// The server's capabilities, asked once for this connection.
+  public func serverCapabilities() -> Capabilities {
+    if let known = capabilities.withLock({ $0 }) { return known }
+    let info = try? serverInfo()
+    let found = Capabilities(
+      capabilities: info?.capabilities ?? [], server: info?.name ?? "", specVersion: info?.specVersion ?? "1.2")
+    capabilities.withLock { $0 = found }
+    return found
+  }
+
   public func show(_ notification: DesktopNotification) throws(ActionError) {
     if (environment["DBUS_SESSION_BUS_ADDRESS"] ?? "").isEmpty, environment["XDG_RUNTIME_DIR"] == nil {
       throw .notificationService(
         "DBUS_SESSION_BUS_ADDRESS is not set — start watcher from your desktop session or via the systemd user unit")
     }
-    let failure: String? = lock.withLock { initialized in
+    let started: String? = lock.withLock { initialized in
       if !initialized {
         guard notify_init("watcher") != 0 else { return "libnotify could not start" }
         initialized = true
       }
-      guard
-        let handle = notify_notification_new(
-          notification.summary, NotificationMarkup.escape(notification.body), notification.icon)
-      else { return "libnotify could not create a notification" }
+      return nil
+    }
+    if let started { throw .notificationService(started) }
+    let caps = serverCapabilities()
+    let failure: String? = lock.withLock { _ in
+      // Markup only for a server that reads it; a plain-text server shows the text as it is.
+      let body = caps.markup ? NotificationMarkup.escape(notification.body) : notification.body
+      guard let handle = notify_notification_new(notification.summary, body, notification.icon) else {
+        return "libnotify could not create a notification"
+      }
       var keepUntilClosed = false
       defer { if !keepUntilClosed { g_object_unref(UnsafeMutableRawPointer(handle)) } }
-      if openLinks, let link = notification.link, !link.isEmpty {
+      if let name = notification.replaces, let id = open.withLock({ $0[name] }) {
+        watcher_notification_set_id(handle, id)
+      }
+      let buttons =
+        caps.actions && clicks != nil ? Self.buttons(notification, defaultIsButton: caps.defaultIsButton) : []
+      if let clicks, !buttons.isEmpty {
         _ = Self.mainLoop
-        let box = Unmanaged.passRetained(LinkBox(link)).toOpaque()
-        notify_notification_add_action(handle, "default", "Open", openAction, box, releaseLink)
+        for (id, label) in buttons {
+          let box = Unmanaged.passRetained(ClickBox(id: id, notification: notification, clicks: clicks)).toOpaque()
+          notify_notification_add_action(handle, id, label, clickAction, box, releaseClick)
+        }
+        live.withLock { $0 += 1 }
+        let counter = Unmanaged.passRetained(ClosedBox(live: live, open: open, name: notification.replaces)).toOpaque()
         // Released when the server says the notification closed (clicked, expired or dismissed).
         g_signal_connect_data(
-          UnsafeMutableRawPointer(handle), "closed", unsafeBitCast(notificationClosed, to: GCallback.self), nil, nil,
-          GConnectFlags(rawValue: 0))
+          UnsafeMutableRawPointer(handle), "closed", unsafeBitCast(notificationClosed, to: GCallback.self), counter,
+          unsafeBitCast(releaseClosed, to: GClosureNotify.self), GConnectFlags(rawValue: 0))
         keepUntilClosed = true
       }
       let urgency: NotifyUrgency =
@@ -70,20 +124,47 @@ public final class LibnotifyNotifier: Notifier {
         case .critical: NOTIFY_URGENCY_CRITICAL
         }
       notify_notification_set_urgency(handle, urgency)
-      if let expire = notification.expire {
+      // A critical notification stays until it is dismissed.
+      if notification.urgency == .critical {
+        notify_notification_set_timeout(handle, NOTIFY_EXPIRES_NEVER)
+      } else if let expire = notification.expire {
         notify_notification_set_timeout(handle, Int32(min(expire, 86_400) * 1_000))
       }
       notify_notification_set_app_name(handle, "watcher")
-      if let image = notification.imagePath { notify_notification_set_hint_string(handle, "image-path", image) }
+      notify_notification_set_hint_string(handle, "desktop-entry", "watcher")
+      notify_notification_set_category(handle, notification.category.rawValue)
+      if let image = notification.imagePath { notify_notification_set_hint_string(handle, caps.imageHint, image) }
       var error: UnsafeMutablePointer<GError>?
       if notify_notification_show(handle, &error) == 0 {
         let message = error.flatMap { $0.pointee.message.map { String(cString: $0) } } ?? "unknown error"
         if let error { g_error_free(error) }
+        if keepUntilClosed { live.withLock { $0 -= 1 } }
         return message
+      }
+      if let name = notification.replaces {
+        let id = watcher_notification_get_id(handle)
+        open.withLock { $0[name] = id }
       }
       return nil
     }
     if let failure { throw .notificationService(Self.explain(failure)) }
+  }
+
+  /// The buttons a notification gets, as (action id, label): the default click and "Open" for a link,
+  /// "Open all" for a digest's links, "Snooze feed" for an item of a feed, then the rule's own.
+  static func buttons(_ notification: DesktopNotification, defaultIsButton: Bool) -> [(String, String)] {
+    var buttons: [(String, String)] = []
+    if let link = notification.link, LinkOpener.isWebLink(link) {
+      // A server that shows the default action as a button (xfce4-notifyd) gets it once, as "Open".
+      buttons.append(("default", "Open"))
+      if !defaultIsButton { buttons.append(("open", "Open")) }
+    }
+    if notification.links.contains(where: LinkOpener.isWebLink) { buttons.append(("open-all", "Open all")) }
+    if notification.feed != nil, notification.category == .item { buttons.append(("snooze", "Snooze feed")) }
+    for label in notification.buttons.prefix(3) where notification.item != nil {
+      buttons.append(("button:" + label, label))
+    }
+    return buttons
   }
 
   /// The notification server on the session bus: its name, vendor, version, spec version and capabilities.
@@ -159,24 +240,62 @@ public final class LibnotifyNotifier: Notifier {
   }
 }
 
-/// The link a notification opens, owned by libnotify's action (released through `releaseLink`).
-private final class LinkBox {
-  package let link: String
-  package init(_ link: String) { self.link = link }
+/// What one button of a notification does, owned by libnotify's action (released through `releaseClick`).
+private final class ClickBox {
+  let id: String
+  let notification: DesktopNotification
+  let clicks: any NotificationClicks
+  init(id: String, notification: DesktopNotification, clicks: any NotificationClicks) {
+    self.id = id
+    self.notification = notification
+    self.clicks = clicks
+  }
+
+  func clicked() {
+    switch id {
+    case "default", "open": clicks.open([notification.link].compactMap { $0 })
+    case "open-all": clicks.open(notification.links)
+    case "snooze": if let feed = notification.feed { clicks.snooze(feed: feed) }
+    default:
+      if id.hasPrefix("button:") { clicks.press(String(id.dropFirst("button:".count)), of: notification) }
+    }
+  }
 }
 
-private let openAction:
+/// Counts a notification with buttons as closed, and forgets its bubble for replacing.
+private final class ClosedBox {
+  let live: Locked<Int>
+  let open: Locked<[String: Int32]>
+  let name: String?
+  init(live: Locked<Int>, open: Locked<[String: Int32]>, name: String?) {
+    self.live = live
+    self.open = open
+    self.name = name
+  }
+}
+
+private let clickAction:
   @convention(c) (UnsafeMutablePointer<NotifyNotification>?, UnsafeMutablePointer<CChar>?, gpointer?) -> Void = {
     _, _, data in
     guard let data else { return }
-    LinkOpener.open(Unmanaged<LinkBox>.fromOpaque(data).takeUnretainedValue().link)
+    Unmanaged<ClickBox>.fromOpaque(data).takeUnretainedValue().clicked()
   }
 
-private let releaseLink: @convention(c) (gpointer?) -> Void = { data in
+private let releaseClick: @convention(c) (gpointer?) -> Void = { data in
   guard let data else { return }
-  Unmanaged<LinkBox>.fromOpaque(data).release()
+  Unmanaged<ClickBox>.fromOpaque(data).release()
 }
 
-private let notificationClosed: @convention(c) (gpointer?, gpointer?) -> Void = { notification, _ in
+private let notificationClosed: @convention(c) (gpointer?, gpointer?) -> Void = { notification, data in
+  if let data {
+    let box = Unmanaged<ClosedBox>.fromOpaque(data).takeUnretainedValue()
+    box.live.withLock { $0 -= 1 }
+    if let name = box.name { _ = box.open.withLock { $0.removeValue(forKey: name) } }
+  }
   if let notification { g_object_unref(notification) }
+}
+
+private let releaseClosed: @convention(c) (gpointer?, UnsafeMutablePointer<GClosure>?) -> Void = { data, _ in
+  guard let data else { return }
+  Unmanaged<ClosedBox>.fromOpaque(data).release()
 }

@@ -9,11 +9,11 @@ import WatcherSupport
 #endif
 
 /// Opens a link in the user's browser with `xdg-open LINK`: the link is one argument, never shell text.
-package enum LinkOpener {
+public enum LinkOpener {
   /// Starts `xdg-open` with an empty signal mask and reaps it in the background.
   ///
   /// Only http(s) links are opened. The corresponding C functions are `posix_spawnp` and `waitpid`.
-  static func open(_ link: String) {
+  public static func open(_ link: String) {
     guard isWebLink(link) else { return }
     var attributes = HookRunner.spawnAttributes(newProcessGroup: false)
     defer { posix_spawnattr_destroy(&attributes) }

@@ -21,6 +21,28 @@ public struct DesktopNotification: Sendable, Equatable {
   public var link: String?
   /// A picture to show with it (a local file: the item's image, downloaded), sent as the `image-path` hint.
   public var imagePath: String?
+  /// What it is about, for the server's rules and grouping (the `category` hint).
+  public var category: Category = .item
+  /// The feed it is from (its "Snooze feed" button), with the item's key.
+  public var feed: String?
+  public var feedURL: String?
+  public var key: String?
+  /// The rule whose buttons it carries, their labels, and the item's document for their hooks.
+  public var rule: String?
+  public var buttons: [String] = []
+  public var item: String?
+  /// What "Open all" opens (a digest's links).
+  public var links: [String] = []
+  /// A name for what it stands in for ("digest:NAME", "away"): a later notification with the same name
+  /// replaces its bubble (`replaces_id`) instead of stacking another.
+  public var replaces: String?
+
+  /// The `category` hint values watcher sends.
+  public enum Category: String, Sendable, Equatable {
+    case item = "x-watcher.item"
+    case digest = "x-watcher.digest"
+    case health = "x-watcher.health"
+  }
 
   /// Creates a notification.
   public init(
@@ -44,6 +66,16 @@ extension DesktopNotification {
     self.init(
       summary: notification.summary, body: notification.body, urgency: notification.urgency,
       expire: notification.expire, icon: notification.icon, link: action.link)
+    key = action.key
+    if action.key.hasPrefix("health:") { category = .health }
+    if action.key.hasPrefix("digest:") {
+      category = .digest
+      replaces = action.key
+    }
+    rule = action.source.ruleName
+    buttons = notification.buttons
+    item = notification.item
+    links = notification.links
   }
 }
 
@@ -67,9 +99,23 @@ public protocol Notifier: Sendable {
   func show(_ notification: DesktopNotification) throws(ActionError)
 }
 
+/// What a click on a notification does, where the notifier that showed it lives (the daemon, or the helper
+/// that holds an exited poll's notifications).
+public protocol NotificationClicks: Sendable {
+  /// "Open" or the notification itself: its link; "Open all": a digest's links.
+  func open(_ links: [String])
+  /// "Snooze feed".
+  func snooze(feed: String)
+  /// One of the rule's own buttons: its hook for the item, with a hook's guarantees.
+  func press(_ button: String, of notification: DesktopNotification)
+}
+
 /// Text for the body of a notification: the server interprets a small HTML-like markup in bodies, so `&`,
 /// `<` and `>` are escaped and a title such as `<b>x</b>` shows literally.
 public enum NotificationMarkup {
   /// `text` with markup characters escaped.
   public static func escape(_ text: String) -> String { MarkupText.escape(text) }
 }
+
+extension DesktopNotification: Codable {}
+extension DesktopNotification.Category: Codable {}

@@ -38,7 +38,9 @@ final class Daemon {
   let started = WallClock.now()
 
   let shutdown = Shutdown()
-  let wake = DispatchSemaphore(value: 0)
+  let wake: DispatchSemaphore
+  /// Set when a notification's button was clicked: the next pass runs its hook now.
+  let clicked: Locked<Bool>
   let signals = Locked<[Int32]>([])
   let clients = Locked<[DaemonSocket.Client]>([])
   /// When the config file last changed on disk, until it is read.
@@ -63,7 +65,14 @@ final class Daemon {
     self.terminal = terminal
     systemd = SystemdNotifier(environment: terminal.environment)
     socketPath = DaemonSocket.path(stateDirectory: directory, environment: terminal.environment)
-    notifier = LibnotifyNotifier(environment: terminal.environment, openLinks: true)
+    let (wake, clicked) = (DispatchSemaphore(value: 0), Locked(false))
+    (self.wake, self.clicked) = (wake, clicked)
+    notifier = LibnotifyNotifier(
+      environment: terminal.environment,
+      clicks: StoreClicks(directory: directory, snoozeFor: config.settings.notify.snooze) { _ in
+        clicked.withLock { $0 = true }
+        wake.signal()
+      })
   }
 
   func log(_ line: String) { terminal.error("\(ISODate.format(WallClock.now())) \(line)") }
@@ -120,6 +129,12 @@ final class Daemon {
       for client in waiting where !shutdown.stopping.isCancelled { serve(client) }
       for client in waiting where shutdown.stopping.isCancelled { client.finish(ExitCode.failure.rawValue) }
       if shutdown.stopping.isCancelled { return stop() }
+      if clicked.withLock({ clicked in
+        defer { clicked = false }
+        return clicked
+      }) {
+        nextPass = min(nextPass, WallClock.now())
+      }
       if WallClock.now() >= nextPass { pass() }
       var sleep = min(max(nextPass.timeIntervalSince(WallClock.now()), 0.05), 3_600)
       if let changed = configChanged.withLock({ $0 }) {
@@ -171,6 +186,7 @@ final class Daemon {
       for line in report { log(line) }
     }
     for problem in pass.digestProblems { log("digest: \(problem)") }
+    for problem in pass.clickProblems { log(problem) }
   }
 
   /// A poller with the config the daemon runs now.

@@ -17,7 +17,7 @@ enum KeptReport {
     for (rule, items) in pass.digestsShown {
       lines.append("sent the digest of rule '\(rule)' (\(items) item\(items == 1 ? "" : "s"))")
     }
-    for problem in pass.digestProblems { lines.append("error: \(problem)") }
+    for problem in pass.digestProblems + pass.clickProblems { lines.append("error: \(problem)") }
     if pass.keptDropped > 0 {
       lines.append(
         "warning: gave up on \(pass.keptDropped) kept notification\(pass.keptDropped == 1 ? "" : "s") "

@@ -152,8 +152,12 @@ enum PollRun {
     defer { store.unlock() }
     let shutdown = Shutdown()
     shutdown.install(extra: [SIGHUP])
+    // Notifications go through a helper that outlives the poll, so that their buttons still work.
+    let notifier = HelperNotifier(
+      direct: LibnotifyNotifier(environment: terminal.environment), stateDirectory: directory,
+      snooze: config.settings.notify.snooze, configPath: path)
     let runner = DeliveringActionRunner(
-      notifier: LibnotifyNotifier(environment: terminal.environment), settings: config.settings,
+      notifier: notifier, settings: config.settings,
       environment: terminal.environment, stopping: shutdown.stopping, killing: shutdown.killing,
       imageTransport: CurlTransport(userAgent: WatcherCLI.userAgent),
       log: { _ in })  // each failure is reported once, below, naming its item

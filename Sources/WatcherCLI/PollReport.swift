@@ -45,6 +45,9 @@ enum PollReport {
       let rules = Set(outcome.digested.map(\.rule)).sorted().map { "'\($0)'" }.joined(separator: ", ")
       parts.append("\(outcome.digested.count) for the digest of \(rules)")
     }
+    if outcome.snoozed > 0 {
+      extras.append("\(outcome.snoozed) not notified: the feed is snoozed ('watcher unsnooze \(outcome.feed.name)')")
+    }
     if outcome.held > 0 {
       extras.append("\(outcome.held) notification\(outcome.held == 1 ? "" : "s") held for quiet hours")
     }

@@ -28,6 +28,7 @@ struct StatusCommand: Command {
     ]
     var notes: [String] = []
     let holds = (try? store.hostHolds(readOnly: true)) ?? [:]
+    let snoozes = store.snoozes().filter { $0.value > now }
     for feed in config.feeds {
       // Read only: status never moves, repairs or writes anything.
       let state: FeedState
@@ -66,6 +67,7 @@ struct StatusCommand: Command {
           ("identity_reason", .optional(feed.identityChosen ? nil : state.autoIdentityReason)),
           ("due", .bool(due)), ("next_because", .array(plan.reasons.map { .string($0) })),
           ("health", .optional(FeedHealth.current(state, now: now)?.summary)),
+          ("snoozed_until", .optional(snoozes[feed.name].map(ISODate.format))),
         ]))
       table.append([
         feed.name, Self.relative(state.lastAttempt, now: now), Self.relative(state.lastSuccess, now: now),
@@ -75,6 +77,11 @@ struct StatusCommand: Command {
         plan.reasons.joined(separator: "; "),
       ])
       notes += Self.notes(feed, state: state, now: now)
+      if let until = snoozes[feed.name] {
+        notes.append(
+          "feed '\(feed.name)' is snoozed until \(WallClock.local(until)): no notifications "
+            + "('watcher unsnooze \(feed.name)')")
+      }
     }
     var stored: [KeptNotification] = []
     do {

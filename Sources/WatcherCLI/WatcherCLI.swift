@@ -29,7 +29,7 @@ public enum WatcherCLI {
     InitCommand(), RunCommand(), ReloadCommand(), PollCommand(), CatchUpCommand(), StatusCommand(), CheckCommand(),
     TestRulesCommand(),
     ParseCommand(), ExtractCommand(), AddCommand(), RemoveCommand(), LogCommand(), PendingCommand(),
-    NotifyTestCommand(), TestOutputCommand(),
+    NotifyTestCommand(), TestOutputCommand(), SnoozeCommand(), UnsnoozeCommand(),
     ImportOPMLCommand(),
     ExportOPMLCommand(), CompletionsCommand(),
   ]
@@ -54,6 +54,8 @@ public enum WatcherCLI {
       return ExitCode.usage.rawValue
     }
     switch first {
+    case NotifyHelper.argument:
+      return NotifyHelper.main(arguments, terminal: terminal)
     case "--version", "-V", "version":
       terminal.print("watcher \(version)")
       return ExitCode.success.rawValue

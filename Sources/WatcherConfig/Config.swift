@@ -156,6 +156,8 @@ public struct NotifySettings: Sendable, Equatable {
   /// Whether a feed's health (failing for a day, moved, blocked by a bot check, gone, new ids) is told by
   /// a notification (`settings.notify.health`); `status` says it either way.
   public var health = true
+  /// How long "Snooze feed" on a notification mutes its feed's notifications (`settings.notify.snooze`).
+  public var snooze = 86_400
 
   /// The icon a notification gets when nothing else is set: the freedesktop icon name for feeds.
   public static let defaultIcon = "application-rss+xml"

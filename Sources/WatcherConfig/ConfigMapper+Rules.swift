@@ -114,8 +114,14 @@ extension ConfigMapper {
       case "on_update": actions.onUpdate = bool(entry.value, "'on_update'") ?? false
       case "webhook": actions.webhook = webhookAction(entry.value, in: context)
       case "apprise": actions.apprise = appriseAction(entry.value, in: context)
+      case "buttons": actions.buttons = buttons(entry.value, in: context)
       default: break
       }
+    }
+    if !actions.buttons.isEmpty, actions.notify == nil, let entry = entries.first(where: { $0.key == "buttons" }) {
+      error(
+        "\(context) has buttons but no notify", at: entry.keyMark,
+        notes: ["buttons go on the rule's notifications: add notify: true"])
     }
     if actions.digestHook != nil, actions.digest == nil,
       let hookEntry = entries.first(where: { $0.key == "digest_hook" })
@@ -134,6 +140,38 @@ extension ConfigMapper {
         notes: ["add at least one action: tag, mute, notify, hook, webhook, apprise, digest or stop"])
     }
     return actions
+  }
+
+  /// `buttons: [{ label: Archive, hook: COMMAND }, …]` (at most 3: servers show few).
+  mutating func buttons(_ node: YAMLNode, in context: String) -> [NotifyButton] {
+    guard let elements = sequence(node, "'buttons' of \(context)") else { return [] }
+    var buttons: [NotifyButton] = []
+    for (index, element) in elements.enumerated() {
+      let place = "buttons[\(index + 1)] of \(context)"
+      guard let entries = mapping(element, place) else { continue }
+      checkKeys(entries, allowed: ["label", "hook"], in: place)
+      guard let label = value("label", in: entries).flatMap({ string($0, "'label'") }), !label.isEmpty,
+        let hookNode = value("hook", in: entries), let hook = hookAction(hookNode, in: place)
+      else {
+        error(
+          "\(place) needs a 'label' and a 'hook'", at: element.mark,
+          notes: ["for example { label: Archive, hook: 'echo \"$WATCHER_LINK\" >> ~/archive' }"])
+        continue
+      }
+      if ["open", "snooze feed", "open all"].contains(label.lowercased())
+        || buttons.contains(where: { $0.label == label })
+      {
+        error("\(place): a button named '\(label)' is there already", at: element.mark)
+        continue
+      }
+      buttons.append(NotifyButton(label: label, hook: hook))
+    }
+    if buttons.count > 3 {
+      error(
+        "\(context) has \(buttons.count) buttons", at: node.mark, notes: ["at most 3: notification servers show few"])
+      return Array(buttons.prefix(3))
+    }
+    return buttons
   }
 
   /// `apprise: URL`, `apprise: [URL, …]` or `apprise: { urls: […], file: PATH, title: T, body: T, urgency: U }`.

@@ -50,6 +50,7 @@ package struct ConfigMapper {
   package static let hookRetryKeys = ["delay", "max_delay", "give_up_after"]
   package static let notifySettingsKeys = [
     "urgency", "expire", "max_per_poll", "icon", "keep_for", "keep_max", "quiet", "quiet_allows", "health",
+    "snooze",
   ]
   package static let feedKeys =
     [
@@ -57,7 +58,7 @@ package struct ConfigMapper {
     ] + fetchKeys
   package static let ruleKeys = [
     "name", "feeds", "match", "tag", "mute", "notify", "hook", "stop", "digest", "digest_hook", "on_update", "webhook",
-    "apprise",
+    "apprise", "buttons",
   ]
   package static let digestKeys = ["every", "at"]
   package static let conditionKeys = MatchField.allCases.map(\.rawValue) + ["all", "not", "older_than", "newer_than"]
@@ -212,6 +213,7 @@ package struct ConfigMapper {
           }
         }
       case "health": notify.health = bool(entry.value, "'health'") ?? true
+      case "snooze": notify.snooze = duration(entry.value, "'snooze'", positive: true) ?? notify.snooze
       case "quiet_allows":
         if entry.value.scalar == "none" {
           notify.quiet.allows = nil

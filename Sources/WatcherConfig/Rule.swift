@@ -54,6 +54,8 @@ public struct RuleActions: Sendable {
   public var webhook: WebhookAction?
   /// Send the item through Apprise (`apprise:`): phones, chats, mail.
   public var apprise: AppriseAction?
+  /// Buttons on the rule's notifications (`buttons:`), each running its hook for the item when clicked.
+  public var buttons: [NotifyButton] = []
 
   /// Creates actions.
   public init(
@@ -95,6 +97,18 @@ public struct NotifyAction: Sendable, Equatable {
     self.urgency = urgency
     self.expire = expire
     self.icon = icon
+  }
+}
+
+/// A button a rule adds to its notifications: its label, and the hook run for the item when it is clicked
+/// (pending first, retried like any hook).
+public struct NotifyButton: Sendable, Equatable {
+  public var label: String
+  public var hook: HookAction
+
+  public init(label: String, hook: HookAction) {
+    self.label = label
+    self.hook = hook
   }
 }
 

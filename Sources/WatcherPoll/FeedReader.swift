@@ -23,6 +23,10 @@ package struct FeedReader: Sendable {
   let pagesDeadline: ContinuousClock.Instant
   /// What identifies a story under this config (made once: it is a set of parameter names).
   let stories: StoryIdentity
+  /// The feeds snoozed now (their notifications are not made).
+  var snoozed: Set<String> = []
+  /// The buttons of each rule that has some.
+  let buttonsByRule: [String: [NotifyButton]]
 
   init(
     config: Config, transport: any HTTPTransport, cancellation: Cancellation?,
@@ -33,6 +37,9 @@ package struct FeedReader: Sendable {
     self.cancellation = cancellation
     self.pagesDeadline = pagesDeadline
     stories = StoryIdentity(extra: config.settings.ignoreParameters)
+    buttonsByRule = Dictionary(
+      config.rules.filter { !$0.actions.buttons.isEmpty }.map { ($0.name, $0.actions.buttons) },
+      uniquingKeysWith: { first, _ in first })
   }
 
   /// The read stage for one feed: its response parsed, its items diffed against its state, the rules run,
@@ -410,6 +417,12 @@ package struct FeedReader: Sendable {
     digests: inout [(rule: String, entry: Digest.Entry)], now: Date
   ) {
     let key = Poller.identity(item, Self.identity(feed, state: state))
+    var decision = decision
+    // A snoozed feed ("Snooze feed" on a notification, `watcher snooze`): its items notify nobody for now.
+    if snoozed.contains(feed.name), !decision.notifications.isEmpty {
+      outcome.snoozed += 1
+      decision.notifications = []
+    }
     // What the actions keep of the item: every field within its stored size, whatever the feed sent.
     let item = item.stored
     // The picture only a notification shows (or Apprise attaches): looked for in the HTML only then.
@@ -418,16 +431,6 @@ package struct FeedReader: Sendable {
       ? nil
       : item.image.flatMap { FeedLocation.isHTTP($0) ? $0 : nil }
         ?? item.html.flatMap { FeedDiscovery.firstImage(in: $0, base: item.link ?? feed.url) }
-    for notification in decision.notifications {
-      state.pending.append(
-        FeedState.PendingAction(
-          key: key, source: notification.rule.map { .rule($0) } ?? .feed,
-          payload: .notify(
-            .init(
-              summary: notification.summary, body: notification.body, urgency: notification.urgency,
-              expire: notification.expire, icon: notification.icon, image: image)),
-          title: item.title, link: item.link, created: now))
-    }
     // The document a hook gets on stdin and a webhook in its body.
     func document(rule: String) -> String {
       FeedJSONWriter.itemJSON(
@@ -436,6 +439,20 @@ package struct FeedReader: Sendable {
           ("feed", .string(feed.name)), ("feed_url", .string(feed.url)), ("rule", .string(rule)),
           ("tags", .array(decision.tags.map { .string($0) })),
         ])
+    }
+    for notification in decision.notifications {
+      var shown = FeedState.PendingAction.Notification(
+        summary: notification.summary, body: notification.body, urgency: notification.urgency,
+        expire: notification.expire, icon: notification.icon, image: image)
+      // The rule's buttons, and the document their hooks get when one is clicked.
+      if let rule = notification.rule, let buttons = buttonsByRule[rule], !buttons.isEmpty {
+        shown.buttons = buttons.map(\.label)
+        shown.item = document(rule: rule)
+      }
+      state.pending.append(
+        FeedState.PendingAction(
+          key: key, source: notification.rule.map { .rule($0) } ?? .feed, payload: .notify(shown),
+          title: item.title, link: item.link, created: now))
     }
     for hook in decision.hooks {
       let json = document(rule: hook.rule)

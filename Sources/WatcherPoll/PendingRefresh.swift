@@ -66,6 +66,7 @@ enum PendingRefresh {
         switch action.source {
         case .feed: now = feed.apprise
         case .rule(let rule): now = config.rules.first { $0.name == rule }?.actions.apprise
+        case .button: now = nil
         }
         guard let now else {
           gone.append(action)
@@ -84,6 +85,8 @@ enum PendingRefresh {
     switch source {
     case .feed: return feed.hook
     case .rule(let rule): return config.rules.first { $0.name == rule }?.actions.hook
+    case .button(let rule, let label):
+      return config.rules.first { $0.name == rule }?.actions.buttons.first { $0.label == label }?.hook
     }
   }
 

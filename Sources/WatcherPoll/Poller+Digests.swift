@@ -152,10 +152,15 @@ extension Poller {
           journal.append(failed)
         }
       }
-      let notification = FeedState.PendingAction(
+      var notification = FeedState.PendingAction(
         kind: .notify, key: "digest:\(digest.rule)", rule: digest.rule, summary: summary, body: listing,
         urgency: settings.urgency, expire: settings.expire, icon: settings.icon,
         title: "digest of rule '\(digest.rule)'", created: now)
+      // "Open all" opens the digest's items.
+      if case .notify(var shown) = notification.payload {
+        shown.links = Array(digest.items.compactMap(\.link).prefix(20))
+        notification.payload = .notify(shown)
+      }
       if case .keep(let failure) = runner.showKept([KeptNotification(feed: "digest", action: notification)]) {
         toKeep.append(KeptNotification(feed: "digest", action: notification))
         journal.append(Self.entry(notification, feed: digestFeed, outcome: .kept, now: now, detail: "\(failure)"))

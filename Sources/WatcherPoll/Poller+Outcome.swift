@@ -62,6 +62,8 @@ extension Poller {
     public var journal: [JournalEntry] = []
     /// Notifications held for quiet hours.
     public var held = 0
+    /// Items whose notifications were not made because the feed is snoozed.
+    public var snoozed = 0
     /// Items collected for digests in this pass: (rule, item title).
     public var digested: [(rule: String, title: String)] = []
     /// Known items met under new keys (their feed changed its ids): re-keyed, not announced.
@@ -108,6 +110,8 @@ extension Poller {
     public var keptDropped = 0
     /// Kept notifications still held for quiet hours.
     public var keptHeld = 0
+    /// Notification buttons clicked that could not be made pending actions (said by the poll).
+    public var clickProblems: [String] = []
     /// Digests that went out: (rule, items).
     public var digestsShown: [(rule: String, items: Int)] = []
     /// Why a digest did not go out, when one did not.

@@ -75,6 +75,7 @@ public struct Poller {
   ) -> Pass {
     var pass = Pass(outcomes: [])
     if mode == .normal, !dryRun {
+      pass.clickProblems = absorbClicks(now: now)
       showKept(&pass, now: now)
       deliverDigests(&pass, now: now)
     }
@@ -267,8 +268,9 @@ public struct Poller {
     _ batch: [FeedJob], _ group: [Int], bodies: PassStages.Bodies, mode: Mode, engine: RuleEngine,
     pagesDeadline: ContinuousClock.Instant, now: Date
   ) -> [FeedJob] {
-    let reader = FeedReader(
+    var reader = FeedReader(
       config: config, transport: transport, cancellation: cancellation, pagesDeadline: pagesDeadline)
+    reader.snoozed = Set(store.snoozes().filter { $0.value > now }.keys)
     let read = Locked([FeedJob?](repeating: nil, count: group.count))
     WorkerPool.shared.perform(iterations: group.count) { position in
       let index = group[position]

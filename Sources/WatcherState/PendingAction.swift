@@ -23,6 +23,12 @@ extension FeedState {
       public var icon: String?
       /// The picture: the item's image (or the first image of its HTML), an http(s) URL.
       public var image: String?
+      /// The labels of the rule's own buttons (`buttons:`), each running its hook for the item when clicked.
+      public var buttons: [String] = []
+      /// The item's document, for the hooks of those buttons (nil without buttons).
+      public var item: String?
+      /// What "Open all" of a digest opens (its items' links, at most 20).
+      public var links: [String] = []
 
       public init(
         summary: String, body: String, urgency: Urgency = .normal, expire: Int? = nil, icon: String? = nil,
@@ -290,13 +296,24 @@ extension FeedState.PendingAction {
       json.member("icon", notification?.icon)
       json.member("image", notification?.image)
       json.member("link", link)
-      json.member("item", hook?.item ?? webhook?.item)
+      json.member("item", hook?.item ?? webhook?.item ?? notification?.item)
+      for (name, list) in [("buttons", notification?.buttons ?? []), ("links", notification?.links ?? [])]
+      where !list.isEmpty {
+        json.key(name)
+        json.array { json in
+          for text in list {
+            json.element()
+            json.string(text)
+          }
+        }
+      }
       json.member("key", key)
       json.member("kind", kind.rawValue)
       json.member("last_error", lastError)
       json.member("next_try", nextTry)
       // The feed's own action has no rule (and is read back as the feed's: `source` is never written).
       json.member("rule", source.ruleName)
+      if case .button(_, let label) = source { json.member("button", label) }
       json.member("secret_env", webhook?.secretEnv)
       json.member("secret_file", webhook?.secretFile)
       json.member("summary", notification?.summary ?? apprise?.title)
@@ -314,7 +331,7 @@ extension FeedState.PendingAction {
     var key: String?
     var attempts: Int?
     var created: Date?
-    var (rule, source): (String?, String?) = (nil, nil)
+    var (rule, source, button): (String?, String?, String?) = (nil, nil, nil)
     var (title, link, lastError): (String?, String?, String?) = (nil, nil, nil)
     var nextTry: Date?
     var notification = Notification(summary: "", body: "")
@@ -332,6 +349,7 @@ extension FeedState.PendingAction {
       case "created": created = try json.date()
       case "rule": rule = try json.optional { try $0.string() }
       case "source": source = try json.optional { try $0.string() }
+      case "button": button = try json.optional { try $0.string() }
       case "summary": notification.summary = try json.optional { try $0.string() } ?? ""
       case "body": notification.body = try json.optional { try $0.string() } ?? ""
       case "urgency":
@@ -349,6 +367,15 @@ extension FeedState.PendingAction {
         }
       case "timeout": hook.timeout = try json.optional { try $0.int() }
       case "item": hook.item = try json.optional { try $0.string() }
+      case "buttons", "links":
+        let list: [String] =
+          try json.optional { json -> [String] in
+            var list: [String] = []
+            try json.array { json in if list.count < 20 { list.append(try json.string()) } else { try json.skipValue() }
+            }
+            return list
+          } ?? []
+        if member == "buttons" { notification.buttons = list } else { notification.links = list }
       case "environment":
         hook.environment = try json.optional { json in
           var environment: [String: String] = [:]
@@ -368,10 +395,13 @@ extension FeedState.PendingAction {
     guard let kind, let key, let attempts, let created else {
       throw json.failure("a pending action needs 'kind', 'key', 'attempts' and 'created'")
     }
-    let from: ActionSource = source == "feed" ? .feed : rule.map { .rule($0) } ?? .feed
+    var from: ActionSource = source == "feed" ? .feed : rule.map { .rule($0) } ?? .feed
+    if let button, let rule { from = .button(rule: rule, label: button) }
     let payload: Payload
     switch kind {
-    case .notify: payload = .notify(notification)
+    case .notify:
+      notification.item = hook.item
+      payload = .notify(notification)
     case .hook: payload = .hook(hook)
     case .webhook:
       (webhook.timeout, webhook.item) = (hook.timeout, hook.item)

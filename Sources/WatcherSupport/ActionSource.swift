@@ -9,11 +9,15 @@ public enum ActionSource: Sendable, Equatable, Hashable {
   case rule(String)
   /// The feed's own `notify: true` or `hook:`.
   case feed
+  /// A button of that rule's notification, clicked: its hook.
+  case button(rule: String, label: String)
 
   /// The rule's name; `nil` for the feed.
   public var ruleName: String? {
-    if case .rule(let name) = self { return name }
-    return nil
+    switch self {
+    case .rule(let name), .button(let name, _): return name
+    case .feed: return nil
+    }
   }
 
   /// How messages, the journal and `watcher pending` name it: the rule's name; the feed's own hook as
@@ -22,6 +26,7 @@ public enum ActionSource: Sendable, Equatable, Hashable {
     switch self {
     case .rule(let name): return name
     case .feed: return hook ? "feed '\(feed)'" : nil
+    case .button(let rule, let label): return "\(rule) (button '\(label)')"
     }
   }
 }

@@ -41,9 +41,10 @@ struct NotificationTests {
   }
 
   @Test(
-    "one notification per item with rendered summary, escaped body and urgency; a batch becomes one summary",
-    .enabled(if: available || inCI, "Xvfb, dbus-run-session and dunst are not installed (CI installs them)"))
-  func realServer() throws {
+    "one notification per item with rendered summary, body and urgency; a batch is one summary; markup if read",
+    .enabled(if: available || inCI, "Xvfb, dbus-run-session and dunst are not installed (CI installs them)"),
+    arguments: [false, true])
+  func realServer(markup: Bool) throws {
     #expect(Self.available, "CI must have \(Self.tools.joined(separator: ", "))")
     let dir = try TemporaryDirectory()
     func feed(_ name: String, _ titles: [String]) throws -> String {
@@ -79,15 +80,18 @@ struct NotificationTests {
       script, history, "--", binary.path, "poll", "--config", config, "--state-dir",
       dir.url.appendingPathComponent("state").path,
     ].map { "'\($0)'" }.joined(separator: " ")
-    let result = HookRunner.run(
-      command: "/bin/bash " + quoted, environment: ProcessInfo.processInfo.environment, input: Data(), timeout: 60)
+    var environment = ProcessInfo.processInfo.environment
+    environment["MARKUP"] = markup ? "full" : "no"
+    let result = HookRunner.run(command: "/bin/bash " + quoted, environment: environment, input: Data(), timeout: 60)
     let errors = result.stderrTail
     #expect(result.succeeded, "\(result)")
     #expect(try String(contentsOfFile: history + ".status", encoding: .utf8) == "0\n", "watcher poll failed: \(errors)")
     let shown = try Self.history(history)
     #expect(shown.count == 3, "\(shown)")
-    // The summary is plain text, sent as is; the body is escaped for the server's markup.
-    #expect(shown.contains { $0 == ("a: AT&T <3 Unicode é", "AT&amp;T &lt;3 Unicode é / Text 0", "CRITICAL") })
+    // The summary is plain text, sent as is; the body is escaped for a server that reads markup (dunst's
+    // history keeps what it was sent), and sent as it is to one that shows plain text.
+    let body = markup ? "AT&amp;T &lt;3 Unicode é / Text 0" : "AT&T <3 Unicode é / Text 0"
+    #expect(shown.contains { $0 == ("a: AT&T <3 Unicode é", body, "CRITICAL") }, "\(shown)")
     #expect(shown.contains { $0 == ("a: Plain", "Plain / Text 1", "CRITICAL") })
     #expect(shown.contains { $0.0 == "7 new items in b: Batch 1, Batch 2, Batch 3, …" && $0.2 == "NORMAL" })
   }

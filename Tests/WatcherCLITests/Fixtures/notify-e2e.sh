@@ -12,7 +12,9 @@ Xvfb -displayfd 3 -screen 0 320x240x24 -nolisten tcp 3>"$T/d" >"$T/xvfb.log" 2>&
 trap 'kill $XPID 2>/dev/null; rm -rf "$T"' EXIT
 for _ in $(seq 200); do [ -s "$T/d" ] && break; sleep 0.05; done
 # dunst's history has no urgency field, so each urgency gets its own format, which shows in "message".
-cat > "$T/dunstrc" <<'RC'
+# MARKUP=full makes dunst read markup (it then has the body-markup capability); by default it shows plain text.
+printf '[global]\n    markup = %s\n' "${MARKUP:-no}" > "$T/dunstrc"
+cat >> "$T/dunstrc" <<'RC'
 [urgency_low]
     format = "LOW|%s|%b"
 [urgency_normal]
