@@ -9,6 +9,8 @@ WATCHER_PACKAGES=(
   libcurl4-openssl-dev     # fetching
   libxml2-utils sfeed      # the parse-speed benchmark's peers (xmllint, sfeed)
   dunst xvfb dbus libglib2.0-bin   # the notification tests: a real server on a private bus and display
+  xfce4-notifyd notification-daemon   # ... and two more servers, whose buttons are clicked
+  xdotool python3-pyatspi gir1.2-atspi-2.0 at-spi2-core   # the clicks: a button found by name, clicked on screen
   systemd groff-base       # the contrib tests: systemd-analyze verify of the units, groff lint of the man pages
   make                     # make install (and the test that walks the README's install steps)
   dpkg-dev lintian         # make deb (dpkg-shlibdeps derives Depends) and its lint in CI

@@ -135,6 +135,8 @@ struct PendingCommand: Command {
 enum PendingRun {
   static func execute(retry: Bool, keys: Set<String>?, poller: Poller, terminal: Terminal) -> ExitCode {
     let (config, store) = (poller.config, poller.store)
+    // The buttons clicked since the last pass are pending hooks first (and can be named by their item).
+    for problem in poller.absorbClicks(now: WallClock.now()) { terminal.error("error: \(problem)") }
     if let keys {
       let known = Set(
         config.feeds.flatMap { (try? store.load(url: $0.url, readOnly: true).state.pending) ?? [] }.map(\.key))

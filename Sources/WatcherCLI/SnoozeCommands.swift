@@ -6,8 +6,9 @@ import WatcherConfig
 import WatcherState
 import WatcherSupport
 
-/// `watcher snooze FEED [DURATION]`: the feed's notifications stop for a while (a day by default,
-/// `settings.notify.snooze`), as "Snooze feed" on one of its notifications does. The feed is still polled
+/// `watcher snooze FEED [DURATION]`: the feed's notifications stop for a while.
+///
+/// A day by default (`settings.notify.snooze`), as "Snooze feed" on one of its notifications does. The feed is still polled
 /// and its hooks still run; the snooze is kept in the state (`snoozed.json`), not the config.
 struct SnoozeCommand: Command {
   let name = "snooze"

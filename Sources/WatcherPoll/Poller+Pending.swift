@@ -14,9 +14,7 @@ extension Poller {
   /// Runs the pending actions of `feeds` now (those of the items in `keys`, or all), without fetching:
   /// `watcher pending --retry`.
   public func retryPending(_ feeds: [FeedConfig], keys: Set<String>? = nil, now: Date = WallClock.now()) -> [Outcome] {
-    // The buttons clicked since the last pass are pending hooks first.
-    _ = absorbClicks(now: now)
-    return feeds.compactMap { feed in
+    feeds.compactMap { feed in
       var outcome = Outcome(feed: feed)
       guard var state = try? store.load(url: feed.url).state, !state.pending.isEmpty else { return nil }
       let chosen = state.pending.filter { keys?.contains($0.key) ?? true }
