@@ -42,6 +42,10 @@ install:
 	# The documents --help and the man pages point to (JSON schemas, the rules language).
 	install -d $(SHAREDIR)/doc/watcher
 	install -m 644 README.md CHANGELOG.md docs/*.md $(SHAREDIR)/doc/watcher/
+	# The desktop entry notifications name (desktop-entry: watcher), so the desktop can name the app and offer its settings.
+	install -d $(SHAREDIR)/applications $(SHAREDIR)/icons/hicolor/scalable/apps
+	install -m 644 contrib/desktop/watcher.desktop $(SHAREDIR)/applications/watcher.desktop
+	install -m 644 contrib/desktop/watcher.svg $(SHAREDIR)/icons/hicolor/scalable/apps/watcher.svg
 	install -d $(MANDIR)/man1 $(MANDIR)/man5
 	install -m 644 contrib/man/watcher.1 $(MANDIR)/man1/watcher.1
 	install -m 644 contrib/man/watcher-rules.5 $(MANDIR)/man5/watcher-rules.5
@@ -51,6 +55,7 @@ uninstall:
 	rm -rf $(SHAREDIR)/watcher $(SHAREDIR)/doc/watcher
 	rm -f $(SHAREDIR)/bash-completion/completions/watcher $(SHAREDIR)/zsh/site-functions/_watcher $(SHAREDIR)/fish/vendor_completions.d/watcher.fish
 	rm -f $(MANDIR)/man1/watcher.1 $(MANDIR)/man5/watcher-rules.5
+	rm -f $(SHAREDIR)/applications/watcher.desktop $(SHAREDIR)/icons/hicolor/scalable/apps/watcher.svg
 
 test:
 	Scripts/test.sh

@@ -13,6 +13,7 @@ WATCHER_PACKAGES=(
   xdotool python3-pyatspi gir1.2-atspi-2.0 at-spi2-core   # the clicks: a button found by name, clicked on screen
   systemd groff-base       # the contrib tests: systemd-analyze verify of the units, groff lint of the man pages
   make                     # make install (and the test that walks the README's install steps)
+  desktop-file-utils       # the contrib tests: desktop-file-validate of watcher.desktop
   dpkg-dev lintian         # make deb (dpkg-shlibdeps derives Depends) and its lint in CI
   apprise                  # the apprise: action's tests (json://, ntfy:// and mailto:// to loopback servers)
 )

@@ -25,6 +25,12 @@ struct NotifyTestCommand: Command {
     terminal.print(
       "notification server: \(server.name) \(server.version) (\(server.vendor)), specification \(server.specVersion)")
     terminal.print("capabilities: \(server.capabilities.joined(separator: ", "))")
+    // What watcher sends it, as its capabilities decide.
+    let caps = LibnotifyNotifier.Capabilities(
+      capabilities: server.capabilities, server: server.name, specVersion: server.specVersion)
+    terminal.print(
+      "sends: \(caps.markup ? "markup" : "plain text"), \(caps.actions ? "buttons" : "no buttons"), "
+        + "pictures as \(caps.imageHint)")
     do {
       try notifier.show(
         DesktopNotification(
@@ -40,7 +46,9 @@ struct NotifyTestCommand: Command {
       terminal.print("note: this server shows summaries only: notification bodies (the item's text) are not shown")
     }
     if !server.capabilities.contains("actions") {
-      terminal.print("note: this server has no actions: clicking a notification does not open its item's link")
+      terminal.print(
+        "note: this server has no actions: notifications carry no buttons, and clicking one does not open its item's link"
+      )
     }
     return .success
   }

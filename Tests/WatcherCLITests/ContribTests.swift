@@ -99,6 +99,32 @@ struct ContribTests {
     #expect(run(["completions"]).0 == 64)
   }
 
+  @Test(
+    "watcher.desktop passes desktop-file-validate, names the icon shipped beside it, and is what notifications name")
+  func desktopEntry() throws {
+    let validate = try #require(
+      ["/usr/bin/desktop-file-validate"].first { FileManager.default.isExecutableFile(atPath: $0) },
+      "desktop-file-validate comes with Debian's desktop-file-utils (Scripts/packages.sh)")
+    let entry = Fixtures.repositoryRoot.appendingPathComponent("contrib/desktop/watcher.desktop")
+    let (status, out, err) = try execute(
+      validate, [entry.path], environment: ["PATH": "/usr/bin:/bin"],
+      in:
+        entry
+        .deletingLastPathComponent())
+    #expect(status == 0 && out.isEmpty && err.isEmpty, "\(out)\(err)")
+    let text = try String(contentsOf: entry, encoding: .utf8)
+    #expect(text.contains("\nNoDisplay=true\n") && text.contains("\nIcon=watcher\n"))
+    #expect(
+      FileManager.default.fileExists(
+        atPath: Fixtures.repositoryRoot.appendingPathComponent("contrib/desktop/watcher.svg").path))
+    // A broken entry is refused: the check can fail.
+    let dir = try TemporaryDirectory()
+    let broken = dir.url.appendingPathComponent("watcher.desktop")
+    try text.replacingOccurrences(of: "Type=Application", with: "Type=Gadget").write(
+      to: broken, atomically: true, encoding: .utf8)
+    #expect(try execute(validate, [broken.path], environment: ["PATH": "/usr/bin:/bin"], in: dir.url).0 != 0)
+  }
+
   @Test("the systemd user units pass systemd-analyze verify")
   func systemdUnits() throws {
     let analyze = try #require(

@@ -72,4 +72,59 @@ struct NotificationClickTests {
       journal.contains("\"key\":\"h1\",\"rule\":\"all (button 'Archive')\",\"action\":\"hook\",\"outcome\":\"ok\""),
       "\(journal)")
   }
+
+  @Test(
+    "each server gets what it can show: markup or plain, buttons, the picture, desktop-entry and category hints",
+    .enabled(if: available || NotificationTests.inCI, "the notification servers are not installed (CI installs them)"),
+    arguments: servers)
+  func hints(serverName: String) throws {
+    // A PNG of one pixel, served with the feed that names it as the item's picture.
+    let png = Data(
+      base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYPj/HwADAgH/eL9GtQAAAABJRU5ErkJggg==")!
+    let server = try LoopbackHTTPServer { request in
+      request.path == "/p.png"
+        ? .init(status: 200, headers: [("Content-Type", "image/png")], body: png)
+        : .ok(
+          "<rss version=\"2.0\"><channel><title>t</title><item><title>A &amp;amp; B</title><guid>a</guid>"
+            + "<link>http://example.org/a</link><description>x &amp;lt; y</description>"
+            + "<enclosure url=\"/p.png\" type=\"image/png\" length=\"70\"/></item></channel></rss>")
+    }
+    defer { server.stop() }
+    let dir = try TemporaryDirectory()
+    let path = dir.url.path
+    try """
+    settings: { first_poll: all, max_age: none }
+    feeds:
+      - { url: "\(server.url("/feed"))", name: t }
+    rules:
+      - { name: all, match: { title: '' }, notify: { body: "{text}", urgency: critical } }
+    """.write(toFile: path + "/rules.yaml", atomically: true, encoding: .utf8)
+    var environment = ProcessInfo.processInfo.environment
+    environment["WATCHER"] = try #require(BinaryTests.binary).path
+    environment["DIR"] = path
+    environment["XDG_CACHE_HOME"] = path + "/cache"
+    let script = Fixtures.url("notify-click.sh", target: "WatcherCLITests").path
+    let scenario = Fixtures.url("hints-scenario.sh", target: "WatcherCLITests").path
+    let result = HookRunner.run(
+      command: "/bin/bash '\(script)' '\(serverName)' '\(scenario)'", environment: environment, input: Data(),
+      timeout: 60)
+    #expect(result.succeeded, "\(result)")
+    let calls = (try? String(contentsOfFile: path + "/calls.txt", encoding: .utf8)) ?? ""
+    let item = try #require(calls.components(separatedBy: "member=Notify").dropFirst().first, "\(calls)")
+    #expect(item.contains("string \"t: A & B\""), "\(item)")
+    // Every server here reads markup (dunst as notify-click.sh sets it up): the body is escaped.
+    #expect(item.contains("string \"x &lt; y\""), "\(item)")
+    for hint in ["desktop-entry", "category", "image-path", "urgency"] {
+      #expect(item.contains("string \"\(hint)\""), "\(hint)")
+    }
+    #expect(item.contains("variant             string \"watcher\""))
+    #expect(item.contains("variant             string \"x-watcher.item\""))
+    // Buttons: the default click and Open (xfce4-notifyd shows the default as the Open button), Snooze feed.
+    #expect(item.contains("string \"default\"") && item.contains("string \"snooze\""), "\(item)")
+    #expect(item.contains("string \"open\"") == (serverName != "xfce4-notifyd"), "\(item)")
+    // Critical: never expires.
+    #expect(item.contains("int32 0\n"), "\(item)")
+    let test = (try? String(contentsOfFile: path + "/notify-test.txt", encoding: .utf8)) ?? ""
+    #expect(test.contains("sends: markup, buttons, pictures as image-path"), "\(test)")
+  }
 }
