@@ -30,9 +30,33 @@ public final class LibnotifyNotifier: Notifier {
   /// helper of `watcher poll`), notifications carry buttons when the server has the `actions`
   /// capability, and a GLib main loop runs on a thread of its own to receive the clicks; each notification
   /// is released when closed.
-  public init(environment: [String: String], clicks: (any NotificationClicks)? = nil) {
+  ///
+  /// `bubbles` is a file that keeps, across processes, the server id of the last bubble of each
+  /// `replaces` name (a digest, "While you were away"), so that the next one replaces it.
+  public init(environment: [String: String], clicks: (any NotificationClicks)? = nil, bubbles: String? = nil) {
     self.environment = environment
     self.clicks = clicks
+    self.bubbles = bubbles
+  }
+
+  private let bubbles: String?
+
+  /// The ids kept in `bubbles`, by name.
+  private func keptBubbles() -> [String: Int32] {
+    guard let bubbles, let data = FileManager.default.contents(atPath: bubbles), data.count < 65_536,
+      let object = try? JSONSerialization.jsonObject(with: data) as? [String: Int]
+    else { return [:] }
+    return object.compactMapValues { Int32(exactly: $0) }
+  }
+
+  private func keep(_ name: String, id: Int32) {
+    guard let bubbles else { return }
+    var kept = keptBubbles()
+    kept[name] = id
+    if kept.count > 100 { kept = kept.filter { $0.key == name } }
+    if let data = try? JSONSerialization.data(withJSONObject: kept, options: [.sortedKeys]) {
+      try? AtomicFile.write(data, to: bubbles, directory: (bubbles as NSString).deletingLastPathComponent, mode: 0o600)
+    }
   }
 
   /// What a server can do, as watcher uses it.
@@ -98,7 +122,7 @@ public final class LibnotifyNotifier: Notifier {
       }
       var keepUntilClosed = false
       defer { if !keepUntilClosed { g_object_unref(UnsafeMutableRawPointer(handle)) } }
-      if let name = notification.replaces, let id = open.withLock({ $0[name] }) {
+      if let name = notification.replaces, let id = open.withLock({ $0[name] }) ?? keptBubbles()[name] {
         watcher_notification_set_id(handle, id)
       }
       let buttons =
@@ -144,6 +168,7 @@ public final class LibnotifyNotifier: Notifier {
       if let name = notification.replaces {
         let id = watcher_notification_get_id(handle)
         open.withLock { $0[name] = id }
+        keep(name, id: id)
       }
       return nil
     }

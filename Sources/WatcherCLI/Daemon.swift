@@ -72,7 +72,7 @@ final class Daemon {
       clicks: StoreClicks(directory: directory, snoozeFor: config.settings.notify.snooze) { _ in
         clicked.withLock { $0 = true }
         wake.signal()
-      })
+      }, bubbles: directory + "/bubbles.json")
   }
 
   func log(_ line: String) { terminal.error("\(ISODate.format(WallClock.now())) \(line)") }

@@ -34,7 +34,7 @@ enum NotifyHelper {
         // The click is recorded; its hook runs now, as `watcher pending --retry KEY` runs an item's pending
         // actions (or at the next poll, if that cannot start now).
         Self.spawn(["pending", "--retry", click.key, "--config", config, "--state-dir", directory], pipes: false)
-      })
+      }, bubbles: directory + "/bubbles.json")
     let started = Date()
     while let line = readLine(strippingNewline: true) {
       guard let data = line.data(using: .utf8),

@@ -154,7 +154,8 @@ enum PollRun {
     shutdown.install(extra: [SIGHUP])
     // Notifications go through a helper that outlives the poll, so that their buttons still work.
     let notifier = HelperNotifier(
-      direct: LibnotifyNotifier(environment: terminal.environment), stateDirectory: directory,
+      direct: LibnotifyNotifier(environment: terminal.environment, bubbles: directory + "/bubbles.json"),
+      stateDirectory: directory,
       snooze: config.settings.notify.snooze, configPath: path)
     let runner = DeliveringActionRunner(
       notifier: notifier, settings: config.settings,

@@ -119,6 +119,39 @@ struct FeedHealthCLITests {
     #expect(out.contains("A") && !err.contains("401"), "\(out)\(err)")
   }
 
+  @Test("snooze stops a feed's notifications (not its hooks) until unsnooze; status shows it; bad input is refused")
+  func snooze() throws {
+    let dir = try TemporaryDirectory()
+    let feed = dir.url.appendingPathComponent("f.xml").path
+    func write(_ items: [String]) throws {
+      let xml = items.map { "<item><title>\($0)</title><guid>\($0)</guid></item>" }.joined()
+      try "<rss version=\"2.0\"><channel><title>f</title>\(xml)</channel></rss>".write(
+        toFile: feed, atomically: true, encoding: .utf8)
+    }
+    try write(["a"])
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    let hooked = dir.url.appendingPathComponent("hooked").path
+    try """
+    settings: { max_age: none }
+    feeds:
+      - { url: \(feed), name: news, notify: true, hook: 'printf "%s\\n" "$WATCHER_TITLE" >> \(hooked)' }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let state = dir.url.appendingPathComponent("state").path
+    _ = run(["poll", "--config", config, "--state-dir", state])
+    let (code, out, err) = run(["snooze", "news", "2h", "--config", config, "--state-dir", state])
+    #expect(code == 0 && out.contains("'news' is snoozed until ") && out.contains("unsnooze news"), "\(err)")
+    #expect(run(["status", "--config", config, "--state-dir", state]).2.contains("feed 'news' is snoozed until"))
+    try write(["a", "b"])
+    let snoozed = run(["poll", "--config", config, "--state-dir", state, "--feed", "news"])
+    #expect(snoozed.2.contains("1 not notified: the feed is snoozed"), "\(snoozed.2)")
+    #expect(try String(contentsOfFile: hooked, encoding: .utf8) == "b\n", "its hooks still run")
+    #expect(run(["unsnooze", "news", "--config", config, "--state-dir", state]).1 == "'news' notifies again\n")
+    #expect(run(["unsnooze", "news", "--config", config, "--state-dir", state]).1 == "'news' is not snoozed\n")
+    let unknown = run(["snooze", "nwes", "--config", config, "--state-dir", state])
+    #expect(unknown.0 == 64 && unknown.2.contains("did you mean 'news'?"), "\(unknown.2)")
+    #expect(run(["snooze", "news", "soon", "--config", config, "--state-dir", state]).0 == 64)
+  }
+
   @Test("add of a host without a scheme tries https, then http")
   func addWithoutScheme() throws {
     let server = try LoopbackHTTPServer { _ in .ok(Self.feed) }

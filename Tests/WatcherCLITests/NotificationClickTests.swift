@@ -127,4 +127,35 @@ struct NotificationClickTests {
     let test = (try? String(contentsOfFile: path + "/notify-test.txt", encoding: .utf8)) ?? ""
     #expect(test.contains("sends: markup, buttons, pictures as image-path"), "\(test)")
   }
+
+  @Test(
+    "a digest replaces its previous bubble instead of stacking, from one poll to the next, and opens all its items",
+    .enabled(if: available || NotificationTests.inCI, "the notification servers are not installed (CI installs them)"))
+  func digestReplaces() throws {
+    let dir = try TemporaryDirectory()
+    let path = dir.url.path
+    try FileManager.default.createDirectory(atPath: path + "/bin", withIntermediateDirectories: true)
+    try "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '\(path)/opened'\n".write(
+      toFile: path + "/bin/xdg-open", atomically: true, encoding: .utf8)
+    chmod(path + "/bin/xdg-open", 0o755)
+    try """
+    settings: { first_poll: all, max_age: none, notify: { expire: 60s } }
+    feeds:
+      - { url: \(path)/feed.xml, name: t }
+    rules:
+      - { name: d, match: { title: '' }, digest: { every: 1s } }
+    """.write(toFile: path + "/rules.yaml", atomically: true, encoding: .utf8)
+    var environment = ProcessInfo.processInfo.environment
+    environment["WATCHER"] = try #require(BinaryTests.binary).path
+    environment["DIR"] = path
+    let script = Fixtures.url("notify-click.sh", target: "WatcherCLITests").path
+    let scenario = Fixtures.url("digest-scenario.sh", target: "WatcherCLITests").path
+    let result = HookRunner.run(
+      command: "/bin/bash '\(script)' dunst '\(scenario)'", environment: environment, input: Data(), timeout: 60)
+    #expect(result.succeeded, "\(result)")
+    func read(_ name: String) -> String { (try? String(contentsOfFile: path + "/" + name, encoding: .utf8)) ?? "" }
+    #expect(
+      read("count1") == "1\n" && read("count2") == "1\n", "\(read("count1")) \(read("count2")) \(read("poll.log"))")
+    #expect(read("opened") == "http://example.org/two\n", "\(read("opened"))")
+  }
 }
