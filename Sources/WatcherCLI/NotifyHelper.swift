@@ -50,8 +50,16 @@ enum NotifyHelper {
         answer("error: \(error)".replacingOccurrences(of: "\n", with: " "))
       }
     }
-    // The poll is done: hold the notifications until they are closed, or for at most an hour.
-    while notifier.openWithButtons > 0, Date().timeIntervalSince(started) < maxLife { sleep(1) }
+    // The poll is done: hold the notifications until they are closed, or for at most an hour, or until the
+    // session ends (the bus or its server is gone: nothing can be clicked any more).
+    var checked = Date()
+    while notifier.openWithButtons > 0, Date().timeIntervalSince(started) < maxLife {
+      sleep(1)
+      if Date().timeIntervalSince(checked) >= 5 {
+        checked = Date()
+        if (try? notifier.serverInfo()) == nil { break }
+      }
+    }
     return ExitCode.success.rawValue
   }
 
