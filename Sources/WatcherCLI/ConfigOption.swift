@@ -76,7 +76,9 @@ struct CheckCommand: Command {
   /// Every shell hook's mistakes: `HookLint`'s, and the shell's own syntax check (`sh -n`, which reads the
   /// command without running any of it).
   static func hookMistakes(_ config: Config, environment: [String: String]) -> [Diagnostic] {
-    let hooks = config.rules.compactMap(\.actions.hook) + config.feeds.compactMap(\.hook)
+    let hooks =
+      config.rules.compactMap(\.actions.hook) + config.feeds.compactMap(\.hook)
+      + config.rules.flatMap { $0.actions.buttons.map(\.hook) } + config.rules.compactMap(\.actions.digestHook)
     var found: [Diagnostic] = []
     var checked: Set<String> = []
     for hook in hooks where hook.run == nil && checked.insert(hook.command).inserted {
