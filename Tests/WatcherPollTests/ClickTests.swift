@@ -89,6 +89,8 @@ struct ClickTests {
     h.source.items.withLock { $0.append(("b", "Two", "Sat, 28 Nov 2026 11:00:00 GMT")) }
     _ = h.poll(at: PollerTests.now.addingTimeInterval(3_601))
     #expect(h.runner.actions.map(\.action.key) == ["b"])
-    #expect(h.store.snoozes().keys.sorted() == ["test"], "an ended snooze stays in the file (dropped at the next write) and holds nothing")
+    #expect(
+      h.store.snoozes().keys.sorted() == ["test"],
+      "an ended snooze stays in the file (dropped at the next write) and holds nothing")
   }
 }
