@@ -138,7 +138,7 @@ public final class LibnotifyNotifier: Notifier {
         // Released when the server says the notification closed (clicked, expired or dismissed).
         g_signal_connect_data(
           UnsafeMutableRawPointer(handle), "closed", unsafeBitCast(notificationClosed, to: GCallback.self), counter,
-          unsafeBitCast(releaseClosed, to: GClosureNotify.self), GConnectFlags(rawValue: 0))
+          releaseClosed, GConnectFlags(rawValue: 0))
         keepUntilClosed = true
       }
       let urgency: NotifyUrgency =
