@@ -12,8 +12,6 @@ import Synchronization
 public final class HostPacer: Sendable {
   private let gap: Duration
   private let localGap: Duration
-  /// Whether hosts on this machine are held after a 429/503 too (only when `host_gap` is written).
-  public let holdsLocal: Bool
   private struct Host {
     var nextStart: ContinuousClock.Instant
     var heldUntil: ContinuousClock.Instant?
@@ -21,21 +19,25 @@ public final class HostPacer: Sendable {
   private let hosts = Mutex<[String: Host]>([:])
 
   /// `gap` and `localGap` in seconds.
-  public init(gap: Double, localGap: Double = 0, holdsLocal: Bool = false) {
-    self.holdsLocal = holdsLocal
+  public init(gap: Double, localGap: Double = 0) {
     self.gap = .milliseconds(Int64(max(0, gap) * 1_000))
     self.localGap = .milliseconds(Int64(max(0, localGap) * 1_000))
   }
 
   /// The pacer the settings ask for: `host_gap` for every host when written, else 1 s for other hosts
-  /// and none for this machine's (which are then not held either: each feed's own Retry-After holds).
+  /// and none for this machine's. A 429 or 503 holds any host, this machine's too.
   public convenience init(hostGap: Double?) {
-    self.init(gap: hostGap ?? 1, localGap: hostGap ?? 0, holdsLocal: hostGap != nil)
+    self.init(gap: hostGap ?? 1, localGap: hostGap ?? 0)
   }
 
-  /// Whether `host` names this machine.
+  /// Whether `host` (as `host(of:)` gives it) names this machine.
   public static func isLocal(_ host: String) -> Bool {
-    let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+    var bare = host.lowercased()
+    if bare.hasPrefix("[") {
+      bare = String(bare.dropFirst().prefix { $0 != "]" })
+    } else if let colon = bare.lastIndex(of: ":") {
+      bare = String(bare[..<colon])
+    }
     return bare == "localhost" || bare.hasSuffix(".localhost") || bare == "::1" || bare.hasPrefix("127.")
   }
 
@@ -66,7 +68,6 @@ public final class HostPacer: Sendable {
 
   /// Holds `host` for `seconds` (it answered 429 or 503).
   public func hold(_ host: String, seconds: Int, now: ContinuousClock.Instant = .now) {
-    guard holdsLocal || !Self.isLocal(host) else { return }
     hosts.withLock { hosts in
       var entry = hosts[host] ?? Host(nextStart: now)
       let until = now + .seconds(max(1, seconds))
@@ -75,8 +76,14 @@ public final class HostPacer: Sendable {
     }
   }
 
-  /// The host part of a URL, lower-cased ("" when there is none).
+  /// The server a URL names: its host, lower-cased, with its port unless it is the scheme's default
+  /// (`example.org`, `127.0.0.1:8080`, `[::1]:8080`); "" when there is none. Two ports of one machine are
+  /// two servers.
   public static func host(of url: String) -> String {
-    URLComponents(string: url)?.host?.lowercased() ?? ""
+    guard let parts = URLComponents(string: url), let host = parts.host?.lowercased(), !host.isEmpty else { return "" }
+    let name = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+    let standard = parts.scheme?.lowercased() == "https" ? 443 : 80
+    guard let port = parts.port, port != standard else { return name }
+    return "\(name):\(port)"
   }
 }

@@ -118,7 +118,7 @@ public struct Poller {
       due, size: max(32, 4 * config.settings.concurrency), cancellation: cancellation, fetch: fetch
     ) { batch, bodies in
       heartbeat?()
-      Self.noteHosts(batch, holds: &holds, holdsLocal: pacer.holdsLocal, now: now)
+      Self.noteHosts(batch, holds: &holds, now: now)
       // Feeds whose new items fetch their pages (full_text) are read, saved and acted on after the others,
       // so that pages, however slow within their budget, never hold up another feed's actions.
       let pages = batch.indices.filter { batch[$0].feed.wantsFullText(config.settings) }
@@ -139,12 +139,11 @@ public struct Poller {
 
   /// What the batch's answers say of their hosts: a 429 or 503 holds the host (`HostHold.next`), any
   /// other answer from it clears the hold.
-  static func noteHosts(_ batch: [FeedJob], holds: inout [String: HostHold], holdsLocal: Bool, now: Date) {
+  static func noteHosts(_ batch: [FeedJob], holds: inout [String: HostHold], now: Date) {
     var throttled: Set<String> = []
     for job in batch {
       guard case .success(let response)? = job.response else { continue }
       let host = HostPacer.host(of: job.feed.url)
-      guard holdsLocal || !HostPacer.isLocal(host) else { continue }
       if response.status == 429 || response.status == 503 {
         // One hold per host and pass, however many of its feeds answered so.
         if throttled.insert(host).inserted {

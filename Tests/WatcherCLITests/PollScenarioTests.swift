@@ -58,11 +58,15 @@ struct PollScenarioTests {
       return Self.scenarios[name]?(request) ?? .init(status: 404)
     }
     defer { server.stop() }
+    // The server that answers 429 is a server of its own: a 429 holds every feed of its server.
+    let throttled = try LoopbackHTTPServer { request in Self.scenarios["429"]?(request) ?? .init(status: 404) }
+    defer { throttled.stop() }
+    func url(_ name: String) -> String { name == "429" ? throttled.url("/429") : server.url("/" + name) }
     let dir = try TemporaryDirectory()
     var config =
       "settings:\n  timeout: 2s\n  max_size: 1MB\n  interval: 1s\n  first_poll: all\n  max_age: none\nfeeds:\n"
     let names = Self.scenarios.keys.filter { $0 != "ok-moved" }.sorted()
-    for name in names { config += "  - { url: '\(server.url("/" + name))', name: \(name) }\n" }
+    for name in names { config += "  - { url: '\(url(name))', name: \(name) }\n" }
     config += "rules:\n  - { name: all, match: { title: '' }, notify: true }\n"
     let configPath = dir.url.appendingPathComponent("rules.yaml").path
     try config.write(toFile: configPath, atomically: true, encoding: .utf8)
@@ -78,7 +82,7 @@ struct PollScenarioTests {
           let data = FileManager.default.contents(atPath: stateDir + "/" + candidate),
           let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
         else { return false }
-        return object["url"] as? String == server.url("/" + name)
+        return object["url"] as? String == url(name)
       }
       let name = try #require(file)
       let data = try #require(FileManager.default.contents(atPath: stateDir + "/" + name))
@@ -89,7 +93,7 @@ struct PollScenarioTests {
     #expect(code == 1, "a poll with failing feeds exits 1")
     for failing in ["404", "410", "429", "500", "loop", "slow", "silent", "truncated", "huge", "html", "empty"] {
       #expect(
-        errors.contains("error: feed '\(failing)' (\(server.url("/" + failing)))"), "no error line for \(failing)")
+        errors.contains("error: feed '\(failing)' (\(url(failing)))"), "no error line for \(failing)")
       #expect(try state(failing)["consecutive_failures"] as? Int == 1, "\(failing)")
     }
     #expect(errors.components(separatedBy: "error: feed 'huge'").count == 2, "each failure is reported once")
@@ -113,7 +117,7 @@ struct PollScenarioTests {
     let second = server.requests[before...]
     #expect(second.first { $0.path == "/ok" }?.headers["if-none-match"] == "\"e1\"")
     #expect(second.first { $0.path == "/ok" }?.headers["if-modified-since"] == "Sat, 28 Nov 2026 10:00:00 GMT")
-    #expect(!second.contains { $0.path == "/429" }, "requested again before Retry-After")
+    #expect(!throttled.requests.dropFirst().contains { $0.path == "/429" }, "requested again before Retry-After")
     #expect((try state("noguid")["items"] as? [String: Any])?.count == 4)
     #expect(!secondErrors.contains("feed 'noguid': 4 items, 4 new"))
     let status = try ChildProcess.run(binary, ["status", "--config", configPath, "--state-dir", stateDir]).errors

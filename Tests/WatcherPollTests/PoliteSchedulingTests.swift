@@ -207,6 +207,33 @@ struct PoliteSchedulingTests {
     #expect(first.until == Self.now.addingTimeInterval(2_060) && first.throttles == 1)
   }
 
+  @Test("with the default settings too, a 429 holds its server (this machine's as well), not only its feed")
+  func holdByDefault() throws {
+    let s = try Setup { site in
+      """
+      settings: { interval: 5m }
+      feeds:
+        - { url: "\(site.server.url("/a"))", name: a }
+        - { url: "\(site.server.url("/b"))", name: b }
+      """
+    }
+    defer { s.site.server.stop() }
+    s.site.set("/a", .init(status: 429, headers: [("Retry-After", "3600")]))
+    s.site.set("/b", Self.rss(count: 1, every: 60))
+    _ = s.poll(at: Self.now)
+    #expect(
+      try s.store.hostHolds()[HostPacer.host(of: s.config.feeds[1].url)]?.until == Self.now.addingTimeInterval(3_600))
+    // b is due again after 5 minutes, but its server asked to wait an hour.
+    let later = s.poll(at: Self.now.addingTimeInterval(600))
+    #expect(s.site.hits("/b").count == 1 && !later[1].polled)
+    #expect(try s.plan(1).reasons.last == "its host asked to wait (429/503)")
+    _ = s.poll(at: Self.now.addingTimeInterval(3_601))
+    #expect(s.site.hits("/b").count == 2)
+    #expect(HostPacer.host(of: "https://Example.org:443/f") == "example.org")
+    #expect(HostPacer.host(of: "http://[::1]:8080/f") == "[::1]:8080" && HostPacer.isLocal("[::1]:8080"))
+    #expect(HostPacer.isLocal("localhost:631") && !HostPacer.isLocal("example.org:8080"))
+  }
+
   @Test("a bot-check page is recognised and told once, low urgency; 410 is gone; a day of failures is told")
   func health() throws {
     let s = try Setup { site in
