@@ -24,8 +24,10 @@ public final class HostPacer: Sendable {
     self.localGap = .milliseconds(Int64(max(0, localGap) * 1_000))
   }
 
-  /// The pacer the settings ask for: `host_gap` for every host when written, else 1 s for other hosts
-  /// and none for this machine's. A 429 or 503 holds any host, this machine's too.
+  /// The pacer the settings ask for.
+  ///
+  /// `host_gap` for every host when written, else 1 s for other hosts and none for this machine's. A 429 or
+  /// 503 holds any host, this machine's too.
   public convenience init(hostGap: Double?) {
     self.init(gap: hostGap ?? 1, localGap: hostGap ?? 0)
   }
@@ -76,9 +78,10 @@ public final class HostPacer: Sendable {
     }
   }
 
-  /// The server a URL names: its host, lower-cased, with its port unless it is the scheme's default
-  /// (`example.org`, `127.0.0.1:8080`, `[::1]:8080`); "" when there is none. Two ports of one machine are
-  /// two servers.
+  /// The server a URL names ("" when there is none).
+  ///
+  /// Its host, lower-cased, with its port unless it is the scheme's default (`example.org`,
+  /// `127.0.0.1:8080`, `[::1]:8080`). Two ports of one machine are two servers.
   public static func host(of url: String) -> String {
     guard let parts = URLComponents(string: url), let host = parts.host?.lowercased(), !host.isEmpty else { return "" }
     let name = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
