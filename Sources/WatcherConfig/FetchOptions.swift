@@ -70,9 +70,16 @@ public struct FetchOptions: Sendable, Equatable {
       case .text(let text):
         value = text
       case .file(let path):
+        // A regular file of at most 64 KiB: a FIFO or a device would hang the poll.
         let expanded = HomePath.expand(path, environment: environment)
-        guard let data = FileManager.default.contents(atPath: expanded), data.count <= 65_536 else {
-          return .failure(FetchOptionsError(description: "header '\(header.name)': cannot read its file \(path)"))
+        let data: Data
+        switch ChunkedFile.readRegularFile(expanded, maxBytes: 65_536) {
+        case .read(let bytes): data = bytes
+        case .missing:
+          return .failure(FetchOptionsError(description: "header '\(header.name)': its file \(path) does not exist"))
+        case .failed(let why):
+          return .failure(
+            FetchOptionsError(description: "header '\(header.name)': cannot read its file \(path): \(why)"))
         }
         value = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
       case .environment(let name):

@@ -327,7 +327,9 @@ struct PoliteSchedulingTests {
     // A header whose file is missing: the feed is not requested, and says why without any value.
     #expect(s.site.hits("/missing").isEmpty)
     let why = outcomes[2].failureWords
-    #expect(why.contains("header 'Authorization': cannot read its file") && !why.contains("s3cr3t"), "\(why)")
+    #expect(
+      why.contains("header 'Authorization': its file \(token).gone does not exist") && !why.contains("s3cr3t"), "\(why)"
+    )
     let state = try s.store.load(url: s.config.feeds[2].url).state
     #expect(state.lastError?.contains("s3cr3t") == false)
     // From a variable.
@@ -342,6 +344,18 @@ struct PoliteSchedulingTests {
     #expect((try? made.get().headers) == ["X-Api-Key: k1"])
     let unset = Poller.request(feed, state: FeedState(url: feed.url), settings: Settings(), environment: [:])
     #expect(unset == .failure(.notMade("header 'X-Api-Key': the environment variable WATCHER_TEST_KEY is not set")))
+    // A FIFO as the header's file is refused, not waited on.
+    let fifo = dir.url.appendingPathComponent("fifo").path
+    mkfifo(fifo, 0o600)
+    let piped = try ConfigLoader.parse(
+      "feeds: [{ url: http://x/, headers: { Authorization: { file: \"\(fifo)\" } } }]", path: "t.yaml"
+    ).feeds[0]
+    let refused = Poller.request(piped, state: FeedState(url: piped.url), settings: Settings(), environment: [:])
+    guard case .failure(.notMade(let reason)) = refused else {
+      Issue.record("a FIFO was read: \(refused)")
+      return
+    }
+    #expect(reason.contains("FIFO"), "\(reason)")
   }
 
   @Test("a cookie file is sent to its host; a feed's proxy carries its request")
