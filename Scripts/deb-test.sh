@@ -13,6 +13,10 @@ cleanup
 useradd -m -s /bin/sh "$user"
 home=$(getent passwd "$user" | cut -d: -f6)
 files=$(dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\.||' | grep -v '/$')
+[ "$(dpkg-deb -f "$deb" Recommends)" = bash-completion ] || fail "the package does not recommend bash-completion"
+for path in /usr/share/applications/watcher.desktop /usr/share/icons/hicolor/scalable/apps/watcher.svg; do
+  grep -qx "$path" <<<"$files" || fail "the package has no $path"
+done
 
 # make install puts the same self-contained binary in place.
 prefix=$(mktemp -d)

@@ -61,6 +61,7 @@ Architecture: $arch
 Maintainer: watcher authors <watcher@watcher.invalid>
 Installed-Size: $size
 Depends: $depends
+Recommends: bash-completion
 Section: net
 Priority: optional
 Homepage: https://watcher.invalid/

@@ -130,7 +130,9 @@ enum PollReport {
       ]
     }
     return waiting.map {
-      "\($0.name): not due: next poll \(StatusCommand.relative($0.next, now: now))"
+      // Due within the half minute "just now" stands for: said as it is.
+      guard $0.next.timeIntervalSince(now) >= 30 else { return "\($0.name): due now (name it with --feed to poll now)" }
+      return "\($0.name): not due: next poll \(StatusCommand.relative($0.next, now: now))"
         + ($0.because.isEmpty ? "" : " (\(WallClock.local($0.next))): " + $0.because.joined(separator: "; "))
         + " (name it with --feed to poll now)"
     }

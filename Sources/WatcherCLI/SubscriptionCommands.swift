@@ -110,7 +110,8 @@ struct AddCommand: Command {
     let tags = (arguments.values(Options.tag)).map(FeedConfig.slugify).filter { !$0.isEmpty }
     let feed = FeedConfig(url: url, name: name, title: title, tags: tags)
     let description =
-      "'\(name)'" + (title.map { " (\"\($0)\")" } ?? "") + ": \(url), \(parsed.feed.items.count) items now"
+      "'\(name)'" + (title.map { " (\"\($0)\")" } ?? "")
+      + ": \(url), \(parsed.feed.items.count) item\(parsed.feed.items.count == 1 ? "" : "s") now"
     if arguments.has(Options.print) {
       terminal.output(Array(("feeds:\n" + ConfigEditor.entries([feed])).utf8))
       return .success
@@ -150,7 +151,7 @@ struct RemoveCommand: Command {
       ?? config.feeds.first { ConfigEditor.normalized($0.url) == ConfigEditor.normalized(name) }
     guard let feed = matching else {
       _ = StateOptions.named([name], config: config, terminal: terminal)  // says so, with a did-you-mean
-      return .failure
+      return .usage
     }
     do {
       let edited = try ConfigEditor.removing(feed, from: config, text: text, path: path)

@@ -313,6 +313,18 @@ extension ConfigMapper {
           notes: ["'command' runs through /bin/sh; 'run' runs a program directly: choose one"])
         return nil
       }
+      // `run: "notify-send {title}"`: one string is one program name, which is not what was meant.
+      if case .scalar = runNode.kind, let text = runNode.scalar, text.contains(where: \.isWhitespace) {
+        let words = text.split(whereSeparator: \.isWhitespace).map { word in
+          word.contains("{") || word.contains(":") ? "\"\(word)\"" : String(word)
+        }
+        error(
+          "'run' takes a list: the program, then each argument", at: runNode.mark,
+          notes: [
+            "write run: [\(words.joined(separator: ", "))]: each item is one whole argument, and no shell reads it"
+          ])
+        return nil
+      }
       guard let words = stringList(runNode, "'run'") else { return nil }
       var templates: [Template] = []
       for (offset, word) in words.enumerated() {

@@ -52,7 +52,7 @@ struct SubscriptionTests {
     #expect(code == 0, "\(err)")
     #expect(err.contains("links to 2 feeds; taking the first"))
     #expect(err.contains(server.url("/feeds/atom.xml")) && err.contains(server.url("/comments.rss")))
-    #expect(out.contains("added 'the-h' (\"The H\"): \(server.url("/feeds/atom.xml")), 1 items now"))
+    #expect(out.contains("added 'the-h' (\"The H\"): \(server.url("/feeds/atom.xml")), 1 item now"))
     let loaded = try ConfigLoader.load(path: config)
     #expect(loaded.feeds.map(\.url) == [server.url("/feeds/atom.xml")])
     #expect(
@@ -137,7 +137,7 @@ struct SubscriptionTests {
         == "# top\nfeeds:\n  # the second\n  - url: \(b)\n    name: second\nrules:\n  - match: { title: c }\n    tag: [y]\n"
     )
     let unknown = run(["remove", "secnd", "--config", config])
-    #expect(unknown.0 == 1 && unknown.2.contains("did you mean 'second'?"))
+    #expect(unknown.0 == 64 && unknown.2.contains("did you mean 'second'?"), "an unknown name is a usage error")
     let states = { try FileManager.default.contentsOfDirectory(atPath: state).filter { $0.hasPrefix("feed-") } }
     #expect(try states().count == 2)
     let purged = run(["remove", "second", "--config", config, "--state-dir", state, "--purge"])
