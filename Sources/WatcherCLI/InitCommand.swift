@@ -140,8 +140,7 @@ enum StarterConfig {
           mute: true                    # no notification, no hook
           stop: true
 
-        - name: security
-          feeds: [security]             # every feed tagged security
+        - name: security                # in any feed; 'feeds: [NAME or TAG]' would limit it
           match: { any: { words: [CVE, vulnerability, exploit] } }
           notify: { urgency: critical }
 

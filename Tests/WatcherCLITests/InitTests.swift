@@ -39,6 +39,18 @@ struct InitTests {
     #expect(try String(contentsOfFile: path, encoding: .utf8).contains("written by 'watcher init'"))
   }
 
+  @Test("the starter's feeds can each be removed: no rule depends on a sample feed or its tag")
+  func starterFeedsRemovable() throws {
+    let home = try TemporaryDirectory()
+    #expect(try Self.watcher(["init"], home: home.url).status == 0)
+    for name in ["swift", "advisories"] {
+      let removed = try Self.watcher(["remove", name], home: home.url)
+      #expect(removed.status == 0, "remove \(name): \(removed.errors)")
+    }
+    let check = try Self.watcher(["check"], home: home.url)
+    #expect(check.status == 0 && check.output.contains("0 feeds, 3 rules: OK"), "\(check.errors)")
+  }
+
   @Test("init --config FILE writes there; a missing config's note points to init")
   func initElsewhere() throws {
     let home = try TemporaryDirectory()
