@@ -108,7 +108,9 @@ struct AddCommand: Command {
       return .failure
     }
     let tags = (arguments.values(Options.tag)).map(FeedConfig.slugify).filter { !$0.isEmpty }
-    let feed = FeedConfig(url: url, name: name, title: title, tags: tags)
+    var feed = FeedConfig(url: url, name: name, title: title, tags: tags)
+    // The site's home page, for export-opml's htmlUrl: only a web link, cleaned of controls.
+    feed.site = parsed.feed.link.flatMap { FeedLocation.isHTTP($0) && !$0.contains(where: \.isNewline) ? $0 : nil }
     let description =
       "'\(name)'" + (title.map { " (\"\($0)\")" } ?? "")
       + ": \(url), \(parsed.feed.items.count) item\(parsed.feed.items.count == 1 ? "" : "s") now"

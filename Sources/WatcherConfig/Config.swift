@@ -186,6 +186,11 @@ public struct FeedConfig: Sendable, Equatable {
   public var name: String
   /// The feed's own title, as `add` and `import-opml` found it (`export-opml` writes it back); display only.
   public var title: String?
+  /// The site's home page; display only.
+  ///
+  /// As `add` (the feed's link) and `import-opml` (`htmlUrl`) found it; `export-opml` writes it back as
+  /// `htmlUrl`.
+  public var site: String?
   /// Poll interval, seconds (`nil`: the global one).
   public var interval: Int?
   /// `interval: auto` on the feed (`nil`: as the settings say, when `interval` is not set either).

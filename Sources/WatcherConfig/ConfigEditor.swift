@@ -45,12 +45,21 @@ public enum ConfigEditor {
         plan.skipped.append(subscription.url)
         continue
       }
-      let name = uniqueName(title: subscription.title, url: subscription.url, taken: names)
+      // The name an export gave it, when it is still free; else one from its title.
+      // A name of watcher's own: one line of at most 100 printable characters.
+      let kept = subscription.name.flatMap { name in
+        name.count <= 100 && !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+          ? name : nil
+      }
+      let name =
+        kept.flatMap { names.contains($0) ? nil : $0 }
+        ?? uniqueName(title: subscription.title, url: subscription.url, taken: names)
       names.insert(name)
-      plan.added.append(
-        FeedConfig(
-          url: subscription.url, name: name, title: subscription.title.flatMap { $0.isEmpty ? nil : $0 },
-          tags: subscription.tags))
+      var feed = FeedConfig(
+        url: subscription.url, name: name, title: subscription.title.flatMap { $0.isEmpty ? nil : $0 },
+        tags: subscription.tags)
+      feed.site = subscription.site.flatMap { FeedLocation.isHTTP($0) ? $0 : nil }
+      plan.added.append(feed)
     }
     return plan
   }
@@ -81,6 +90,7 @@ public enum ConfigEditor {
     for feed in feeds {
       out += "\(indent)- url: \(quoted(feed.url))\n\(indent)  name: \(quoted(feed.name))\n"
       if let title = feed.title, title != feed.name { out += "\(indent)  title: \(quoted(title))\n" }
+      if let site = feed.site { out += "\(indent)  site: \(quoted(site))\n" }
       if !feed.tags.isEmpty { out += "\(indent)  tags: [\(feed.tags.map(quoted).joined(separator: ", "))]\n" }
     }
     return out

@@ -24,6 +24,8 @@ package struct ConfigMapper {
   static let maxDiagnostics = 10_000
   /// Conditions mapped so far, aliases counted as often as they are used.
   var conditions = 0
+  /// Set once the note on where relative feed paths are read from was made.
+  var notedRelativePaths = false
   /// Set once a work cap was passed (reported once; the rest of the rules are not mapped).
   var overBudget = false
 
@@ -54,7 +56,8 @@ package struct ConfigMapper {
   ]
   package static let feedKeys =
     [
-      "url", "name", "title", "interval", "tags", "notify", "hook", "apprise", "identity", "full_text", "dedupe",
+      "url", "name", "title", "site", "interval", "tags", "notify", "hook", "apprise", "identity", "full_text",
+      "dedupe",
     ] + fetchKeys
   package static let ruleKeys = [
     "name", "feeds", "match", "tag", "mute", "notify", "hook", "stop", "digest", "digest_hook", "on_update", "webhook",
@@ -275,6 +278,7 @@ package struct ConfigMapper {
             feed.autoInterval = feed.interval == nil ? nil : false
           }
         case "title": feed.title = string(entry.value, "'title'")
+        case "site": feed.site = string(entry.value, "'site'")
         case "tags": feed.tags = stringList(entry.value, "'tags'", allowEmpty: true) ?? []
         case "notify": feed.notify = bool(entry.value, "'notify'") ?? false
         case "hook": feed.hook = hookAction(entry.value, in: context)
@@ -368,7 +372,14 @@ package struct ConfigMapper {
     }
     guard baseDirectory != nil else { return true }
     if exists {
-      diagnostics.append(Diagnostic(.note, message: "'\(text)' is \(resolved)", mark: node.mark))
+      // Said once, at the first relative path: where all of them are read from.
+      if !notedRelativePaths, let baseDirectory {
+        notedRelativePaths = true
+        diagnostics.append(
+          Diagnostic(
+            .note, message: "relative feed paths are read from the config's directory, \(baseDirectory)",
+            mark: node.mark, notes: ["'\(text)' is \(resolved)"]))
+      }
     } else {
       diagnostics.append(
         Diagnostic(

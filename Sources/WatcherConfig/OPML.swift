@@ -12,6 +12,10 @@ public struct OPMLSubscription: Sendable, Equatable {
   public var title: String?
   /// The folders it sits in and its `category` attribute, as tags.
   public var tags: [String]
+  /// watcher's own name for it (`name`, as `export-opml` writes it), so that rules naming it still do.
+  public var name: String?
+  /// The site's home page (`htmlUrl`).
+  public var site: String?
   /// Why it is not a feed to import, when it is not (an OPML link outline).
   package var skipReason: String?
 
@@ -104,6 +108,9 @@ public enum OPML {
       let title = escaped(feed.title ?? feed.name)
       var line = "    <outline type=\"rss\" text=\"\(title)\" title=\"\(title)\""
       line += " xmlUrl=\"\(escaped(feed.url))\""
+      if let site = feed.site { line += " htmlUrl=\"\(escaped(site))\"" }
+      // watcher's name: an import gives it back, so the rules that name the feed still do.
+      line += " name=\"\(escaped(feed.name))\""
       if !feed.tags.isEmpty { line += " category=\"\(escaped(feed.tags.joined(separator: ",")))\"" }
       lines.append(line + "/>")
     }
@@ -190,7 +197,12 @@ private final class OPMLReader: XMLFeedHandler {
     for tag in tags where !unique.contains(tag) { unique.append(tag) }
     // A feed filed in two folders is one subscription.
     if seen.insert(url).inserted {
-      subscriptions.append(OPMLSubscription(url: url, title: label, tags: unique))
+      var subscription = OPMLSubscription(url: url, title: label, tags: unique)
+      subscription.name = attributes.value("name")?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfBlank
+      subscription.site =
+        (attributes.value("htmlUrl") ?? attributes.value("htmlurl"))?
+        .trimmingCharacters(in: .whitespacesAndNewlines).nilIfBlank
+      subscriptions.append(subscription)
     }
     return .none
   }
@@ -201,4 +213,9 @@ private final class OPMLReader: XMLFeedHandler {
 
   /// A folder or category name as a tag ("Open Source" → "open-source").
   package static func tag(_ name: String) -> String { FeedConfig.slugify(name) }
+}
+
+extension String {
+  /// nil when empty.
+  fileprivate var nilIfBlank: String? { isEmpty ? nil : self }
 }

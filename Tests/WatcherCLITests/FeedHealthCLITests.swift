@@ -152,6 +152,21 @@ struct FeedHealthCLITests {
     #expect(run(["snooze", "news", "soon", "--config", config, "--state-dir", state]).0 == 64)
   }
 
+  @Test("check says once where relative feed paths are read from, not once per feed")
+  func relativeNoteOnce() throws {
+    let dir = try TemporaryDirectory()
+    for name in ["a.xml", "b.xml"] {
+      try Self.feed.write(to: dir.url.appendingPathComponent(name), atomically: true, encoding: .utf8)
+    }
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try "feeds:\n  - url: a.xml\n  - url: b.xml\n".write(toFile: config, atomically: true, encoding: .utf8)
+    let (code, out, err) = run(["check", "--config", config])
+    #expect(code == 0 && out.contains("2 feeds, 0 rules: OK"), "\(err)")
+    #expect(
+      err.components(separatedBy: "relative feed paths are read from the config's directory").count == 2, "\(err)")
+    #expect(!err.contains("'b.xml' is"), "\(err)")
+  }
+
   @Test("add of a host without a scheme tries https, then http")
   func addWithoutScheme() throws {
     let server = try LoopbackHTTPServer { _ in .ok(Self.feed) }

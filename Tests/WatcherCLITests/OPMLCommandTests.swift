@@ -57,6 +57,35 @@ struct OPMLCommandTests {
         == exported.split(separator: "\n").filter { $0.contains("<outline") })
   }
 
+  @Test("export keeps watcher's names and the site's htmlUrl; import reads them back, so rules naming a feed still do")
+  func roundTripNames() throws {
+    let dir = try TemporaryDirectory()
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    feeds:
+      - { url: "https://lwn.net/headlines/rss", name: kernel-news, title: LWN, site: "https://lwn.net/", tags: [linux] }
+      - { url: "https://www.swift.org/atom.xml", name: swift }
+    rules:
+      - { name: k, feeds: [kernel-news], match: { title: "" }, notify: true }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let exported = run(["export-opml", "--config", config]).1
+    #expect(exported.contains("htmlUrl=\"https://lwn.net/\" name=\"kernel-news\""), "\(exported)")
+    // Into a new config; then the first config's rules, which name the feeds, load with it.
+    let fresh = dir.url.appendingPathComponent("new.yaml").path
+    let (code, _, err) = run(["import-opml", "-", "--config", fresh], stdin: Data(exported.utf8))
+    #expect(code == 0, "\(err)")
+    try
+      (String(contentsOfFile: fresh, encoding: .utf8)
+      + "rules:\n  - { name: k, feeds: [kernel-news], match: { title: \"\" }, notify: true }\n").write(
+        toFile: fresh, atomically: true, encoding: .utf8)
+    let loaded = try ConfigLoader.load(path: fresh)
+    #expect(loaded.feeds.map(\.name) == ["kernel-news", "swift"])
+    #expect(loaded.feeds[0].site == "https://lwn.net/" && loaded.feeds[0].title == "LWN")
+    #expect(
+      run(["export-opml", "--config", fresh]).1.split(separator: "\n").filter { $0.contains("<outline") }
+        == exported.split(separator: "\n").filter { $0.contains("<outline") })
+  }
+
   @Test("malformed OPML and a broken config are refused and nothing is written")
   func refusals() throws {
     let dir = try TemporaryDirectory()

@@ -155,7 +155,13 @@ struct OPMLTests {
     let imported = try OPML.parse(Data(exported.utf8))
     #expect(imported.map(\.url) == feeds.map(\.url))
     #expect(imported.map(\.tags) == feeds.map(\.tags))
+    // The names come back as they were (rules that name the feeds still do).
     let plan = ConfigEditor.plan(imported, into: Config())
-    #expect(plan.added.map(\.name) == ["a-feed", "café-b"])
+    #expect(plan.added.map(\.name) == ["a-feed", "Café \"B\""])
+    // A list from elsewhere (no names) is named from its titles; a name with a control character is not kept.
+    var foreign = imported
+    foreign[0].name = nil
+    foreign[1].name = "bad\u{1B}[2J"
+    #expect(ConfigEditor.plan(foreign, into: Config()).added.map(\.name) == ["a-feed", "café-b"])
   }
 }
