@@ -417,8 +417,8 @@ extension ConfigMapper {
     checkKeys(
       entries, allowed: Self.conditionKeys, in: "'match'",
       hint:
-        "fields: title, text, category, author, link, feed, tag, any; combinators: all, any, not; older_than, newer_than"
-    )
+        "fields: \(MatchField.allCases.map(\.rawValue).joined(separator: ", ")); combinators: all, any, not; "
+        + "older_than, newer_than")
     var parts: [Condition] = []
     for entry in entries {
       let v = entry.value
