@@ -93,6 +93,16 @@ extension ConfigMapper {
         notes.append("a rule's 'feeds' names feeds (by 'name') or feed tags")
         error("\(context) names unknown feed or tag '\(entry)'", at: mark, notes: notes)
       }
+      // A name that is both a feed's and a tag covers both: said, so that it is no surprise.
+      for (offset, entry) in scope.enumerated() where feedNames.contains(entry) && feedTags.contains(entry) {
+        let mark = offset < items.count ? items[offset].mark : scopeNode.mark
+        diagnostics.append(
+          Diagnostic(
+            .warning, message: "\(context): '\(entry)' in its feeds is both a feed's name and a tag", mark: mark,
+            notes: [
+              "it covers the feed '\(entry)' and every feed tagged \(entry); rename the feed or the tag to mean one"
+            ]))
+      }
     }
     return scope
   }

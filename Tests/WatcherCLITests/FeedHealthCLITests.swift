@@ -167,6 +167,26 @@ struct FeedHealthCLITests {
     #expect(!err.contains("'b.xml' is"), "\(err)")
   }
 
+  @Test("a rule's feeds naming both a feed and a tag says it covers both")
+  func scopeBoth() throws {
+    let dir = try TemporaryDirectory()
+    for name in ["a.xml", "b.xml"] {
+      try Self.feed.write(to: dir.url.appendingPathComponent(name), atomically: true, encoding: .utf8)
+    }
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    feeds:
+      - { url: a.xml, name: news }
+      - { url: b.xml, name: other, tags: [news] }
+    rules:
+      - { name: r, feeds: [news], match: { title: a }, notify: true }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let (code, _, err) = run(["check", "--config", config])
+    #expect(code == 0)
+    #expect(err.contains("warning: rule 'r': 'news' in its feeds is both a feed's name and a tag"), "\(err)")
+    #expect(err.contains("it covers the feed 'news' and every feed tagged news"))
+  }
+
   @Test("add of a host without a scheme tries https, then http")
   func addWithoutScheme() throws {
     let server = try LoopbackHTTPServer { _ in .ok(Self.feed) }
