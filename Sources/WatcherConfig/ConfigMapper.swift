@@ -86,16 +86,24 @@ package struct ConfigMapper {
     return config
   }
 
-  /// A rule on `content` whose feeds never fetch their articles can never match on it: a warning.
+  /// A rule on `content` over feeds that do not fetch their articles can never match on them: a warning
+  /// that names them.
   private mutating func checkContentRules(_ config: Config) {
     for rule in config.rules where rule.condition.tests(.content) {
       let feeds = config.feeds.filter {
         rule.scope.isEmpty || rule.scope.contains($0.name) || $0.tags.contains(where: rule.scope.contains)
       }
-      guard !feeds.contains(where: { $0.wantsFullText(config.settings) }) else { continue }
+      let without = feeds.filter { !$0.wantsFullText(config.settings) }.map(\.name)
+      guard !without.isEmpty else { continue }
+      let all = without.count == feeds.count
+      let named = without.prefix(5).map { "'\($0)'" }.joined(separator: ", ") + (without.count > 5 ? ", …" : "")
       diagnostics.append(
         Diagnostic(
-          .warning, message: "rule '\(rule.name)' matches on content, but none of its feeds fetches its articles",
+          .warning,
+          message: all
+            ? "rule '\(rule.name)' matches on content, but none of its feeds fetches its articles"
+            : "rule '\(rule.name)' matches on content, but \(without.count) of its feeds "
+              + (without.count == 1 ? "does not fetch its articles: " : "do not fetch their articles: ") + named,
           mark: rule.mark,
           notes: [
             "content is the main text of the page an item links to; watcher reads it only for feeds with "

@@ -168,7 +168,7 @@ struct FullTextTests {
     #expect(badBase.errors.contains("--base needs an http(s) URL"))
   }
 
-  @Test("check warns about a rule on content whose feeds never fetch their articles")
+  @Test("check warns about a rule on content over feeds that do not fetch their articles, naming them")
   func checkWarns() throws {
     let dir = try TemporaryDirectory()
     let path = dir.url.path
@@ -186,6 +186,9 @@ struct FullTextTests {
       #expect(check.status == 0, "\(check.errors)")
       let deep = "warning: rule 'deep' matches on content, but none of its feeds fetches its articles"
       #expect(check.errors.contains(deep) == !fullText, "\(check.errors)")
+      // With one of its two feeds fetching, the other is named.
+      let some = "warning: rule 'deep' matches on content, but 1 of its feeds does not fetch its articles: 'b'"
+      #expect(check.errors.contains(some) == fullText, "\(check.errors)")
       #expect(check.errors.contains("warning: rule 'scoped' matches on content"), "\(check.errors)")
       #expect(check.errors.contains("full_text: true"), "\(check.errors)")
     }
