@@ -120,7 +120,12 @@ struct PendingCommand: Command {
       terminal.print(
         "\(held.count) notification\(held.count == 1 ? " is" : "s are") held for quiet hours; "
           + "they go out at \(ISODate.format(until))\(held.count > 1 ? " as one summary" : ""):")
-      for entry in held { terminal.print("  \(entry.feed): \(entry.action.summary ?? entry.action.title ?? "")") }
+      for entry in held {
+        // A summary starts with its feed's name by default: the feed is named once.
+        var text = entry.action.summary ?? entry.action.title ?? ""
+        if text.hasPrefix(entry.feed + ": ") { text.removeFirst(entry.feed.count + 2) }
+        terminal.print(Terminal.field("  \(entry.feed): \(text)"))
+      }
     }
     if !kept.isEmpty {
       terminal.print(

@@ -61,6 +61,10 @@ struct ActionTests {
     let text = status.output + status.errors
     #expect(text.contains("2 notifications are held for quiet hours until "), "\(text)")
     #expect(!text.contains("until the notification service can be reached"), "\(text)")
+    // pending lists them naming their feed once ("f: One", not "f: f: One").
+    let pending = try ChildProcess.run(
+      try #require(BinaryTests.binary), ["pending", "--config", config, "--state-dir", state], environment: Self.noBus)
+    #expect(pending.output.contains("\n  f: One\n") && !pending.output.contains("f: f:"), "\(pending.output)")
   }
 
   @Test("no session bus: one clear warning, exit 0, the notifications kept, items recorded, hooks ran with their data")
