@@ -39,6 +39,7 @@ public enum HookLint {
             "use \"$WATCHER_\(field.rawValue.uppercased())\" (quoted), or hook: { run: [PROGRAM, \"{\(field.rawValue)}\"] }",
           ]))
     }
+    found += quoting(command, mark: hook.mark)
     // A script named by path as the first word: it must exist and be executable.
     let first =
       command.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
@@ -56,6 +57,90 @@ public enum HookLint {
             message: "the hook's script \(path) is not executable", mark: hook.mark, notes: ["chmod +x \(path)"]))
       case nil: break
       }
+    }
+    return found
+  }
+
+  /// Where a `$WATCHER_…` variable stands in a shell command.
+  enum Quoting: Equatable {
+    /// In single quotes: not expanded; the literal text `$WATCHER_TITLE` is used.
+    case single
+    /// In double quotes: one argument, as it should be.
+    case double
+    /// Unquoted: split at spaces and expanded as a glob (a title with `*` becomes file names).
+    case bare
+    /// The value of an assignment (`t=$WATCHER_TITLE`), which the shell neither splits nor globs.
+    case assigned
+  }
+
+  /// Each `$WATCHER_…` variable of `command` and how it is quoted, in order (backslash escapes, `'…'` and
+  /// `"…"` as the shell reads them).
+  static func quotings(in command: String) -> [(name: String, quoting: Quoting)] {
+    var found: [(String, Quoting)] = []
+    let characters = Array(command)
+    var index = 0
+    var single = false
+    var double = false
+    var wordStart = 0
+    while index < characters.count {
+      let c = characters[index]
+      if single {
+        if c == "'" { single = false }
+      } else if c == "\\" {
+        index += 1
+      } else if c == "'", !double {
+        single = true
+      } else if c == "\"" {
+        double.toggle()
+      } else if !double, c == " " || c == "\t" || c == ";" || c == "|" || c == "&" || c == "(" || c == "\n" {
+        wordStart = index + 1
+      }
+      if c == "$", !(index > 0 && characters[index - 1] == "\\") {
+        var start = index + 1
+        if start < characters.count, characters[start] == "{" { start += 1 }
+        var end = start
+        while end < characters.count, characters[end].isASCII,
+          characters[end].isLetter || characters[end].isNumber || characters[end] == "_"
+        {
+          end += 1
+        }
+        let name = String(characters[start..<end])
+        if name.hasPrefix("WATCHER_") {
+          // `x=$WATCHER_TITLE`: a word that is NAME= before the variable.
+          let word = String(characters[wordStart..<index])
+          let assigned =
+            !double && !single && word.hasSuffix("=")
+            && word.dropLast().allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") } && word.count > 1
+          found.append((name, single ? .single : double ? .double : assigned ? .assigned : .bare))
+        }
+      }
+      index += 1
+    }
+    return found
+  }
+
+  /// Warnings for `$WATCHER_…` variables in single quotes (not expanded) or unquoted (split and globbed).
+  static func quoting(_ command: String, mark: Mark?) -> [Diagnostic] {
+    var found: [Diagnostic] = []
+    let all = quotings(in: command)
+    if let name = all.first(where: { $0.quoting == .single })?.name {
+      found.append(
+        Diagnostic(
+          .warning, message: "'$\(name)' is in single quotes: the shell does not expand it", mark: mark,
+          notes: [
+            "the hook gets the literal text $\(name); use double quotes: \"$\(name)\" (in YAML, write the whole "
+              + "command in single quotes: hook: 'echo \"$\(name)\" >> file')"
+          ]))
+    }
+    if let name = all.first(where: { $0.quoting == .bare })?.name {
+      found.append(
+        Diagnostic(
+          .warning, message: "'$\(name)' is not quoted: the shell splits it at spaces and expands * and ? in it",
+          mark: mark,
+          notes: [
+            "a title with a * becomes a list of file names; write \"$\(name)\" (in YAML, put the whole command in "
+              + "single quotes: hook: 'echo \"$\(name)\" >> file')"
+          ]))
     }
     return found
   }
