@@ -55,6 +55,10 @@ package enum YAMLReader {
     } else if problem.contains("unknown escape character") {
       notes.append(
         "a backslash starts an escape in double quotes; write regexes in single quotes, as in regex: '\\d+'")
+    } else if problem.contains("mapping values are not allowed"), let quoted = quotedValue(line, column: mark.column) {
+      // `hook: echo Title: $WATCHER_TITLE`: an unquoted value with ": " in it reads as a second key.
+      notes.append("the value of '\(quoted.key)' holds ': ', which YAML reads as one more key: quote it, as in")
+      notes.append("\(quoted.key): \(quoted.value)")
     } else if problem.contains("expected '-' indicator") || problem.contains("did not find expected key")
       || problem.contains("mapping values are not allowed")
     {
@@ -62,6 +66,34 @@ package enum YAMLReader {
         "check the indentation: the keys of one entry line up under each other, indented past its '-'")
     }
     return Diagnostic(message: "YAML syntax: \(problem)", mark: mark, notes: notes)
+  }
+
+  /// For a line `KEY: VALUE` whose plain VALUE holds ": " where libyaml stopped (`column`): the key and the
+  /// value written in single quotes; nil for any other line.
+  static func quotedValue(_ line: Substring, column: Int) -> (key: String, value: String)? {
+    var body = line.drop { $0 == " " }
+    if body.hasPrefix("- ") { body = body.dropFirst(2).drop { $0 == " " } }
+    guard
+      let colon = body.indices.first(where: {
+        body[$0] == ":" && body.index(after: $0) < body.endIndex
+          && body[body.index(after: $0)] == " "
+      })
+    else { return nil }
+    let key = body[..<colon]
+    let after = body.index(colon, offsetBy: 2)
+    var value = Substring(body[after...].drop { $0 == " " })
+    while value.last == " " { value = value.dropLast() }
+    let offset = line.distance(from: line.startIndex, to: after)
+    let holdsColon = value.indices.contains {
+      value[$0] == ":" && value.index(after: $0) < value.endIndex
+        && value[value.index(after: $0)] == " "
+    }
+    guard !key.isEmpty, key.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }),
+      let first = value.first, !"'\"{[|>&*!#".contains(first), column > offset, holdsColon
+    else { return nil }
+    return (
+      String(key), "'" + value.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'"
+    )
   }
 
   /// A collection being read; a class so that appending to it is done in place (an enum payload would be
