@@ -65,9 +65,9 @@ public enum HookRunner {
   /// Spawn attributes for a child that starts clean (used by `LinkOpener`).
   ///
   /// An empty signal mask and every signal at its default (the daemon blocks SIGINT/SIGTERM/SIGHUP for its
-  /// signal thread; a child must not inherit that), and optionally a process group of its own. The caller
+  /// signal thread; a child must not inherit that), and optionally a process group or a session of its own. The caller
   /// destroys them.
-  package static func spawnAttributes(newProcessGroup: Bool) -> posix_spawnattr_t {
+  package static func spawnAttributes(newProcessGroup: Bool, newSession: Bool = false) -> posix_spawnattr_t {
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     var empty = sigset_t()
@@ -81,6 +81,8 @@ public enum HookRunner {
       posix_spawnattr_setpgroup(&attributes, 0)
       flags |= POSIX_SPAWN_SETPGROUP
     }
+    // A session of its own (glibc's POSIX_SPAWN_SETSID): detached from the terminal and its signals.
+    if newSession { flags |= 0x80 }
     posix_spawnattr_setflags(&attributes, Int16(flags))
     return attributes
   }

@@ -73,16 +73,8 @@ enum NotifyHelper {
   /// its stdin and from its stdout when `pipes`.
   @discardableResult
   static func spawn(_ arguments: [String], pipes: Bool) -> (pid: pid_t, input: Int32, output: Int32)? {
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
+    var attributes = HookRunner.spawnAttributes(newProcessGroup: false, newSession: true)
     defer { posix_spawnattr_destroy(&attributes) }
-    var empty = sigset_t()
-    sigemptyset(&empty)
-    var all = sigset_t()
-    sigfillset(&all)
-    posix_spawnattr_setsigmask(&attributes, &empty)
-    posix_spawnattr_setsigdefault(&attributes, &all)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | 0x80))
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }

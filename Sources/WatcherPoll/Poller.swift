@@ -112,7 +112,11 @@ public struct Poller {
       }
     }
     let engine = RuleEngine(rules: config.rules, settings: config.settings.notify)
-    let pagesDeadline = ContinuousClock.now + .seconds(config.settings.fullTextBudget.passSeconds)
+    // One reader for the pass: its story identity, the rules' buttons and the snoozed feeds are made once.
+    var reader = FeedReader(
+      config: config, transport: transport, cancellation: cancellation,
+      pagesDeadline: ContinuousClock.now + .seconds(config.settings.fullTextBudget.passSeconds))
+    reader.snoozed = Set(store.snoozes().filter { $0.value > now }.keys)
     var stories: [String: Story]?
     PassStages.inBatches(
       due, size: max(32, 4 * config.settings.concurrency), cancellation: cancellation, fetch: fetch
@@ -124,8 +128,7 @@ public struct Poller {
       let pages = batch.indices.filter { batch[$0].feed.wantsFullText(config.settings) }
       let groups = pages.isEmpty ? [Array(batch.indices)] : [batch.indices.filter { !pages.contains($0) }, pages]
       for group in groups where !group.isEmpty {
-        let read = read(
-          batch, group, bodies: bodies, mode: mode, engine: engine, pagesDeadline: pagesDeadline, now: now)
+        let read = read(batch, group, bodies: bodies, reader: reader, mode: mode, engine: engine, now: now)
         let acting = save(read, mode: mode, dryRun: dryRun, now: now, outcomes: &outcomes, stories: &stories)
         act(acting, now: now, outcomes: &outcomes)
       }
@@ -264,12 +267,9 @@ public struct Poller {
   ///
   /// This is the CPU work of a pass; nothing is written or done here.
   private func read(
-    _ batch: [FeedJob], _ group: [Int], bodies: PassStages.Bodies, mode: Mode, engine: RuleEngine,
-    pagesDeadline: ContinuousClock.Instant, now: Date
+    _ batch: [FeedJob], _ group: [Int], bodies: PassStages.Bodies, reader: FeedReader, mode: Mode,
+    engine: RuleEngine, now: Date
   ) -> [FeedJob] {
-    var reader = FeedReader(
-      config: config, transport: transport, cancellation: cancellation, pagesDeadline: pagesDeadline)
-    reader.snoozed = Set(store.snoozes().filter { $0.value > now }.keys)
     let read = Locked([FeedJob?](repeating: nil, count: group.count))
     WorkerPool.shared.perform(iterations: group.count) { position in
       let index = group[position]

@@ -21,6 +21,29 @@ struct NotificationClickTests {
       && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/pyatspi")
   }
 
+  /// A browser for `dir/bin`: records in `dir/opened` each link it is asked to open.
+  static func browser(in dir: String) throws {
+    try FileManager.default.createDirectory(atPath: dir + "/bin", withIntermediateDirectories: true)
+    try "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '\(dir)/opened'\n".write(
+      toFile: dir + "/bin/xdg-open", atomically: true, encoding: .utf8)
+    chmod(dir + "/bin/xdg-open", 0o755)
+  }
+
+  /// Runs the fixture `scenario` in notify-click.sh's session on `server`, with the binary as WATCHER and
+  /// `dir` as DIR.
+  static func session(
+    _ server: String, _ scenario: String, dir: String, extra: [String: String] = [:], timeout: Int = 60
+  ) throws -> HookResult {
+    var environment = ProcessInfo.processInfo.environment.merging(extra) { _, new in new }
+    environment["WATCHER"] = try #require(BinaryTests.binary).path
+    environment["DIR"] = dir
+    let script = Fixtures.url("notify-click.sh", target: "WatcherCLITests").path
+    let path = Fixtures.url(scenario, target: "WatcherCLITests").path
+    return HookRunner.run(
+      command: "/bin/bash '\(script)' '\(server)' '\(path)'", environment: environment, input: Data(),
+      timeout: timeout)
+  }
+
   @Test(
     "Open, Snooze feed and a rule's button work on every server, from the daemon and after the poll exited",
     .enabled(if: available || NotificationTests.inCI, "the notification servers are not installed (CI installs them)"),
@@ -29,11 +52,7 @@ struct NotificationClickTests {
     #expect(Self.available, "CI must have \(Self.tools.joined(separator: ", ")) and python3-pyatspi")
     let dir = try TemporaryDirectory()
     let path = dir.url.path
-    try FileManager.default.createDirectory(atPath: path + "/bin", withIntermediateDirectories: true)
-    // The browser: records the link it is asked to open.
-    try "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '\(path)/opened'\n".write(
-      toFile: path + "/bin/xdg-open", atomically: true, encoding: .utf8)
-    chmod(path + "/bin/xdg-open", 0o755)
+    try Self.browser(in: path)
     let items = ["one", "two", "three"].enumerated().map { index, word in
       "<item><title>Hello \(word)</title><guid>h\(index)</guid><link>http://example.org/\(word)</link></item>"
     }.joined()
@@ -49,15 +68,7 @@ struct NotificationClickTests {
         notify: true
         buttons: [{ label: Archive, hook: 'printf "%s\\n" "$WATCHER_LINK" >> \(path)/archived' }]
     """.write(toFile: path + "/rules.yaml", atomically: true, encoding: .utf8)
-    let binary = try #require(BinaryTests.binary)
-    var environment = ProcessInfo.processInfo.environment
-    environment["WATCHER"] = binary.path
-    environment["DIR"] = path
-    environment["MODE"] = mode
-    let script = Fixtures.url("notify-click.sh", target: "WatcherCLITests").path
-    let scenario = Fixtures.url("click-scenario.sh", target: "WatcherCLITests").path
-    let result = HookRunner.run(
-      command: "/bin/bash '\(script)' '\(server)' '\(scenario)'", environment: environment, input: Data(), timeout: 90)
+    let result = try Self.session(server, "click-scenario.sh", dir: path, extra: ["MODE": mode], timeout: 90)
     #expect(result.succeeded, "\(result)")
     func read(_ name: String) -> String { (try? String(contentsOfFile: path + "/" + name, encoding: .utf8)) ?? "" }
     let log = read(mode == "run" ? "daemon.log" : "poll.log")
@@ -99,15 +110,8 @@ struct NotificationClickTests {
     rules:
       - { name: all, match: { title: '' }, notify: { body: "{text}", urgency: critical } }
     """.write(toFile: path + "/rules.yaml", atomically: true, encoding: .utf8)
-    var environment = ProcessInfo.processInfo.environment
-    environment["WATCHER"] = try #require(BinaryTests.binary).path
-    environment["DIR"] = path
-    environment["XDG_CACHE_HOME"] = path + "/cache"
-    let script = Fixtures.url("notify-click.sh", target: "WatcherCLITests").path
-    let scenario = Fixtures.url("hints-scenario.sh", target: "WatcherCLITests").path
-    let result = HookRunner.run(
-      command: "/bin/bash '\(script)' '\(serverName)' '\(scenario)'", environment: environment, input: Data(),
-      timeout: 60)
+    let result = try Self.session(
+      serverName, "hints-scenario.sh", dir: path, extra: ["XDG_CACHE_HOME": path + "/cache"])
     #expect(result.succeeded, "\(result)")
     let calls = (try? String(contentsOfFile: path + "/calls.txt", encoding: .utf8)) ?? ""
     let item = try #require(calls.components(separatedBy: "member=Notify").dropFirst().first, "\(calls)")
@@ -134,10 +138,7 @@ struct NotificationClickTests {
   func digestReplaces() throws {
     let dir = try TemporaryDirectory()
     let path = dir.url.path
-    try FileManager.default.createDirectory(atPath: path + "/bin", withIntermediateDirectories: true)
-    try "#!/bin/sh\nprintf '%s\\n' \"$1\" >> '\(path)/opened'\n".write(
-      toFile: path + "/bin/xdg-open", atomically: true, encoding: .utf8)
-    chmod(path + "/bin/xdg-open", 0o755)
+    try Self.browser(in: path)
     try """
     settings: { first_poll: all, max_age: none, notify: { expire: 60s } }
     feeds:
@@ -145,13 +146,7 @@ struct NotificationClickTests {
     rules:
       - { name: d, match: { title: '' }, digest: { every: 1s } }
     """.write(toFile: path + "/rules.yaml", atomically: true, encoding: .utf8)
-    var environment = ProcessInfo.processInfo.environment
-    environment["WATCHER"] = try #require(BinaryTests.binary).path
-    environment["DIR"] = path
-    let script = Fixtures.url("notify-click.sh", target: "WatcherCLITests").path
-    let scenario = Fixtures.url("digest-scenario.sh", target: "WatcherCLITests").path
-    let result = HookRunner.run(
-      command: "/bin/bash '\(script)' dunst '\(scenario)'", environment: environment, input: Data(), timeout: 60)
+    let result = try Self.session("dunst", "digest-scenario.sh", dir: path)
     #expect(result.succeeded, "\(result)")
     func read(_ name: String) -> String { (try? String(contentsOfFile: path + "/" + name, encoding: .utf8)) ?? "" }
     #expect(
