@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherConfig
 import WatcherState
 
@@ -50,7 +51,7 @@ extension ActionFailure: CustomStringConvertible {
     case .hook(let result, let timeout):
       var reason = result.describe(timeout: timeout)
       if !result.stderrTail.isEmpty {
-        reason += "; stderr: " + result.stderrTail.replacingOccurrences(of: "\n", with: " | ")
+        reason += "; stderr: " + result.stderrTail.replacing("\n", with: " | ")
       }
       return reason
     case .webhook(let status, let detail):

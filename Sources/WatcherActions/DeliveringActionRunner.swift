@@ -2,7 +2,8 @@
 // Copyright the watcher authors.
 
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherConfig
 import WatcherFetch
 import WatcherState
@@ -140,7 +141,7 @@ public struct DeliveringActionRunner: ActionRunner {
       guard let text = try? String(contentsOfFile: HomePath.expand(file), encoding: .utf8) else {
         return .failed(.webhook(status: 0, detail: "cannot read the secret file \(file)"))
       }
-      secret = text.trimmingCharacters(in: .whitespacesAndNewlines)
+      secret = text.trimming()
     }
     let answer = WebhookPoster.post(
       Array((webhook.item ?? "{}").utf8), to: webhook.url, secret: secret, timeout: webhook.timeout ?? 10,

@@ -2,7 +2,8 @@
 // Copyright the watcher authors.
 
 internal import CNotify
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherConfig
 import WatcherSupport
 
@@ -44,9 +45,9 @@ public final class LibnotifyNotifier: Notifier {
   /// The ids kept in `bubbles`, by name.
   private func keptBubbles() -> [String: Int32] {
     guard let bubbles, let data = FileManager.default.contents(atPath: bubbles), data.count < 65_536,
-      let object = try? JSONSerialization.jsonObject(with: data) as? [String: Int]
+      let object = try? JSONReader.members(data)
     else { return [:] }
-    return object.compactMapValues { Int32(exactly: $0) }
+    return object.compactMapValues { $0.int.flatMap { Int32(exactly: $0) } }
   }
 
   private func keep(_ name: String, id: Int32) {
@@ -54,9 +55,8 @@ public final class LibnotifyNotifier: Notifier {
     var kept = keptBubbles()
     kept[name] = id
     if kept.count > 100 { kept = kept.filter { $0.key == name } }
-    if let data = try? JSONSerialization.data(withJSONObject: kept, options: [.sortedKeys]) {
-      try? AtomicFile.write(data, to: bubbles, directory: (bubbles as NSString).deletingLastPathComponent, mode: 0o600)
-    }
+    let json = JSONOutput.object(kept.sorted { $0.key < $1.key }.map { ($0.key, .int(Int($0.value))) })
+    try? AtomicFile.write(Data(json.compact), to: bubbles, directory: FilePath.directory(bubbles), mode: 0o600)
   }
 
   /// What a server can do, as watcher uses it.
@@ -73,17 +73,18 @@ public final class LibnotifyNotifier: Notifier {
     public init(capabilities: [String], server: String, specVersion: String) {
       markup = capabilities.contains("body-markup")
       actions = capabilities.contains("actions")
-      imageHint = specVersion.compare("1.2", options: .numeric) == .orderedAscending ? "image_path" : "image-path"
+      // Versions compare as numbers, part by part: "1.10" is after "1.2".
+      let version = specVersion.split(separator: ".").map { Int($0) ?? 0 }
+      imageHint = version.lexicographicallyPrecedes([1, 2]) ? "image_path" : "image-path"
       defaultIsButton = server.lowercased().contains("xfce")
     }
   }
 
   private static let mainLoop: Bool = {
-    let thread = Thread {
+    Threads.spawn {
       let loop = g_main_loop_new(nil, 0)
       g_main_loop_run(loop)
     }
-    thread.start()
     return true
   }()
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherSupport
 
 #if canImport(Glibc)
@@ -22,7 +23,7 @@ public enum LinkOpener {
     var pid: pid_t = 0
     guard posix_spawnp(&pid, "xdg-open", nil, &attributes, &argv, environ) == 0 else { return }
     let child = pid
-    Thread.detachNewThread { waitpid(child, nil, 0) }
+    Threads.spawn { waitpid(child, nil, 0) }
   }
 
   /// Whether `link` is http(s): a feed's `file:`, `javascript:`, `smb:` or custom-scheme link is never

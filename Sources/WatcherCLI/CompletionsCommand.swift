@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherConfig
 
 /// `watcher completions bash|zsh|fish`: prints a completion script.
@@ -97,13 +98,13 @@ struct CompletionsCommand: Command {
 
   /// Quotes `text` for a single-quoted shell word.
   private static func quoted(_ text: String) -> String {
-    "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    "'" + text.replacing("'", with: "'\\''") + "'"
   }
 
   static func zsh(_ commands: [any Command]) -> String {
     func escaped(_ text: String) -> String {
-      text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: ":", with: "\\:")
-        .replacingOccurrences(of: "[", with: "\\[").replacingOccurrences(of: "]", with: "\\]")
+      text.replacing("\\", with: "\\\\").replacing(":", with: "\\:")
+        .replacing("[", with: "\\[").replacing("]", with: "\\]")
     }
     var lines = [
       "#compdef watcher",

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherActions
 import WatcherConfig
 import WatcherSupport
@@ -87,7 +88,7 @@ struct CheckCommand: Command {
         program: "/bin/sh", arguments: ["/bin/sh", "-n", "-c", hook.command], environment: ["PATH": "/usr/bin:/bin"],
         input: Data(), timeout: 5)
       if !syntax.succeeded {
-        let reason = syntax.stderrTail.replacingOccurrences(of: "/bin/sh: ", with: "")
+        let reason = syntax.stderrTail.replacing("/bin/sh: ", with: "")
         found.append(
           Diagnostic(
             message: "the hook's command is not valid shell: \(reason.isEmpty ? syntax.describe(timeout: 5) : reason)",

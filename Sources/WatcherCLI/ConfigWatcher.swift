@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherSupport
 
 #if canImport(Glibc)
@@ -27,16 +28,16 @@ final class ConfigWatcher: @unchecked Sendable {
     if resolved != path { places.append(resolved) }
     let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE | IN_ATTRIB)
     for place in places {
-      let directory = (place as NSString).deletingLastPathComponent
+      let directory = FilePath.directory(place)
       let descriptor = inotify_add_watch(fd, directory.isEmpty ? "." : directory, mask)
-      if descriptor >= 0 { watched[descriptor] = (place as NSString).lastPathComponent }
+      if descriptor >= 0 { watched[descriptor] = FilePath.name(place) }
     }
     guard !watched.isEmpty else {
       close(fd)
       return nil
     }
     let names = watched
-    Thread.detachNewThread {
+    Threads.spawn {
       var buffer = [UInt8](repeating: 0, count: 16_384)
       while true {
         let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }

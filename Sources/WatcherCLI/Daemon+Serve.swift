@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherConfig
 import WatcherPoll
 import WatcherState
@@ -25,7 +26,7 @@ extension Daemon {
       client.finish(ExitCode.usage.rawValue)
       return
     }
-    if let note = record.configNote { out.error("note: \(note)".trimmingCharacters(in: .newlines)) }
+    if let note = record.configNote { out.error("note: \(note)".trimming(.newlines)) }
     let code: ExitCode
     switch request.command {
     case "reload":

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import WatcherActions
 import WatcherConfig
 import WatcherFetch

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherSupport
 
 #if canImport(Glibc)
@@ -35,25 +36,24 @@ struct DaemonRecord: Equatable {
   }
 
   func write(to path: String) {
-    let object: [String: Any] = [
-      "pid": Int(pid), "config": config, "started": ISODate.format(started), "loaded": ISODate.format(loaded),
-      "errors": errors ?? NSNull(),
-    ]
-    guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else { return }
-    try? AtomicFile.write(data, to: path, directory: (path as NSString).deletingLastPathComponent)
+    let object = JSONOutput.object([
+      ("config", .string(config)), ("errors", .optional(errors)), ("loaded", .string(ISODate.format(loaded))),
+      ("pid", .int(Int(pid))), ("started", .string(ISODate.format(started))),
+    ])
+    try? AtomicFile.write(Data(object.compact), to: path, directory: FilePath.directory(path))
   }
 
   /// The record at `path`, when its daemon still runs.
   static func read(_ path: String) -> DaemonRecord? {
     guard let data = FileManager.default.contents(atPath: path), data.count < 1_000_000,
-      let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-      let pid = object["pid"] as? Int, let config = object["config"] as? String,
-      let started = (object["started"] as? String).flatMap(DateParser.parse),
-      let loaded = (object["loaded"] as? String).flatMap(DateParser.parse),
+      let object = try? JSONReader.members(data),
+      let pid = object["pid"]?.int, let config = object["config"]?.string,
+      let started = object["started"]?.string.flatMap(DateParser.parse),
+      let loaded = object["loaded"]?.string.flatMap(DateParser.parse),
       pid > 0, pid < Int(Int32.max), kill(Int32(pid), 0) == 0 || errno == EPERM
     else { return nil }
     return DaemonRecord(
-      pid: Int32(pid), config: config, started: started, loaded: loaded, errors: object["errors"] as? String)
+      pid: Int32(pid), config: config, started: started, loaded: loaded, errors: object["errors"]?.string)
   }
 
   /// The record of the daemon that uses `directory`, when one runs.

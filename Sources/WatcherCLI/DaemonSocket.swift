@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherSupport
 
 #if canImport(Glibc)
@@ -59,13 +60,25 @@ enum DaemonSocket {
     }
 
     init?(line: String) {
-      guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-        let command = object["command"] as? String, Self.commands.contains(command)
-      else { return nil }
+      var scalars: [String: JSONScalar] = [:]
+      var lists: [String: [String]] = [:]
+      let read: ()? = try? JSONReader.read(line.utf8) { json in
+        try json.object { json, key in
+          guard key == "feeds" || key == "keys" else {
+            scalars[key] = try json.scalar()
+            return
+          }
+          // A list of strings; anything else in it makes the request unreadable.
+          var list: [String] = []
+          try json.array { json in list.append(try json.string()) }
+          lists[key] = list
+        }
+      }
+      guard read != nil, let command = scalars["command"]?.string, Self.commands.contains(command) else { return nil }
       self.init(
-        command: command, feeds: object["feeds"] as? [String] ?? [], force: object["force"] as? Bool ?? false,
-        all: object["all"] as? Bool ?? false, action: object["action"] as? String,
-        keys: object["keys"] as? [String] ?? [], config: object["config"] as? String)
+        command: command, feeds: lists["feeds"] ?? [], force: scalars["force"]?.bool ?? false,
+        all: scalars["all"]?.bool ?? false, action: scalars["action"]?.string, keys: lists["keys"] ?? [],
+        config: scalars["config"]?.string)
     }
   }
 
@@ -82,7 +95,7 @@ enum DaemonSocket {
   static func canonical(_ path: String) -> String {
     // Foundation's resolution, not realpath(3): the fortified C declaration clashes between modules in the
     // static release build.
-    var cleaned = (path as NSString).standardizingPath
+    var cleaned = URL(fileURLWithPath: HomePath.expand(path)).standardizedFileURL.path
     if FileManager.default.fileExists(atPath: cleaned) {
       cleaned = URL(fileURLWithPath: cleaned).resolvingSymlinksInPath().path
     }
@@ -113,7 +126,7 @@ enum DaemonSocket {
 
   /// Why the socket's directory cannot be trusted (not the user's own, or open to others), or nil.
   static func untrustedDirectory(of path: String) -> String? {
-    let directory = (path as NSString).deletingLastPathComponent
+    let directory = FilePath.directory(path)
     var info = stat()
     guard lstat(directory, &info) == 0 else { return nil }  // no daemon has been there
     if info.st_mode & S_IFMT != S_IFDIR { return "\(directory) is not a directory" }
@@ -279,7 +292,7 @@ enum DaemonSocket {
     /// Binds the socket (replacing a stale one), or throws why it cannot.
     init(path: String, received: @escaping @Sendable (Client) -> Void) throws {
       self.path = path
-      let directory = (path as NSString).deletingLastPathComponent
+      let directory = FilePath.directory(path)
       mkdir(directory, 0o700)
       if let reason = untrustedDirectory(of: path) { throw Failure(description: reason) }
       guard var address = DaemonSocket.address(path) else {
@@ -309,7 +322,7 @@ enum DaemonSocket {
       }
       fd = listening
       let fd = listening
-      Thread.detachNewThread {
+      Threads.spawn {
         while true {
           let client = accept(fd, nil, nil)
           if client < 0 {
@@ -317,7 +330,7 @@ enum DaemonSocket {
             return
           }
           _ = fcntl(client, F_SETFD, FD_CLOEXEC)
-          Thread.detachNewThread {
+          Threads.spawn {
             guard DaemonSocket.peerUser(client) == getuid(), let request = Self.readRequest(client) else {
               close(client)
               return

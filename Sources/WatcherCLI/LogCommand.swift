@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherConfig
 import WatcherState
 import WatcherSupport
@@ -97,8 +98,7 @@ struct LogCommand: Command {
 
   /// "2026-11-30 13:05:12  swift  "Swift 6.3 Released"  hook (rule 'releases'): failed, will retry: exit 3".
   static func line(_ entry: JournalEntry, time showTime: Bool = true) -> String {
-    let time = ISODate.format(entry.time).replacingOccurrences(of: "T", with: " ").replacingOccurrences(
-      of: "Z", with: "")
+    let time = ISODate.format(entry.time).replacing("T", with: " ").replacing("Z", with: "")
     let title = entry.title.map { JSONString.literal($0) } ?? "(untitled: \(entry.key))"
     let rule = entry.rule.map { " (rule '\($0)')" } ?? ""
     let what: String

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherActions
 import WatcherState
 import WatcherSupport
@@ -47,7 +48,7 @@ enum NotifyHelper {
         try notifier.show(notification)
         answer("ok")
       } catch {
-        answer("error: \(error)".replacingOccurrences(of: "\n", with: " "))
+        answer("error: \(error)".replacing("\n", with: " "))
       }
     }
     // The poll is done: hold the notifications until they are closed, or for at most an hour, or until the
@@ -106,7 +107,7 @@ enum NotifyHelper {
     }
     // Reaped while this process lives; once it exits, init takes over.
     let child = pid
-    Thread.detachNewThread { waitpid(child, nil, 0) }
+    Threads.spawn { waitpid(child, nil, 0) }
     return (pid, toChild[1], fromChild[0])
   }
 }
@@ -116,7 +117,7 @@ enum NotifyHelper {
 final class HelperNotifier: Notifier, @unchecked Sendable {
   private let direct: LibnotifyNotifier
   private let arguments: [String]
-  private let lock = NSLock()
+  private let lock = Lock()
   private var helper: (input: Int32, output: Int32)?
   private var failed = false
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherFeed
 import WatcherFetch
 import WatcherPoll
@@ -85,7 +86,7 @@ struct ParseCommand: Command {
     if let link = feed.link { out += " \(link)" }
     out += "\n\(feed.items.count) item\(feed.items.count == 1 ? "" : "s")\n"
     for item in feed.items {
-      let date = item.published.map { ISODate.format($0).prefix(16).replacingOccurrences(of: "T", with: " ") }
+      let date = item.published.map { ISODate.format($0).prefix(16).replacing("T", with: " ") }
       out += "\n\(date ?? "(no date)       ")  \(item.title ?? "(untitled)")\n"
       if let link = item.link { out += "    \(link)\n" }
       if let author = item.author { out += "    by \(author)\n" }

@@ -2,7 +2,8 @@
 // Copyright the watcher authors.
 
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 import WatcherSupport
 
@@ -63,7 +64,7 @@ enum SignalWaiter {
   static var signalsBlocked: Bool { blocked.load(ordering: .relaxed) }
 
   static func start(_ signals: [Int32], handler: @escaping @Sendable (Int32) -> Void) {
-    let thread = Thread {
+    Threads.spawn {
       var set = sigset_t()
       sigemptyset(&set)
       for signal in signals { sigaddset(&set, signal) }
@@ -72,7 +73,6 @@ enum SignalWaiter {
         if sigwait(&set, &received) == 0 { handler(received) }
       }
     }
-    thread.start()
   }
 
   /// Blocks `signals` in the calling thread (and so in every thread it starts afterwards).

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherConfig
 import WatcherPoll
 import WatcherState
@@ -109,7 +110,7 @@ struct StatusCommand: Command {
         "the daemon runs (pid \(daemon.pid), since \(ISODate.format(daemon.started))) the config \(daemon.config), "
           + "loaded at \(ISODate.format(daemon.loaded))",
         at: 0)
-      if let note = daemon.configNote { notes.insert("error: \(note)".trimmingCharacters(in: .newlines), at: 1) }
+      if let note = daemon.configNote { notes.insert("error: \(note)".trimming(.newlines), at: 1) }
     }
     if arguments.has(Options.json) {
       let daemonJSON: JSONOutput =
@@ -179,8 +180,8 @@ struct StatusCommand: Command {
     let widths = (0..<table[0].count).map { column in table.map { $0[column].count }.max() ?? 0 }
     var out = ""
     for (index, row) in table.enumerated() {
-      let line = zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
-        .joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+      let line = zip(row, widths).map { $0.padded(to: $1) }
+        .joined(separator: "  ").trimming(.spaces)
       let failing = index > 0 && row[5] != "0"
       let style = !color ? nil : index == 0 ? "1" : failing ? "31" : nil
       out += (style.map { "\u{1B}[\($0)m\(line)\u{1B}[0m" } ?? line) + "\n"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherConfig
 import WatcherFeed
 import WatcherFetch
@@ -98,11 +99,11 @@ struct AddCommand: Command {
       terminal.error("error: \(url) is already in the config as '\(existing.name)'")
       return .failure
     }
-    let title = parsed.feed.title?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty
+    let title = parsed.feed.title?.trimming().nilIfEmpty
     var name =
       arguments.value(Options.name)
       ?? ConfigEditor.uniqueName(title: title, url: url, taken: Set(config.feeds.map(\.name)))
-    name = name.trimmingCharacters(in: .whitespaces)
+    name = name.trimming(.spaces)
     if config.feeds.contains(where: { $0.name == name }) {
       terminal.error("error: a feed named '\(name)' is already in the config; choose another with --name")
       return .failure

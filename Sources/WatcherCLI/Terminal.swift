@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
+import WatcherSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -41,7 +43,7 @@ public struct Terminal: Sendable {
   /// The process's own standard streams.
   public static let standard = Terminal(
     output: { writeAll(1, $0) }, errors: { writeAll(2, $0) },
-    readInput: { limit in (try? FileHandle.standardInput.read(upToCount: limit)) ?? Data() },
+    readInput: { limit in readAll(0, limit: limit) },
     environment: ProcessInfo.processInfo.environment, outputIsTerminal: isatty(1) == 1,
     errorsIsTerminal: isatty(2) == 1)
 
@@ -58,6 +60,19 @@ public struct Terminal: Sendable {
   /// Writes all of `bytes` to a file descriptor, retrying on EINTR and short writes.
   ///
   /// The corresponding C function is `write`.
+  /// Up to `limit` bytes from `fd`, until its end (or an error).
+  static func readAll(_ fd: Int32, limit: Int) -> Data {
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 64 * 1_024)
+    while data.count < limit {
+      let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, min($0.count, limit - data.count)) }
+      if n < 0, errno == EINTR { continue }
+      guard n > 0 else { break }
+      data.append(contentsOf: buffer[..<n])
+    }
+    return data
+  }
+
   static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
     bytes.withUnsafeBytes { raw in
       guard var p = raw.baseAddress else { return }
@@ -97,8 +112,8 @@ extension Terminal {
   static func columns(_ rows: [[String]]) -> String {
     let widths = (0..<(rows.first?.count ?? 0)).map { column in rows.map { $0[column].count }.max() ?? 0 }
     return rows.map { row in
-      zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
-        .trimmingCharacters(in: .whitespaces)
+      zip(row, widths).map { $0.padded(to: $1) }.joined(separator: "  ")
+        .trimming(.spaces)
     }.joined(separator: "\n")
   }
 }

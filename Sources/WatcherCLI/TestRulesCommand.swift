@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherActions
 import WatcherConfig
 import WatcherFeed
@@ -152,7 +153,7 @@ struct TestRulesCommand: Command {
       if let feed = config.feeds.first(where: { FeedLocation.path(of: $0.url) == path }) {
         result.append(feed)
       } else {
-        result.append(FeedConfig(url: file, name: FeedConfig.slug(for: (path as NSString).lastPathComponent)))
+        result.append(FeedConfig(url: file, name: FeedConfig.slug(for: FilePath.name(path))))
       }
     }
     if result.isEmpty { result = config.feeds }
@@ -238,7 +239,7 @@ struct TestRulesCommand: Command {
           if name == "WATCHER_CONTENT" && outcome.item.content == nil { continue }
           let long = name == "WATCHER_TEXT" || name == "WATCHER_CONTENT"
           let shown = long && value.count > 60 ? String(value.prefix(59)) + "…" : value
-          out += "    \(name)=\(shown.replacingOccurrences(of: "\n", with: " "))\n"
+          out += "    \(name)=\(shown.replacing("\n", with: " "))\n"
         }
       }
       for match in d.matches {

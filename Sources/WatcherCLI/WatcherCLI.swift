@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherActions
 import WatcherConfig
+import WatcherSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -124,10 +126,10 @@ public enum WatcherCLI {
     ]
     let width = (commands.map(\.name.count).max() ?? 0) + 2
     for command in commands {
-      lines.append("  \(command.name.padding(toLength: width, withPad: " ", startingAt: 0))\(command.summary)")
+      lines.append("  \(command.name.padded(to: width))\(command.summary)")
     }
     lines += [
-      "  help COMMAND".padding(toLength: width + 2, withPad: " ", startingAt: 0) + "show a command's options",
+      "  help COMMAND".padded(to: width + 2) + "show a command's options",
       "",
       "  --version     print the version",
       "  -h, --help    show this help",
@@ -151,7 +153,7 @@ public enum WatcherCLI {
       var left = "--\(option.name)"
       if let short = option.short { left = "-\(short), " + left }
       if let value = option.value { left += " \(value)" }
-      lines.append("  \(left.padding(toLength: 26, withPad: " ", startingAt: 0))\(option.help)")
+      lines.append("  \(left.padded(to: 26))\(option.help)")
     }
     return lines.joined(separator: "\n")
   }

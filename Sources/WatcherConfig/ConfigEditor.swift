@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherSupport
 
 #if canImport(Glibc)
@@ -79,7 +80,7 @@ public enum ConfigEditor {
 
   /// The same feed written differently: scheme and host case, a default port, a trailing slash.
   package static func normalized(_ url: String) -> String {
-    var text = FeedLocation.normalized(url.trimmingCharacters(in: .whitespaces))
+    var text = FeedLocation.normalized(url.trimming(.spaces))
     while text.hasSuffix("/") { text.removeLast() }
     return text
   }
@@ -116,7 +117,7 @@ public enum ConfigEditor {
       let body = lines.isEmpty ? "" : lines.joined(separator: "\n") + "\n"
       return try validated(body + "feeds:\n" + entries(feeds), adding: feeds.count, to: text, path: path)
     }
-    let rest = lines[start].drop { $0 != ":" }.dropFirst().trimmingCharacters(in: .whitespaces)
+    let rest = lines[start].drop { $0 != ":" }.dropFirst().trimming(.spaces)
     if rest.hasPrefix("[") {
       guard rest.hasPrefix("[]") else {
         throw EditError(
@@ -131,13 +132,13 @@ public enum ConfigEditor {
     while end < lines.count, !isKey(lines[end]) { end += 1 }
     // Blank lines and comments just before the next key belong to it.
     while end > start + 1,
-      lines[end - 1].trimmingCharacters(in: .whitespaces).isEmpty
+      lines[end - 1].trimming(.spaces).isEmpty
         || lines[end - 1].hasPrefix("#")
     {
       end -= 1
     }
     let indent =
-      lines[(start + 1)..<end].first { $0.trimmingCharacters(in: .whitespaces).hasPrefix("- ") }
+      lines[(start + 1)..<end].first { $0.trimming(.spaces).hasPrefix("- ") }
       .map { String($0.prefix { $0 == " " }) } ?? "  "
     var entryLines = entries(feeds, indent: indent).components(separatedBy: "\n")
     entryLines.removeLast()
@@ -169,7 +170,7 @@ public enum ConfigEditor {
     func dashLine(_ mark: Mark) -> Int? {
       var line = mark.line - 1
       while line >= 0 {
-        let content = lines[line].trimmingCharacters(in: .whitespaces)
+        let content = lines[line].trimming(.spaces)
         if content.hasPrefix("- ") || content == "-" { return line }
         if line < mark.line - 1, !content.isEmpty, !content.hasPrefix("#") { return nil }
         line -= 1
@@ -189,7 +190,7 @@ public enum ConfigEditor {
       end = start + 1
       while end < lines.count {
         let line = lines[end]
-        let content = line.trimmingCharacters(in: .whitespaces)
+        let content = line.trimming(.spaces)
         // The entry's own lines are indented deeper than its `-`.
         if !content.isEmpty, !content.hasPrefix("#"), line.prefix(while: { $0 == " " }).count <= indent { break }
         end += 1
@@ -197,18 +198,18 @@ public enum ConfigEditor {
     }
     // Blank lines and comments just before what follows belong to it.
     while end > start + 1 {
-      let content = lines[end - 1].trimmingCharacters(in: .whitespaces)
+      let content = lines[end - 1].trimming(.spaces)
       guard content.isEmpty || content.hasPrefix("#") else { break }
       end -= 1
     }
     // Comments just above the entry's `-` are about it; the blank lines after it go with it.
     var first = start
-    while first > 0, lines[first - 1].trimmingCharacters(in: .whitespaces).hasPrefix("#"),
+    while first > 0, lines[first - 1].trimming(.spaces).hasPrefix("#"),
       lines[first - 1].prefix(while: { $0 == " " }).count >= lines[start].prefix(while: { $0 == " " }).count
     {
       first -= 1
     }
-    while end < lines.count, lines[end].trimmingCharacters(in: .whitespaces).isEmpty { end += 1 }
+    while end < lines.count, lines[end].trimming(.spaces).isEmpty { end += 1 }
     lines.removeSubrange(first..<end)
     let new = lines.joined(separator: "\n") + (hadNewline ? "\n" : "")
     do {
@@ -254,7 +255,7 @@ public enum ConfigEditor {
   public static func write(_ text: String, to given: String) throws(EditError) -> String? {
     // A symlinked config (dotfiles kept in a repository) is edited where it lives: the link stays a link.
     let path = resolvedLink(given)
-    let directory = (path as NSString).deletingLastPathComponent
+    let directory = FilePath.directory(path)
     var info = stat()
     var backup: String?
     var mode: mode_t = 0o644
@@ -296,16 +297,16 @@ public enum ConfigEditor {
       let indent = line.prefix { $0 == " " || $0 == "-" }.count
       let body = line.dropFirst(indent).drop { $0 == " " }
       if let open = headersIndent, indent <= open, !body.isEmpty, !body.hasPrefix("#") { headersIndent = nil }
-      if let range = line.range(of: "headers:") {
-        let rest = line[range.upperBound...].trimmingCharacters(in: .whitespaces)
+      if let range = line.firstRange(of: "headers:") {
+        let rest = line[range.upperBound...].trimming(.spaces)
         if rest.hasPrefix("{") {
           line = String(line[..<range.upperBound]) + " " + redactedFlow(rest)
         } else if rest.isEmpty || rest.hasPrefix("#") {
           headersIndent = indent
         }
       } else if headersIndent != nil, let colon = body.firstIndex(of: ":") {
-        let key = body[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "\"' "))
-        let value = body[body.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        let key = body[..<colon].trimming(.these("\"' "))
+        let value = body[body.index(after: colon)...].trimming(.spaces)
         if FetchOptions.isSecret(key), !value.isEmpty, !value.hasPrefix("{") {
           line = String(line[..<line.index(after: colon)]) + " \"<redacted>\""
         }
@@ -320,7 +321,7 @@ public enum ConfigEditor {
     guard line.contains("@"), line.contains("://") else { return line }
     var result = ""
     var rest = Substring(line)
-    while let scheme = rest.range(of: "://") {
+    while let scheme = rest.firstRange(of: "://") {
       result += rest[..<scheme.upperBound]
       rest = rest[scheme.upperBound...]
       let authority = rest.prefix { !"/ \"',}".contains($0) }
@@ -362,8 +363,8 @@ public enum ConfigEditor {
     }
     let redacted = parts.map { part -> String in
       guard let colon = part.firstIndex(of: ":") else { return part }
-      let key = part[..<colon].trimmingCharacters(in: CharacterSet(charactersIn: "\"' "))
-      let value = part[part.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      let key = part[..<colon].trimming(.these("\"' "))
+      let value = part[part.index(after: colon)...].trimming(.spaces)
       guard FetchOptions.isSecret(key), !value.hasPrefix("{") else { return part }
       return String(part[...colon]) + " \"<redacted>\""
     }
@@ -378,7 +379,7 @@ public enum ConfigEditor {
       guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else { return current }
       current =
         target.hasPrefix("/")
-        ? target : ((current as NSString).deletingLastPathComponent as NSString).appendingPathComponent(target)
+        ? target : FilePath.join(FilePath.directory(current), target)
     }
     return current
   }
@@ -409,6 +410,6 @@ public enum ConfigEditor {
   /// `text` with Windows line ends made plain, and how to put them back: the editor works on lines.
   static func plainLines(_ text: String) -> (text: String, restore: (String) -> String) {
     guard text.contains("\r\n") else { return (text, { $0 }) }
-    return (text.replacingOccurrences(of: "\r\n", with: "\n"), { $0.replacingOccurrences(of: "\n", with: "\r\n") })
+    return (text.replacing("\r\n", with: "\n"), { $0.replacing("\n", with: "\r\n") })
   }
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
+import WatcherSupport
 
 /// The parts of a feed's config and the settings that say how and how often it is fetched.
 extension ConfigMapper {
@@ -28,7 +30,7 @@ extension ConfigMapper {
 
   /// A duration that may be under a second (`500ms`, `1s`, `0`), as seconds.
   mutating func seconds(_ node: YAMLNode, _ what: String) -> Double? {
-    if let text = node.scalar?.trimmingCharacters(in: .whitespaces) {
+    if let text = node.scalar?.trimming(.spaces) {
       if text == "0" { return 0 }
       if text.hasSuffix("ms"), let ms = Int(text.dropLast(2)), (0...3_600_000).contains(ms) {
         return Double(ms) / 1_000
@@ -130,7 +132,9 @@ extension ConfigMapper {
 
   /// A URL with the password of its user part replaced (`http://me:***@proxy:3128`).
   package static func redactedURL(_ url: String) -> String {
-    guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else { return url }
+    guard let scheme = url.firstRange(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else {
+      return url
+    }
     let user = url[scheme.upperBound..<at]
     guard let colon = user.firstIndex(of: ":") else { return url }
     return String(url[..<colon]) + ":***" + String(url[at...])

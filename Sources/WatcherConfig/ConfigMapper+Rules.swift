@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherRegex
 import WatcherSupport
 
@@ -266,7 +267,7 @@ extension ConfigMapper {
       case "every": every = duration(entry.value, "'every'", positive: true)
       case "at":
         guard let text = string(entry.value, "'at'") else { break }
-        if let minutes = QuietHours.timeOfDay(text.trimmingCharacters(in: .whitespaces)) {
+        if let minutes = QuietHours.timeOfDay(text.trimming(.spaces)) {
           at = minutes
         } else {
           error(
@@ -307,7 +308,7 @@ extension ConfigMapper {
   package mutating func hookAction(_ node: YAMLNode, in context: String) -> HookAction? {
     if case .scalar = node.kind {
       guard let command = string(node, "'hook'") else { return nil }
-      guard !command.trimmingCharacters(in: .whitespaces).isEmpty else {
+      guard !command.trimming(.spaces).isEmpty else {
         error("'hook' in \(context) is empty", at: node.mark, notes: ["give the command to run"])
         return nil
       }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherSupport
 
 /// Reading YAML nodes as the config's kinds of value (strings, lists, booleans, numbers, durations, sizes,
@@ -98,7 +99,7 @@ extension ConfigMapper {
     var total = 0
     var number: Int?
     var sawUnit = false
-    for c in text.trimmingCharacters(in: .whitespaces) {
+    for c in text.trimming(.spaces) {
       if let digit = c.wholeNumberValue, c.isASCII {
         number = (number ?? 0) &* 10 &+ digit
         guard let n = number, n < 100_000_000 else { return nil }
@@ -138,10 +139,10 @@ extension ConfigMapper {
   }
 
   package static func parseSize(_ text: String) -> Int? {
-    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    let trimmed = text.trimming(.spaces)
     let digits = trimmed.prefix { $0.isASCII && $0.isNumber }
     guard let value = Int(digits), value >= 0 else { return nil }
-    let unit = trimmed.dropFirst(digits.count).trimmingCharacters(in: .whitespaces).lowercased()
+    let unit = trimmed.dropFirst(digits.count).trimming(.spaces).lowercased()
     let multipliers = [
       "": 1, "b": 1, "kb": 1_000, "mb": 1_000_000, "gb": 1_000_000_000, "kib": 1_024,
       "mib": 1_048_576, "gib": 1_073_741_824,

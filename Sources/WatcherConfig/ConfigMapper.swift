@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherRegex
 import WatcherSupport
 
@@ -336,7 +337,7 @@ package struct ConfigMapper {
   /// scheme watcher does not read (`ftp:`). For a relative path: a note of where it points, and a warning
   /// when that file does not exist.
   mutating func checkLocation(_ written: String, at node: YAMLNode) -> Bool {
-    let text = written.trimmingCharacters(in: .whitespaces)
+    let text = written.trimming(.spaces)
     let lower = text.lowercased()
     for broken in ["https//", "http//", "https:/", "http:/", "https:\\", "http:\\"]
     where lower.hasPrefix(broken) && !FeedLocation.isHTTP(lower) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherSupport
 
 /// How a feed is requested (`user_agent`, `headers`, `netrc`, `cookies`, `proxy`, in `settings` or on a
@@ -89,7 +90,7 @@ public struct FetchOptions: Sendable, Equatable {
         }
         value = text
       }
-      let clean = value.trimmingCharacters(in: .whitespaces)
+      let clean = value.trimming(.spaces)
       guard !clean.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
         return .failure(FetchOptionsError(description: "header '\(header.name)': its value holds a line break"))
       }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherSupport
 
 /// The mistakes in a shell hook that `watcher check` can see without running it (the shell's own syntax
@@ -42,7 +43,7 @@ public enum HookLint {
     found += quoting(command, mark: hook.mark)
     // A script named by path as the first word: it must exist and be executable.
     let first =
-      command.trimmingCharacters(in: .whitespaces).split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
+      command.trimming(.spaces).split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
     if first.hasPrefix("/") || first.hasPrefix("~/") {
       let path = HomePath.expand(first)
       switch HookProgram.problem(at: path) {
@@ -194,7 +195,7 @@ public enum AppriseLint {
   /// Whether a URL holds what looks like a credential: a user or password before an `@`, or a path or
   /// host part of 16 or more letters and digits (bot tokens, webhook keys).
   static func carriesSecret(_ url: String) -> Bool {
-    guard let range = url.range(of: "://") else { return false }
+    guard let range = url.firstRange(of: "://") else { return false }
     let rest = url[range.upperBound...]
     if rest.prefix(while: { $0 != "/" }).contains("@") { return true }
     let parts = rest.split(whereSeparator: { "/:?&=.".contains($0) })

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
+import WatcherSupport
 
 /// newsboat's `urls` file: one feed per line, `URL [TAG]...`, tags separated by spaces and quoted with `"`
 /// when they hold one; a `"~Title"` tag renames the feed; `!` hides it (ignored here); `#` starts a comment.
@@ -13,7 +15,7 @@ enum NewsboatURLs {
     var skipped: [String] = []
     var seen: Set<String> = []
     for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-      let line = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+      let line = raw.trimming()
       guard !line.isEmpty, !line.hasPrefix("#") else { continue }
       let words = Self.words(line)
       guard let url = words.first else { continue }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
+import WatcherSupport
 import WatcherXML
 
 /// One subscription read from an OPML file.
@@ -138,11 +140,7 @@ public enum OPML {
   }
 
   private static func rfc822(_ date: Date) -> String {
-    let formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.timeZone = TimeZone(identifier: "UTC")
-    formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-    return formatter.string(from: date)
+    ISODate.http(date)
   }
 }
 
@@ -170,9 +168,9 @@ private final class OPMLReader: XMLFeedHandler {
     if tag == Self.opml { sawRoot = true }
     guard tag == Self.outline, sawRoot else { return .none }
     let label = [attributes.value("title"), attributes.value("text")].compactMap { $0 }
-      .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.first { !$0.isEmpty }
+      .map { $0.trimming() }.first { !$0.isEmpty }
     let url = (attributes.value("xmlUrl") ?? attributes.value("xmlurl") ?? attributes.value("url"))?
-      .trimmingCharacters(in: .whitespacesAndNewlines)
+      .trimming()
     guard let url, !url.isEmpty else {
       folders.append(label.map(Self.tag))
       return .none
@@ -198,10 +196,10 @@ private final class OPMLReader: XMLFeedHandler {
     // A feed filed in two folders is one subscription.
     if seen.insert(url).inserted {
       var subscription = OPMLSubscription(url: url, title: label, tags: unique)
-      subscription.name = attributes.value("name")?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfBlank
+      subscription.name = attributes.value("name")?.trimming().nilIfBlank
       subscription.site =
         (attributes.value("htmlUrl") ?? attributes.value("htmlurl"))?
-        .trimmingCharacters(in: .whitespacesAndNewlines).nilIfBlank
+        .trimming().nilIfBlank
       subscriptions.append(subscription)
     }
     return .none

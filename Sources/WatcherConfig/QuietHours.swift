@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherSupport
 
 /// Times of day when notifications wait: `settings.notify.quiet`.
@@ -38,7 +39,7 @@ public struct QuietHours: Sendable, Equatable {
   /// Reads "HH:MM-HH:MM"; nil when it is not that.
   public static func range(_ text: String) -> Range? {
     let parts = text.split(separator: "-", omittingEmptySubsequences: false).map {
-      $0.trimmingCharacters(in: .whitespaces)
+      $0.trimming(.spaces)
     }
     guard parts.count == 2, let start = minutes(parts[0]), let end = minutes(parts[1]), start != end else {
       return nil
@@ -58,22 +59,21 @@ public struct QuietHours: Sendable, Equatable {
   }
 
   /// Whether `date` falls in quiet hours (local time).
-  public func isQuiet(_ date: Date, calendar: Calendar = .current) -> Bool {
+  public func isQuiet(_ date: Date, calendar: some LocalTime = .current) -> Bool {
     guard !ranges.isEmpty else { return false }
-    let parts = calendar.dateComponents([.hour, .minute], from: date)
-    let minute = (parts.hour ?? 0) * 60 + (parts.minute ?? 0)
-    return ranges.contains { $0.contains(minute) }
+    let clock = calendar.clock(date)
+    return ranges.contains { $0.contains(clock.hour * 60 + clock.minute) }
   }
 
   /// Whether a notification of `urgency` waits at `date`.
-  public func holds(_ urgency: Urgency, at date: Date, calendar: Calendar = .current) -> Bool {
+  public func holds(_ urgency: Urgency, at date: Date, calendar: some LocalTime = .current) -> Bool {
     guard isQuiet(date, calendar: calendar) else { return false }
     return allows.map { urgency < $0 } ?? true
   }
 
   /// When the quiet time around `date` ends: the first minute after it that is not quiet (at most a day on).
-  public func end(after date: Date, calendar: Calendar = .current) -> Date {
-    var start = calendar.dateInterval(of: .minute, for: date)?.start ?? date
+  public func end(after date: Date, calendar: some LocalTime = .current) -> Date {
+    var start = Date(timeIntervalSince1970: (date.timeIntervalSince1970 / 60).rounded(.down) * 60)
     for _ in 0..<(24 * 60 + 1) {
       start = start.addingTimeInterval(60)
       if !isQuiet(start, calendar: calendar) { return start }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherSupport
 
 /// One rule: an optional scope, a condition, and actions.
@@ -209,15 +210,12 @@ public struct DigestAction: Sendable, Equatable {
 
   /// When a digest whose first item came at `now` goes out: the next `at` (then every `every`) after
   /// `now`, or `now + every`.
-  public func due(after now: Date, calendar: Calendar = .current) -> Date {
+  public func due(after now: Date, calendar: some LocalTime = .current) -> Date {
     guard let at else { return now.addingTimeInterval(Double(every)) }
-    // Local clock times come from the calendar, never from adding seconds to midnight: on the day clocks
+    // Local clock times come from the time zone, never from adding seconds to midnight: on the day clocks
     // change, 08:00 is not 8 hours after midnight.
-    let day = calendar.startOfDay(for: now)
     func local(_ minutes: Int, daysOn days: Int) -> Date {
-      let date = calendar.date(byAdding: .day, value: days, to: day) ?? day
-      return calendar.date(bySettingHour: minutes / 60, minute: minutes % 60, second: 0, of: date)
-        ?? date.addingTimeInterval(Double(minutes * 60))
+      calendar.date(hour: minutes / 60, minute: minutes % 60, daysAfter: days, of: now)
     }
     // More than once a day: `at`, then every `every` through the day; else `at` on the next day it is ahead.
     if every < 86_400 {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherSupport
 import WatcherXML
 
@@ -47,7 +48,7 @@ public enum FeedDiscovery {
         let rel = (tag.attributes["rel"] ?? "").lowercased().split(whereSeparator: \.isWhitespace)
         let type =
           (tag.attributes["type"] ?? "").lowercased().split(separator: ";").first
-          .map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+          .map { $0.trimming(.spaces) } ?? ""
         guard rel.contains("alternate"), feedTypes.contains(type), let href = tag.attributes["href"],
           !href.isEmpty
         else { continue }
@@ -143,7 +144,7 @@ public enum FeedDiscovery {
         }
         let key = String(decoding: attributeName, as: UTF8.self)
         if !key.isEmpty, attributes[key] == nil {
-          attributes[key] = decodeReferences(value).trimmingCharacters(in: .whitespacesAndNewlines)
+          attributes[key] = decodeReferences(value).trimming()
         }
       }
       tags.append(Tag(name: tagName, attributes: attributes))

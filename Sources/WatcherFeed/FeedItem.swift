@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One item (RSS item, Atom entry, JSON Feed item) in the normalized model.
 ///

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherSupport
 import WatcherXML
 

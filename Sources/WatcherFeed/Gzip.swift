@@ -2,7 +2,8 @@
 // Copyright the watcher authors.
 
 internal import CZlib
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Decompresses gzip or zlib data with a cap on the output, so a compression bomb costs bounded memory.
 package enum Gzip {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherSupport
 
 /// An item's JSON document, as `FeedJSONWriter.itemJSON` writes it (the item, then members added to it),

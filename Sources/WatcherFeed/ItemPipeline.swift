@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherSupport
 
 /// Normalizes raw items (HTML to text, dates, links) on a worker thread while the XML parser reads on.
@@ -112,7 +113,7 @@ package final class ItemPipeline<Raw: Sendable> {
 /// order, though not always from the same thread.
 private final class Sequencer: @unchecked Sendable {
   let sink: ItemSink
-  private let lock = NSLock()
+  private let lock = Lock()
   private var ready: [Int: [Finished]] = [:]
   private var next = 0
   private var handing = false

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherSupport
 import WatcherXML
 
@@ -23,11 +24,11 @@ package enum JSONFeedParser {
     do {
       root = try JSONDecoder().decode(JSONValue.self, from: data)
     } catch {
-      // JSONDecoder says only "not valid JSON"; JSONSerialization says where and what.
+      // JSONDecoder says only "not valid JSON"; JSONReader says where and what.
       do {
-        _ = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        try JSONReader.read(data) { try $0.skipValue() }
       } catch let detailed {
-        throw FeedParseError.invalidJSON(Self.message(detailed))
+        throw FeedParseError.invalidJSON(detailed.message)
       }
       throw FeedParseError.invalidJSON(Self.message(error))
     }
@@ -92,8 +93,6 @@ package enum JSONFeedParser {
 
   private static func message(_ error: any Error) -> String {
     if case DecodingError.dataCorrupted(let context) = error { return context.debugDescription }
-    let nsError = error as NSError
-    if let debug = nsError.userInfo["NSDebugDescription"] as? String { return debug }
-    return nsError.localizedDescription
+    return error.message
   }
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
+import WatcherSupport
 import WatcherXML
 
 /// An RSS `channel` as read, before normalization.
@@ -208,22 +210,22 @@ package final class RSSParser: FeedElementParser {
       case (.core, .link) where channel.link == nil:
         channel.link = HTMLText.collapsed(text).map { FeedNormalizer.link($0, base: pending.base) }
       case (.core, .ttl):
-        if let minutes = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), minutes > 0 {
+        if let minutes = Int(text.trimming()), minutes > 0 {
           channel.refresh.ttl = min(minutes, 1_000_000) * 60
         }
       case (.sy, .updatePeriod):
-        channel.syPeriod = FeedRefresh.seconds(ofPeriod: text.trimmingCharacters(in: .whitespacesAndNewlines))
+        channel.syPeriod = FeedRefresh.seconds(ofPeriod: text.trimming())
       case (.sy, .updateFrequency):
-        channel.syFrequency = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)).map { min(max($0, 1), 10_000) }
+        channel.syFrequency = Int(text.trimming()).map { min(max($0, 1), 10_000) }
       case (.core, .hour):
-        if let hour = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)), (0...24).contains(hour),
+        if let hour = Int(text.trimming()), (0...24).contains(hour),
           channel.refresh.skipHours.count < 24
         {
           channel.refresh.skipHours.append(hour % 24)
         }
       case (.core, .day):
         if let day = FeedRefresh.weekdays.firstIndex(
-          of: text.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()),
+          of: text.trimming().lowercased()),
           channel.refresh.skipDays.count < 7
         {
           channel.refresh.skipDays.append(day + 1)

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
+import WatcherSupport
 import WatcherXML
 
 /// A format's reader of XML elements (`RSSParser`, `AtomParser`).
@@ -122,7 +124,7 @@ package final class XMLFeedReader: XMLFeedHandler {
   private static func root(_ tag: FeedTag, attributes: XMLAttributes) -> (FeedFormat, Kind)? {
     switch (tag.vocabulary, tag.name) {
     case (.core, .rss):
-      let version = attributes.value("version")?.trimmingCharacters(in: .whitespaces) ?? ""
+      let version = attributes.value("version")?.trimming(.spaces) ?? ""
       let format: FeedFormat =
         switch version {
         case "0.91": .rss091

@@ -2,7 +2,8 @@
 // Copyright the watcher authors.
 
 internal import CCurl
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherSupport
 
 /// HTTP(S) through libcurl's multi interface, driven from one thread with `curl_multi_poll` (no busy
@@ -251,7 +252,7 @@ private final class Transfer {
       headersTooLarge = true
       return false
     }
-    let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+    let trimmed = line.trimming()
     if trimmed.hasPrefix("HTTP/") {
       headerBytes = line.utf8.count
       let parts = trimmed.split(separator: " ")
@@ -262,7 +263,7 @@ private final class Transfer {
     }
     guard let colon = trimmed.firstIndex(of: ":") else { return true }
     let name = trimmed[..<colon].lowercased()
-    let value = trimmed[trimmed.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    let value = trimmed[trimmed.index(after: colon)...].trimming(.spaces)
     headers.append((name, value))
     if name == "location", !hops.isEmpty { hops[hops.count - 1].location = value }
     return true
@@ -314,11 +315,11 @@ private final class Transfer {
     response.etag = header("etag")
     response.lastModified = header("last-modified")
     response.mediaType = header("content-type").flatMap {
-      $0.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+      $0.split(separator: ";").first?.trimming(.spaces).lowercased()
     }
-    if let type = header("content-type"), let range = type.range(of: "charset=", options: .caseInsensitive) {
-      response.charset = type[range.upperBound...].split(separator: ";").first.map {
-        $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"' "))
+    if let charset = header("content-type")?.after(caseInsensitive: "charset=") {
+      response.charset = charset.split(separator: ";").first.map {
+        $0.trimming(.these("\"' "))
       }
     }
     if let retry = header("retry-after") {
@@ -328,8 +329,8 @@ private final class Transfer {
         response.retryAfter = Int(min(max(date.timeIntervalSinceNow, 0), 1e9).rounded(.up))
       }
     }
-    if let cache = header("cache-control"), let range = cache.range(of: "max-age=", options: .caseInsensitive) {
-      response.maxAge = Int(cache[range.upperBound...].prefix { $0.isNumber })
+    if let maxAge = header("cache-control")?.after(caseInsensitive: "max-age=") {
+      response.maxAge = Int(maxAge.prefix { $0.isNumber })
     } else if let expires = header("expires").flatMap(DateParser.parse) {
       // `Expires` counts from the server's clock (`Date`), not ours.
       let served = header("date").flatMap(DateParser.parse) ?? Date()

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import Synchronization
 
 /// Politeness to hosts: requests to one host start at least `gap` apart, and a host that answered 429 or

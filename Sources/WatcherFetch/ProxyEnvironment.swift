@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
+import WatcherSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -31,7 +33,7 @@ package struct ProxyEnvironment: Sendable {
     https = value("https_proxy", "HTTPS_PROXY")
     all = value("all_proxy", "ALL_PROXY")
     exceptions = (value("no_proxy", "NO_PROXY") ?? "").split(separator: ",").compactMap { entry in
-      var pattern = entry.trimmingCharacters(in: .whitespaces).lowercased()
+      var pattern = entry.trimming(.spaces).lowercased()
       if pattern.hasPrefix(".") { pattern.removeFirst() }
       return pattern.isEmpty ? nil : pattern
     }
@@ -52,7 +54,7 @@ package struct ProxyEnvironment: Sendable {
       let host = components.host?.lowercased()
     else { return false }
     guard (scheme == "http" ? http : https) ?? all != nil else { return false }
-    let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+    let bare = host.trimming(.these("[]"))
     for pattern in exceptions {
       if pattern == "*" || bare == pattern || bare.hasSuffix("." + pattern) { return false }
     }
@@ -64,7 +66,7 @@ package struct ProxyEnvironment: Sendable {
   /// A literal address is judged as it is; a name that does not resolve here (only the proxy can) is
   /// judged as the internet, except `localhost`.
   package static func scope(ofHostIn url: String) -> AddressScope {
-    guard let host = URLComponents(string: url)?.host?.trimmingCharacters(in: CharacterSet(charactersIn: "[]")),
+    guard let host = URLComponents(string: url)?.host?.trimming(.these("[]")),
       !host.isEmpty
     else { return .thisMachine }
     if host.lowercased() == "localhost" || host.lowercased().hasSuffix(".localhost") { return .thisMachine }

@@ -2,7 +2,8 @@
 // Copyright the watcher authors.
 
 internal import CCurl
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherSupport
 
 /// POSTs a JSON document to a webhook with libcurl: `Content-Type: application/json`, signed
@@ -69,7 +70,7 @@ public enum WebhookPoster {
     ccurl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
     // Printable ASCII only: it is shown on a terminal and in the journal.
     let text = String(decoding: sink.start.map { (32..<127).contains($0) ? $0 : 32 }, as: UTF8.self)
-      .trimmingCharacters(in: .whitespaces)
+      .trimming(.spaces)
     return Answer(status: status, detail: text.isEmpty ? nil : text)
   }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherConfig
 import WatcherFeed
 import WatcherFetch
@@ -258,13 +259,7 @@ public enum FeedLoader {
 
   /// The system's reason for a file error, in its own words ("No such file or directory").
   static func describe(_ error: any Error) -> String {
-    let nsError = error as NSError
-    if nsError.domain == NSCocoaErrorDomain, nsError.code == CocoaError.fileReadNoSuchFile.rawValue {
-      return "no such file"
-    }
-    if let posix = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
-      return String(cString: strerror(Int32(posix.code)))
-    }
-    return nsError.localizedDescription
+    if let error = error as? CocoaError, error.code == .fileReadNoSuchFile { return "no such file" }
+    return error.message
   }
 }

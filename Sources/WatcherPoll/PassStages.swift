@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import Dispatch
+import FoundationEssentials
+import Glibc
 import WatcherConfig
 import WatcherFetch
 import WatcherState
@@ -128,12 +130,10 @@ final class Prefetch: @unchecked Sendable {
   private var results: [Poller.FetchResult] = []
 
   init(_ fetch: @escaping @Sendable () -> [Poller.FetchResult]) {
-    let thread = Thread { [self] in
+    Threads.spawn(stackSize: 1 << 20) { [self] in
       results = fetch()
       done.signal()
     }
-    thread.stackSize = 1 << 20
-    thread.start()
   }
 
   /// The batch's results, once every download is over.

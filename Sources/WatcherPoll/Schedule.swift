@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherConfig
 import WatcherFeed
 import WatcherFetch
@@ -147,7 +148,7 @@ public enum Schedule {
     var parts: [String] = []
     if !hints.skipHours.isEmpty {
       parts.append(
-        "hours " + hints.skipHours.sorted().map { String(format: "%02d", $0) }.joined(separator: ",") + " GMT")
+        "hours " + hints.skipHours.sorted().map { ($0 < 10 ? "0" : "") + String($0) }.joined(separator: ",") + " GMT")
     }
     if !hints.skipDays.isEmpty {
       parts.append(hints.skipDays.sorted().map { FeedRefresh.weekdays[$0 - 1].capitalized }.joined(separator: ", "))

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
+import WatcherSupport
 
 /// A DFA built lazily from a `Program`'s steps, answering only "does the text contain a match?".
 ///
@@ -18,7 +20,7 @@ import Foundation
 /// transitions each) and is emptied when full.
 package final class LazyDFA: @unchecked Sendable {
   /// Guards every mutable property below.
-  private let lock = NSLock()
+  private let lock = Lock()
   private let program: Program
   /// The most states kept (each has a 512-byte transition table).
   package static let maxStates = 256

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
+import WatcherSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -141,7 +143,7 @@ enum ThreadSlot {
     pthread_key_create(&key, nil)
     return key
   }()
-  private static let lock = NSLock()
+  private static let lock = Lock()
   nonisolated(unsafe) private static var next = 0
 
   /// The calling thread's slot.

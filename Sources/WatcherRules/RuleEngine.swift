@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherConfig
 import WatcherFeed
 import WatcherSupport
@@ -148,7 +149,7 @@ public struct RuleEngine: Sendable {
     if let template = action.body {
       body = Self.clipped(template.render(item, feed: feed, tags: tags), to: Self.maxBodyCharacters)
     } else {
-      body = Self.clipped((item.text ?? "").replacingOccurrences(of: "\n", with: " "), to: 200)
+      body = Self.clipped((item.text ?? "").replacing("\n", with: " "), to: 200)
     }
     return Decision.Notification(
       rule: rule, summary: Self.clipped(summary, to: Self.maxSummaryCharacters), body: body,

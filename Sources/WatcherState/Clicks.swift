@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherSupport
 
 /// A button of a notification that was clicked, waiting to become a pending hook of its feed.

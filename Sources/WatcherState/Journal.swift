@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherSupport
 
 #if canImport(Glibc)
@@ -97,17 +98,16 @@ public struct JournalEntry: Sendable, Equatable {
 
   /// Reads one journal line; nil for a line that is not an entry (a torn last line after a crash).
   package init?(line: Substring) {
-    guard let data = line.data(using: .utf8),
-      let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-      let timeText = object["time"] as? String, let time = DateParser.parse(timeText),
-      let feed = object["feed"] as? String, let key = object["key"] as? String,
-      let action = object["action"] as? String,
-      let outcome = (object["outcome"] as? String).flatMap(Outcome.init(rawValue:))
+    guard let object = try? JSONReader.members(line.utf8),
+      let timeText = object["time"]?.string, let time = DateParser.parse(timeText),
+      let feed = object["feed"]?.string, let key = object["key"]?.string,
+      let action = object["action"]?.string,
+      let outcome = object["outcome"]?.string.flatMap(Outcome.init(rawValue:))
     else { return nil }
     self.init(
-      time: time, feed: feed, title: object["title"] as? String, link: object["link"] as? String, key: key,
-      rule: object["rule"] as? String, action: action, outcome: outcome, exitStatus: object["exit_status"] as? Int,
-      attempt: object["attempt"] as? Int ?? 1, detail: object["detail"] as? String)
+      time: time, feed: feed, title: object["title"]?.string, link: object["link"]?.string, key: key,
+      rule: object["rule"]?.string, action: action, outcome: outcome, exitStatus: object["exit_status"]?.int,
+      attempt: object["attempt"]?.int ?? 1, detail: object["detail"]?.string)
   }
 }
 

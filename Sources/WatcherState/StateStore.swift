@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherSupport
 
 #if canImport(Glibc)
@@ -57,7 +58,7 @@ public final class StateStore {
       try FileManager.default.createDirectory(
         atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     } catch {
-      throw .unusable(path: directory, reason: (error as NSError).localizedDescription)
+      throw .unusable(path: directory, reason: error.message)
     }
     // State files hold hook commands still to retry: nobody else may be able to write them.
     if let problem = FileSafety.problem(directory, groupMayWrite: false) {
@@ -260,7 +261,7 @@ public final class StateStore {
 extension StateStore {
   /// Where a corrupt file is moved aside: `<path>.corrupt-<time>`.
   static func asidePath(_ path: String) -> String {
-    path + ".corrupt-" + ISODate.format(Date()).replacingOccurrences(of: ":", with: "")
+    path + ".corrupt-" + ISODate.format(Date()).replacing(":", with: "")
   }
 
   /// A file the feeds share (`notifications.json`, `digests.json`), read with `parse`: `nil` when it is

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherSupport
 
 /// A story acted on: its link in the compared form, the feed it was acted on for, and when.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 
 #if canImport(Glibc)
   import Glibc
@@ -30,7 +31,7 @@ public enum AtomicFile {
   public static func write(
     _ data: Data, to path: String, directory: String, syncDirectory: Bool = true, mode: mode_t = 0o600
   ) throws(AtomicFileError) {
-    let name = (path as NSString).lastPathComponent
+    let name = FilePath.name(path)
     var template = Array("\(directory)/.\(name).XXXXXX".utf8CString)
     let fd = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
       guard let base = buffer.baseAddress else { return -1 }

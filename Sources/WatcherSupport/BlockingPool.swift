@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import Dispatch
 
 /// Runs work that spends its time waiting (on a child process, say) on a fixed number of threads.
 ///
@@ -21,7 +21,8 @@ public enum BlockingPool {
     let done = DispatchGroup()
     for _ in 0..<workers {
       done.enter()
-      let thread = Thread {
+      // The work waits; it needs little stack.
+      Threads.spawn(stackSize: 1 << 20) {
         while true {
           let index = next.withLock { value -> Int in
             defer { value += 1 }
@@ -32,9 +33,6 @@ public enum BlockingPool {
         }
         done.leave()
       }
-      // The work waits; it needs little stack.
-      thread.stackSize = 1 << 20
-      thread.start()
     }
     done.wait()
   }

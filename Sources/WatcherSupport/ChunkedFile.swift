@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 
 #if canImport(Glibc)
   import Glibc
@@ -29,9 +30,7 @@ package final class ChunkedFile {
     guard opened >= 0 else {
       let code = errno
       if code == ELOOP, !followSymlinks {
-        throw NSError(
-          domain: NSPOSIXErrorDomain, code: Int(code),
-          userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "it is a symbolic link"])
+        throw FileError(path: path, code: code, reason: "it is a symbolic link")
       }
       throw Self.error(code, path: path)
     }
@@ -43,9 +42,7 @@ package final class ChunkedFile {
     }
     guard info.st_mode & S_IFMT == S_IFREG else {
       close(opened)
-      throw NSError(
-        domain: NSPOSIXErrorDomain, code: Int(EINVAL),
-        userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: Self.kind(info.st_mode)])
+      throw FileError(path: path, code: EINVAL, reason: Self.kind(info.st_mode))
     }
     _ = fcntl(opened, F_SETFL, fcntl(opened, F_GETFL) & ~O_NONBLOCK)
     fd = opened
@@ -94,9 +91,8 @@ package final class ChunkedFile {
       }
       return .failed("it is more than \(ByteCount.format(maxBytes))")
     } catch {
-      let nsError = error as NSError
-      if nsError.domain == NSPOSIXErrorDomain, nsError.code == Int(ENOENT) { return .missing }
-      return .failed(nsError.localizedDescription)
+      if let error = error as? FileError, error.code == ENOENT { return .missing }
+      return .failed(error.message)
     }
   }
 
@@ -124,9 +120,7 @@ package final class ChunkedFile {
   }
 
   private static func error(_ code: Int32, path: String) -> any Error {
-    NSError(
-      domain: NSPOSIXErrorDomain, code: Int(code),
-      userInfo: [NSFilePathErrorKey: path, NSLocalizedDescriptionKey: String(cString: strerror(code))])
+    FileError(path: path, code: code, reason: String(cString: strerror(code)))
   }
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The one place feed dates are read: RFC 822/1123/2822 in every variant seen in the wild, RFC 3339 and
 /// ISO 8601 (W3C-DTF) with or without seconds, fraction and zone, and asctime.
@@ -429,6 +430,20 @@ public enum ISODate {
     bytes.reserveCapacity(20)
     append(date, to: &bytes)
     return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// The HTTP and RFC 822 form, in GMT: `Tue, 24 Jan 2012 14:00:54 GMT`.
+  public static func http(_ date: Date) -> String {
+    let total = Int(date.timeIntervalSince1970.rounded(.down))
+    let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
+    // 1970-01-01 was a Thursday.
+    let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][((days % 7) + 7) % 7]
+    let iso = Array(format(date).utf8.dropLast())
+    guard iso.count == 19 else { return format(date) }
+    let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    let text = String(decoding: iso, as: UTF8.self)
+    let month = months[(Int(text.dropFirst(5).prefix(2)) ?? 1) - 1]
+    return "\(weekday), \(text.dropFirst(8).prefix(2)) \(month) \(text.prefix(4)) \(text.suffix(8)) GMT"
   }
 
   /// Appends `format(date)` to `bytes`.

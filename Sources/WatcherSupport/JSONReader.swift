@@ -330,3 +330,51 @@ package struct JSONReader: ~Copyable {
     return value
   }
 }
+
+/// One member value of a flat object, as `JSONReader.members` reads it.
+package enum JSONScalar: Equatable, Sendable {
+  case string(String)
+  case int(Int)
+  case bool(Bool)
+  case null
+  /// A fraction, an array or an object (checked, not kept).
+  case other
+
+  package var string: String? { if case .string(let value) = self { value } else { nil } }
+  package var int: Int? { if case .int(let value) = self { value } else { nil } }
+  package var bool: Bool? { if case .bool(let value) = self { value } else { nil } }
+}
+
+extension JSONReader {
+  /// The members of a one-object document with their scalar values: for the small records (a socket
+  /// request, the daemon's record, a journal line) that need no schema of their own.
+  package static func members(_ data: some Collection<UInt8>) throws -> [String: JSONScalar] {
+    try read(data) { json in
+      var members: [String: JSONScalar] = [:]
+      try json.object { json, key in members[key] = try json.scalar() }
+      return members
+    }
+  }
+
+  /// The next value as a scalar.
+  package mutating func scalar() throws -> JSONScalar {
+    skipSpace()
+    guard index < bytes.count else { throw failure("expected a value, found the end of the text") }
+    switch bytes[index] {
+    case UInt8(ascii: "\""): return .string(try string())
+    case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool(try bool())
+    case UInt8(ascii: "n"):
+      _ = try null()
+      return .null
+    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+      let start = index
+      if let value = try? int() { return .int(value) }
+      index = start
+      try number()
+      return .other
+    default:
+      try skipValue()
+      return .other
+    }
+  }
+}

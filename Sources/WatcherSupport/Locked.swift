@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A value behind a lock, for state that threads share.
 ///
@@ -11,7 +12,7 @@ import Foundation
 /// reports only real races.
 public final class Locked<Value>: @unchecked Sendable {
   private var value: Value
-  private let lock = NSLock()
+  private let lock = Lock()
 
   /// Creates the lock around `value`.
   public init(_ value: Value) {

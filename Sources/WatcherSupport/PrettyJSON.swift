@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// JSON written straight into UTF-8 bytes as it is produced, in the layout of `JSONOutput.pretty`: two-space
 /// indent, one member or element per line, empty containers as `{}` and `[]`.

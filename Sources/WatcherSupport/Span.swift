@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A length of time as messages say it: "40 s", "3 min", "5 h", "2 d".
 public enum Span {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A 64-bit FNV-1a hash: stable across runs, machines and Swift versions (unlike `Hasher`), for keys and file names.
 ///

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Resolves relative references (links, `xml:base`) against a base URL.
 package enum URLResolver {

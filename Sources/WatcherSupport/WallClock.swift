@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The time commands act at: the system clock, moved by `WATCHER_CLOCK_OFFSET` seconds when that is set.
 ///
@@ -21,8 +22,51 @@ public enum WallClock {
 
   /// `date` as the local clock shows it ("07:00").
   public static func local(_ date: Date) -> String {
-    let formatter = DateFormatter()
-    formatter.dateFormat = "HH:mm"
-    return formatter.string(from: date)
+    let (hour, minute) = SystemLocalTime().clock(date)
+    return (hour < 10 ? "0" : "") + "\(hour):" + (minute < 10 ? "0" : "") + "\(minute)"
+  }
+}
+
+/// Local clock times: what quiet hours and digests at "08:00" are read against.
+public protocol LocalTime: Sendable {
+  /// The hour and minute `date` shows on the local clock.
+  func clock(_ date: Date) -> (hour: Int, minute: Int)
+  /// `hour:minute` on the local clock, `days` days after the day of `date`.
+  func date(hour: Int, minute: Int, daysAfter days: Int, of date: Date) -> Date
+}
+
+extension LocalTime where Self == SystemLocalTime {
+  /// The system's time zone (`TZ`, else /etc/localtime).
+  public static var current: SystemLocalTime { SystemLocalTime() }
+}
+
+/// The C library's local time: its time zone database, `TZ` and daylight saving time.
+///
+/// The corresponding C functions are `localtime_r` and `mktime`.
+public struct SystemLocalTime: LocalTime {
+  public init() {}
+
+  private func parts(_ date: Date) -> tm {
+    var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+    var parts = tm()
+    localtime_r(&seconds, &parts)
+    return parts
+  }
+
+  public func clock(_ date: Date) -> (hour: Int, minute: Int) {
+    let parts = parts(date)
+    return (Int(parts.tm_hour), Int(parts.tm_min))
+  }
+
+  public func date(hour: Int, minute: Int, daysAfter days: Int, of date: Date) -> Date {
+    var parts = parts(date)
+    parts.tm_mday += Int32(days)
+    parts.tm_hour = Int32(hour)
+    parts.tm_min = Int32(minute)
+    parts.tm_sec = 0
+    // Whether daylight saving time applies at that time is for mktime to find out.
+    parts.tm_isdst = -1
+    let seconds = mktime(&parts)
+    return seconds == -1 ? date : Date(timeIntervalSince1970: Double(seconds))
   }
 }

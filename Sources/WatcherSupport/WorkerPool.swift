@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A fixed set of threads, one per processor but one, started when first needed and kept for the life of the
 /// process.
@@ -22,7 +23,7 @@ public final class WorkerPool: @unchecked Sendable {
   /// The process's pool: with the caller's thread, one thread per active processor.
   public static let shared = WorkerPool(threads: ProcessInfo.processInfo.activeProcessorCount - 1)
 
-  private let condition = NSCondition()
+  private let condition = ConditionLock()
   /// Work not yet taken, from `head` on; a slot is emptied as its work is taken, so what the work holds (a
   /// batch of items) is freed when it has run, not when the queue next drains, which under steady load may
   /// be never.
@@ -102,9 +103,7 @@ public final class WorkerPool: @unchecked Sendable {
     condition.unlock()
     if start {
       // The thread keeps the pool: a pool lives as long as the process, like its threads.
-      let thread = Thread { self.serve() }
-      thread.stackSize = 4 << 20
-      thread.start()
+      Threads.spawn(stackSize: 4 << 20) { self.serve() }
     }
   }
 
@@ -160,7 +159,7 @@ public final class WorkerPool: @unchecked Sendable {
   private final class Job: @unchecked Sendable {
     private let iterations: Int
     private var body: ((Int) -> Void)?
-    private let lock = NSLock()
+    private let lock = Lock()
     private var next = 0
     private var finished = 0
     private let pool: WorkerPool

@@ -2,7 +2,8 @@
 // Copyright the watcher authors.
 
 internal import CLibXML2
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherSupport
 
 /// HTML 4 named entities, from libxml2's table (`htmlEntityLookup`).

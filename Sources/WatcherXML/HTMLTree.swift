@@ -2,7 +2,8 @@
 // Copyright the watcher authors.
 
 internal import CLibXML2
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// An element of a web page, as libxml2's HTML parser repaired it.
 ///
@@ -104,11 +105,11 @@ public enum HTMLTree {
   static func declaredCharset(_ bytes: [UInt8]) -> String? {
     let head = String(decoding: bytes.prefix(4_096), as: UTF8.self).lowercased()
     var searchFrom = head.startIndex
-    while let meta = head.range(of: "<meta", range: searchFrom..<head.endIndex) {
+    while let meta = head[searchFrom...].firstRange(of: "<meta") {
       searchFrom = meta.upperBound
       let tagEnd = head[meta.upperBound...].firstIndex(of: ">") ?? head.endIndex
       let tag = head[meta.upperBound..<tagEnd]
-      guard let charset = tag.range(of: "charset=") else { continue }
+      guard let charset = tag.firstRange(of: "charset=") else { continue }
       let value = tag[charset.upperBound...].drop { $0 == "\"" || $0 == "'" || $0 == " " }
       let name = value.prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ":" || $0 == "." }
       if !name.isEmpty { return String(name) }

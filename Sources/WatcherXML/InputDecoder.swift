@@ -2,7 +2,8 @@
 // Copyright the watcher authors.
 
 internal import CLibXML2
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherSupport
 
 #if canImport(Glibc)
@@ -154,13 +155,13 @@ package enum InputDecoder {
     var j = i + 1
     while j < decl.count, decl[j] != quote { j += 1 }
     let name = String(decoding: UnsafeBufferPointer(rebasing: decl[(i + 1)..<j]), as: UTF8.self)
-    let trimmed = name.trimmingCharacters(in: .whitespaces).lowercased()
+    let trimmed = name.trimming(.spaces).lowercased()
     return trimmed.isEmpty ? nil : trimmed
   }
 
   /// The name we convert from: aliases folded, supersets chosen where browsers choose them.
   package static func canonicalName(_ name: String) -> String {
-    let n = name.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+    let n = name.trimming(.spaces).trimming(.these("\"'"))
       .lowercased()
     switch n {
     case "utf-8", "utf8", "unicode-1-1-utf-8", "x-unicode20utf8": return "utf-8"

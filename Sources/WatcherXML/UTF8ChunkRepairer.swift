@@ -2,7 +2,8 @@
 // Copyright the watcher authors.
 
 internal import CLibXML2
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Cleans UTF-8 as it streams in, chunk by chunk, for the XML parser.
 ///

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The XML namespaces feeds use, recognised once per distinct (name, namespace) pair.
 package enum XMLNamespace: Sendable, Equatable {

@@ -2,7 +2,8 @@
 // Copyright the watcher authors.
 
 internal import CLibXML2
-import Foundation
+import FoundationEssentials
+import Glibc
 import WatcherSupport
 
 #if canImport(Glibc)

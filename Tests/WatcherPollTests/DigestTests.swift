@@ -212,3 +212,16 @@ struct DigestTests {
     #expect(calendar.component(.hour, from: next) == 8)
   }
 }
+
+/// Foundation's calendar as a local clock, so a test can ask for a time zone other than the process's.
+extension Calendar: LocalTime {
+  public func clock(_ date: Date) -> (hour: Int, minute: Int) {
+    let parts = dateComponents([.hour, .minute], from: date)
+    return (parts.hour ?? 0, parts.minute ?? 0)
+  }
+
+  public func date(hour: Int, minute: Int, daysAfter days: Int, of date: Date) -> Date {
+    let day = self.date(byAdding: .day, value: days, to: startOfDay(for: date)) ?? date
+    return self.date(bySettingHour: hour, minute: minute, second: 0, of: day) ?? day
+  }
+}
