@@ -78,8 +78,8 @@ public enum Threads {
     let made = pthread_create(
       &thread, &attributes,
       { raw in
-        let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
-        box.body()
+        guard let raw else { return nil }
+        Unmanaged<Box>.fromOpaque(raw).takeRetainedValue().body()
         return nil
       }, box)
     precondition(made == 0, "pthread_create: \(String(cString: strerror(made)))")
