@@ -18,9 +18,9 @@ WATCHER_BIN ?= $(STATIC_BIN)
 build:
 	swift build -c release --product watcher
 
+# The one release build: the quick start, install and deb all use it (Scripts/build-static.sh).
 static:
-	swift build -c release --product watcher --static-swift-stdlib --scratch-path .build-static \
-	  -Xcc -D_FORTIFY_SOURCE=2 -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+	Scripts/build-static.sh
 
 deb: static
 	Scripts/make-deb.sh $(STATIC_BIN) .

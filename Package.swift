@@ -23,13 +23,15 @@ let package = Package(
   ],
   targets: [
     .systemLibrary(name: "CYaml", pkgConfig: "yaml-0.1", providers: [.apt(["libyaml-dev"])]),
-    .systemLibrary(name: "CNotify", pkgConfig: "libnotify", providers: [.apt(["libnotify-dev"])]),
     .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
-    .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     // zlib comes with libxml2-dev; it reads gzip-compressed feed files (HTTP bodies are decoded by libcurl).
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-    // Our one C target: the hook supervisor, which must run between fork and exec where Swift cannot.
+    // Our C targets: the hook supervisor, which must run between fork and exec where Swift cannot; and
+    // libcurl and libnotify, loaded when first called (curl.c, notify.c), not at every command's start-up.
+    // curl's headers come from libcurl4-openssl-dev; the libraries at run time from libcurl4 and libnotify4.
     .target(name: "CHookSupervisor"),
+    .target(name: "CCurl"),
+    .target(name: "CNotify"),
 
     .target(name: "WatcherSupport"),
     .target(name: "WatcherRegex", dependencies: ["WatcherSupport"]),
@@ -73,7 +75,7 @@ let package = Package(
 )
 
 // Strict, uniform settings for every Swift target (as swift-log does in one loop).
-for target in package.targets where target.type != .system && target.name != "CHookSupervisor" {
+for target in package.targets where target.type != .system && !target.name.hasPrefix("C") {
   target.swiftSettings =
     (target.swiftSettings ?? []) + [
       .enableUpcomingFeature("ExistentialAny"),

@@ -47,10 +47,17 @@ when=$(date -R -d "@$(git log -1 --format=%ct 2>/dev/null || date +%s)")
 printf 'watcher (%s) unstable; urgency=medium\n\n  * Release %s; what changed is in /usr/share/doc/watcher/CHANGELOG.md.\n\n -- watcher authors <watcher@watcher.invalid>  %s\n' \
   "$version" "$version" "$when" | gzip -9n > "$root/usr/share/doc/watcher/changelog.gz"
 
-# Depends: what the binary links, as dpkg-shlibdeps finds it (it wants a debian/control to read).
+# Depends: what the binary links, as dpkg-shlibdeps finds it (it wants a debian/control to read), and the
+# two libraries it loads when first used (libcurl, libnotify: Sources/CCurl, Sources/CNotify), which
+# dpkg-shlibdeps learns from a stub program that links them.
 mkdir -p "$work/src/debian"
 printf 'Source: watcher\n\nPackage: watcher\nArchitecture: any\n' > "$work/src/debian/control"
-depends=$(cd "$work/src" && dpkg-shlibdeps -O "$root/usr/bin/watcher" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+echo 'int main(void) { return 0; }' > "$work/src/loaded.c"
+"${CC:-$(command -v cc || command -v clang)}" -o "$work/src/loaded" "$work/src/loaded.c" -Wl,--no-as-needed -lcurl -lnotify
+depends=$(cd "$work/src" && dpkg-shlibdeps -O "$root/usr/bin/watcher" loaded 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+for library in libcurl4 libnotify4; do
+  case "$depends" in *"$library "* | *"$library,"* | *"$library") ;; *) echo "Depends lacks $library: $depends" >&2; exit 1 ;; esac
+done
 [ -n "$depends" ] || { echo "dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 install -d "$root/DEBIAN"

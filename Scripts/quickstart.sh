@@ -10,9 +10,9 @@ cd "$(dirname "$0")/.."
 if [ -z "${WATCHER_BIN:-}" ]; then
   . Scripts/packages.sh
   install_watcher_packages
-  echo "building watcher (release)..." >&2
-  swift build -c release --product watcher 2>&1 | grep -E "error:|Build complete" >&2 || true
-  WATCHER_BIN=.build/release/watcher
+  # The same build `make install` and `make deb` use, so neither builds again.
+  Scripts/build-static.sh
+  WATCHER_BIN=.build-static/release/watcher
 fi
 test -x "$WATCHER_BIN"
 watcher() { "$WATCHER_BIN" "$@"; }

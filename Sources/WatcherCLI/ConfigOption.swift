@@ -84,15 +84,11 @@ struct CheckCommand: Command {
     var checked: Set<String> = []
     for hook in hooks where hook.run == nil && checked.insert(hook.command).inserted {
       found += HookLint.check(hook, environment: environment)
-      let syntax = HookRunner.run(
-        program: "/bin/sh", arguments: ["/bin/sh", "-n", "-c", hook.command], environment: ["PATH": "/usr/bin:/bin"],
-        input: Data(), timeout: 5)
-      if !syntax.succeeded {
-        let reason = syntax.stderrTail.replacing("/bin/sh: ", with: "")
+      if let reason = ShellSyntax.problem(hook.command) {
         found.append(
           Diagnostic(
-            message: "the hook's command is not valid shell: \(reason.isEmpty ? syntax.describe(timeout: 5) : reason)",
-            mark: hook.mark, notes: ["the command runs as /bin/sh -c COMMAND; check its quotes and brackets"]))
+            message: "the hook's command is not valid shell: \(reason)", mark: hook.mark,
+            notes: ["the command runs as /bin/sh -c COMMAND; check its quotes and brackets"]))
       }
     }
     return found
