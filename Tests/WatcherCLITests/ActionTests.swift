@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+import WatcherSupport
 import WatcherTestSupport
 
 /// Hooks and the no-D-Bus path, with the built binary and real `/bin/sh` hooks.
@@ -179,5 +180,37 @@ struct ActionTests {
     let feeds = try #require(doc["feeds"] as? [[String: Any]])
     #expect(feeds[0]["pending_actions"] as? Int == 0)
     #expect(feeds[0]["dropped_actions"] as? Int == 1)
+  }
+
+  @Test("a digest at 08:00 is due at 08:00 of the TZ the binary runs in, on the day clocks change too")
+  func localTime() throws {
+    let dir = try TemporaryDirectory()
+    let feed = try Self.feedFile(in: dir, titles: ["one"])
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    settings: { first_poll: all, max_age: none }
+    feeds:
+      - { url: \(feed), name: f }
+    rules:
+      - { name: morning, match: { title: one }, digest: { every: 1d, at: "08:00" } }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    // Now is 00:30 in Berlin on 29 March 2026, when clocks go from 02:00 to 03:00 (CET to CEST), and
+    // 00:30 in New York the same night (EDT already).
+    for (zone, now, due) in [
+      ("Europe/Berlin", "2026-03-28T23:30:00Z", "2026-03-29T06:00:00Z"),
+      ("America/New_York", "2026-03-29T04:30:00Z", "2026-03-29T12:00:00Z"),
+      ("UTC", "2026-03-29T00:30:00Z", "2026-03-29T08:00:00Z"),
+    ] {
+      let state = dir.url.appendingPathComponent("state-\(zone.replacingOccurrences(of: "/", with: "-"))").path
+      var environment = Self.noBus
+      environment["TZ"] = zone
+      let offset = try #require(DateParser.parse(now)).timeIntervalSinceNow
+      environment["WATCHER_CLOCK_OFFSET"] = "\(Int(offset.rounded()))"
+      _ = try Self.watcher(["poll", "--config", config, "--state-dir", state], environment: environment)
+      let pending = try ChildProcess.run(
+        try #require(BinaryTests.binary), ["pending", "--json", "--config", config, "--state-dir", state],
+        environment: environment)
+      #expect(pending.output.contains("\"due\":\"\(due)\""), "\(zone): \(pending.output)")
+    }
   }
 }
