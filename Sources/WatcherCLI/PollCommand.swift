@@ -196,19 +196,19 @@ enum PollRun {
     for outcome in outcomes {
       for problem in outcome.actionProblems where !actionProblems.contains(problem) { actionProblems.append(problem) }
       if !outcome.failures.isEmpty { failed += 1 }
-      for line in PollReport.lines(outcome, for: .poll(mode)) { terminal.error(line) }
+      for line in PollReport.lines(outcome, for: .poll(mode)) { terminal.report(line) }
     }
-    for line in PollReport.notDue(outcomes) { terminal.error(line) }
+    for line in PollReport.notDue(outcomes) { terminal.report(line) }
     for problem in actionProblems { terminal.error("\(problem.label): \(problem)") }
     if actionProblems.contains(where: \.isFailure) { failed += 1 }
-    for line in KeptReport.lines(pass, keptNow: outcomes.reduce(0) { $0 + $1.kept }) { terminal.error(line) }
+    for line in KeptReport.lines(pass, keptNow: outcomes.reduce(0) { $0 + $1.kept }) { terminal.report(line) }
     let polled = outcomes.filter(\.polled).count
     let fresh = outcomes.reduce(0) { $0 + $1.newItems }
     let actions = outcomes.reduce(0) { $0 + $1.actions }
     var line = "\(command): \(polled) of \(outcomes.count) feeds polled, \(fresh) new item\(fresh == 1 ? "" : "s")"
     if mode == .normal { line += ", \(actions) action\(actions == 1 ? "" : "s")" }
     if failed > 0 { line += ", \(failed) failed" }
-    terminal.error(line)
+    terminal.print(line)
     if let signal = shutdown.signal {
       let pending = outcomes.reduce(0) { $0 + $1.pendingLeft }
       terminal.error(
@@ -245,7 +245,7 @@ enum DryRunPoll {
     for outcome in pass.outcomes {
       if !outcome.failures.isEmpty { failed += 1 }
       // The same per-feed lines as the poll ("3 new: 1 hook; 1 older than max_age", an item updated).
-      for line in PollReport.lines(outcome, for: .poll(.normal)) { terminal.error(line) }
+      for line in PollReport.lines(outcome, for: .poll(.normal)) { terminal.report(line) }
       let notifications = outcome.planned.filter { $0.kind == .notify }
       let batched = notifications.count > config.settings.notify.maxPerPoll
       for action in outcome.planned {
@@ -304,12 +304,12 @@ enum DryRunPoll {
           ]))
       }
     }
-    for line in PollReport.notDue(pass.outcomes, now: now) { terminal.error(line) }
+    for line in PollReport.notDue(pass.outcomes, now: now) { terminal.report(line) }
     if arguments.has(Options.json) {
       terminal.print(JSONOutput.object([("actions", .array(actions))]).text)
     } else {
       terminal.output(Array(text.utf8))
-      terminal.error(
+      terminal.print(
         "poll --dry-run: \(actions.count) action\(actions.count == 1 ? "" : "s"); nothing was done or saved")
     }
     return failed > 0 ? .failure : .success

@@ -52,6 +52,16 @@ public struct Terminal: Sendable {
     output(Array((line + "\n").utf8))
   }
 
+  /// Writes a line of a command's report where it belongs: a diagnostic (`error:`, `warning:`, `note:`) on
+  /// stderr, a result (what was polled, found, done) on stdout, so `watcher poll > out` keeps the results.
+  public func report(_ line: String) {
+    if line.hasPrefix("error:") || line.hasPrefix("warning:") || line.hasPrefix("note:") {
+      error(line)
+    } else {
+      print(line)
+    }
+  }
+
   /// Writes a line of diagnostics.
   public func error(_ line: String) {
     errors(Array((line + "\n").utf8))

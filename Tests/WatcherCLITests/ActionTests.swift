@@ -22,7 +22,8 @@ struct ActionTests {
 
   static func watcher(_ arguments: [String], environment: [String: String]) throws -> (Int32, String) {
     let result = try ChildProcess.run(try #require(BinaryTests.binary), arguments, environment: environment)
-    return (result.status, result.errors)
+    // What the command printed: its results (stdout) and its diagnostics (stderr).
+    return (result.status, result.output + result.errors)
   }
 
   /// The environment with no way to reach a session bus.

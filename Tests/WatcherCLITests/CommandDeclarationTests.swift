@@ -70,15 +70,18 @@ extension CommandDeclarationTests {
       .write(toFile: config, atomically: true, encoding: .utf8)
     let state = dir.url.appendingPathComponent("state").path
     let first = run(["poll", "--config", config, "--state-dir", state])
-    #expect(first.0 == 0 && first.2.contains("poll: 1 of 1 feeds polled"), "\(first.2)")
+    // Results on stdout (so `watcher poll > out` keeps them); stderr stays for diagnostics, and this poll has none.
+    #expect(first.0 == 0 && first.1.contains("poll: 1 of 1 feeds polled") && first.2.isEmpty, "\(first)")
     try
       #"<rss version="2.0"><channel><title>T</title><item><title>A</title><guid>a</guid></item><item><title>B</title><guid>b</guid></item></channel></rss>"#
       .write(toFile: feed, atomically: true, encoding: .utf8)
     // Not due: neither the dry run nor the poll reads the feed again.
     let dry = run(["poll", "--config", config, "--state-dir", state, "--dry-run"])
-    #expect(dry.0 == 0 && dry.1.isEmpty && dry.2.contains("0 actions"), "\(dry)")
+    #expect(
+      dry.0 == 0 && dry.1.hasSuffix("\npoll --dry-run: 0 actions; nothing was done or saved\n") && dry.2.isEmpty,
+      "\(dry)")
     let again = run(["poll", "--config", config, "--state-dir", state])
-    #expect(again.0 == 0 && again.2.contains("local: not due"), "\(again.2)")
+    #expect(again.0 == 0 && again.1.contains("local: not due"), "\(again.1)")
     // Named: read now.
     let namedDry = run(["poll", "--config", config, "--state-dir", state, "--dry-run", "--feed", "local"])
     #expect(namedDry.1.contains("local: would notify"), "\(namedDry)")

@@ -143,7 +143,7 @@ struct ProgressTests {
       output: { recording.writeOutput($0) }, errors: { recording.writeErrors($0) }, errorsIsTerminal: errorsIsTerminal)
     let arguments = ["catch-up", "--config", configPath, "--state-dir", dir.url.appendingPathComponent("s").path]
     let code = WatcherCLI.run(arguments, terminal: terminal)
-    guard let status else { return (code, recording.errors) }
+    guard let status else { return (code, recording.errors + recording.output) }
     // Then `status` with standard output a terminal and `status` as the environment.
     let table = TerminalRecording()
     let statusTerminal = Terminal(
