@@ -290,6 +290,8 @@ public enum ConfigEditor {
   /// (`Authorization`, `Cookie`, `X-Api-Key`…) under `headers:` (block or flow), and a URL's password
   /// (`http://me:***@proxy`).
   public static func redactedForBackup(_ text: String) -> String {
+    // Most configs have neither a headers block nor a URL with credentials: a byte search says so at once.
+    guard text.utf8.contains(bytes: "headers:") || text.utf8.contains(bytes: "@") else { return text }
     var out: [String] = []
     var headersIndent: Int?
     for line in text.split(separator: "\n", omittingEmptySubsequences: false) {

@@ -175,6 +175,29 @@ extension StringProtocol {
   }
 }
 
+extension String.UTF8View {
+  /// Whether the text holds `needle`'s bytes (a plain byte search).
+  public func contains(bytes needle: String) -> Bool {
+    let wanted = Array(needle.utf8)
+    guard let first = wanted.first else { return true }
+    func search(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+      guard text.count >= wanted.count else { return false }
+      var index = 0
+      let last = text.count - wanted.count
+      while index <= last {
+        if text[index] == first {
+          var matched = 1
+          while matched < wanted.count, text[index + matched] == wanted[matched] { matched += 1 }
+          if matched == wanted.count { return true }
+        }
+        index += 1
+      }
+      return false
+    }
+    return withContiguousStorageIfAvailable(search) ?? Array(self).withUnsafeBufferPointer(search)
+  }
+}
+
 extension Error {
   /// What went wrong, in words: the system's reason for a file error ("No such file or directory").
   public var message: String {
