@@ -47,31 +47,50 @@ struct CheckCommand: Command {
   let options = [Options.config]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
-    guard let (config, path) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
-    let hookFindings =
-      Self.hookMistakes(config, environment: terminal.environment)
-      + (config.rules.compactMap(\.actions.apprise) + config.feeds.compactMap(\.apprise)).flatMap {
-        AppriseLint.check($0, environment: terminal.environment)
+    let path = ConfigLocator.candidates(explicit: arguments.value(Options.config), environment: terminal.environment)[0]
+    // Every mistake at once: when the file has errors, the hooks, scripts and fetch options of what it
+    // does say are checked too, so fixing one error never reveals another that was there all along.
+    let config: Config
+    var errors: [Diagnostic] = []
+    do {
+      config = try ConfigLoader.load(path: path)
+    } catch {
+      guard case .invalid(_, let diagnostics, let source) = error else {
+        _ = ConfigOption.load(arguments, terminal: terminal)
+        return .config
       }
-      + config.rules.compactMap(\.actions.webhook).flatMap { WebhookLint.check($0, environment: terminal.environment) }
-      + FetchLint.check(nil, settings: config.settings, environment: terminal.environment)
-      + config.feeds.flatMap { FetchLint.check($0, settings: config.settings, environment: terminal.environment) }
-    let hookErrors = hookFindings.filter { $0.severity == .error }
-    let notices = (config.notices + hookFindings).sorted {
+      errors = diagnostics
+      config = ConfigLoader.partial(source, path: path)
+    }
+    let findings = Self.findings(config, environment: terminal.environment)
+    let all = (errors.isEmpty ? config.notices + findings : errors + findings).sorted {
       ($0.mark ?? Mark(line: 0, column: 0)) < ($1.mark ?? Mark(line: 0, column: 0))
     }
-    if !notices.isEmpty {
+    if !all.isEmpty {
       let source = try? String(contentsOfFile: path, encoding: .utf8)
-      terminal.errors(Array(DiagnosticRenderer.render(notices, path: path, source: source).utf8))
+      terminal.errors(Array(DiagnosticRenderer.render(all, path: path, source: source).utf8))
     }
-    if !hookErrors.isEmpty {
-      terminal.error("\(hookErrors.count) error\(hookErrors.count == 1 ? "" : "s") in \(path)")
+    let count = all.filter { $0.severity == .error }.count
+    if count > 0 {
+      terminal.error("\(count) error\(count == 1 ? "" : "s") in \(path)")
+      if !errors.isEmpty { ConfigOption.daemonNote(arguments, terminal: terminal) }
       return .config
     }
     let feeds = config.feeds.count
     let rules = config.rules.count
     terminal.print("\(path): \(feeds) feed\(feeds == 1 ? "" : "s"), \(rules) rule\(rules == 1 ? "" : "s"): OK")
     return .success
+  }
+
+  /// What `check` finds beyond the config's own rules: hooks, Apprise and webhook targets, fetch options.
+  static func findings(_ config: Config, environment: [String: String]) -> [Diagnostic] {
+    Self.hookMistakes(config, environment: environment)
+      + (config.rules.compactMap(\.actions.apprise) + config.feeds.compactMap(\.apprise)).flatMap {
+        AppriseLint.check($0, environment: environment)
+      }
+      + config.rules.compactMap(\.actions.webhook).flatMap { WebhookLint.check($0, environment: environment) }
+      + FetchLint.check(nil, settings: config.settings, environment: environment)
+      + config.feeds.flatMap { FetchLint.check($0, settings: config.settings, environment: environment) }
   }
 
   /// Every shell hook's mistakes: `HookLint`'s, and the shell's own syntax check (`sh -n`, which reads the

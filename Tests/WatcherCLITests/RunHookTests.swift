@@ -107,4 +107,31 @@ struct RunHookTests {
     }
     #expect(!check.errors.contains("rules.yaml:7:"), "a correct hook was reported")
   }
+
+  @Test("check prints every error at once: the config's own and its hooks', in file order, counted together")
+  func everyErrorAtOnce() throws {
+    let dir = try TemporaryDirectory()
+    let path = dir.url.path
+    try """
+    feeds:
+      - { url: https://example.com/feed, name: f, hook: 'echo "$WATCHER_TITEL"' }
+    rules:
+      - { name: a, match: { title: x }, urgency: urgent, hook: 'echo "$WATCHER_TITLE"' }
+      - { name: b, match: { title: x }, hook: "echo 'unterminated" }
+      - { name: c, match: { titel: x }, hook: 'echo "$WATCHER_LNK"' }
+      - { name: d, match: { title: x }, hook: 'echo $WATCHER_TITLE' }
+    """.write(toFile: "\(path)/rules.yaml", atomically: true, encoding: .utf8)
+    let check = try ChildProcess.run(try #require(BinaryTests.binary), ["check", "--config", "\(path)/rules.yaml"])
+    #expect(check.status == 78)
+    let marks = check.errors.split(separator: "\n").filter { $0.hasPrefix("\(path)/rules.yaml:") }.map {
+      $0.dropFirst(path.count + "/rules.yaml:".count).prefix { $0 != ":" }
+    }
+    // The feed's hook (2), the unknown key (4), the shell syntax (5), the unknown match key (6; that rule is
+    // left out, so its hook is not checked), the unquoted variable (7, a warning): in file order.
+    #expect(marks == ["2", "4", "5", "6", "7"], "\(check.errors)")
+    #expect(check.errors.contains("unknown key 'urgency' in rule 'a'"), "\(check.errors)")
+    #expect(check.errors.contains("'$WATCHER_TITEL', which watcher does not set"), "\(check.errors)")
+    #expect(check.errors.contains("Unterminated quoted string"), "\(check.errors)")
+    #expect(check.errors.hasSuffix("4 errors in \(path)/rules.yaml\n"), "\(check.errors)")
+  }
 }
