@@ -101,8 +101,10 @@ public enum ConfigLoader {
     return config
   }
 
-  /// What a config with errors does say: its feeds, rules and settings as far as they are valid (what is
-  /// not is left out), for `check` to look at their hooks too. Empty when the text is not YAML.
+  /// The feeds, rules and settings of a config with errors, as far as they are valid.
+  ///
+  /// What is not valid is left out; `check` looks at the hooks of the rest too. Empty when the text is not
+  /// YAML.
   public static func partial(_ text: String, path: String) -> Config {
     guard let root = try? YAMLReader.read(text) else { return Config() }
     var mapper = ConfigMapper(baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
