@@ -44,6 +44,13 @@ enum Options {
     name: "name", value: "NAME", help: "the feed's name in rules and messages (default: from its title)")
   static let tag = OptionSpec(
     name: "tag", value: "TAG", help: "a tag for every item of the feed (repeatable)", repeatable: true)
+  static let notifyAll = OptionSpec(name: "notify", help: "notify every new item of the feed, rule or not")
+  static let fullText = OptionSpec(
+    name: "full-text", help: "fetch each new item's article, for rules on 'content' (full_text: true)")
+  static let interval = OptionSpec(
+    name: "interval", value: "DURATION", help: "how often to poll it: 30m, 2h, 1d, or auto (as often as it posts)")
+  static let latest = OptionSpec(
+    name: "latest", value: "N", help: "act on its newest N items at the first poll (first_poll: latest N)")
   static let purge = OptionSpec(
     name: "purge", help: "also delete what watcher remembers of the feed (its state file)")
   // test-rules

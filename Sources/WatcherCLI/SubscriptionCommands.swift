@@ -27,6 +27,10 @@ struct AddCommand: Command {
     Options.config,
     Options.name,
     Options.tag,
+    Options.notifyAll,
+    Options.fullText,
+    Options.interval,
+    Options.latest,
     Options.print.described("print the YAML entry instead of editing the config"),
   ]
 
@@ -44,6 +48,26 @@ struct AddCommand: Command {
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
     var given = arguments.positionals[0]
+    // The entry's own settings, checked before anything is fetched.
+    var interval: (seconds: Int?, auto: Bool?) = (nil, nil)
+    if let text = arguments.value(Options.interval) {
+      if text == "auto" {
+        interval.auto = true
+      } else if let seconds = ConfigMapper.parseDuration(text), seconds > 0 {
+        interval = (seconds, false)
+      } else {
+        terminal.error("error: --interval takes a duration such as 30m, 2h or 1d, or auto; '\(text)' is neither")
+        return .usage
+      }
+    }
+    var latest: Int?
+    if let text = arguments.value(Options.latest) {
+      guard let n = Int(text), n > 0, n <= 10_000 else {
+        terminal.error("error: --latest takes a number of items from 1 to 10000; '\(text)' is not one")
+        return .usage
+      }
+      latest = n
+    }
     guard let (config, path, text) = Subscriptions.editableConfig(arguments, terminal: terminal) else {
       return .config
     }
@@ -110,6 +134,10 @@ struct AddCommand: Command {
     }
     let tags = (arguments.values(Options.tag)).map(FeedConfig.slugify).filter { !$0.isEmpty }
     var feed = FeedConfig(url: url, name: name, title: title, tags: tags)
+    (feed.interval, feed.autoInterval) = interval
+    feed.notify = arguments.has(Options.notifyAll)
+    if arguments.has(Options.fullText) { feed.fullText = true }
+    feed.firstPoll = latest.map { .latest($0) }
     // The site's home page, for export-opml's htmlUrl: only a web link, cleaned of controls.
     feed.site = parsed.feed.link.flatMap { FeedLocation.isHTTP($0) && !$0.contains(where: \.isNewline) ? $0 : nil }
     let description =
@@ -125,6 +153,10 @@ struct AddCommand: Command {
       let backup = try ConfigEditor.write(edited, to: path)
       terminal.print("added \(description)")
       terminal.print("to \(path)" + (backup.map { " (the old file is \($0))" } ?? ""))
+      if let latest {
+        terminal.print(
+          "its first poll acts on its newest \(latest) item\(latest == 1 ? "" : "s") (first_poll: latest \(latest))")
+      }
       Subscriptions.tellDaemon(arguments, config: config, path: path, terminal: terminal)
       return .success
     } catch {

@@ -214,6 +214,8 @@ public struct FeedConfig: Sendable, Equatable {
   public var apprise: AppriseAction?
   /// Fetch each new item's article for the `content` field (`nil`: as `settings.full_text` says).
   public var fullText: Bool?
+  /// What this feed's first poll acts on (`first_poll:`); nil: `settings.first_poll`.
+  public var firstPoll: Settings.FirstPoll?
   /// Where the entry starts in the file.
   public var mark: Mark?
 

@@ -93,8 +93,29 @@ public enum ConfigEditor {
       if let title = feed.title, title != feed.name { out += "\(indent)  title: \(quoted(title))\n" }
       if let site = feed.site { out += "\(indent)  site: \(quoted(site))\n" }
       if !feed.tags.isEmpty { out += "\(indent)  tags: [\(feed.tags.map(quoted).joined(separator: ", "))]\n" }
+      if feed.autoInterval == true {
+        out += "\(indent)  interval: auto\n"
+      } else if let interval = feed.interval {
+        out += "\(indent)  interval: \(durationText(interval))\n"
+      }
+      if feed.notify { out += "\(indent)  notify: true\n" }
+      if let fullText = feed.fullText { out += "\(indent)  full_text: \(fullText)\n" }
+      switch feed.firstPoll {
+      case nil: break
+      case .silent: out += "\(indent)  first_poll: silent\n"
+      case .all: out += "\(indent)  first_poll: all\n"
+      case .latest(let n): out += "\(indent)  first_poll: latest \(n)\n"
+      }
     }
     return out
+  }
+
+  /// Seconds as the config writes a duration, in the largest unit that divides them: "15m", "2h", "1d".
+  public static func durationText(_ seconds: Int) -> String {
+    for (unit, size) in [("w", 604_800), ("d", 86_400), ("h", 3_600), ("m", 60)] where seconds % size == 0 {
+      return "\(seconds / size)\(unit)"
+    }
+    return "\(seconds)s"
   }
 
   /// `text` with `feeds` added to its top-level `feeds:` list.

@@ -58,7 +58,7 @@ package struct ConfigMapper {
   package static let feedKeys =
     [
       "url", "name", "title", "site", "interval", "tags", "notify", "hook", "apprise", "identity", "full_text",
-      "dedupe",
+      "dedupe", "first_poll",
     ] + fetchKeys
   package static let ruleKeys = [
     "name", "feeds", "match", "tag", "mute", "notify", "hook", "stop", "digest", "digest_hook", "on_update", "webhook",
@@ -294,6 +294,7 @@ package struct ConfigMapper {
         case "apprise": feed.apprise = appriseAction(entry.value, in: context)
         case "full_text": feed.fullText = bool(entry.value, "'full_text'")
         case "dedupe": feed.dedupe = bool(entry.value, "'dedupe'")
+        case "first_poll": feed.firstPoll = firstPoll(entry.value)
         case "identity":
           if let text = string(entry.value, "'identity'") {
             if let identity = FeedConfig.Identity(rawValue: text) {

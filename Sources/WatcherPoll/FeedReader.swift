@@ -60,7 +60,8 @@ package struct FeedReader: Sendable {
     // When nothing of this feed will be acted on (catch-up, a silent first poll, a restart), its items are
     // read for their identity only.
     let silent =
-      mode == .catchUp || job.restarted || (!job.state.initialized && config.settings.firstPoll == .silent)
+      mode == .catchUp || job.restarted
+      || (!job.state.initialized && (job.feed.firstPoll ?? config.settings.firstPoll) == .silent)
     if let parsed = load(
       job.feed, response: job.response, body: body, state: &job.state, outcome: &job.outcome, now: now,
       identityOnly: silent)
@@ -312,8 +313,9 @@ package struct FeedReader: Sendable {
     if mode == .catchUp || mode == .silentRestart {
       act = []
     } else if !state.initialized {
-      outcome.firstPoll = config.settings.firstPoll
-      switch config.settings.firstPoll {
+      let firstPoll = feed.firstPoll ?? config.settings.firstPoll
+      outcome.firstPoll = firstPoll
+      switch firstPoll {
       case .silent: act = []
       case .all: break
       case .latest(let n):

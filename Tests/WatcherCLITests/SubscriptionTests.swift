@@ -87,6 +87,40 @@ struct SubscriptionTests {
     #expect(exported.contains("text=\"The H\" title=\"The H\""), "\(exported)")
   }
 
+  @Test("add takes --notify, --full-text, --interval and --latest N, written as the YAML would be, and acted on")
+  func addSettings() throws {
+    let feed = """
+      <?xml version="1.0"?><rss version="2.0"><channel><title>Three</title>
+      <item><title>old</title><guid>1</guid><pubDate>Sun, 01 Nov 2026 10:00:00 GMT</pubDate></item>
+      <item><title>newer</title><guid>2</guid><pubDate>Mon, 02 Nov 2026 10:00:00 GMT</pubDate></item>
+      <item><title>newest</title><guid>3</guid><pubDate>Tue, 03 Nov 2026 10:00:00 GMT</pubDate></item>
+      </channel></rss>
+      """
+    let server = try LoopbackHTTPServer { _ in .ok(feed) }
+    defer { server.stop() }
+    let dir = try TemporaryDirectory()
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try "settings: { max_age: none }\nfeeds: []\n".write(toFile: config, atomically: true, encoding: .utf8)
+    let added = run([
+      "add", server.url("/feed"), "--config", config, "--notify", "--full-text", "--interval", "2h", "--latest", "2",
+    ])
+    #expect(added.0 == 0 && added.1.contains("its first poll acts on its newest 2 items"), "\(added)")
+    let entry = try #require(try ConfigLoader.load(path: config).feeds.first)
+    #expect(entry.notify && entry.fullText == true && entry.interval == 7_200 && entry.firstPoll == .latest(2))
+    // The first poll notifies the newest two, not the oldest and not none (a silent first poll).
+    let dry = run(["poll", "--config", config, "--state-dir", dir.url.appendingPathComponent("s").path, "--dry-run"])
+    #expect(dry.0 == 0 && dry.1.contains("2 notified; 1 recorded silently (first poll: latest 2)"), "\(dry)")
+    #expect(dry.1.contains("would notify: three: newest") && !dry.1.contains("would notify: three: old"), "\(dry)")
+    let auto = run(["add", server.url("/other"), "--config", config, "--interval", "auto", "--print"])
+    #expect(auto.0 == 0 && auto.1.contains("interval: auto"), "\(auto)")
+    for (option, value, message) in [
+      ("--interval", "often", "--interval takes a duration"), ("--latest", "0", "--latest takes a number"),
+    ] {
+      let refused = run(["add", server.url("/x"), "--config", config, option, value])
+      #expect(refused.0 == 64 && refused.2.contains(message), "\(refused)")
+    }
+  }
+
   @Test("add explains a page without feeds, a 404 and a name that is taken")
   func addFailures() throws {
     let server = try Self.site()
