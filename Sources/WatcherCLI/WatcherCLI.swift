@@ -30,7 +30,7 @@ public enum WatcherCLI {
   static let commands: [any Command] = [
     InitCommand(), RunCommand(), ReloadCommand(), PollCommand(), CatchUpCommand(), StatusCommand(), CheckCommand(),
     TestRulesCommand(),
-    ParseCommand(), ExtractCommand(), AddCommand(), RemoveCommand(), LogCommand(), PendingCommand(),
+    ParseCommand(), ExtractCommand(), AddCommand(), RemoveCommand(), LogCommand(), ItemsCommand(), PendingCommand(),
     NotifyTestCommand(), TestOutputCommand(), SnoozeCommand(), UnsnoozeCommand(),
     ImportOPMLCommand(),
     ExportOPMLCommand(), CompletionsCommand(),

@@ -20,6 +20,17 @@ public enum WallClock {
   /// Now, as watcher counts it.
   public static func now() -> Date { Date().addingTimeInterval(offset) }
 
+  /// `date` as every command's text shows a date and time: local, to the minute ("2026-12-02 07:00"). JSON
+  /// output keeps ISO 8601 UTC (`ISODate`).
+  public static func shown(_ date: Date) -> String {
+    var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+    var parts = tm()
+    localtime_r(&seconds, &parts)
+    func two(_ value: Int32) -> String { (value < 10 ? "0" : "") + String(value) }
+    return
+      "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min))"
+  }
+
   /// `date` as the local clock shows it ("07:00").
   public static func local(_ date: Date) -> String {
     let (hour, minute) = SystemLocalTime().clock(date)

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import FoundationEssentials
+import Glibc
+import WatcherConfig
+import WatcherFeed
+import WatcherFetch
+import WatcherPoll
+import WatcherRules
+import WatcherState
+import WatcherSupport
+
+/// `watcher items FEED [--since D] [--json]`: what a feed publishes now, acted on or not, and why.
+///
+/// The feed is read as `test-rules` reads it (nothing is written); each item is joined with what the
+/// state knows (when it was first seen) and what the journal says was done with it, and what the rules
+/// decide for it says why the rest were not acted on.
+struct ItemsCommand: Command {
+  let name = "items"
+  let summary = "what a feed publishes now, acted on or not, and why"
+  let positionals = Positionals.one("FEED", "the feed's name")
+  let options = [
+    Options.config, Options.stateDir,
+    Options.since.described("only items first seen (or, never seen, published) since: 30m, 2d, 1w or a date"),
+    Options.json.described("print JSON"),
+  ]
+
+  /// One item and what became of it.
+  struct Row {
+    var item: FeedItem
+    var key: String
+    var firstSeen: Date?
+    var done: [JournalEntry]
+    var status: String
+    var why: String
+  }
+
+  func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
+    let now = WallClock.now()
+    var since: Date?
+    if let text = arguments.value(Options.since) {
+      guard let parsed = LogCommand.since(text, now: now) else {
+        terminal.error("error: --since needs a duration (30m, 2d, 1w) or a date (2026-11-30), not '\(text)'")
+        return .usage
+      }
+      since = parsed
+    }
+    guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
+    guard let feed = StateOptions.named([arguments.positionals[0]], config: config, terminal: terminal)?.first else {
+      return .usage
+    }
+    let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
+    guard let store = StateOptions.unlockedStore(directory, terminal: terminal) else { return .failure }
+    let state = (try? store.load(url: feed.url, readOnly: true).state) ?? FeedState(url: feed.url)
+    let limits = JournalLimits(keepFor: config.settings.journalKeepFor, keepMax: config.settings.journalKeepMax)
+    var journal: [String: [JournalEntry]] = [:]
+    for entry in store.journal(limits: limits, now: now).entries where entry.feed == feed.name {
+      journal[entry.key, default: []].append(entry)
+    }
+    let transport = CurlTransport(userAgent: WatcherCLI.userAgent)
+    let parsed: ParsedFeed
+    switch FeedLoader.load([feed], settings: config.settings, transport: transport)[0] {
+    case .success(let feed): parsed = feed
+    case .failure(let error):
+      terminal.error("error: feed '\(feed.name)' (\(feed.url)): \(error)")
+      return .failure
+    }
+    let engine = RuleEngine(rules: config.rules, settings: config.settings.notify)
+    let identity = FeedReader.identity(feed, state: state)
+    // The feed's first poll: the items it recorded share its time.
+    let firstPoll = state.items.values.map(\.firstSeen).min()
+    var rows: [Row] = []
+    for item in parsed.feed.items {
+      let key = Poller.identity(item, identity)
+      let known = state.initialized ? state.items[key] : nil
+      if let since, (known?.firstSeen ?? item.published ?? now) < since { continue }
+      let decision = engine.evaluate(item, feed: feed, now: now)
+      let done = journal[key] ?? []
+      var row = Row(item: item, key: key, firstSeen: known?.firstSeen, done: done, status: "", why: "")
+      (row.status, row.why) = Self.explain(
+        decision, known: known, done: done, firstPoll: firstPoll, settings: config.settings, item: item, feed: feed)
+      rows.append(row)
+    }
+    if arguments.has(Options.json) {
+      terminal.print(Self.json(rows, feed: feed).text)
+      return .success
+    }
+    guard !rows.isEmpty else {
+      terminal.print(
+        "\(feed.name): no items\(since == nil ? "" : " since then") (\(parsed.feed.items.count) in the feed)")
+      return .success
+    }
+    var out = ""
+    for row in rows {
+      let when = row.firstSeen.map { "seen \(WallClock.shown($0))" } ?? "not seen yet"
+      out += Terminal.field("\(row.item.title ?? "(untitled: \(row.key))")") + "  [\(when)]\n"
+      out += Terminal.field("    \(row.status): \(row.why)") + "\n"
+      for entry in row.done {
+        out += Terminal.field("    \(WallClock.shown(entry.time))  " + LogCommand.line(entry, time: false)) + "\n"
+      }
+    }
+    terminal.output(Array(out.utf8))
+    return .success
+  }
+
+  /// The item's status ("acted on", "not acted on", "new") and why, in words.
+  static func explain(
+    _ decision: Decision, known: FeedState.KnownItem?, done: [JournalEntry], firstPoll: Date?, settings: Settings,
+    item: FeedItem, feed: FeedConfig
+  ) -> (String, String) {
+    let rules = decision.matches.map(\.rule).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+    let matched = rules.map { "'\($0)'" }.joined(separator: ", ")
+    var would: [String] = []
+    if !decision.notifications.isEmpty { would.append("notify") }
+    if !decision.hooks.isEmpty { would.append("run \(decision.hooks.count == 1 ? "a hook" : "hooks")") }
+    if !decision.webhooks.isEmpty { would.append("post a webhook") }
+    let actions = would.joined(separator: " and ")
+    if !done.isEmpty {
+      let kinds = done.map(\.action).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+      return ("acted on", kinds.joined(separator: ", ") + (matched.isEmpty ? "" : " (rules \(matched))"))
+    }
+    if let muted = decision.mutedBy { return ("not acted on", "muted by rule '\(muted)'") }
+    guard decision.isTouched, !actions.isEmpty else {
+      return (
+        known == nil ? "new" : "not acted on",
+        matched.isEmpty ? "no rule matched it" : "rules \(matched) matched, with nothing to do (tags only)"
+      )
+    }
+    guard let known else { return ("new", "the next poll will \(actions) (rules \(matched))") }
+    let tooOld = settings.maxAge.map { maxAge in
+      item.published.map { $0 < known.firstSeen.addingTimeInterval(-Double(maxAge)) } ?? false
+    }
+    if let firstPoll, known.firstSeen.timeIntervalSince(firstPoll) < 60,
+      (feed.firstPoll ?? settings.firstPoll) != .all
+    {
+      return ("not acted on", "it was there at the feed's first poll, which records items without acting on them")
+    }
+    if tooOld == true, let maxAge = settings.maxAge {
+      return ("not acted on", "it was older than max_age (\(Span.text(Double(maxAge)))) when first seen")
+    }
+    return (
+      "not acted on",
+      "rules \(matched) would \(actions), but the journal has nothing for it (its story was acted on for another "
+        + "feed, or the entry is older than the journal keeps)"
+    )
+  }
+
+  static func json(_ rows: [Row], feed: FeedConfig) -> JSONOutput {
+    .object([
+      ("feed", .string(feed.name)),
+      (
+        "items",
+        .array(
+          rows.map { row in
+            .object([
+              ("key", .string(row.key)), ("title", .optional(row.item.title)), ("link", .optional(row.item.link)),
+              ("published", .optional(row.item.published.map(ISODate.format))),
+              ("first_seen", .optional(row.firstSeen.map(ISODate.format))), ("status", .string(row.status)),
+              ("why", .string(row.why)), ("actions", .array(row.done.map(\.json))),
+            ])
+          })
+      ),
+    ])
+  }
+}
