@@ -20,8 +20,9 @@ public enum WallClock {
   /// Now, as watcher counts it.
   public static func now() -> Date { Date().addingTimeInterval(offset) }
 
-  /// `date` as every command's text shows a date and time: local, to the minute ("2026-12-02 07:00"). JSON
-  /// output keeps ISO 8601 UTC (`ISODate`).
+  /// A date and time as every command's text shows one: local, to the minute ("2026-12-02 07:00").
+  ///
+  /// JSON output keeps ISO 8601 UTC (`ISODate`).
   public static func shown(_ date: Date) -> String {
     var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
     var parts = tm()
