@@ -38,6 +38,9 @@ extension Daemon {
       code = fileErrors == nil ? .success : .config
     case "pending": code = pending(request, terminal: out)
     case "purge": code = purge(request.action ?? "", terminal: out)
+    case "digest":
+      log("'watcher digest --send-now' asked to send the digest of rule '\(request.action ?? "")'")
+      code = DigestCommand.sendNow(request.action ?? "", poller: poller(), terminal: out)
     default: code = poll(request, terminal: out)
     }
     client.finish(code.rawValue)

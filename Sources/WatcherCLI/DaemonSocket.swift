@@ -36,7 +36,7 @@ enum DaemonSocket {
     /// The config the client read (an absolute path): the daemon refuses a request for another config.
     var config: String?
 
-    static let commands: Set<String> = ["poll", "catch-up", "pending", "reload", "purge"]
+    static let commands: Set<String> = ["poll", "catch-up", "pending", "reload", "purge", "digest"]
 
     var line: String {
       JSONOutput.object([

@@ -51,6 +51,8 @@ enum Options {
     name: "interval", value: "DURATION", help: "how often to poll it: 30m, 2h, 1d, or auto (as often as it posts)")
   static let latest = OptionSpec(
     name: "latest", value: "N", help: "act on its newest N items at the first poll (first_poll: latest N)")
+  static let preview = OptionSpec(name: "preview", help: "show what the digest has collected and when it goes out")
+  static let sendNow = OptionSpec(name: "send-now", help: "send the digest now instead of at its time")
   static let purge = OptionSpec(
     name: "purge", help: "also delete what watcher remembers of the feed (its state file)")
   // test-rules

@@ -31,6 +31,7 @@ public enum WatcherCLI {
     InitCommand(), RunCommand(), ReloadCommand(), PollCommand(), CatchUpCommand(), StatusCommand(), CheckCommand(),
     TestRulesCommand(),
     ParseCommand(), ExtractCommand(), AddCommand(), RemoveCommand(), LogCommand(), ItemsCommand(), PendingCommand(),
+    DigestCommand(),
     NotifyTestCommand(), TestOutputCommand(), SnoozeCommand(), UnsnoozeCommand(),
     ImportOPMLCommand(),
     ExportOPMLCommand(), CompletionsCommand(),

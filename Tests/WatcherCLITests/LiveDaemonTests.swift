@@ -136,6 +136,19 @@ struct LiveDaemonTests {
     #expect(daemon.stop() == 0)
   }
 
+  @Test("digest --send-now beside the daemon is done by the daemon; --preview reads the state itself")
+  func digestBesideTheDaemon() throws {
+    let daemon = try Running(
+      rules: "  - { name: d, match: { title: release }, digest: { every: 1w }, digest_hook: 'cat > /dev/null' }\n")
+    let preview = try daemon.watcher(["digest", "d", "--preview"])
+    #expect(preview.status == 0 && preview.output.hasPrefix("Digest 'd': "), "\(preview.output)\(preview.errors)")
+    let sent = try daemon.watcher(["digest", "d", "--send-now"])
+    #expect(sent.status == 0 && sent.output.contains("sent the digest of rule 'd'"), "\(sent.output)\(sent.errors)")
+    #expect(daemon.waitFor("'watcher digest --send-now' asked to send the digest of rule 'd'"), "\(daemon.log)")
+    #expect(try daemon.watcher(["digest", "d", "--preview"]).output.contains("is empty"))
+    #expect(daemon.stop() == 0)
+  }
+
   @Test(
     "every command works beside the daemon: another config is refused, pending --retry/--drop, poll --all, add and remove reload it, a second run names it"
   )

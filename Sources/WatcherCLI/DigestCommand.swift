@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import FoundationEssentials
+import Glibc
+import WatcherActions
+import WatcherConfig
+import WatcherFetch
+import WatcherPoll
+import WatcherState
+import WatcherSupport
+
+/// `watcher digest RULE --preview | --send-now`: what a digest rule has collected, and sending it now.
+struct DigestCommand: Command {
+  let name = "digest"
+  let summary = "show what a digest rule has collected (--preview), or send it now (--send-now)"
+  let positionals = Positionals.one("RULE", "the digest rule's name")
+  let options = [
+    Options.config, Options.stateDir,
+    Options.preview, Options.sendNow,
+  ]
+
+  func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
+    let (preview, send) = (arguments.has(Options.preview), arguments.has(Options.sendNow))
+    guard preview != send else {
+      terminal.error("error: digest needs one of --preview (show it) and --send-now (send it)")
+      return .usage
+    }
+    guard let (config, path) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
+    let rule = arguments.positionals[0]
+    let digestRules = config.rules.filter { $0.actions.digest != nil }.map(\.name)
+    guard digestRules.contains(rule) else {
+      let what =
+        config.rules.contains { $0.name == rule } ? "the rule '\(rule)' has no digest:" : "no rule named '\(rule)'"
+      terminal.error(
+        "error: \(what) (digest rules: \(digestRules.isEmpty ? "none" : digestRules.joined(separator: ", ")))")
+      if let suggestion = Suggestion.closest(to: rule, in: digestRules) {
+        terminal.error("note: did you mean '\(suggestion)'?")
+      }
+      return .usage
+    }
+    let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
+    if preview {
+      guard let store = StateOptions.unlockedStore(directory, terminal: terminal) else { return .failure }
+      let digest = ((try? store.digests(readOnly: true)) ?? []).first { $0.rule == rule }
+      guard let digest, !digest.items.isEmpty else {
+        terminal.print("the digest of rule '\(rule)' is empty: nothing collected since it last went out")
+        return .success
+      }
+      let count = digest.items.count
+      var out = "Digest '\(rule)': \(count) item\(count == 1 ? "" : "s"), goes out at \(WallClock.shown(digest.due))\n"
+      for item in digest.items {
+        out += Terminal.field("  \(item.feed): \(item.title ?? item.key)") + "\n"
+        if let link = item.link { out += Terminal.field("      \(link)") + "\n" }
+      }
+      terminal.output(Array(out.utf8))
+      return .success
+    }
+    // Sending changes state: the lock, as a poll takes it (or the daemon does it).
+    let (lockedStore, code) = Handover.lockedStore(
+      directory,
+      request: DaemonSocket.Request(command: "digest", action: rule, config: DaemonSocket.canonical(path)),
+      terminal: terminal)
+    guard let store = lockedStore else { return code }
+    defer { store.unlock() }
+    let runner = DeliveringActionRunner(
+      notifier: LibnotifyNotifier(environment: terminal.environment), settings: config.settings,
+      environment: terminal.environment, imageTransport: CurlTransport(userAgent: WatcherCLI.userAgent),
+      log: { terminal.error("warning: \($0)") })
+    let poller = Poller(
+      config: config, store: store, transport: CurlTransport(userAgent: WatcherCLI.userAgent), runner: runner)
+    return Self.sendNow(rule, poller: poller, terminal: terminal)
+  }
+
+  /// Makes the rule's digest due now and delivers it as a pass would (its hook, Apprise, the notification;
+  /// quiet hours still hold it).
+  static func sendNow(_ rule: String, poller: Poller, terminal: Terminal) -> ExitCode {
+    let now = WallClock.now()
+    do {
+      var digests = try poller.store.digests()
+      guard let index = digests.firstIndex(where: { $0.rule == rule }), !digests[index].items.isEmpty else {
+        terminal.print("the digest of rule '\(rule)' is empty: nothing to send")
+        return .success
+      }
+      digests[index].due = now
+      digests[index].nextTry = nil
+      _ = try poller.store.saveDigests(digests)
+    } catch {
+      terminal.error("error: \(error)")
+      return .failure
+    }
+    let pass = poller.pass([], force: false, now: now)
+    for line in KeptReport.lines(pass, keptNow: 0) { terminal.report(line) }
+    let left = ((try? poller.store.digests(readOnly: true)) ?? []).first { $0.rule == rule }
+    if let left, !left.items.isEmpty {
+      terminal.error(
+        "note: the digest of rule '\(rule)' waits until \(WallClock.shown(left.nextAttempt)) "
+          + "(quiet hours, or its hook failed and is retried)")
+      return pass.digestProblems.isEmpty ? .success : .failure
+    }
+    return pass.digestProblems.isEmpty ? .success : .failure
+  }
+}
