@@ -34,7 +34,7 @@ extension ConfigOption {
     let directory = StateOptions.directory(arguments, config: Config(), environment: terminal.environment)
     guard let daemon = DaemonRecord.find(stateDirectory: directory, environment: terminal.environment) else { return }
     terminal.error(
-      "note: the daemon (pid \(daemon.pid)) runs the config loaded at \(ISODate.format(daemon.loaded)) "
+      "note: the daemon (pid \(daemon.pid)) runs the config loaded at \(WallClock.shown(daemon.loaded)) "
         + "until the file has no errors")
   }
 }

@@ -32,7 +32,7 @@ extension Daemon {
     case "reload":
       if fileErrors == nil {
         out.print(
-          "the daemon runs \(configPath), loaded at \(ISODate.format(loaded)): \(config.feeds.count) feeds, \(config.rules.count) rules"
+          "the daemon runs \(configPath), loaded at \(WallClock.shown(loaded)): \(config.feeds.count) feeds, \(config.rules.count) rules"
         )
       }
       code = fileErrors == nil ? .success : .config

@@ -31,7 +31,7 @@ struct DaemonRecord: Equatable {
   /// "the daemon (pid 42) runs the config loaded at 2026-12-01T10:00:00Z; the file has errors: …".
   var configNote: String? {
     guard let errors else { return nil }
-    return "the daemon (pid \(pid)) runs the config loaded at \(ISODate.format(loaded)); the file has errors:\n"
+    return "the daemon (pid \(pid)) runs the config loaded at \(WallClock.shown(loaded)); the file has errors:\n"
       + errors
   }
 

@@ -96,9 +96,9 @@ struct LogCommand: Command {
     return .success
   }
 
-  /// "2026-11-30 13:05:12  swift  "Swift 6.3 Released"  hook (rule 'releases'): failed, will retry: exit 3".
+  /// "2026-11-30 13:05  swift  "Swift 6.3 Released"  hook (rule 'releases'): failed, will retry: exit 3".
   static func line(_ entry: JournalEntry, time showTime: Bool = true) -> String {
-    let time = ISODate.format(entry.time).replacing("T", with: " ").replacing("Z", with: "")
+    let time = WallClock.shown(entry.time)
     let title = entry.title.map { JSONString.literal($0) } ?? "(untitled: \(entry.key))"
     let rule = entry.rule.map { " (rule '\($0)')" } ?? ""
     let what: String

@@ -115,12 +115,12 @@ struct PendingCommand: Command {
     for digest in (try? store.digests(readOnly: true)) ?? [] {
       terminal.print(
         "digest of rule '\(digest.rule)': \(digest.items.count) item\(digest.items.count == 1 ? "" : "s"), "
-          + "goes out at \(ISODate.format(digest.due))")
+          + "goes out at \(WallClock.shown(digest.due))")
     }
     if let until = held.compactMap(\.until).min() {
       terminal.print(
         "\(held.count) notification\(held.count == 1 ? " is" : "s are") held for quiet hours; "
-          + "they go out at \(ISODate.format(until))\(held.count > 1 ? " as one summary" : ""):")
+          + "they go out at \(WallClock.shown(until))\(held.count > 1 ? " as one summary" : ""):")
       for entry in held {
         // A summary starts with its feed's name by default: the feed is named once.
         var text = entry.action.summary ?? entry.action.title ?? ""

@@ -264,7 +264,7 @@ enum DryRunPoll {
           ]
           if let heldUntil {
             text +=
-              "\(outcome.feed.name): would hold for quiet hours until \(ISODate.format(heldUntil)): \(action.summary ?? "")\n"
+              "\(outcome.feed.name): would hold for quiet hours until \(WallClock.shown(heldUntil)): \(action.summary ?? "")\n"
           } else {
             text += "\(outcome.feed.name): would notify: \(action.summary ?? "")\n"
           }

@@ -88,7 +88,7 @@ enum PollReport {
       lines += outcome.warnings.map { "warning: feed '\(feed.name)': \($0)" }
       if let until = outcome.heldUntil {
         lines.append(
-          "note: feed '\(feed.name)': not polled: its server asked to wait until \(ISODate.format(until)) "
+          "note: feed '\(feed.name)': not polled: its server asked to wait until \(WallClock.shown(until)) "
             + "(429/503, Retry-After); --force polls it anyway")
       }
       if let failure {

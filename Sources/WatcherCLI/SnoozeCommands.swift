@@ -47,7 +47,7 @@ struct SnoozeCommand: Command {
       return .failure
     }
     terminal.print(
-      "'\(feed.name)' is snoozed until \(WallClock.local(until)) (\(ISODate.format(until))): it is polled, its hooks "
+      "'\(feed.name)' is snoozed until \(WallClock.shown(until)): it is polled, its hooks "
         + "run, it notifies nobody; 'watcher unsnooze \(feed.name)' ends it")
     return .success
   }

@@ -107,8 +107,8 @@ struct StatusCommand: Command {
     let daemon = DaemonRecord.find(stateDirectory: directory, environment: terminal.environment)
     if let daemon {
       notes.insert(
-        "the daemon runs (pid \(daemon.pid), since \(ISODate.format(daemon.started))) the config \(daemon.config), "
-          + "loaded at \(ISODate.format(daemon.loaded))",
+        "the daemon runs (pid \(daemon.pid), since \(WallClock.shown(daemon.started))) the config \(daemon.config), "
+          + "loaded at \(WallClock.shown(daemon.loaded))",
         at: 0)
       if let note = daemon.configNote { notes.insert("error: \(note)".trimming(.newlines), at: 1) }
     }
@@ -158,7 +158,7 @@ struct StatusCommand: Command {
     }
     for dropped in state.dropped.suffix(3) {
       notes.append(
-        "feed '\(feed.name)': gave up on \(dropped.what) for '\(dropped.key)' at \(ISODate.format(dropped.time)): \(dropped.reason)"
+        "feed '\(feed.name)': gave up on \(dropped.what) for '\(dropped.key)' at \(WallClock.shown(dropped.time)): \(dropped.reason)"
       )
     }
     if let reason = state.autoIdentityReason, !feed.identityChosen {

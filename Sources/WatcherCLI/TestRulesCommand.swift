@@ -183,7 +183,7 @@ struct TestRulesCommand: Command {
           + (onUpdate ? " (the rules with on_update act on it)" : "; the poll would not act on it")
       } else {
         result[index] =
-          "seen before (first seen \(ISODate.format(known.firstSeen))): not new, the poll would not act on it"
+          "seen before (first seen \(WallClock.shown(known.firstSeen))): not new, the poll would not act on it"
       }
     }
     return result
@@ -207,7 +207,7 @@ struct TestRulesCommand: Command {
       }
       // test-rules is the rules' view; say when the poll would not act on the item whatever the rules say.
       if let maxAge, let published = outcome.item.published, published < now.addingTimeInterval(-Double(maxAge)) {
-        out += "  the poll would not act on it: published \(ISODate.format(published)), older than max_age\n"
+        out += "  the poll would not act on it: published \(WallClock.shown(published)), older than max_age\n"
       }
       if let seen = seen[index] { out += "  \(seen)\n" }
       if !d.isTouched { out += "  no rule matched\n" }

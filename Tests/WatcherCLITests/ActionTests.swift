@@ -212,6 +212,11 @@ struct ActionTests {
         try #require(BinaryTests.binary), ["pending", "--json", "--config", config, "--state-dir", state],
         environment: environment)
       #expect(pending.output.contains("\"due\":\"\(due)\""), "\(zone): \(pending.output)")
+      // Text shows it as every command shows a time: local, to the minute (JSON keeps UTC).
+      let text = try ChildProcess.run(
+        try #require(BinaryTests.binary), ["pending", "--config", config, "--state-dir", state],
+        environment: environment)
+      #expect(text.output.contains("goes out at 2026-03-29 08:00"), "\(zone): \(text.output)")
     }
   }
 }

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import WatcherCLI
 import WatcherConfig
+import WatcherSupport
 import WatcherTestSupport
 
 /// `watcher test-rules` on the fixture config: goldens of its text and JSON output, and proof that it has no
@@ -29,7 +30,10 @@ struct TestRulesTests {
       ["test-rules", "--config", Self.config, "--now", "2026-11-29T12:00:00Z"] + arguments)
     #expect(code == 0, "stderr: \(err)")
     // Paths differ between checkouts.
-    let portable = out.replacingOccurrences(of: Self.directory.path, with: "<fixtures>")
+    var portable = out.replacingOccurrences(of: Self.directory.path, with: "<fixtures>")
+    // Text shows local time; the golden is in UTC, whatever the zone the tests run in.
+    let published = try #require(DateParser.parse("2026-11-02T10:00:00Z"))
+    portable = portable.replacingOccurrences(of: WallClock.shown(published), with: "2026-11-02 10:00")
     if let failure = Golden.check(portable, against: Self.directory.appendingPathComponent(golden)) {
       Issue.record(Comment(rawValue: failure))
     }
