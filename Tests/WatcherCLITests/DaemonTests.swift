@@ -36,7 +36,7 @@ struct DaemonTests {
 
   static func launch(_ arguments: [String]) throws -> Process {
     let process = Process()
-    process.executableURL = try #require(BinaryTests.binary)
+    process.executableURL = BinaryTests.binary
     process.arguments = arguments
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
@@ -70,12 +70,12 @@ struct DaemonTests {
     let (dir, config) = try Self.setUp(feeds: 3, items: 2)
     let state = dir.url.appendingPathComponent("state").path
     let logPath = dir.url.appendingPathComponent("daemon.log").path
-    FileManager.default.createFile(atPath: logPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: logPath, contents: nil)
     let daemon = Process()
-    daemon.executableURL = try #require(BinaryTests.binary)
+    daemon.executableURL = BinaryTests.binary
     daemon.arguments = ["run", "--config", config, "--state-dir", state]
     daemon.standardOutput = FileHandle.nullDevice
-    daemon.standardError = try #require(FileHandle(forWritingAtPath: logPath))
+    daemon.standardError = FileHandle(forWritingAtPath: logPath)
     try daemon.run()
     defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
     var polled = false
@@ -134,12 +134,12 @@ struct DaemonTests {
     try "feeds:\n  - { url: \(feed), name: amp, interval: 1s }\n".write(
       toFile: config, atomically: true, encoding: .utf8)
     let logPath = dir.url.appendingPathComponent("daemon.log").path
-    FileManager.default.createFile(atPath: logPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: logPath, contents: nil)
     let daemon = Process()
-    daemon.executableURL = try #require(BinaryTests.binary)
+    daemon.executableURL = BinaryTests.binary
     daemon.arguments = ["run", "--config", config, "--state-dir", dir.url.appendingPathComponent("state").path]
     daemon.standardOutput = FileHandle.nullDevice
-    daemon.standardError = try #require(FileHandle(forWritingAtPath: logPath))
+    daemon.standardError = FileHandle(forWritingAtPath: logPath)
     try daemon.run()
     defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
     // Several passes (the feed is due every second): wait until the state says it was polled 2 s after the first.

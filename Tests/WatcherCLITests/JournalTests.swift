@@ -32,9 +32,9 @@ struct JournalTests {
 
     /// Starts watcher with the config and state given, its standard output written to `output`.
     func launch(_ arguments: [String], output: String) throws -> Process {
-      FileManager.default.createFile(atPath: output, contents: nil)
+      _ = FileManager.default.createFile(atPath: output, contents: nil)
       let process = Process()
-      process.executableURL = try #require(BinaryTests.binary)
+      process.executableURL = BinaryTests.binary
       process.arguments = arguments + ["--config", config, "--state-dir", state]
       process.environment = ["HOME": dir.url.path, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
       process.currentDirectoryURL = dir.url

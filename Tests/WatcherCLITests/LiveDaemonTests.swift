@@ -36,7 +36,7 @@ struct LiveDaemonTests {
       ).write(toFile: config, atomically: true, encoding: .utf8)
       state = dir.url.appendingPathComponent("state").path
       logPath = dir.url.appendingPathComponent("daemon.log").path
-      FileManager.default.createFile(atPath: logPath, contents: nil)
+      _ = FileManager.default.createFile(atPath: logPath, contents: nil)
       var environment = ProcessInfo.processInfo.environment
       environment["XDG_RUNTIME_DIR"] = dir.url.appendingPathComponent("run").path
       mkdir(dir.url.appendingPathComponent("run").path, 0o700)
@@ -44,11 +44,11 @@ struct LiveDaemonTests {
       for (name, value) in extra { environment[name] = value }
       self.environment = environment
       process = Process()
-      process.executableURL = try #require(BinaryTests.binary)
+      process.executableURL = BinaryTests.binary
       process.arguments = ["run", "--config", config, "--state-dir", state]
       process.environment = environment
       process.standardOutput = FileHandle.nullDevice
-      process.standardError = try #require(FileHandle(forWritingAtPath: logPath))
+      process.standardError = FileHandle(forWritingAtPath: logPath)
       try process.run()
       #expect(waitFor("watching 2 feeds") && waitFor("f1: 2 new"), "the daemon did not start: \(log)")
     }
@@ -215,7 +215,7 @@ struct LiveDaemonTests {
       of: "</channel>", with: "<item><title>slow one</title><guid>s1</guid></item></channel>"
     ).write(toFile: feed, atomically: true, encoding: .utf8)
     let client = Process()
-    client.executableURL = try #require(BinaryTests.binary)
+    client.executableURL = BinaryTests.binary
     client.arguments = ["poll", "--feed", "f1", "--config", daemon.config, "--state-dir", daemon.state]
     client.environment = daemon.environment
     let errors = Pipe()

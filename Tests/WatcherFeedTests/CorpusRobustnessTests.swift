@@ -37,7 +37,7 @@ struct CorpusRobustnessTests {
     return paths.sorted()
   }()
 
-  @Test("the corpus is whole: 3,300 files and more, almost all of them parse", .serialized)
+  @Test("the corpus is whole: 3,300 files and more, almost all of them parse")
   func size() throws {
     #expect(Self.files.count > 3_300)
     var (refused, stubbed) = (0, 0)

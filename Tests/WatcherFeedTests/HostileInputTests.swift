@@ -120,7 +120,7 @@ struct HostileInputTests {
   }
 
   private func createFile(_ path: String) -> String {
-    FileManager.default.createFile(atPath: path, contents: nil)
+    _ = FileManager.default.createFile(atPath: path, contents: nil)
     return path
   }
 }

@@ -78,7 +78,7 @@ struct AppriseTests {
     #expect(json.allSatisfy { $0["type"] as? String == "warning" }, "critical is Apprise's warning")
     #expect(sent.filter { $0["topic"] as? String == "news" }.count == 2)
     #expect(!FileManager.default.fileExists(atPath: "/tmp/watcher-apprise-pwned"))
-    var journal = try h.store.journal(limits: JournalLimits(), now: PollerTests.now).entries
+    var journal = h.store.journal(limits: JournalLimits(), now: PollerTests.now).entries
     #expect(journal.count == 2 && journal.allSatisfy { $0.action == "apprise" && $0.outcome == .ok })
     // The URLs are never stored in the state.
     let stored = try String(contentsOfFile: h.store.path(for: h.config.feeds[0].url), encoding: .utf8)
@@ -89,7 +89,7 @@ struct AppriseTests {
     h.source.items.withLock { $0.append(("c", "Three", "Sun, 29 Nov 2026 10:00:00 GMT")) }
     let failing = poller(h).poll(h.config.feeds, force: true, now: PollerTests.now + 60)[0]
     #expect(failing.pendingLeft == 1)
-    journal = try h.store.journal(limits: JournalLimits(), now: PollerTests.now + 60).entries
+    journal = h.store.journal(limits: JournalLimits(), now: PollerTests.now + 60).entries
     #expect(journal.last?.action == "apprise" && journal.last?.outcome == .retry, "\(journal)")
     status.withLock { $0 = 200 }
     _ = poller(h).retryPending(h.config.feeds, now: PollerTests.now + 7_200)
@@ -116,7 +116,7 @@ struct AppriseTests {
     let night = QuietHoursTests.local(23)
     _ = poller(h).poll(h.config.feeds, force: true, now: night)
     #expect(bodies.withLock { $0 }.isEmpty, "sent during quiet hours")
-    let journal = try h.store.journal(limits: JournalLimits(), now: night).entries
+    let journal = h.store.journal(limits: JournalLimits(), now: night).entries
     #expect(journal.map(\.outcome) == [.held])
     _ = poller(h).retryPending(h.config.feeds, now: QuietHoursTests.local(7, 1, days: 1))
     #expect(bodies.withLock { $0 }.count == 1)
@@ -181,7 +181,7 @@ struct AppriseTests {
   func mail() throws {
     let dir = try TemporaryDirectory()
     let received = dir.url.appendingPathComponent("mail.txt").path
-    FileManager.default.createFile(atPath: received, contents: nil)
+    _ = FileManager.default.createFile(atPath: received, contents: nil)
     let server = Process()
     server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
     server.arguments = [

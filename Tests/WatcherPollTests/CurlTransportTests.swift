@@ -172,7 +172,7 @@ struct CurlTransportTests {
         var raw = v4.pointee.sin_addr
         _ = inet_ntop(AF_INET, &raw, &text, socklen_t(text.count))
       }
-      let string = String(cString: text)
+      let string = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
       if !string.hasPrefix("127.") { return string }
     }
     return nil

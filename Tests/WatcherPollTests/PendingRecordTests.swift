@@ -85,7 +85,7 @@ struct PendingRecordTests {
     let poller = Poller(config: h.config, store: h.store, transport: CurlTransport(userAgent: "t"), runner: runner)
     _ = poller.poll(h.config.feeds, force: true, now: PollerTests.now)
     #expect(try h.store.load(url: h.config.feeds[0].url).state.pending.count == 1)
-    FileManager.default.createFile(atPath: gate, contents: nil)
+    _ = FileManager.default.createFile(atPath: gate, contents: nil)
     _ = poller.retryPending(h.config.feeds, now: PollerTests.now.addingTimeInterval(60))
     let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
     #expect(lines.count == 2)

@@ -141,7 +141,7 @@ struct QuietHoursTests {
     #expect(outcome.held == 200, "before: all 300 were said to be held while 100 were dropped")
     #expect(outcome.warnings.contains { $0.contains("gave up on 100 kept notifications") }, "\(outcome.warnings)")
     #expect(try h.store.keptNotifications().count == 200)
-    let journal = try h.store.journal(limits: JournalLimits(), now: Self.local(23)).entries
+    let journal = h.store.journal(limits: JournalLimits(), now: Self.local(23)).entries
     let dropped = journal.filter { $0.outcome == .dropped }
     #expect(dropped.count == 100 && dropped.allSatisfy { $0.detail?.contains("keep_max (200)") == true })
     // The oldest went: the newest 200 are the ones kept.

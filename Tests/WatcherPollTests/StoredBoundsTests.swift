@@ -58,7 +58,7 @@ struct StoredBoundsTests {
 
   @Test("notifications of items with 1 MB titles, kept while no desktop is reachable: notifications.json stays small")
   func keptNotificationsBounded() throws {
-    var h = try Harness(settings: "  first_poll: all")
+    let h = try Harness(settings: "  first_poll: all")
     defer { h.server.stop() }
     let notifier = KeptNotificationTests.SwitchableNotifier()
     let runner = DeliveringActionRunner(
@@ -94,7 +94,7 @@ struct StoredBoundsTests {
 
   /// The journal's entries of `outcome`.
   static func journal(_ h: Harness, _ outcome: JournalEntry.Outcome) throws -> [JournalEntry] {
-    try h.store.journal(limits: JournalLimits(), now: PollerTests.now + 86_400).entries.filter { $0.outcome == outcome }
+    h.store.journal(limits: JournalLimits(), now: PollerTests.now + 86_400).entries.filter { $0.outcome == outcome }
   }
 
   @Test("digests.json keeps to its byte budget: the oldest entries are dropped, journaled and reported")

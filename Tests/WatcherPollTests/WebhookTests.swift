@@ -83,14 +83,14 @@ struct WebhookTests {
     #expect(state.pending[0].lastError?.contains("\u{1B}") == false)
     let stored = try String(contentsOfFile: h.store.path(for: h.config.feeds[0].url), encoding: .utf8)
     #expect(!stored.contains("s3cret"), "the secret is never stored")
-    var journal = try h.store.journal(limits: JournalLimits(), now: PollerTests.now).entries
+    var journal = h.store.journal(limits: JournalLimits(), now: PollerTests.now).entries
     #expect(journal.map(\.action) == ["webhook"] && journal[0].outcome == .retry)
     // Accepted on the retry.
     refuse.withLock { $0 = false }
     _ = poller().retryPending(h.config.feeds, now: PollerTests.now.addingTimeInterval(3_600))
     state = try h.store.load(url: h.config.feeds[0].url).state
     #expect(state.pending.isEmpty)
-    journal = try h.store.journal(limits: JournalLimits(), now: PollerTests.now + 3_600).entries
+    journal = h.store.journal(limits: JournalLimits(), now: PollerTests.now + 3_600).entries
     #expect(journal.last?.outcome == .ok && journal.last?.action == "webhook")
     // A redirect is an answer, never followed.
     let answer = WebhookPoster.post(
