@@ -57,19 +57,10 @@ struct DigestCommand: Command {
       return .success
     }
     // Sending changes state: the lock, as a poll takes it (or the daemon does it).
-    let (lockedStore, code) = Handover.lockedStore(
-      directory,
-      request: DaemonSocket.Request(command: "digest", action: rule, config: DaemonSocket.canonical(path)),
-      terminal: terminal)
-    guard let store = lockedStore else { return code }
-    defer { store.unlock() }
-    let runner = DeliveringActionRunner(
-      notifier: LibnotifyNotifier(environment: terminal.environment), settings: config.settings,
-      environment: terminal.environment, imageTransport: CurlTransport(userAgent: WatcherCLI.userAgent),
-      log: { terminal.error("warning: \($0)") })
-    let poller = Poller(
-      config: config, store: store, transport: CurlTransport(userAgent: WatcherCLI.userAgent), runner: runner)
-    return Self.sendNow(rule, poller: poller, terminal: terminal)
+    let request = DaemonSocket.Request(command: "digest", action: rule, config: DaemonSocket.canonical(path))
+    return Handover.withPoller(config, directory: directory, request: request, terminal: terminal) {
+      Self.sendNow(rule, poller: $0, terminal: terminal)
+    }
   }
 
   /// Makes the rule's digest due now and delivers it as a pass would (its hook, Apprise, the notification;

@@ -3,12 +3,12 @@
 
 import FoundationEssentials
 import Glibc
+import WatcherActions
+import WatcherConfig
+import WatcherFetch
+import WatcherPoll
 import WatcherState
 import WatcherSupport
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// What a command does when the state directory is locked: when `watcher run` holds it, the daemon is asked
 /// to do the work (over its socket), and its answer is the command's.
@@ -26,6 +26,23 @@ enum Handover {
     }
     terminal.errors(held)
     return (nil, code)
+  }
+
+  /// Runs `body` with a poller over the locked state (a real notifier and hook runner), or hands `request` to
+  /// the daemon that holds the lock: for the commands that act (`pending --retry`, `digest --send-now`).
+  static func withPoller(
+    _ config: Config, directory: String, request: @autoclosure () -> DaemonSocket.Request, terminal: Terminal,
+    _ body: (Poller) -> ExitCode
+  ) -> ExitCode {
+    let (lockedStore, code) = lockedStore(directory, request: request(), terminal: terminal)
+    guard let store = lockedStore else { return code }
+    defer { store.unlock() }
+    let runner = DeliveringActionRunner(
+      notifier: LibnotifyNotifier(environment: terminal.environment), settings: config.settings,
+      environment: terminal.environment, imageTransport: CurlTransport(userAgent: WatcherCLI.userAgent),
+      log: { terminal.error("warning: \($0)") })
+    return body(
+      Poller(config: config, store: store, transport: CurlTransport(userAgent: WatcherCLI.userAgent), runner: runner))
   }
 
   /// Takes the lock without printing why it could not: the store, or the exit code and the message kept.

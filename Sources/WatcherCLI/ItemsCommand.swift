@@ -38,14 +38,7 @@ struct ItemsCommand: Command {
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
     let now = WallClock.now()
-    var since: Date?
-    if let text = arguments.value(Options.since) {
-      guard let parsed = LogCommand.since(text, now: now) else {
-        terminal.error("error: --since needs a duration (30m, 2d, 1w) or a date (2026-11-30), not '\(text)'")
-        return .usage
-      }
-      since = parsed
-    }
+    guard case .some(let since) = LogCommand.since(arguments, now: now, terminal: terminal) else { return .usage }
     guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
     guard let feed = StateOptions.named([arguments.positionals[0]], config: config, terminal: terminal)?.first else {
       return .usage

@@ -23,14 +23,7 @@ struct LogCommand: Command {
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
     let now = WallClock.now()
-    var since: Date?
-    if let text = arguments.value(Options.since) {
-      guard let parsed = Self.since(text, now: now) else {
-        terminal.error("error: --since needs a duration (30m, 2d, 1w) or a date (2026-11-30), not '\(text)'")
-        return .usage
-      }
-      since = parsed
-    }
+    guard case .some(let since) = Self.since(arguments, now: now, terminal: terminal) else { return .usage }
     guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
     let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
     guard let store = StateOptions.unlockedStore(directory, terminal: terminal) else { return .failure }
@@ -118,6 +111,16 @@ struct LogCommand: Command {
     let attempt = entry.attempt > 1 ? " (attempt \(entry.attempt))" : ""
     return (showTime ? "\(time)  " : "") + "\(entry.feed)  \(title)  \(entry.action)\(rule): \(what)\(attempt)"
       + (entry.detail.map { ": \($0)" } ?? "")
+  }
+
+  /// `--since`: nil when not given, or .some(nil) (said why) when it is not a duration or a date.
+  static func since(_ arguments: Arguments, now: Date, terminal: Terminal) -> Date?? {
+    guard let text = arguments.value(Options.since) else { return .some(nil) }
+    guard let parsed = since(text, now: now) else {
+      terminal.error("error: --since needs a duration (30m, 2d, 1w) or a date (2026-11-30), not '\(text)'")
+      return nil
+    }
+    return .some(parsed)
   }
 
   /// A point in time from `--since`: a duration before `now`, or a date.

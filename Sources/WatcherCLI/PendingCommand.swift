@@ -34,21 +34,12 @@ struct PendingCommand: Command {
     let keys = arguments.positionals.isEmpty ? nil : Set(arguments.positionals)
     guard retry || drop else { return list(config: config, directory: directory, keys: keys, arguments, terminal) }
     // Retrying and dropping change state: they take the lock, as a poll does (or the daemon does them).
-    let (lockedStore, code) = Handover.lockedStore(
-      directory,
-      request: DaemonSocket.Request(
-        command: "pending", action: drop ? "drop" : "retry", keys: arguments.positionals,
-        config: DaemonSocket.canonical(path)),
-      terminal: terminal)
-    guard let store = lockedStore else { return code }
-    defer { store.unlock() }
-    let runner = DeliveringActionRunner(
-      notifier: LibnotifyNotifier(environment: terminal.environment), settings: config.settings,
-      environment: terminal.environment, imageTransport: CurlTransport(userAgent: WatcherCLI.userAgent),
-      log: { terminal.error("warning: \($0)") })
-    let poller = Poller(
-      config: config, store: store, transport: CurlTransport(userAgent: WatcherCLI.userAgent), runner: runner)
-    return PendingRun.execute(retry: retry, keys: keys, poller: poller, terminal: terminal)
+    let request = DaemonSocket.Request(
+      command: "pending", action: drop ? "drop" : "retry", keys: arguments.positionals,
+      config: DaemonSocket.canonical(path))
+    return Handover.withPoller(config, directory: directory, request: request, terminal: terminal) {
+      PendingRun.execute(retry: retry, keys: keys, poller: $0, terminal: terminal)
+    }
   }
 
   private func list(
