@@ -50,17 +50,53 @@ public enum ArticleExtractor {
       return try extract([UInt8](inflated), encoding: encoding)
     }
     guard bytes.count <= maxPageBytes else { throw .tooLarge(limit: maxPageBytes) }
-    guard let root = HTMLTree.parse(bytes, encoding: encoding) else { return nil }
+    // As Readability.js does: when the heuristics leave under `minimumText` characters, they were wrong for
+    // this page (a name that matches a page-wide wrapper, a chosen box whose only child looks like a
+    // widget); read it again with the pruning by name, then the class weights, then the cleaning turned
+    // off, and keep the first long enough result, else the longest.
+    // A page past `retryBytes` is read once: the retries would multiply the cost of a page that is
+    // mostly not an article (or built to be costly).
+    var best: Article?
+    for attempt in bytes.count <= retryBytes ? Attempt.sequence : [Attempt()] {
+      guard let root = HTMLTree.parse(bytes, encoding: encoding) else { return nil }
+      let article = extract(root, attempt)
+      if article.text.count >= minimumText { return article }
+      if best == nil || article.text.count > (best?.text.count ?? 0) { best = article }
+    }
+    guard let best, !best.text.isEmpty || best.title != nil else { return nil }
+    return best
+  }
+
+  /// The text an attempt must find to be taken without trying the next.
+  static let minimumText = 500
+  /// The largest page read again when an attempt finds too little (2 MiB; the benchmark's pages are
+  /// 20 KB to 1.5 MB).
+  static let retryBytes = 2 << 20
+
+  /// Which heuristics an attempt uses.
+  struct Attempt {
+    var pruneByName = true
+    var weighClasses = true
+    var cleanBoxes = true
+
+    /// All on, then each turned off in turn (and stays off).
+    static let sequence = [
+      Attempt(), Attempt(pruneByName: false), Attempt(pruneByName: false, weighClasses: false),
+      Attempt(pruneByName: false, weighClasses: false, cleanBoxes: false),
+    ]
+  }
+
+  private static func extract(_ root: HTMLElement, _ attempt: Attempt) -> Article {
     let title = title(of: root)
     let body = root.descendants.first { $0.name == "body" } ?? root
-    prune(body)
-    let scorer = Scorer()
+    prune(body, byName: attempt.pruneByName)
+    let scorer = Scorer(weighClasses: attempt.weighClasses)
     let article = scorer.article(in: body)
-    clean(article, scorer: scorer)
+    if attempt.cleanBoxes { clean(article, scorer: scorer) }
     if let title { dropHeading(repeating: title, in: article) }
     // A page's text reaches hooks and terminals like a feed's: without control characters.
     let text = ControlCharacters.replaced(Paragraphs.text(of: article))
-    return text.isEmpty && title == nil ? nil : Article(title: title.map(ControlCharacters.replaced), text: text)
+    return Article(title: title.map(ControlCharacters.replaced), text: text)
   }
 
   // MARK: - The title
@@ -120,13 +156,15 @@ public enum ArticleExtractor {
   ]
 
   /// Removes every element that cannot be (or be in) the article.
-  private static func prune(_ element: HTMLElement) {
+  private static func prune(_ element: HTMLElement, byName: Bool) {
     // One pass over the children (removing them one by one would cost the square of their number).
-    element.children.removeAll { if case .element(let child) = $0 { isFurniture(child) } else { false } }
-    for child in element.elements { prune(child) }
+    element.children.removeAll {
+      if case .element(let child) = $0 { isFurniture(child, byName: byName) } else { false }
+    }
+    for child in element.elements { prune(child, byName: byName) }
   }
 
-  private static func isFurniture(_ element: HTMLElement) -> Bool {
+  private static func isFurniture(_ element: HTMLElement, byName: Bool) -> Bool {
     if dropped.contains(element.name) { return true }
     let attributes = element.attributes
     if attributes["hidden"] != nil || attributes["aria-hidden"] == "true" { return true }
@@ -135,6 +173,7 @@ public enum ArticleExtractor {
     {
       return true
     }
+    guard byName else { return false }
     if let role = attributes["role"]?.lowercased(), unlikelyRoles.contains(role) { return true }
     guard element.name != "body", element.name != "a", element.name != "article", element.name != "main"
     else { return false }
@@ -211,6 +250,12 @@ final class Scorer {
 
   private var facts: [ObjectIdentifier: TextFacts] = [:]
   private var scores: [ObjectIdentifier: Double] = [:]
+  /// Whether class and id names count (`classWeight`), as Readability's FLAG_WEIGHT_CLASSES.
+  private let weighClasses: Bool
+
+  init(weighClasses: Bool = true) {
+    self.weighClasses = weighClasses
+  }
 
   static let positive = NamePattern(
     "article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story")
@@ -221,6 +266,7 @@ final class Scorer {
   /// The weight of an element's class and id names: 25 for each side that looks like content, −25 for each
   /// that looks like furniture.
   func classWeight(_ element: HTMLElement) -> Double {
+    guard weighClasses else { return 0 }
     var weight = 0.0
     for name in [element.attributes["class"], element.attributes["id"]] {
       guard let name = name?.lowercased(), !name.isEmpty else { continue }

@@ -48,6 +48,21 @@ struct ArticleExtractorTests {
     #expect(article.title == "Library reopens - Town News")
   }
 
+  @Test(
+    "heuristics that leave under 500 characters are retried without them: a page-wide wrapper named like furniture, an article whose only box is named like a widget",
+    arguments: [
+      "<div class=\"row site_header\"><div class=\"wrap\">\(ArticleExtractorTests.proseHTML)</div></div>",
+      "<div id=\"ad-portal\"><div>\(ArticleExtractorTests.proseHTML)</div></div>",
+      "<div class=\"elementor-column\"><div class=\"elementor-widget-container\">"
+        + "\(ArticleExtractorTests.proseHTML)</div></div><div class=\"elementor-widget\"><p>Share</p></div>",
+    ])
+  func retried(_ body: String) throws {
+    let article = try #require(try ArticleExtractor.extract(Self.page(body)))
+    #expect(article.text == Self.prose.joined(separator: "\n\n"), "\(article.text)")
+  }
+
+  static var proseHTML: String { prose.map { "<p>\($0)</p>" }.joined() }
+
   @Test("og:title is the title; a heading repeating it is not part of the text")
   func title() throws {
     let head = "<title>Town News</title><meta property=\"og:title\" content=\"Library reopens\">"
