@@ -138,7 +138,7 @@ public enum ArticleExtractor {
   /// Elements that never hold the article's text.
   static let dropped: Set<String> = [
     "script", "style", "noscript", "template", "iframe", "object", "embed", "svg", "canvas", "nav", "footer",
-    "aside", "button", "select", "input", "textarea", "form", "label", "dialog", "menu", "head", "link", "meta",
+    "aside", "button", "select", "input", "textarea", "label", "dialog", "menu", "head", "link", "meta",
   ]
 
   /// Class and id words of page furniture: parts of names, and (after the `/`) whole words of them.
@@ -203,7 +203,7 @@ public enum ArticleExtractor {
     if ["h1", "h2", "h3"].contains(name) {
       return scorer.classWeight(element) < 0 || scorer.linkDensity(element) > 0.33
     }
-    guard ["table", "ul", "ol", "div", "section", "fieldset", "figure", "dl"].contains(name) else {
+    guard ["table", "ul", "ol", "div", "section", "fieldset", "figure", "dl", "form"].contains(name) else {
       return name == "figcaption"
     }
     let weight = scorer.classWeight(element)

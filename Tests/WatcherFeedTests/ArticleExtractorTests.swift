@@ -63,6 +63,16 @@ struct ArticleExtractorTests {
 
   static var proseHTML: String { prose.map { "<p>\($0)</p>" }.joined() }
 
+  @Test("a form around the whole page (ASP.NET) is read; a search form's fields are not text")
+  func pageWideForm() throws {
+    let body = """
+      <form method="post" action="./story.aspx" id="aspnetForm"><div class="main">\(Self.articleHTML)</div>
+      <div class="search"><label>Search</label><input name="q"><button>Go</button></div></form>
+      """
+    let article = try #require(try ArticleExtractor.extract(Self.page(body)))
+    #expect(article.text == Self.prose.joined(separator: "\n\n"), "\(article.text)")
+  }
+
   @Test("og:title is the title; a heading repeating it is not part of the text")
   func title() throws {
     let head = "<title>Town News</title><meta property=\"og:title\" content=\"Library reopens\">"
