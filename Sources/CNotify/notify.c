@@ -36,9 +36,14 @@ static object_set_fn real_g_object_set, real_g_object_get;
 static gboolean loaded;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
+static const char *problem;
+
 static void load(void) {
   void *library = dlopen("libnotify.so.4", RTLD_NOW | RTLD_LOCAL);
-  if (!library) return;
+  if (!library) {
+    problem = dlerror();
+    return;
+  }
   gboolean complete = 1;
 #define RESOLVE(type, name, params) \
   if (!(real_##name = (type(*) params)dlsym(library, #name))) complete = 0;
@@ -51,6 +56,11 @@ static void load(void) {
 gboolean watcher_notify_available(void) {
   pthread_once(&once, load);
   return loaded;
+}
+
+const char *watcher_notify_problem(void) {
+  pthread_once(&once, load);
+  return loaded ? NULL : (problem ? problem : "libnotify.so.4 lacks a function watcher calls");
 }
 
 /* The stubs: load once; without the library, do nothing and return 0 or NULL. */

@@ -80,6 +80,12 @@ public final class LibnotifyNotifier: Notifier {
     }
   }
 
+  /// Why libnotify could not start: the library missing (install libnotify4), or its own failure.
+  private static var startProblem: String {
+    guard let problem = watcher_notify_problem() else { return "libnotify could not start" }
+    return "libnotify could not be loaded (\(String(cString: problem))): install libnotify4"
+  }
+
   private static let mainLoop: Bool = {
     Threads.spawn {
       let loop = g_main_loop_new(nil, 0)
@@ -108,7 +114,7 @@ public final class LibnotifyNotifier: Notifier {
     }
     let started: String? = lock.withLock { initialized in
       if !initialized {
-        guard notify_init("watcher") != 0 else { return "libnotify could not start" }
+        guard notify_init("watcher") != 0 else { return Self.startProblem }
         initialized = true
       }
       return nil
@@ -208,7 +214,7 @@ public final class LibnotifyNotifier: Notifier {
     if let problem = Self.sessionBusProblem(environment) { throw .notificationService(problem) }
     let failure: String? = lock.withLock { initialized in
       if !initialized {
-        guard notify_init("watcher") != 0 else { return "libnotify could not start" }
+        guard notify_init("watcher") != 0 else { return Self.startProblem }
         initialized = true
       }
       return nil

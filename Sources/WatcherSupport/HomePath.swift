@@ -26,7 +26,7 @@ public enum HomePath {
       // ~user or ~user/rest: that account's home, else the path unchanged.
       let user = path.dropFirst().prefix { $0 != "/" }
       guard let entry = getpwnam(String(user)) else { return path }
-      return String(cString: entry.pointee.pw_dir) + path.dropFirst(1 + user.utf8.count)
+      return String(cString: entry.pointee.pw_dir) + path.dropFirst(1 + user.count)
     }
     return path
   }

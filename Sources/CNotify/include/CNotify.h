@@ -45,6 +45,8 @@ typedef void (*NotifyActionCallback)(NotifyNotification *notification, char *act
 /* Whether libnotify.so.4 could be loaded; every function below does nothing (and returns 0 or NULL)
    without it, so a missing library reads as "libnotify could not start". */
 gboolean watcher_notify_available(void);
+/* Why not, in the loader's words (NULL when it could). */
+const char *watcher_notify_problem(void);
 
 gboolean notify_init(const char *app_name);
 GList *notify_get_server_caps(void);
