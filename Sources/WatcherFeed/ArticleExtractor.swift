@@ -90,6 +90,7 @@ public enum ArticleExtractor {
     let title = title(of: root)
     let body = root.descendants.first { $0.name == "body" } ?? root
     prune(body, byName: attempt.pruneByName)
+    wrapTextRuns(body)
     let scorer = Scorer(weighClasses: attempt.weighClasses)
     let article = scorer.article(in: body)
     if attempt.cleanBoxes { clean(article, scorer: scorer) }
@@ -179,6 +180,33 @@ public enum ArticleExtractor {
     else { return false }
     let names = classAndID(element)
     return !names.isEmpty && unlikely.matches(names) && !maybe.matches(names)
+  }
+
+  /// Text beside blocks (a run of words and inline elements in a `div` that also holds paragraphs) becomes
+  /// a paragraph of its own, as Readability.js does, so that it is scored like one.
+  private static func wrapTextRuns(_ root: HTMLElement) {
+    for element in [root] + root.descendants
+    where element.name != "p" && element.elements.contains(where: { Scorer.blockNames.contains($0.name) }) {
+      var index = element.children.count
+      var end = index
+      var hasText = false
+      // From the end, so that the indices of the runs still to wrap stay the same.
+      while index > 0 {
+        index -= 1
+        let inline: Bool
+        switch element.children[index] {
+        case .text(let text):
+          inline = true
+          if text.contains(where: { !$0.isWhitespace }) { hasText = true }
+        case .element(let child): inline = !Scorer.blockNames.contains(child.name)
+        }
+        if !inline {
+          if hasText { element.wrap(index + 1..<end, in: "p") }
+          (end, hasText) = (index, false)
+        }
+      }
+      if hasText { element.wrap(0..<end, in: "p") }
+    }
   }
 
   /// The element's class and id, lower-cased, joined by a space ("" when it has neither).

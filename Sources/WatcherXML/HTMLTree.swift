@@ -42,6 +42,14 @@ public final class HTMLElement {
     return found
   }
 
+  /// Puts the children in `range` into a new element `name` that takes their place.
+  public func wrap(_ range: Range<Int>, in name: String) {
+    let wrapper = HTMLElement(name: name, parent: self)
+    wrapper.children = Array(children[range])
+    for case .element(let element) in wrapper.children { element.parent = wrapper }
+    children.replaceSubrange(range, with: [.element(wrapper)])
+  }
+
   /// Removes `child` from this element's children.
   public func remove(_ child: HTMLElement) {
     children.removeAll { if case .element(let element) = $0 { element === child } else { false } }

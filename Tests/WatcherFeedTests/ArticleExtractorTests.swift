@@ -63,6 +63,20 @@ struct ArticleExtractorTests {
 
   static var proseHTML: String { prose.map { "<p>\($0)</p>" }.joined() }
 
+  @Test("text beside blocks is scored as the paragraphs it is: an article of bare text runs between headings")
+  func bareTextRuns() throws {
+    // The article's text sits directly in its div, between subheadings; a sidebar of real paragraphs is
+    // beside it. Unwrapped, the runs were never scored and the sidebar won.
+    let runs = Self.prose.enumerated().map { "<h3>Part \($0 + 1)</h3>\($1) <b>More</b> words, and commas, here." }
+    let body = """
+      <div class="story">\(runs.joined())</div>
+      <div class="more"><p>Elsewhere in town, the market opens on Sunday, with stalls, music, and food.</p>
+      <p>The bakery on the square, closed for a week, sells bread again, and cakes, and pies.</p></div>
+      """
+    let article = try #require(try ArticleExtractor.extract(Self.page(body)))
+    for part in Self.prose { #expect(article.text.contains(part), "\(article.text)") }
+  }
+
   @Test("a form around the whole page (ASP.NET) is read; a search form's fields are not text")
   func pageWideForm() throws {
     let body = """
