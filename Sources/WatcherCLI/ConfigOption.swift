@@ -17,13 +17,18 @@ enum ConfigOption {
     do {
       return (try ConfigLoader.load(path: path), path)
     } catch {
-      if case .notFound = error {
-        terminal.errors(Array(ConfigError.notFound(tried: candidates).rendered.utf8))
-      } else {
-        terminal.errors(Array(error.rendered.utf8))
-        daemonNote(arguments, terminal: terminal)
-      }
+      report(error, candidates: candidates, arguments, terminal: terminal)
       return nil
+    }
+  }
+
+  /// Prints why the config at `candidates[0]` did not load (every place looked at, when none exists).
+  static func report(_ error: ConfigError, candidates: [String], _ arguments: Arguments, terminal: Terminal) {
+    if case .notFound = error {
+      terminal.errors(Array(ConfigError.notFound(tried: candidates).rendered.utf8))
+    } else {
+      terminal.errors(Array(error.rendered.utf8))
+      daemonNote(arguments, terminal: terminal)
     }
   }
 }
@@ -47,7 +52,9 @@ struct CheckCommand: Command {
   let options = [Options.config]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
-    let path = ConfigLocator.candidates(explicit: arguments.value(Options.config), environment: terminal.environment)[0]
+    let candidates = ConfigLocator.candidates(
+      explicit: arguments.value(Options.config), environment: terminal.environment)
+    let path = candidates[0]
     // Every mistake at once: when the file has errors, the hooks, scripts and fetch options of what it
     // does say are checked too, so fixing one error never reveals another that was there all along.
     let config: Config
@@ -56,7 +63,7 @@ struct CheckCommand: Command {
       config = try ConfigLoader.load(path: path)
     } catch {
       guard case .invalid(_, let diagnostics, let source) = error else {
-        _ = ConfigOption.load(arguments, terminal: terminal)
+        ConfigOption.report(error, candidates: candidates, arguments, terminal: terminal)
         return .config
       }
       errors = diagnostics

@@ -87,7 +87,6 @@ struct DigestCommand: Command {
       terminal.error(
         "note: the digest of rule '\(rule)' waits until \(WallClock.shown(left.nextAttempt)) "
           + "(quiet hours, or its hook failed and is retried)")
-      return pass.digestProblems.isEmpty ? .success : .failure
     }
     return pass.digestProblems.isEmpty ? .success : .failure
   }
