@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
 """Writes a deterministic RSS 2.0 feed for the parse benchmark.
 
-Usage: gen-big-feed.py OUT [--items 50000] [--target-mb 60]
+Usage: gen-big-feed.py OUT [--items 50000] [--target-mb 60] [--workload plain|dense]
 Items have realistic titles, 1-3 categories, dc:creator, pubDate, a guid, and an escaped HTML description
 sized so the file reaches about --target-mb megabytes. Same arguments, same bytes (seeded RNG).
+
+--workload dense is the second harness's shape (issue #39): items of about 1.3 KB whose descriptions carry
+about twenty escaped `&lt;`/`&gt;` each and some `&amp;`, non-ASCII text (São Paulo, Zürich, 東京), and
+always three categories. It is what feeds of short HTML posts look like, and costs a parser more per byte
+than the plain shape (whose paragraphs are longer between tags).
 """
 import argparse
 import random
@@ -20,12 +25,30 @@ def sentence(rng, n):
     return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + "."
 
 
+PLACES = ["São Paulo", "Zürich", "Kraków", "東京", "Reykjavík", "Montréal", "İstanbul", "Łódź"]
+
+
+def dense_body(rng, i, per_item, used):
+    """Paragraphs of a few sentences with some inline markup: about twenty escaped `&lt;`/`&gt;` per item."""
+    body, size = [], used
+    while size + 120 < per_item:
+        words = sentence(rng, rng.randint(14, 26))
+        inline = rng.choice(["&lt;em&gt;%s&lt;/em&gt;" % rng.choice(PLACES), "%s &amp;amp; %s" % (
+            rng.choice(PLACES), rng.choice(WORDS)), rng.choice(PLACES)])
+        p = "&lt;p&gt;%s %s, %s&lt;/p&gt;" % (words, inline, sentence(rng, rng.randint(6, 12)))
+        body.append(p)
+        size += len(p.encode())
+    return body
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--items", type=int, default=50000)
     ap.add_argument("--target-mb", type=float, default=60)
+    ap.add_argument("--workload", choices=["plain", "dense"], default="plain")
     a = ap.parse_args()
+    dense = a.workload == "dense"
     rng = random.Random(42)
     per_item = int(a.target_mb * 1_000_000 / a.items)
     with open(a.out, "w", encoding="utf-8") as f:
@@ -34,14 +57,15 @@ def main():
                 '<link>https://example.com/</link>\n<description>generated</description>\n')
         for i in range(a.items):
             title = sentence(rng, rng.randint(5, 11))
-            cats = "".join("<category>%s</category>" % c for c in rng.sample(CATS, rng.randint(1, 3)))
+            count = 3 if dense else rng.randint(1, 3)
+            cats = "".join("<category>%s</category>" % c for c in rng.sample(CATS, count))
             date = "%s, %02d %s %d %02d:%02d:%02d +0000" % (
                 DAYS[i % 7], 1 + i % 28, MONTHS[i % 12], 2020 + i % 6, i % 24, i % 60, (i * 7) % 60)
             head = ('<item>\n<title>%s</title>\n<link>https://example.com/posts/%d</link>\n'
                     '<guid isPermaLink="false">post-%d</guid>\n<pubDate>%s</pubDate>\n'
                     '<dc:creator>Author %d</dc:creator>\n%s\n<description>' % (title, i, i, date, i % 97, cats))
-            body = []
-            size = len(head) + 30
+            body = dense_body(rng, i, per_item, len(head) + 30) if dense else []
+            size = per_item if dense else len(head) + 30
             while size + 150 < per_item:
                 p = "&lt;p&gt;%s &lt;a href=&quot;https://example.com/%d&quot;&gt;link&lt;/a&gt; &amp; more.&lt;/p&gt;" % (
                     sentence(rng, rng.randint(8, 20)), i)

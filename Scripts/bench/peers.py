@@ -12,11 +12,12 @@ tool runs its hooks); the file is checked against the items that were new, so a 
 cannot win. Each scenario is timed with wait4 (wall, CPU of the tool and everything it started, peak
 RSS), median of RUNS, from the same starting state each time.
 """
-import argparse, html, os, random, shutil, socket, statistics, subprocess, sys, tempfile, time
+import argparse, html, json, os, random, shutil, socket, statistics, subprocess, sys, tempfile, time
 
 TOOLS = ["watcher", "watcher-run", "sfeed", "newsboat", "rss2email", "feed2exec"]
 SCENARIOS = [
     ("cold", "cold first poll: act on every item"),
+    ("cold1", "cold first poll, one core (taskset -c 0)"),
     ("catchup", "cold: mark everything seen"),
     ("unchanged", "re-poll, nothing changed"),
     ("nocond", "re-poll, nothing changed, server ignores conditional GET"),
@@ -35,14 +36,36 @@ WORDS = ("the a new faster memory kernel driver support update fix release users
          "package network storage security patch performance desktop server cloud version").split()
 
 
+PLACES = ["São Paulo", "Zürich", "Kraków", "東京", "Reykjavík", "Montréal", "İstanbul", "Łódź"]
+# "plain": the first workload. "dense": the second harness's (issue #39): items of about 1.3 KB with about
+# twenty escaped tags each and some `&amp;`, non-ASCII text, dc:creator and always three categories.
+WORKLOAD = "plain"
+
+
 def title_of(feed, item, gen):
     rng = random.Random(feed * 100_000 + item * 10 + gen)
     p = rng.choice(PROJECTS)
     v = "%d.%d" % (rng.randrange(1, 40), rng.randrange(0, 20))
-    return rng.choice(PATTERNS).format(p=p, v=v) + " (%d.%d.%d)" % (feed, item, gen)
+    place = " in %s" % rng.choice(PLACES) if WORKLOAD == "dense" else ""
+    return rng.choice(PATTERNS).format(p=p, v=v) + place + " (%d.%d.%d)" % (feed, item, gen)
+
+
+def dense_description(rng):
+    """About 1 KB: paragraphs of a sentence or two, each with a little inline markup or an `&`."""
+    paragraphs, size, target = [], 0, rng.randrange(850, 1150)
+    while size < target:
+        words = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(18, 32)))
+        inline = rng.choice(["<em>%s</em>" % rng.choice(PLACES), "%s & %s" % (rng.choice(PLACES), rng.choice(WORDS)),
+                             rng.choice(PLACES)])
+        p = "<p>%s %s.</p>" % (words.capitalize(), inline)
+        paragraphs.append(p)
+        size += len(p.encode())
+    return "".join(paragraphs)
 
 
 def description(rng):
+    if WORKLOAD == "dense":
+        return dense_description(rng)
     paragraphs, size, target = [], 0, rng.randrange(1000, 2000)
     while size < target:
         words = " ".join(rng.choice(WORDS) for _ in range(rng.randrange(12, 30)))
@@ -71,24 +94,28 @@ def write_feeds(www, feeds, items, gen):
                        "<title>Feed %d</title><id>urn:feed:%d</id><updated>2026-11-29T10:00:00Z</updated>"
                        '<link href="https://example.com/%d/"/>' % (f, f, f))
         else:
-            out.append('<?xml version="1.0" encoding="utf-8"?>\n<rss version="2.0"><channel><title>Feed %d</title>'
+            out.append('<?xml version="1.0" encoding="utf-8"?>\n<rss version="2.0" '
+                       'xmlns:dc="http://purl.org/dc/elements/1.1/"><channel><title>Feed %d</title>'
                        "<link>https://example.com/%d/</link><description>bench</description>" % (f, f))
         for i, g in items_of(f, items, gen):
             irng = random.Random(f * 100_000 + i * 10 + g)
             title = title_of(f, i, g)
             titles.append(title)
-            cats = irng.sample(CATEGORIES, irng.randrange(1, 4))
+            cats = irng.sample(CATEGORIES, 3 if WORKLOAD == "dense" else irng.randrange(1, 4))
+            creator = "Author %d" % irng.randrange(40) if WORKLOAD == "dense" else ""
             body = html.escape(description(irng), quote=False)
             minute = (items - i) % 60
             if atom:
                 out.append("<entry><title>%s</title><id>urn:item:%d:%d:%d</id><link href=\"https://example.com/%d/%d/%d\"/>"
-                           "<updated>2026-11-29T09:%02d:00Z</updated>%s<content type=\"html\">%s</content></entry>"
+                           "<updated>2026-11-29T09:%02d:00Z</updated>%s%s<content type=\"html\">%s</content></entry>"
                            % (html.escape(title), f, i, g, f, i, g, minute,
+                              "<author><name>%s</name></author>" % creator if creator else "",
                               "".join('<category term="%s"/>' % c for c in cats), body))
             else:
                 out.append("<item><title>%s</title><guid>urn:item:%d:%d:%d</guid><link>https://example.com/%d/%d/%d</link>"
-                           "<pubDate>Sun, 29 Nov 2026 09:%02d:00 GMT</pubDate>%s<description>%s</description></item>"
+                           "<pubDate>Sun, 29 Nov 2026 09:%02d:00 GMT</pubDate>%s%s<description>%s</description></item>"
                            % (html.escape(title), f, i, g, f, i, g, minute,
+                              "<dc:creator>%s</dc:creator>" % creator if creator else "",
                               "".join("<category>%s</category>" % c for c in cats), body))
         out.append("</feed>\n" if atom else "</channel></rss>\n")
         path = os.path.join(www, "feed%d.xml" % f)
@@ -160,17 +187,32 @@ http { log_format s '$status'; access_log %(log)s s; sendfile on;
         self.process.wait()
 
 
-def timed(cmd, env, cwd=None):
+ALL_CPU = os.path.join(os.path.dirname(os.path.abspath(__file__)), "all-cpu.py")
+
+
+def timed(cmd, env, cwd=None, one_core=False):
+    """(wall, CPU, peak RSS, exit code, stderr's tail) of `cmd`, run under all-cpu.py: the CPU is that of every
+    process it started, however deep, and every process it left behind (a plain wait4 misses a hook reaped by
+    a helper that is never waited for). `one_core` pins it and all its processes to CPU 0."""
     # stderr goes to a file, not a pipe: a tool that logs a lot (rss2email) would block on a full pipe.
-    with tempfile.TemporaryFile() as errors:
-        t0 = time.perf_counter()
-        p = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors)
-        _, status, ru = os.wait4(p.pid, 0)
-        wall = time.perf_counter() - t0
-        p.returncode = os.waitstatus_to_exitcode(status)
+    with tempfile.TemporaryFile() as errors, tempfile.NamedTemporaryFile(suffix=".json") as result:
+        pin = ["taskset", "-c", "0"] if one_core else []
+        p = subprocess.Popen([sys.executable, ALL_CPU, result.name] + pin + cmd, env=env, cwd=cwd,
+                             stdout=subprocess.DEVNULL, stderr=errors)
+        p.wait()
         errors.seek(0)
         err = errors.read()[-4000:].decode(errors="replace")
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss * 1024, p.returncode, err
+        r = json.load(open(result.name))
+    return r["wall"], r["cpu"], r["rss"], r["code"], err
+
+
+# The hook every tool runs per item, in `sh -c` (watcher's `hook:`, sfeed's loop, the floors): the title,
+# from $WATCHER_TITLE or "$1", appended to a file.
+HOOK = "printf '%%%%s\\n' \"%s\" >> '%%s'"
+
+
+def shell_quote(text):
+    return "'" + text.replace("'", "'\\''") + "'"
 
 
 def write(path, text, mode=0o644):
@@ -183,7 +225,7 @@ class Tool:
     """One tool: its files under WORK/NAME, how to run a scenario, and where its mutable state is."""
     per_item_hook = True
     parallel = ""
-    scenarios = None  # None: every scenario
+    scenarios = ("cold", "catchup", "unchanged", "nocond", "new10")  # the one-core row is watcher's and sfeed's
 
     def __init__(self, name, work, nginx, feeds, env):
         self.name, self.dir, self.nginx, self.feeds = name, os.path.join(work, name), nginx, feeds
@@ -238,12 +280,14 @@ class Watcher(Tool):
         self.state = os.path.join(self.dir, "state")
         self.state_paths = [self.state]
         feeds = "".join("  - { url: '%s', name: f%d }\n" % (self.nginx.url(f), f) for f in range(self.feeds))
-        rule = ("rules:\n  - match: { title: '(' }\n    hook: { command: 'printf \"%%s\\n\" \"$WATCHER_TITLE\" >> %s' }\n"
-                % self.out)
+        rule = "rules:\n  - match: { title: '(' }\n    hook: { command: %s }\n" % json.dumps(
+            HOOK % "$WATCHER_TITLE" % self.out)
         for first in ("all", "silent"):
             write(os.path.join(self.dir, "%s.yaml" % first),
                   "settings:\n  interval: 1s\n  first_poll: %s\n  max_age: none\n  state_dir: %s\nfeeds:\n%s%s"
                   % (first, self.state, feeds, rule))
+
+    scenarios = None
 
     def command(self, scenario):
         config = os.path.join(self.dir, "all.yaml")
@@ -267,6 +311,7 @@ class WatcherRun(Watcher):
 
 class Sfeed(Tool):
     parallel = "maxjobs=8"
+    scenarios = ("cold", "cold1", "catchup", "unchanged", "nocond", "new10")
 
     def setup(self):
         self.feeds_dir = os.path.join(self.dir, "feeds")
@@ -285,8 +330,8 @@ for f in feeds/*; do
   [ -f "$f" ] || continue
   old="before/${f#feeds/}"; [ -f "$old" ] || : > "$old"
   awk -F '\\t' 'FILENAME == ARGV[1] { seen[$6] = 1; next } !($6 in seen) { print $2 }' "$old" "$f"
-done | while IFS= read -r title; do sh '%(h)s' "$title"; done
-""" % {"d": self.dir, "h": self.hook}, 0o755)
+done | while IFS= read -r title; do sh -c %(h)s sh "$title"; done
+""" % {"d": self.dir, "h": shell_quote(HOOK % "$1" % self.out)}, 0o755)
 
     def command(self, scenario):
         return ["/bin/sh", os.path.join(self.dir, "run.sh"), scenario]
@@ -374,16 +419,17 @@ def measure_floors(work, nginx, feeds, total, hook_count, big):
     wall, cpu, rss, code, _ = timed(["curl", "-s", "--compressed", "--parallel", "--parallel-max", "8"] + urls, os.environ)
     floors.append(("all %d feeds in one curl process (--parallel, 8)" % feeds, wall, cpu, rss))
     out = os.path.join(work, "floor-hook-out.txt")
-    hook = os.path.join(work, "floor-hook.sh")
-    write(hook, "#!/bin/sh\nprintf '%%s\\n' \"$1\" >> '%s'\n" % out, 0o755)
+    hook = shell_quote(HOOK % "$1" % out)
     cores = os.cpu_count() or 1
     for count in (total, hook_count):
-        loop = "i=0; while [ $i -lt %d ]; do sh '%s' \"title $i\"; i=$((i+1)); done" % (count, hook)
+        loop = "i=0; while [ $i -lt %d ]; do sh -c %s sh \"title $i\"; i=$((i+1)); done" % (count, hook)
         wall, cpu, rss, code, _ = timed(["/bin/sh", "-c", loop], os.environ)
-        floors.append(("%d hooks back to back (sh per item)" % count, wall, cpu, rss))
-        spread = "seq %d | xargs -P %d -I{} sh '%s' 'title {}'" % (count, cores, hook)
+        floors.append(("%d hooks back to back (sh -c per item)" % count, wall, cpu, rss))
+        spread = "seq %d | xargs -P %d -I{} sh -c %s sh 'title {}'" % (count, cores, hook)
         wall, cpu, rss, code, _ = timed(["/bin/sh", "-c", spread], os.environ)
         floors.append(("%d hooks spread over all %d cores (xargs -P)" % (count, cores), wall, cpu, rss))
+        wall, cpu, rss, code, _ = timed(["/bin/sh", "-c", spread], os.environ, one_core=True)
+        floors.append(("%d hooks on one core (xargs -P, taskset -c 0)" % count, wall, cpu, rss))
     if big:
         wall, cpu, rss, code, _ = timed(["xmllint", "--stream", "--noout", big], os.environ)
         floors.append(("xmllint --stream on the big feed", wall, cpu, rss))
@@ -402,11 +448,12 @@ def parse_big(big, runs, slow_runs, peers=True):
             os.path.join(VENV, "bin", "python"), "-c", "import feedparser, sys; feedparser.parse(sys.argv[1])", big]))
     # The fast parsers run in turn (watcher, sfeed, xmllint, watcher, ...), not each one's runs back to back:
     # this machine's speed drifts over minutes, and taking turns puts every parser under the same drift.
+    commands[2:2] = [(name + ", one core", cmd) for name, cmd in commands[:2]]
     samples_of = {name: [] for name, _ in commands}
     for _ in range(runs):
         for name, cmd in commands:
             if not name.startswith("feedparser"):
-                samples_of[name].append(timed(cmd, os.environ))
+                samples_of[name].append(timed(cmd, os.environ, one_core=name.endswith("one core")))
     for name, cmd in commands:
         if name.startswith("feedparser"):
             samples_of[name] = [timed(cmd, os.environ) for _ in range(slow_runs)]
@@ -479,7 +526,7 @@ def memory_1000(work, nginx, feeds):
 
 
 def main():
-    global WATCHER, VENV
+    global WATCHER, VENV, WORKLOAD
     ap = argparse.ArgumentParser()
     ap.add_argument("watcher")
     ap.add_argument("venv")
@@ -492,7 +539,10 @@ def main():
     ap.add_argument("--items", type=int, default=50)
     ap.add_argument("--big")
     ap.add_argument("--tools", default=",".join(TOOLS))
+    ap.add_argument("--workload", choices=["plain", "dense"], default="plain",
+                    help="plain: the first workload; dense: the second harness's (1.3 KB items, ~20 escaped tags each)")
     a = ap.parse_args()
+    WORKLOAD = a.workload
     WATCHER, VENV = os.path.abspath(a.watcher), os.path.abspath(a.venv)
     work = os.path.abspath(a.workdir)
     shutil.rmtree(work, ignore_errors=True)
@@ -512,7 +562,7 @@ def main():
                     continue
                 samples = []
                 for run in range(a.slow_runs if name in SLOW else a.runs):
-                    if scenario in ("cold", "catchup"):
+                    if scenario in ("cold", "cold1", "catchup"):
                         tool.reset()
                     else:
                         if not os.path.isdir(os.path.join(tool.dir, "saved-seen")):
@@ -529,11 +579,12 @@ def main():
                     # polled less than an interval ago is not due.
                     time.sleep(1.2)
                     mark = nginx.mark()
-                    wall, cpu, rss, code, err = timed(tool.command(scenario), tool.env, cwd=tool.dir)
+                    wall, cpu, rss, code, err = timed(tool.command(scenario), tool.env, cwd=tool.dir,
+                                                      one_core=scenario == "cold1")
                     ok200, ok304 = nginx.counts(mark)
                     if scenario == "nocond":
                         nginx.conditional(True)
-                    expected = {"cold": titles0, "new10": new_titles}.get(scenario, [])
+                    expected = {"cold": titles0, "cold1": titles0, "new10": new_titles}.get(scenario, [])
                     verdict = check(tool.hook_lines(), expected, tool.per_item_hook)
                     if code != 0:
                         verdict = "exit %d: %s" % (code, err.strip().splitlines()[-1][:80] if err.strip() else "")
@@ -559,10 +610,12 @@ def main():
 
 
 def report(results, floors, big_rows, huge_rows, cap, memory, a, total, new):
-    lines = ["Workload: %d feeds x %d items (RSS 2.0 and Atom alternating, 1-3 categories, 1-2 KB HTML), "
+    shape = ("1-3 categories, 1-2 KB HTML" if a.workload == "plain" else
+             "3 categories, dc:creator, about 1 KB of HTML with ~20 escaped tags, non-ASCII text")
+    lines = ["Workload %s: %d feeds x %d items (RSS 2.0 and Atom alternating, %s), "
              "%d new items in the 10%% round; nginx on 127.0.0.1 with ETag, Last-Modified, gzip. "
-             "Median of %d runs; CPU includes every process the tool started; ratio = wall / watcher's wall."
-             % (a.feeds, a.items, new, a.runs), ""]
+             "Median of %d runs; CPU includes every process the tool started, however deep (all-cpu.py); "
+             "ratio = wall / watcher's wall." % (a.workload, a.feeds, a.items, shape, new, a.runs), ""]
     lines.append("| scenario | tool | wall s | CPU s | peak RSS MB | HTTP 200 / 304 | hook output | vs watcher |")
     lines.append("|---|---|---:|---:|---:|---|---|---:|")
     for scenario, label in SCENARIOS:
@@ -613,6 +666,7 @@ def targets(results, floors, big_rows, huge_rows, cap):
     wall = lambda scenario, tool: results.get((scenario, tool), (None,))[0]
     floor = {name: w for name, w, _, _ in floors}
     spread = [w for name, w in floor.items() if "spread over all" in name]
+    pinned = [w for name, w in floor.items() if "on one core" in name]
     rows = []
 
     def row(label, value, limit, unit="×"):
@@ -620,11 +674,12 @@ def targets(results, floors, big_rows, huge_rows, cap):
             return
         rows.append("| %s | %.2f%s | ≤ %.2f%s | %s |" % (label, value, unit, limit, unit, "met" if value <= limit else "NOT met"))
 
-    w, s = wall("cold", "watcher"), wall("cold", "sfeed")
-    if w and s:
-        row("cold, 10,000 hooks: watcher / sfeed", w / s, 0.6)
-    if w and spread:
-        row("cold, 10,000 hooks: watcher / 10,000 shells on all cores", w / spread[0], 1.2)
+    for scenario, cores, floors_ in (("cold", "both cores", spread), ("cold1", "one core", pinned)):
+        w, s = wall(scenario, "watcher"), wall(scenario, "sfeed")
+        if w and s:
+            row("cold, 10,000 hooks, %s: watcher / sfeed" % cores, w / s, 0.6)
+        if w and floors_:
+            row("cold, 10,000 hooks, %s: watcher / 10,000 shells" % cores, w / floors_[0], 1.3)
     w, s = wall("new10", "watcher"), wall("new10", "sfeed")
     if w and s:
         row("10% new: watcher / sfeed", w / s, 0.4)
@@ -636,7 +691,8 @@ def targets(results, floors, big_rows, huge_rows, cap):
         row("no conditional GET: watcher / watcher's cold mark-seen", w / c, 1.0)
     for rows_, name in ((big_rows, "big"), (huge_rows, "huge")):
         if len(rows_) >= 2:
-            row("parse the %s feed: watcher / sfeed" % name, rows_[0][1] / rows_[1][1], 1.5)
+            row("parse the %s feed: watcher / sfeed, wall" % name, rows_[0][1] / rows_[1][1], 1.0)
+            row("parse the %s feed: watcher / sfeed, CPU" % name, rows_[0][2] / rows_[1][2], 1.5)
             row("parse the %s feed: watcher's peak RSS" % name, rows_[0][3] / 1e6, 64, " MB")
     if cap:
         size, cap_rows = cap

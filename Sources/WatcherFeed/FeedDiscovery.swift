@@ -32,7 +32,7 @@ public enum FeedDiscovery {
 
   /// Whether `data` looks like an HTML page (a doctype or an `<html>`/`<head>` tag near its start).
   public static func looksLikeHTML(_ data: Data) -> Bool {
-    let start = String(decoding: data.prefix(2_048), as: UTF8.self).lowercased()
+    let start = LowercasedASCII(data.prefix(2_048))
     return start.contains("<!doctype html") || start.contains("<html") || start.contains("<head")
   }
 

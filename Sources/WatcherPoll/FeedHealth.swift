@@ -78,7 +78,7 @@ public struct FeedHealth: Sendable, Equatable {
     guard [200, 202, 403, 429, 503].contains(status) else { return nil }
     var head = Data()
     for piece in body where head.count < 65_536 { head.append(piece.prefix(65_536 - head.count)) }
-    let text = String(decoding: head, as: UTF8.self).lowercased()
+    let text = LowercasedASCII(head)
     guard text.contains("<html") || text.contains("<!doctype html") || text.contains("<head") else { return nil }
     let signatures: [(String, [String])] = [
       (

@@ -230,3 +230,45 @@ public struct FileError: Error, CustomStringConvertible, Sendable {
 
   public var description: String { reason }
 }
+
+/// Bytes with their ASCII letters lowered, for case-insensitive searches in markup without decoding it.
+///
+/// A String search compares characters (grapheme clusters), which costs about a hundred times a byte
+/// search: on 64 KB of a feed, milliseconds.
+public struct LowercasedASCII: Sendable {
+  public let bytes: [UInt8]
+
+  public init(_ data: Data) {
+    bytes = data.withUnsafeBytes { raw in
+      [UInt8](unsafeUninitializedCapacity: raw.count) { lowered, count in
+        for index in 0..<raw.count {
+          let byte = raw[index]
+          lowered[index] = byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+        }
+        count = raw.count
+      }
+    }
+  }
+
+  /// Whether the bytes hold `needle` (give it in lower case).
+  public func contains(_ needle: String) -> Bool {
+    var needle = needle
+    return needle.withUTF8 { wanted in
+      bytes.withUnsafeBytes { text in
+        guard let first = wanted.first else { return true }
+        guard let base = text.baseAddress, let want = wanted.baseAddress, text.count >= wanted.count else {
+          return false
+        }
+        // memchr to each candidate first byte, then memcmp (Glibc's module does not export memmem).
+        var offset = 0
+        let last = text.count - wanted.count
+        while offset <= last, let hit = memchr(base + offset, Int32(first), last - offset + 1) {
+          offset = base.distance(to: UnsafeRawPointer(hit))
+          if memcmp(base + offset, want, wanted.count) == 0 { return true }
+          offset += 1
+        }
+        return false
+      }
+    }
+  }
+}
