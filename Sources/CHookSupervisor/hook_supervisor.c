@@ -347,19 +347,38 @@ static void supervisor_loop(int sock) {
 // MARK: - The spawner
 
 static int zygote_socket = -1;
+static pid_t zygote_pid = -1;
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 /// Supervisors waiting for a hook (their sockets).
 static int idle[256];
 static int idle_count = 0;
 
+/// Reaps the supervisors that have ended; with `all`, waits for every one (each ends once watcher's side of
+/// its socket is closed).
+static void reap_supervisors(int all) {
+  for (;;) {
+    pid_t pid = waitpid(-1, NULL, all ? 0 : WNOHANG);
+    if (pid > 0 || (pid < 0 && errno == EINTR)) continue;
+    return;
+  }
+}
+
 /// The spawner's loop: each message carries one socket, the new supervisor's end.
+///
+/// Supervisors are waited for, not left to the kernel (SIGCHLD ignored): a wait is what adds a process's
+/// CPU time, and that of the hooks it reaped, to its parent's children's time, so `time watcher poll`, or
+/// getrusage in a benchmark, counts every hook's shell.
 static void zygote_loop(int sock) {
   for (;;) {
     char byte;
     int fd = -1;
     int received = 0;
+    reap_supervisors(0);
     ssize_t n = receive(sock, &byte, 1, &fd, 1, &received);
-    if (n <= 0) _exit(0);  // watcher is gone
+    if (n <= 0) {  // watcher is gone, or done with hooks
+      reap_supervisors(1);
+      _exit(0);
+    }
     if (received != 1) continue;
     pid_t pid = fork();
     if (pid == 0) {
@@ -402,13 +421,32 @@ static void start_locked(void) {
       fcntl(3, F_SETFD, FD_CLOEXEC);
     }
     close_from(4);
-    signal(SIGCHLD, SIG_IGN);  // supervisors are reaped by the kernel
     prctl(PR_SET_NAME, "watcher-hooks", 0, 0, 0);
     zygote_loop(3);
     _exit(0);
   }
   close(pair[1]);
   zygote_socket = pair[0];
+  zygote_pid = pid;
+}
+
+void watcher_hook_zygote_finish(void) {
+  pthread_mutex_lock(&pool_lock);
+  while (idle_count > 0) close(idle[--idle_count]);
+  int zygote = zygote_socket;
+  pid_t pid = zygote_pid;
+  zygote_socket = -1;
+  zygote_pid = -1;
+  pthread_mutex_unlock(&pool_lock);
+  if (zygote < 0) return;
+  close(zygote);
+  // Bounded: a supervisor still running a hook (some thread did not wait for its own) ends only when this
+  // process exits and its socket closes; then the spawner is left to the system, as before.
+  for (long until = now_ms() + 2000; pid > 0 && now_ms() < until;) {
+    pid_t done = waitpid(pid, NULL, WNOHANG);
+    if (done == pid || (done < 0 && errno != EINTR)) return;
+    pause_ms(1);
+  }
 }
 
 void watcher_hook_zygote_start(void) {

@@ -50,6 +50,9 @@ public enum WatcherCLI {
     if ["run", "poll", "pending"].contains(arguments.first) { HookRunner.prepare() }
   }
 
+  /// Process-wide teardown before `exit`: the hook supervisors end and are waited for.
+  public static func finishProcess() { HookRunner.finish() }
+
   /// Runs `watcher` with `arguments` (without the program name).
   public static func run(_ arguments: [String], terminal: Terminal = .standard) -> Int32 {
     guard let first = arguments.first else {

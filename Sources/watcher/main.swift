@@ -7,4 +7,6 @@ import WatcherCLI
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 WatcherCLI.prepareProcess(arguments)
-exit(WatcherCLI.run(arguments))
+let code = WatcherCLI.run(arguments)
+WatcherCLI.finishProcess()
+exit(code)

@@ -147,6 +147,42 @@ struct BinaryTests {
     #expect(result.output == run(["parse", "--json", fixture]).1)
   }
 
+  @Test("the hooks' CPU time counts as watcher's: a shell's times shows the hooks' busy loops in its child's")
+  func hookTimeCounted() throws {
+    let binary = try #require(Self.binary)
+    let dir = try TemporaryDirectory()
+    let items = (1...3).map { "<item><title>T\($0)</title><guid>g\($0)</guid></item>" }.joined()
+    try Data("<rss version=\"2.0\"><channel><title>F</title>\(items)</channel></rss>".utf8)
+      .write(to: dir.url.appendingPathComponent("feed.xml"))
+    // Each hook burns CPU in its own shell, then records that shell's own time ("times": first line; not in
+    // a pipeline, whose subshell would report its own).
+    let hook =
+      "i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done; times > \(dir.url.path)/t$$; head -n 1 \(dir.url.path)/t$$ >> \(dir.url.path)/own"
+    try Data(
+      """
+      settings: { state_dir: \(dir.url.path)/state, first_poll: all, max_age: none }
+      feeds: [{ name: f, url: \(dir.url.path)/feed.xml }]
+      rules: [{ match: { title: T }, hook: { command: '\(hook)' } }]
+      """.utf8
+    ).write(to: dir.url.appendingPathComponent("rules.yaml"))
+    // The outer shell's "times" second line is its children's: watcher and all it waited for.
+    let result = try ChildProcess.run(
+      URL(fileURLWithPath: "/bin/sh"),
+      ["-c", "\"$0\" poll --config \"$1\" >/dev/null; times", binary.path, dir.url.path + "/rules.yaml"])
+    func seconds(_ line: Substring) -> Double {
+      line.split(separator: " ").reduce(0) { total, field in
+        let parts = field.dropLast().split(separator: "m")
+        return total + (Double(parts.first ?? "0") ?? 0) * 60 + (Double(parts.last ?? "0") ?? 0)
+      }
+    }
+    let children = try #require(result.output.split(separator: "\n").last)
+    let hooks = try String(contentsOf: dir.url.appendingPathComponent("own"), encoding: .utf8)
+      .split(separator: "\n").map(seconds)
+    #expect(hooks.count == 3)
+    #expect(hooks.reduce(0, +) > 0.05, "the hooks' loops take measurable time")
+    #expect(seconds(children) >= hooks.reduce(0, +), "children: \(children), hooks: \(hooks)")
+  }
+
   @Test("a missing file exits 1 with the message on stderr")
   func missingFile() throws {
     let binary = try #require(Self.binary)

@@ -29,6 +29,10 @@ typedef struct {
 /// The spawner and its supervisors exit when watcher does.
 void watcher_hook_zygote_start(void);
 
+/// Lets go of the idle supervisors and the spawner, and waits for the spawner, which waits for them: the
+/// hooks' CPU time then counts as this process's children's. Call before exiting; waits 2 s at most.
+void watcher_hook_zygote_finish(void);
+
 /// Starts `path` with `argv` and `envp` (in a process group of its own, every signal at its default and
 /// unblocked), with `stdin_fd`, `stdout_fd` and `stderr_fd` as its standard streams, under a supervisor.
 /// Returns the supervisor's handle (a socket, >= 0), or -errno when the request could not be made. The
