@@ -63,8 +63,9 @@ public enum HookRunner {
   /// thread (call it first thing in `main`; otherwise it starts on the first hook).
   public static func prepare() { watcher_hook_zygote_start() }
 
-  /// Ends the supervisors and waits for them (2 s at most), so that the hooks' CPU time is counted as this
-  /// process's children's (`time watcher poll`). Call last, when no hook runs.
+  /// Ends the supervisors and waits for them, 2 s at most.
+  ///
+  /// The hooks' CPU time is then counted as this process's children's (`time watcher poll`). Call last.
   public static func finish() { watcher_hook_zygote_finish() }
 
   /// Spawn attributes for a child that starts clean (used by `LinkOpener`).
