@@ -14,6 +14,8 @@ import WatcherSupport
 struct FeedJob: Sendable {
   var feed: FeedConfig
   var state: FeedState
+  /// The state as its file held it (with the poll times of `PollTimes`), when there was a file.
+  var saved: FeedState?
   var outcome: Poller.Outcome
   /// Its state file was corrupt and started again: nothing of it is acted on this pass.
   var restarted = false
@@ -48,16 +50,23 @@ enum PassStages {
 
   /// Every state written at once (each is its own file, and a write mostly waits for the disk); the
   /// directory is synced for states with pending actions.
-  static func saveStates(_ states: [FeedState], directory: String) -> [Result<Void, StateError>] {
+  ///
+  /// A state that differs from its file (`saved`) only in its poll times is not written (`timesOnly`): the
+  /// caller records its times with the pass's others, in one file (`PollTimes`).
+  static func saveStates(_ states: [(state: FeedState, saved: FeedState?)], directory: String)
+    -> [(result: Result<Void, StateError>, timesOnly: Bool)]
+  {
+    let timesOnly = states.map { state, saved in saved.map { PollTimes.onlyTimesChanged(state, from: $0) } ?? false }
     let saves = Locked([Result<Void, StateError>?](repeating: nil, count: states.count))
     WorkerPool.shared.perform(iterations: states.count) { position in
-      let state = states[position]
+      guard !timesOnly[position] else { return }
+      let state = states[position].state
       let result = Result { () throws(StateError) in
         try StateStore.save(state, directory: directory, syncDirectory: !state.pending.isEmpty)
       }
       saves.withLock { $0[position] = result }
     }
-    return saves.withLock { $0 }.map { $0 ?? .success(()) }
+    return zip(saves.withLock { $0 }, timesOnly).map { ($0 ?? .success(()), $1) }
   }
 
   /// The bodies of a batch's responses, each held once, by its job's slot, so that the parse that takes it

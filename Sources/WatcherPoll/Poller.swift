@@ -108,6 +108,8 @@ public struct Poller {
         outcomes.append(outcome)
       case .due(var job):
         job.position = outcomes.count
+        // A file that was read whole (a feed polled before, not started again).
+        if case .success(let file) = loaded, file.restarted == nil, file.state.initialized { job.saved = file.state }
         outcomes.append(job.outcome)
         due.append(job)
       }
@@ -119,6 +121,8 @@ public struct Poller {
       pagesDeadline: ContinuousClock.now + .seconds(config.settings.fullTextBudget.passSeconds))
     reader.snoozed = Set(store.snoozes().filter { $0.value > now }.keys)
     var stories: [String: Story]?
+    // The feeds whose poll changed nothing but its times: recorded once, after the last batch (PollTimes).
+    var times: [String: (times: PollTimes.Times, position: Int)] = [:]
     PassStages.inBatches(
       due, size: max(32, 4 * config.settings.concurrency), cancellation: cancellation, fetch: fetch
     ) { batch, bodies in
@@ -130,8 +134,16 @@ public struct Poller {
       let groups = pages.isEmpty ? [Array(batch.indices)] : [batch.indices.filter { !pages.contains($0) }, pages]
       for group in groups where !group.isEmpty {
         let read = read(batch, group, bodies: bodies, reader: reader, mode: mode, engine: engine, now: now)
-        let acting = save(read, mode: mode, dryRun: dryRun, now: now, outcomes: &outcomes, stories: &stories)
+        let acting = save(
+          read, mode: mode, dryRun: dryRun, now: now, outcomes: &outcomes, stories: &stories, times: &times)
         act(acting, now: now, outcomes: &outcomes)
+      }
+    }
+    do {
+      try PollTimes.record(times.mapValues(\.times), directory: store.directory)
+    } catch {
+      for entry in times.values {
+        outcomes[entry.position].warnings.append("cannot record when it was polled (\(error)); it is polled again soon")
       }
     }
     if !dryRun {
@@ -285,7 +297,8 @@ public struct Poller {
   /// Returns the feeds with actions to run: they run only once their pending actions are durably saved,
   /// since a state that cannot be written would repeat them every poll.
   private func save(
-    _ read: [FeedJob], mode: Mode, dryRun: Bool, now: Date, outcomes: inout [Outcome], stories: inout [String: Story]?
+    _ read: [FeedJob], mode: Mode, dryRun: Bool, now: Date, outcomes: inout [Outcome], stories: inout [String: Story]?,
+    times: inout [String: (times: PollTimes.Times, position: Int)]
   ) -> [FeedJob] {
     var read = read
     // The same story acted on for another feed: not again. The stories are saved before the states.
@@ -334,9 +347,12 @@ public struct Poller {
       fitBudget(&job, now: now)
       toSave.append(job)
     }
-    let saved = PassStages.saveStates(toSave.map(\.state), directory: store.directory)
+    let saved = PassStages.saveStates(toSave.map { ($0.state, $0.saved) }, directory: store.directory)
+    for (job, result) in zip(toSave, saved) where result.timesOnly {
+      times[StateStore.fileName(for: job.state.url)] = (PollTimes.Times(of: job.state), job.position)
+    }
     var acting: [FeedJob] = []
-    for (var job, result) in zip(toSave, saved) {
+    for (var job, result) in zip(toSave, saved.map(\.result)) {
       if case .failure(let error) = result {
         job.outcome.failures.append(.save(error, unsavedActions: job.state.pending.count))
       } else if !job.state.pending.isEmpty, mode == .normal {

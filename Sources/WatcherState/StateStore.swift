@@ -128,6 +128,7 @@ public final class StateStore {
     do {
       var state = try decode(data)
       state.url = url
+      PollTimes.overlay(&state, name: fileName(for: url), directory: directory)
       return Loaded(state: state)
     } catch {
       let reason = describe(error)

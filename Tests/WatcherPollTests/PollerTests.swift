@@ -100,6 +100,47 @@ struct PollerTests {
     #expect(sent[2].headers["if-none-match"] != nil)
   }
 
+  @Test("an unchanged poll writes only its times, to polls.json: the feed's file stays, a load sees them")
+  func unchangedPollWritesTimes() throws {
+    let h = try Harness()
+    defer { h.server.stop() }
+    h.source.items.withLock {
+      $0 = [("a", "A", "Sat, 28 Nov 2026 10:00:00 GMT"), ("b", "B", "Sat, 28 Nov 2026 11:00:00 GMT")]
+    }
+    #expect(h.poll().newItems == 2)
+    let url = h.config.feeds[0].url
+    let file = h.store.path(for: url)
+    let polls = h.store.directory + "/" + PollTimes.fileName
+    let written = try Data(contentsOf: URL(fileURLWithPath: file))
+    for minutes in 1...3 {
+      let time = Self.now.addingTimeInterval(Double(minutes) * 60)
+      #expect(h.poll(at: time).notModified)
+      // The feed's file is as the first poll left it; its times are in polls.json.
+      #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == written)
+      let state = try h.store.load(url: url).state
+      #expect(state.lastAttempt == time && state.lastSuccess == time)
+      #expect(state.lastSuccessBefore == time.addingTimeInterval(-60))
+      #expect(state.items.values.allSatisfy { $0.lastSeen == time })
+    }
+    #expect(FileManager.default.fileExists(atPath: polls))
+    // A poll that changes more than the times writes the feed's file, with everything.
+    h.source.items.withLock { $0.append(("c", "C", "Sun, 29 Nov 2026 10:00:00 GMT")) }
+    let later = Self.now.addingTimeInterval(600)
+    #expect(h.poll(at: later).newItems == 1)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: file)) != written)
+    var state = try StateStore.decode(Data(contentsOf: URL(fileURLWithPath: file)))
+    #expect(state.lastSuccess == later && state.items.count == 3)
+    // A corrupt polls.json holds nothing: the feed's own times stand, and the next unchanged poll rewrites it.
+    try Data("{ not json".utf8).write(to: URL(fileURLWithPath: polls))
+    state = try h.store.load(url: url).state
+    #expect(state.lastSuccess == later)
+    let last = later.addingTimeInterval(60)
+    let again = h.poll(at: last)
+    #expect(again.notModified && again.failures.isEmpty && again.warnings.isEmpty)
+    #expect(try h.store.load(url: url).state.lastSuccess == last)
+    #expect(try String(contentsOfFile: polls, encoding: .utf8).contains("\"feeds\""))
+  }
+
   @Test("a server that ignores conditional GET: the same body again is handled like a 304, a changed one is read")
   func sameBodyWithoutValidators() throws {
     let h = try Harness()
