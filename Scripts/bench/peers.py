@@ -603,7 +603,8 @@ def main():
         memory = memory_1000(work, nginx, a.feeds) if "watcher" in a.tools else None
     finally:
         nginx.stop()
-    big_rows = parse_big(a.big, a.runs, a.slow_runs) if a.big else []
+    slow = any(t in a.tools for t in ("rss2email", "feed2exec"))
+    big_rows = parse_big(a.big, a.runs, a.slow_runs, peers=slow) if a.big else []
     huge_rows = parse_big(a.huge, a.runs, a.slow_runs, peers=False) if a.huge else []
     cap = poll_cap(work, a.cap_feed, a.runs) if a.cap_feed else None
     report(results, floors, big_rows, huge_rows, cap, memory, a, len(titles0), len(new_titles))

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# watcher against sfeed, newsboat, rss2email and feed2exec in one run (issue #8): installs the peers if
+# watcher against sfeed, newsboat, rss2email and feed2exec in one run (issues #8, #39): installs the peers if
 # missing (Debian: sfeed, newsboat, nginx; PyPI, in a private venv: rss2email, feed2exec), builds
-# watcher, generates the workload and the 60 MB feed, and prints the table (also bench-out/peers/table.md).
+# watcher, generates both workloads and their big feeds, and prints a table for each (also
+# bench-out/peers/table.md for the first workload, every peer; bench-out/peers-dense/table.md for the second,
+# the dense one of 1.3 KB items, watcher and sfeed).
 # Usage: Scripts/bench/peers.sh [RUNS] [SLOW_RUNS]   (SLOW_RUNS: rss2email, feed2exec and feedparser, default 1)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -36,5 +38,9 @@ huge=bench-out/huge-256mb.xml
 [ -s "$huge" ] || python3 Scripts/bench/gen-big-feed.py "$huge" --items 210000 --target-mb 256
 cap=bench-out/cap-19mb.xml
 [ -s "$cap" ] || python3 Scripts/bench/gen-big-feed.py "$cap" --items 16000 --target-mb 19.5
+dense=bench-out/dense-64mb.xml
+[ -s "$dense" ] || python3 Scripts/bench/gen-big-feed.py "$dense" --workload dense --items 50000 --target-mb 64.5
 python3 Scripts/bench/peers.py .build-static/release/watcher "$venv" bench-out/peers --runs "$runs" --slow-runs "$slow_runs" \
   --big "$feed" --huge "$huge" --cap-feed "$cap"
+python3 Scripts/bench/peers.py .build-static/release/watcher "$venv" bench-out/peers-dense --runs "$runs" \
+  --workload dense --tools watcher,watcher-run,sfeed --big "$dense"
