@@ -53,6 +53,8 @@ final class Daemon {
   let notifier: LibnotifyNotifier
   /// When the next pass of its own is due.
   var nextPass = Date.distantPast
+  /// How many passes in a row had a feed that could not save its state.
+  var unsavedPasses = 0
   /// A feed's parser warnings are logged once, not on every poll.
   var warned: Set<String> = []
 
@@ -138,6 +140,13 @@ final class Daemon {
         nextPass = min(nextPass, WallClock.now())
       }
       if WallClock.now() >= nextPass { pass() }
+      // Its state directory gone or replaced: nothing it does could be saved, and another watcher could
+      // take the directory. It stops with a failure, so that systemd starts it again with a directory.
+      if let problem = store.lockProblem() {
+        log("error: the state directory \(store.directory): \(problem) while the daemon ran; stopping")
+        systemd.send("STOPPING=1")
+        return .tempfail
+      }
       var sleep = min(max(nextPass.timeIntervalSince(WallClock.now()), 0.05), 3_600)
       if let changed = configChanged.withLock({ $0 }) {
         sleep = min(sleep, max(0.01, Self.debounce - Date().timeIntervalSince(changed)))
@@ -154,11 +163,23 @@ final class Daemon {
   }
 
   /// The daemon's own pass over the due feeds, logged; then when the next one is due.
+  ///
+  /// A pass whose feeds could not save their state (a full disk, a read-only file system) would find them
+  /// due again at once: the next pass waits a minute, then twice as long each time, up to an hour.
   private func pass() {
     let now = WallClock.now()
     let pass = poller().pass(config.feeds, force: false, now: now)
     logPass(pass)
     schedule()
+    let unsaved = pass.outcomes.contains { outcome in
+      outcome.failures.contains { if case .save = $0 { true } else { false } }
+    }
+    unsavedPasses = unsaved ? unsavedPasses + 1 : 0
+    if unsaved {
+      let wait = min(60 * pow(2, Double(min(unsavedPasses - 1, 6))), 3_600)
+      nextPass = max(nextPass, now.addingTimeInterval(wait))
+      log("warning: feeds could not save their state; the next pass is in \(Int(wait / 60)) min")
+    }
   }
 
   /// Sets when the next pass is due (with a little jitter so feeds spread out) and tells systemd.

@@ -83,6 +83,20 @@ public final class StateStore {
     lockDescriptor = fd
   }
 
+  /// Why the lock this store holds no longer guards its directory (the directory, or its lock file, was
+  /// removed or replaced), or `nil` while it does. Without its lock another watcher could take the
+  /// directory, and without its directory nothing can be saved.
+  public func lockProblem() -> String? {
+    guard lockDescriptor >= 0 else { return nil }
+    var held = stat()
+    var there = stat()
+    guard fstat(lockDescriptor, &held) == 0 else { return nil }
+    guard lstat(directory + "/lock", &there) == 0 else {
+      return access(directory, F_OK) == 0 ? "its lock file was removed" : "it was removed"
+    }
+    return held.st_ino == there.st_ino && held.st_dev == there.st_dev ? nil : "it was replaced"
+  }
+
   /// Releases the lock.
   public func unlock() {
     if lockDescriptor >= 0 {

@@ -136,6 +136,16 @@ struct LiveDaemonTests {
     #expect(daemon.stop() == 0)
   }
 
+  @Test("a daemon whose state directory is removed says so and stops with 75, instead of polling in a loop")
+  func stateDirectoryRemoved() throws {
+    let daemon = try Running()
+    try FileManager.default.removeItem(atPath: daemon.state)
+    // Any turn of its loop notices (here a SIGHUP's reload).
+    kill(daemon.process.processIdentifier, SIGHUP)
+    #expect(daemon.waitFor("error: the state directory \(daemon.state): it was removed while the daemon ran; stopping"))
+    #expect(DaemonTests.wait(daemon.process, seconds: 10) && daemon.process.terminationStatus == 75, "\(daemon.log)")
+  }
+
   @Test("digest --send-now beside the daemon is done by the daemon; --preview reads the state itself")
   func digestBesideTheDaemon() throws {
     let daemon = try Running(
