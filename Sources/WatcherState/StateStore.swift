@@ -83,9 +83,10 @@ public final class StateStore {
     lockDescriptor = fd
   }
 
-  /// Why the lock this store holds no longer guards its directory (the directory, or its lock file, was
-  /// removed or replaced), or `nil` while it does. Without its lock another watcher could take the
-  /// directory, and without its directory nothing can be saved.
+  /// Why the lock this store holds no longer guards its directory, or `nil` while it does.
+  ///
+  /// The directory, or its lock file, was removed or replaced. Without its lock another watcher could take
+  /// the directory, and without its directory nothing can be saved.
   public func lockProblem() -> String? {
     guard lockDescriptor >= 0 else { return nil }
     var held = stat()
