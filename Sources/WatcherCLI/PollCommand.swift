@@ -202,7 +202,7 @@ enum PollRun {
     for problem in actionProblems { terminal.error("\(problem.label): \(problem)") }
     if actionProblems.contains(where: \.isFailure) { failed += 1 }
     for line in KeptReport.lines(pass, keptNow: outcomes.reduce(0) { $0 + $1.kept }) { terminal.report(line) }
-    let polled = outcomes.filter(\.polled).count
+    let polled = outcomes.reduce(0) { $0 + ($1.polled ? 1 : 0) }  // not a filtered copy: 680 bytes a feed
     let fresh = outcomes.reduce(0) { $0 + $1.newItems }
     let actions = outcomes.reduce(0) { $0 + $1.actions }
     var line = "\(command): \(polled) of \(outcomes.count) feeds polled, \(fresh) new item\(fresh == 1 ? "" : "s")"

@@ -16,6 +16,9 @@ struct FeedJob: Sendable {
   var state: FeedState
   /// The state as its file held it (with the poll times of `PollTimes`), when there was a file.
   var saved: FeedState?
+  /// Its state is read again just before its batch is fetched (`PassStages.reread`); until then `state`
+  /// is a placeholder.
+  var reread = false
   var outcome: Poller.Outcome
   /// Its state file was corrupt and started again: nothing of it is acted on this pass.
   var restarted = false
@@ -34,6 +37,61 @@ struct FeedJob: Sendable {
 /// The concurrency of a pass, kept apart from its story in `Poller`: states read on every core, downloads
 /// in batches with the next batch fetched meanwhile, states written on every core.
 enum PassStages {
+  /// How many feeds' states a pass reads at once to schedule them; a pass over more reads the due ones
+  /// again, a batch at a time, rather than hold them all.
+  static let stateChunk = 512
+
+  /// A due feed, until its batch.
+  ///
+  /// Its job, or (in a pass over many feeds) where its feed and outcome are, its state to be read again. The
+  /// job is boxed: a job is 2.6 KB, and a pass may hold 10,000.
+  enum Due {
+    indirect case job(FeedJob)
+    case later(feed: Int, position: Int)
+  }
+
+  /// The state to compare a save with (`saveStates`): a file that was read whole, of a feed polled before
+  /// and not started again.
+  static func saved(_ loaded: Result<StateStore.Loaded, StateError>) -> FeedState? {
+    guard case .success(let file) = loaded, file.restarted == nil, file.state.initialized else { return nil }
+    return file.state
+  }
+
+  /// The jobs with their states read again (those marked `reread`); a state that can no longer be read whole
+  /// leaves its job out, with the error and the job's position in the pass's outcomes.
+  static func reread(_ jobs: ArraySlice<FeedJob>, directory: String, readOnly: Bool)
+    -> (ready: [FeedJob], unreadable: [(position: Int, error: StateError)])
+  {
+    let wanted = jobs.filter(\.reread)
+    guard !wanted.isEmpty else { return (Array(jobs), []) }
+    var loaded = loadStates(wanted.map(\.feed), directory: directory, readOnly: readOnly)[...]
+    var ready: [FeedJob] = []
+    var unreadable: [(position: Int, error: StateError)] = []
+    for var job in jobs {
+      guard job.reread else {
+        ready.append(job)
+        continue
+      }
+      switch loaded.popFirst() ?? nil {
+      case .success(let file) where file.restarted == nil:
+        job.state = file.state
+        job.saved = saved(.success(file))
+        job.reread = false
+        ready.append(job)
+      case .failure(let error):
+        unreadable.append((job.position, error))
+      default:
+        // Corrupt since it was scheduled (it was moved aside): read again at the next pass, from scratch.
+        unreadable.append(
+          (
+            job.position,
+            .unreadable(path: StateStore.fileName(for: job.feed.url), reason: "it changed during the pass")
+          ))
+      }
+    }
+    return (ready, unreadable)
+  }
+
   /// Every feed's state, read at once on every core (decoding the JSON is most of a re-poll's work).
   static func loadStates(_ feeds: [FeedConfig], directory: String, readOnly: Bool)
     -> [Result<StateStore.Loaded, StateError>?]
@@ -91,19 +149,26 @@ enum PassStages {
   ///
   /// Feeds left unfinished by a stop (a cancelled download, or a file when stopping) are left out, exactly
   /// as they were.
-  static func inBatches(
-    _ jobs: [FeedJob], size: Int, cancellation: Cancellation?,
+  static func inBatches<Pending>(
+    _ jobs: [Pending], size: Int, cancellation: Cancellation?,
+    prepare: (ArraySlice<Pending>) -> [FeedJob],
     fetch: (ArraySlice<FeedJob>) -> @Sendable () -> [Poller.FetchResult],
     _ body: (_ batch: [FeedJob], _ bodies: Bodies) -> Void
   ) {
-    var next: Prefetch?
+    var next: (batch: [FeedJob], fetched: Prefetch)?
     for start in stride(from: 0, to: jobs.count, by: size) {
-      let batch = jobs[start..<min(jobs.count, start + size)]
-      let fetchBatch = fetch(batch)
-      var fetched = next?.wait() ?? fetchBatch()
+      let batch: [FeedJob]
+      var fetched: [Poller.FetchResult]
+      if let upcoming = next {
+        (batch, fetched) = (upcoming.batch, upcoming.fetched.wait())
+      } else {
+        batch = prepare(jobs[start..<min(jobs.count, start + size)])
+        fetched = fetch(batch[...])()
+      }
       next = nil
-      if batch.endIndex < jobs.count {
-        next = Prefetch(fetch(jobs[batch.endIndex..<min(jobs.count, batch.endIndex + size)]))
+      if start + size < jobs.count {
+        let upcoming = prepare(jobs[(start + size)..<min(jobs.count, start + 2 * size)])
+        next = (upcoming, Prefetch(fetch(upcoming[...])))
       }
       var ready: [FeedJob] = []
       var bodies: [[Data]] = []

@@ -94,24 +94,39 @@ public struct Poller {
   private func feedOutcomes(
     _ feeds: [FeedConfig], force: Bool, ignoreRetryAfter: Bool, mode: Mode, now: Date, dryRun: Bool
   ) -> [Outcome] {
+    // One outcome per feed, 680 bytes each: made once, not regrown.
     var outcomes: [Outcome] = []
-    var due: [FeedJob] = []
+    outcomes.reserveCapacity(feeds.count)
+    var due: [PassStages.Due] = []
     var holds = (try? store.hostHolds(readOnly: dryRun)) ?? [:]
     let heldBefore = holds
-    for (feed, loaded) in zip(feeds, PassStages.loadStates(feeds, directory: store.directory, readOnly: dryRun)) {
-      guard let loaded else { continue }
-      switch schedule(
-        feed, loaded, force: force, ignoreRetryAfter: ignoreRetryAfter, mode: mode, now: now, dryRun: dryRun,
-        hostHold: Schedule.hold(feed, in: holds).flatMap { $0 > now ? $0 : nil })
-      {
-      case .finished(let outcome):
-        outcomes.append(outcome)
-      case .due(var job):
-        job.position = outcomes.count
-        // A file that was read whole (a feed polled before, not started again).
-        if case .success(let file) = loaded, file.restarted == nil, file.state.initialized { job.saved = file.state }
-        outcomes.append(job.outcome)
-        due.append(job)
+    // A pass over many feeds holds their states a batch at a time: they are read a chunk at a time to be
+    // scheduled, and the due ones are read again just before their batch is fetched (10,000 feeds' states
+    // held at once were a third of the daemon's memory, and their jobs, 2.6 KB each, half of it). A small
+    // pass reads each state once.
+    let chunk = PassStages.stateChunk
+    let reread = feeds.count > chunk
+    for start in stride(from: 0, to: feeds.count, by: chunk) {
+      let part = Array(feeds[start..<min(feeds.count, start + chunk)])
+      let states = PassStages.loadStates(part, directory: store.directory, readOnly: dryRun)
+      for (offset, (feed, loaded)) in zip(part, states).enumerated() {
+        guard let loaded else { continue }
+        switch schedule(
+          feed, loaded, force: force, ignoreRetryAfter: ignoreRetryAfter, mode: mode, now: now, dryRun: dryRun,
+          hostHold: Schedule.hold(feed, in: holds).flatMap { $0 > now ? $0 : nil })
+        {
+        case .finished(let outcome):
+          outcomes.append(outcome)
+        case .due(var job):
+          job.position = outcomes.count
+          outcomes.append(job.outcome)
+          if reread, !job.restarted {
+            due.append(.later(feed: start + offset, position: job.position))
+          } else {
+            job.saved = PassStages.saved(loaded)
+            due.append(.job(job))
+          }
+        }
       }
     }
     let engine = RuleEngine(rules: config.rules, settings: config.settings.notify)
@@ -124,7 +139,23 @@ public struct Poller {
     // The feeds whose poll changed nothing but its times: recorded once, after the last batch (PollTimes).
     var times: [String: (times: PollTimes.Times, position: Int)] = [:]
     PassStages.inBatches(
-      due, size: max(32, 4 * config.settings.concurrency), cancellation: cancellation, fetch: fetch
+      due, size: max(32, 4 * config.settings.concurrency), cancellation: cancellation,
+      prepare: { pending in
+        let jobs = pending.map { due in
+          switch due {
+          case .job(let job): return job
+          case .later(let index, let position):
+            var job = FeedJob(feed: feeds[index], state: FeedState(url: feeds[index].url), outcome: outcomes[position])
+            job.position = position
+            job.reread = true
+            return job
+          }
+        }
+        let (ready, unreadable) = PassStages.reread(jobs[...], directory: store.directory, readOnly: dryRun)
+        for (position, error) in unreadable { outcomes[position].failures.append(.unreadableState(error)) }
+        return ready
+      },
+      fetch: fetch
     ) { batch, bodies in
       heartbeat?()
       Self.noteHosts(batch, holds: &holds, now: now)

@@ -100,6 +100,40 @@ struct PollerTests {
     #expect(sent[2].headers["if-none-match"] != nil)
   }
 
+  @Test("a pass over more feeds than it reads at once acts on exactly the new items, each once")
+  func manyFeeds() throws {
+    let dir = try TemporaryDirectory()
+    let count = 700  // more than the 512 states a pass reads at once (PassStages.stateChunk)
+    func write(_ feed: Int, items: Int) throws {
+      let body = (0..<items).map { "<item><title>T\(feed)-\($0)</title><guid>g\(feed)-\($0)</guid></item>" }
+      try Data("<rss version=\"2.0\"><channel><title>F</title>\(body.joined())</channel></rss>".utf8)
+        .write(to: dir.url.appendingPathComponent("f\(feed).xml"))
+    }
+    for feed in 0..<count { try write(feed, items: 2) }
+    let store = try StateStore(directory: dir.url.appendingPathComponent("state").path)
+    let config = try ConfigLoader.parse(
+      "settings: { max_age: none }\nfeeds:\n"
+        + (0..<count).map { "  - { name: f\($0), url: \(dir.url.path)/f\($0).xml }\n" }.joined()
+        + "rules:\n  - { name: all, match: { title: T }, notify: { summary: '{title}' } }\n", path: "t.yaml")
+    let runner = RecordingActionRunner()
+    let poller = Poller(config: config, store: store, transport: CurlTransport(userAgent: "test"), runner: runner)
+    let first = poller.poll(config.feeds, force: true, now: Self.now)
+    #expect(first.count == count && first.allSatisfy { $0.newItems == 2 && $0.failures.isEmpty })
+    #expect(runner.actions.isEmpty)
+    // A new item in every third feed, among them feeds of the first and the last chunk.
+    let changed = Set(stride(from: 0, to: count, by: 3))
+    for feed in changed { try write(feed, items: 3) }
+    let second = poller.poll(config.feeds, force: true, now: Self.now.addingTimeInterval(60))
+    #expect(
+      second.allSatisfy {
+        $0.failures.isEmpty && $0.newItems == (changed.contains(Int($0.feed.name.dropFirst())!) ? 1 : 0)
+      })
+    #expect(runner.actions.compactMap(\.action.summary).sorted() == changed.map { "T\($0)-2" }.sorted())
+    let third = poller.poll(config.feeds, force: true, now: Self.now.addingTimeInterval(120))
+    #expect(third.allSatisfy { $0.newItems == 0 && $0.failures.isEmpty })
+    #expect(runner.actions.count == changed.count)
+  }
+
   @Test("an unchanged poll writes only its times, to polls.json: the feed's file stays, a load sees them")
   func unchangedPollWritesTimes() throws {
     let h = try Harness()
