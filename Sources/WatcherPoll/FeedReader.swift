@@ -63,7 +63,7 @@ package struct FeedReader: Sendable {
       mode == .catchUp || job.restarted
       || (!job.state.initialized && (job.feed.firstPoll ?? config.settings.firstPoll) == .silent)
     if let parsed = load(
-      job.feed, response: job.response, body: body, state: &job.state, outcome: &job.outcome, now: now,
+      job.feed, response: job.response, body: consume body, state: &job.state, outcome: &job.outcome, now: now,
       identityOnly: silent)
     {
       // After a corrupt state file the feed starts again silently, whatever first_poll says: its items
