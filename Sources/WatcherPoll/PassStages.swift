@@ -191,7 +191,8 @@ enum PassStages {
         bodies.append(pieces)
       }
       fetched = []
-      body(ready, Bodies(bodies))
+      // Handed over, not copied: the parse releases each body piece by piece only if nothing else holds it.
+      body(ready, Bodies(consume bodies))
     }
   }
 }
