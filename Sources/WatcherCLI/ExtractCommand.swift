@@ -3,12 +3,15 @@
 
 import FoundationEssentials
 import Glibc
+import WatcherConfig
 import WatcherFeed
 import WatcherFetch
 import WatcherPoll
 import WatcherSupport
+import WatcherXML
 
-/// `watcher extract URL|FILE [--base URL] [--json]`: the article's title and main text, as `full_text` sees it.
+/// `watcher extract URL|FILE [--base URL] [--json] [--feed NAME | --selector CSS]`: the article's title and main
+/// text, as `full_text` sees it (with a feed's `content_selector:`, as that feed's `full_text` sees it).
 struct ExtractCommand: Command {
   let name = "extract"
   let summary = "print the title and main text of a web article (a URL or a saved page), as full_text reads it"
@@ -16,7 +19,14 @@ struct ExtractCommand: Command {
   let options = [
     Options.base,
     Options.json.described("print {\"url\", \"title\", \"content\"} as JSON"),
+    Self.feed, Self.selector,
+    Options.config,
   ]
+
+  static let feed = OptionSpec(
+    name: "feed", value: "NAME", help: "read the page as this configured feed's full_text does (its content_selector)")
+  static let selector = OptionSpec(
+    name: "selector", value: "CSS", help: "take the text of what this CSS selector matches, as content_selector: does")
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
     let source = arguments.positionals[0]
@@ -24,7 +34,29 @@ struct ExtractCommand: Command {
       terminal.error("error: --base needs an http(s) URL, not '\(base)'")
       return .usage
     }
-    let result = ArticleLoader.load(source, transport: CurlTransport(userAgent: WatcherCLI.userAgent))
+    var selector: HTMLSelector?
+    if let text = arguments.value(Self.selector) {
+      do {
+        selector = try HTMLSelector(text)
+      } catch {
+        terminal.error("error: --selector '\(Terminal.field(text))': \(error)")
+        return .usage
+      }
+    }
+    if let name = arguments.value(Self.feed) {
+      guard selector == nil else {
+        terminal.error("error: give --feed or --selector, not both")
+        return .usage
+      }
+      guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
+      guard let feed = StateOptions.named([name], config: config, terminal: terminal)?.first else { return .usage }
+      selector = feed.contentSelector
+      if let selector {
+        terminal.error("note: feed '\(feed.name)' reads its pages with content_selector '\(selector.text)'")
+      }
+    }
+    let result = ArticleLoader.load(
+      source, transport: CurlTransport(userAgent: WatcherCLI.userAgent), selector: selector)
     guard case .success(let article) = result else {
       if case .failure(let error) = result { terminal.error("error: \(source): \(error)") }
       return .failure

@@ -4,6 +4,7 @@
 import FoundationEssentials
 import Glibc
 import WatcherSupport
+import WatcherXML
 
 /// The whole configuration: settings, feeds and rules.
 public struct Config: Sendable {
@@ -214,6 +215,10 @@ public struct FeedConfig: Sendable, Equatable {
   public var apprise: AppriseAction?
   /// Fetch each new item's article for the `content` field (`nil`: as `settings.full_text` says).
   public var fullText: Bool?
+  /// Where the article is in its pages, for sites where no heuristic finds it (`content_selector:`, a CSS
+  /// selector, checked when the config loads): `full_text` and `watcher extract --feed` take the text of
+  /// what it matches.
+  public var contentSelector: HTMLSelector?
   /// What this feed's first poll acts on (`first_poll:`); nil: `settings.first_poll`.
   public var firstPoll: Settings.FirstPoll?
   /// Where the entry starts in the file.

@@ -5,6 +5,7 @@ import FoundationEssentials
 import Glibc
 import WatcherRegex
 import WatcherSupport
+import WatcherXML
 
 /// The hand-written mapping from YAML nodes to the config model; collects diagnostics instead of stopping.
 package struct ConfigMapper {
@@ -58,7 +59,7 @@ package struct ConfigMapper {
   package static let feedKeys =
     [
       "url", "name", "title", "site", "interval", "tags", "notify", "hook", "apprise", "identity", "full_text",
-      "dedupe", "first_poll",
+      "dedupe", "first_poll", "content_selector",
     ] + fetchKeys
   package static let ruleKeys = [
     "name", "feeds", "match", "tag", "mute", "notify", "hook", "stop", "digest", "digest_hook", "on_update", "webhook",
@@ -293,6 +294,15 @@ package struct ConfigMapper {
         case "hook": feed.hook = hookAction(entry.value, in: context)
         case "apprise": feed.apprise = appriseAction(entry.value, in: context)
         case "full_text": feed.fullText = bool(entry.value, "'full_text'")
+        case "content_selector":
+          guard let text = string(entry.value, "'content_selector'") else { break }
+          do {
+            feed.contentSelector = try HTMLSelector(text)
+          } catch {
+            self.error(
+              "'content_selector' is not a selector this reads: \(error)", at: entry.value.mark,
+              notes: ["write a CSS selector such as 'article .post-body' or 'div#content > p'"])
+          }
         case "dedupe": feed.dedupe = bool(entry.value, "'dedupe'")
         case "first_poll": feed.firstPoll = firstPoll(entry.value)
         case "identity":

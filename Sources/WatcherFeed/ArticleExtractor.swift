@@ -41,15 +41,27 @@ public enum ArticleExtractor {
   ///
   /// `encoding` is the charset of the server's `Content-Type`, if it named one. A gzip-compressed page (a
   /// saved `.html.gz`) is read decompressed.
-  public static func extract(_ bytes: [UInt8], encoding: String? = nil) throws(Failure) -> Article? {
+  ///
+  /// With a `selector` (a feed's `content_selector:`) no heuristic runs: the text is that of the elements it
+  /// matches, in page order (empty when it matches nothing).
+  public static func extract(_ bytes: [UInt8], encoding: String? = nil, selector: HTMLSelector? = nil)
+    throws(Failure) -> Article?
+  {
     if bytes.withUnsafeBufferPointer(Gzip.isGzip) {
       let inflated = try? bytes.withUnsafeBufferPointer { buffer throws(FeedParseError) in
         try Gzip.decompress(buffer, limit: maxPageBytes)
       }
       guard let inflated else { throw .unreadable }
-      return try extract([UInt8](inflated), encoding: encoding)
+      return try extract([UInt8](inflated), encoding: encoding, selector: selector)
     }
     guard bytes.count <= maxPageBytes else { throw .tooLarge(limit: maxPageBytes) }
+    if let selector {
+      guard let root = HTMLTree.parse(bytes, encoding: encoding) else { return nil }
+      let title = title(of: root)
+      let parts = selector.select(in: root).map { ControlCharacters.replaced(Paragraphs.text(of: $0)) }
+      return Article(
+        title: title.map(ControlCharacters.replaced), text: parts.filter { !$0.isEmpty }.joined(separator: "\n\n"))
+    }
     // As Readability.js does: when the heuristics leave under `minimumText` characters, they were wrong for
     // this page (a name that matches a page-wide wrapper, a chosen box whose only child looks like a
     // widget); read it again with the pruning by name, then the class weights, then the cleaning turned

@@ -7,6 +7,7 @@ import WatcherConfig
 import WatcherFeed
 import WatcherFetch
 import WatcherSupport
+import WatcherXML
 
 /// Why an article page gave no text: typed, and turned into words only where it is shown.
 public enum ArticleLoadError: Error, Sendable, Equatable {
@@ -22,6 +23,8 @@ public enum ArticleLoadError: Error, Sendable, Equatable {
   case read(String)
   /// The page has no text.
   case empty
+  /// The feed's `content_selector` matched nothing in the page.
+  case selectorMatchedNothing(String)
   /// Not fetched: the feed's `full_text` budget (pages or seconds) was spent.
   case overBudget(String)
   /// The answer is not a web page (a picture, a PDF, binary data); its media type, if it named one.
@@ -38,6 +41,8 @@ extension ArticleLoadError: CustomStringConvertible {
     case .extract(.unreadable): return "the page is gzip-compressed and cannot be decompressed"
     case .read(let reason): return "cannot read: \(reason)"
     case .empty: return "the page has no text"
+    case .selectorMatchedNothing(let selector):
+      return "its content_selector '\(selector)' matches nothing in the page (see it with 'watcher extract --feed')"
     case .overBudget(let what): return "not fetched: \(what)"
     case .notHTML(let type): return "not a web page (\(type ?? "no type, and not HTML by its content"))"
     }
@@ -75,7 +80,7 @@ public enum ArticleLoader {
   /// network or this machine only from the feed's own origin (`AddressScope.limit`), as for pictures.
   package static func fetch(
     _ urls: [String?], feedURL: String?, feedScope: AddressScope? = nil, limits: Limits,
-    transport: any HTTPTransport, cancellation: Cancellation? = nil
+    transport: any HTTPTransport, cancellation: Cancellation? = nil, selector: HTMLSelector? = nil
   ) -> [Result<ArticleExtractor.Article, ArticleLoadError>] {
     var results = [Result<ArticleExtractor.Article, ArticleLoadError>](repeating: .failure(.noLink), count: urls.count)
     let remote = urls.enumerated().compactMap { index, url in
@@ -102,7 +107,7 @@ public enum ArticleLoader {
           results[index] = .failure(.notHTML(fetched.mediaType))
           continue
         }
-        results[index] = extract(fetched.body, encoding: fetched.charset)
+        results[index] = extract(fetched.body, encoding: fetched.charset, selector: selector)
       }
     }
     return results
@@ -115,7 +120,7 @@ public enum ArticleLoader {
   /// (together); pages past either fail as `.overBudget`. `cancellation` stops the fetches without a word.
   package static func addContent(
     to items: inout [FeedItem], feedURL: String, feedScope: AddressScope? = nil, limits: Limits,
-    transport: any HTTPTransport, cancellation: Cancellation? = nil,
+    transport: any HTTPTransport, cancellation: Cancellation? = nil, selector: HTMLSelector? = nil,
     budget: (pages: Int, deadline: ContinuousClock.Instant, seconds: Int)? = nil
   ) -> [(item: String, error: ArticleLoadError)] {
     var failed: [(item: String, error: ArticleLoadError)] = []
@@ -124,7 +129,7 @@ public enum ArticleLoader {
     let timer = budget.map { Cancellation(parent: cancellation, deadline: $0.deadline) } ?? cancellation
     let articles = fetch(
       items.prefix(fetched).map(\.link), feedURL: feedURL, feedScope: feedScope, limits: limits,
-      transport: transport, cancellation: timer)
+      transport: transport, cancellation: timer, selector: selector)
     for (index, article) in articles.enumerated() {
       switch article {
       case .success(let found): items[index].content = found.text
@@ -153,15 +158,15 @@ public enum ArticleLoader {
   }
 
   /// The article in the page at `source`: an http(s) URL, a file path or `file://` URL (person's choice).
-  public static func load(_ source: String, limits: Limits = Limits(), transport: any HTTPTransport) -> Result<
-    ArticleExtractor.Article, ArticleLoadError
-  > {
+  public static func load(
+    _ source: String, limits: Limits = Limits(), transport: any HTTPTransport, selector: HTMLSelector? = nil
+  ) -> Result<ArticleExtractor.Article, ArticleLoadError> {
     if FeedLocation.isHTTP(source) {
-      return fetch([source], feedURL: nil, limits: limits, transport: transport)[0]
+      return fetch([source], feedURL: nil, limits: limits, transport: transport, selector: selector)[0]
     }
     switch RegularFile.read(FeedLocation.path(of: source), maxBytes: limits.maxBytes) {
     case .failure(let error): return .failure(.read(error.description))
-    case .success(let data): return extract(data, encoding: nil)
+    case .success(let data): return extract(data, encoding: nil, selector: selector)
     }
   }
 
@@ -178,11 +183,14 @@ public enum ArticleLoader {
   }
 
   /// The article in `body`.
-  public static func extract(_ body: Data, encoding: String?) -> Result<ArticleExtractor.Article, ArticleLoadError> {
+  public static func extract(_ body: Data, encoding: String?, selector: HTMLSelector? = nil) -> Result<
+    ArticleExtractor.Article, ArticleLoadError
+  > {
     do {
-      guard let article = try ArticleExtractor.extract([UInt8](body), encoding: encoding) else {
+      guard let article = try ArticleExtractor.extract([UInt8](body), encoding: encoding, selector: selector) else {
         return .failure(.empty)
       }
+      if let selector, article.text.isEmpty { return .failure(.selectorMatchedNothing(selector.text)) }
       return .success(article)
     } catch {
       return .failure(.extract(error))

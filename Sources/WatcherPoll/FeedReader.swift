@@ -527,7 +527,8 @@ package struct FeedReader: Sendable {
     let deadline = min(ContinuousClock.now + .seconds(budget.feedSeconds), pagesDeadline)
     let failed = ArticleLoader.addContent(
       to: &items, feedURL: feed.url, feedScope: feedScope, limits: ArticleLoader.Limits(config.settings),
-      transport: transport, cancellation: cancellation, budget: (budget.pages, deadline, budget.feedSeconds))
+      transport: transport, cancellation: cancellation, selector: feed.contentSelector,
+      budget: (budget.pages, deadline, budget.feedSeconds))
     for (position, index) in act.enumerated() { all[index] = items[position] }
     for (item, error) in failed {
       outcome.warnings.append("full text of '\(item)': \(error); its rules see the feed's text only")

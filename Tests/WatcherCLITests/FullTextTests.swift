@@ -102,6 +102,53 @@ struct FullTextTests {
     #expect(pages() == ["/a.html", "/b.html", "/c.html"])
   }
 
+  @Test(
+    "content_selector: a feed's pages are read by its selector, in a poll and in extract --feed; one that matches nothing is reported; check refuses one it cannot read"
+  )
+  func contentSelector() throws {
+    let (server, dir, binary) = try Self.setUp()
+    defer { server.stop() }
+    let path = dir.url.path
+    // The selector takes the sidebar, which the heuristics leave out: the hook sees it, and only it.
+    let rules = try String(contentsOfFile: "\(path)/rules.yaml", encoding: .utf8)
+    try rules.replacingOccurrences(
+      of: "full_text: true }", with: "full_text: true, content_selector: 'aside.sidebar, .nothing' }"
+    )
+    .replacingOccurrences(of: "match: { content: kubernetes }", with: "match: { content: newsletter }")
+    .write(toFile: "\(path)/rules.yaml", atomically: true, encoding: .utf8)
+    let check = try ChildProcess.run(binary, ["check", "--config", "\(path)/rules.yaml"])
+    #expect(check.status == 0, "\(check.errors)")
+    let poll = try ChildProcess.run(binary, ["poll", "--config", "\(path)/rules.yaml", "--state-dir", "\(path)/s"])
+    #expect(poll.status == 0, "\(poll.errors)")
+    let content = try String(contentsOfFile: "\(path)/content.log", encoding: .utf8)
+    #expect(content == "Cluster news|Also read: our archive, our podcast, and our newsletter.\n", "\(content)")
+    // The bakery's page has no sidebar: said, and its rules see the feed's text.
+    #expect(
+      (poll.output + poll.errors).contains(
+        "full text of 'Bakery': its content_selector 'aside.sidebar, .nothing' matches nothing in the page"),
+      "\(poll.output)\(poll.errors)")
+    // extract --feed reads a page as the feed does; without it, the heuristics.
+    let byFeed = try ChildProcess.run(
+      binary, ["extract", server.url("/a.html"), "--feed", "site", "--config", "\(path)/rules.yaml"])
+    #expect(
+      byFeed.status == 0 && byFeed.output.hasSuffix("\nAlso read: our archive, our podcast, and our newsletter.\n"),
+      "\(byFeed.output)")
+    #expect(byFeed.errors.contains("note: feed 'site' reads its pages with content_selector 'aside.sidebar, .nothing'"))
+    let plain = try ChildProcess.run(binary, ["extract", server.url("/a.html")])
+    #expect(plain.output.contains("The operators moved") && !plain.output.contains("newsletter"), "\(plain.output)")
+    let bad = try ChildProcess.run(binary, ["extract", server.url("/a.html"), "--selector", "p:first-child"])
+    #expect(bad.status == 64 && bad.errors.contains("pseudo-classes such as ':first-child' are not supported"))
+    // A selector it cannot read is a config error, with where it is.
+    try rules.replacingOccurrences(of: "full_text: true }", with: "full_text: true, content_selector: 'div >' }")
+      .write(toFile: "\(path)/rules.yaml", atomically: true, encoding: .utf8)
+    let refused = try ChildProcess.run(binary, ["check", "--config", "\(path)/rules.yaml"])
+    #expect(refused.status == 78, "\(refused.errors)")
+    #expect(
+      refused.errors.contains("rules.yaml:3:")
+        && refused.errors.contains("'content_selector' is not a selector this reads"),
+      "\(refused.errors)")
+  }
+
   @Test("without full_text no page is fetched and content is empty")
   func off() throws {
     let (server, dir, binary) = try Self.setUp(fullText: false)
