@@ -29,7 +29,7 @@ struct ExtractCommand: Command {
     name: "selector", value: "CSS", help: "take the text of what this CSS selector matches, as content_selector: does")
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
-    let source = arguments.positionals[0]
+    var source = arguments.positionals[0]
     if let base = arguments.value(Options.base), !FeedLocation.isHTTP(base) {
       terminal.error("error: --base needs an http(s) URL, not '\(base)'")
       return .usage
@@ -51,6 +51,10 @@ struct ExtractCommand: Command {
       guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
       guard let feed = StateOptions.named([name], config: config, terminal: terminal)?.first else { return .usage }
       selector = feed.contentSelector
+      if let rewrite = feed.linkRewrite, FeedLocation.isHTTP(source), rewrite.apply(source) != source {
+        source = rewrite.apply(source)
+        terminal.error("note: feed '\(feed.name)' fetches its pages at \(Terminal.field(source))")
+      }
       if let selector {
         terminal.error("note: feed '\(feed.name)' reads its pages with content_selector '\(selector.text)'")
       }

@@ -3,6 +3,7 @@
 
 import FoundationEssentials
 import Glibc
+import WatcherRegex
 import WatcherSupport
 import WatcherXML
 
@@ -219,6 +220,10 @@ public struct FeedConfig: Sendable, Equatable {
   /// selector, checked when the config loads): `full_text` and `watcher extract --feed` take the text of
   /// what it matches.
   public var contentSelector: HTMLSelector?
+  /// The address `full_text` fetches instead of an item's link (`link_rewrite: { match, replace }`).
+  ///
+  /// A printer-friendly or text-only page; the item's own link stays as it is.
+  public var linkRewrite: LinkRewrite?
   /// What this feed's first poll acts on (`first_poll:`); nil: `settings.first_poll`.
   public var firstPoll: Settings.FirstPoll?
   /// Where the entry starts in the file.
@@ -268,5 +273,28 @@ public struct FeedConfig: Sendable, Equatable {
     }
     while slug.hasSuffix("-") { slug.removeLast() }
     return slug
+  }
+}
+
+/// `link_rewrite: { match: REGEX, replace: TEXT }`: the first match of `match` in a link is replaced by `replace`.
+public struct LinkRewrite: Sendable, Equatable {
+  public let match: LinearRegex
+  public let replace: String
+
+  public init(match: LinearRegex, replace: String) {
+    self.match = match
+    self.replace = replace
+  }
+
+  /// `link` with its first match replaced, or as it is when nothing matches.
+  public func apply(_ link: String) -> String {
+    guard let range = match.firstMatch(in: link) else { return link }
+    let bytes = Array(link.utf8)
+    return String(
+      decoding: bytes[..<range.lowerBound] + Array(replace.utf8) + bytes[range.upperBound...], as: UTF8.self)
+  }
+
+  public static func == (a: LinkRewrite, b: LinkRewrite) -> Bool {
+    a.match.pattern == b.match.pattern && a.replace == b.replace
   }
 }

@@ -59,7 +59,7 @@ package struct ConfigMapper {
   package static let feedKeys =
     [
       "url", "name", "title", "site", "interval", "tags", "notify", "hook", "apprise", "identity", "full_text",
-      "dedupe", "first_poll", "content_selector",
+      "dedupe", "first_poll", "content_selector", "link_rewrite",
     ] + fetchKeys
   package static let ruleKeys = [
     "name", "feeds", "match", "tag", "mute", "notify", "hook", "stop", "digest", "digest_hook", "on_update", "webhook",
@@ -256,6 +256,26 @@ package struct ConfigMapper {
 
   // MARK: - Feeds
 
+  /// `link_rewrite: { match: REGEX, replace: TEXT }`, its regex compiled.
+  mutating func linkRewrite(_ node: YAMLNode) -> LinkRewrite? {
+    guard let entries = mapping(node, "'link_rewrite'") else { return nil }
+    checkKeys(entries, allowed: ["match", "replace"], in: "link_rewrite")
+    guard let matchNode = value("match", in: entries), let pattern = string(matchNode, "'link_rewrite.match'"),
+      let replaceNode = value("replace", in: entries), let replace = string(replaceNode, "'link_rewrite.replace'")
+    else {
+      error(
+        "'link_rewrite' needs 'match' and 'replace'", at: node.mark,
+        notes: ["for example link_rewrite: { match: '/article/', replace: '/print/' }"])
+      return nil
+    }
+    do {
+      return LinkRewrite(match: try LinearRegex(pattern, caseSensitive: true), replace: replace)
+    } catch {
+      self.error("'link_rewrite.match' is not a regex this reads: \(error.message)", at: matchNode.mark)
+      return nil
+    }
+  }
+
   package mutating func feeds(_ node: YAMLNode, settings: Settings) -> [FeedConfig] {
     guard let elements = sequence(node, "'feeds'") else { return [] }
     var feeds: [FeedConfig] = []
@@ -303,6 +323,7 @@ package struct ConfigMapper {
               "'content_selector' is not a selector this reads: \(error)", at: entry.value.mark,
               notes: ["write a CSS selector such as 'article .post-body' or 'div#content > p'"])
           }
+        case "link_rewrite": feed.linkRewrite = linkRewrite(entry.value)
         case "dedupe": feed.dedupe = bool(entry.value, "'dedupe'")
         case "first_poll": feed.firstPoll = firstPoll(entry.value)
         case "identity":

@@ -121,14 +121,15 @@ public enum ArticleLoader {
   package static func addContent(
     to items: inout [FeedItem], feedURL: String, feedScope: AddressScope? = nil, limits: Limits,
     transport: any HTTPTransport, cancellation: Cancellation? = nil, selector: HTMLSelector? = nil,
-    budget: (pages: Int, deadline: ContinuousClock.Instant, seconds: Int)? = nil
+    rewrite: LinkRewrite? = nil, budget: (pages: Int, deadline: ContinuousClock.Instant, seconds: Int)? = nil
   ) -> [(item: String, error: ArticleLoadError)] {
     var failed: [(item: String, error: ArticleLoadError)] = []
     func name(_ item: FeedItem) -> String { item.title ?? item.link ?? item.key }
     let fetched = budget.map { min($0.pages, items.count) } ?? items.count
     let timer = budget.map { Cancellation(parent: cancellation, deadline: $0.deadline) } ?? cancellation
     let articles = fetch(
-      items.prefix(fetched).map(\.link), feedURL: feedURL, feedScope: feedScope, limits: limits,
+      items.prefix(fetched).map { item in item.link.map { rewrite?.apply($0) ?? $0 } }, feedURL: feedURL,
+      feedScope: feedScope, limits: limits,
       transport: transport, cancellation: timer, selector: selector)
     for (index, article) in articles.enumerated() {
       switch article {

@@ -527,7 +527,7 @@ package struct FeedReader: Sendable {
     let deadline = min(ContinuousClock.now + .seconds(budget.feedSeconds), pagesDeadline)
     let failed = ArticleLoader.addContent(
       to: &items, feedURL: feed.url, feedScope: feedScope, limits: ArticleLoader.Limits(config.settings),
-      transport: transport, cancellation: cancellation, selector: feed.contentSelector,
+      transport: transport, cancellation: cancellation, selector: feed.contentSelector, rewrite: feed.linkRewrite,
       budget: (budget.pages, deadline, budget.feedSeconds))
     for (position, index) in act.enumerated() { all[index] = items[position] }
     for (item, error) in failed {

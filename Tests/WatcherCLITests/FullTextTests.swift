@@ -41,6 +41,10 @@ struct FullTextTests {
           headers: [("Content-Type", "application/rss+xml")])
       case "/a.html": return .ok(article, headers: [("Content-Type", "text/html; charset=utf-8")])
       case "/c.html": return .ok(plainArticle, headers: [("Content-Type", "text/html")])
+      case "/print/a.html":
+        return .ok(
+          "<html><body><p>Printer-friendly: the whole Kubernetes story on one page, without the site around it.</p></body></html>",
+          headers: [("Content-Type", "text/html")])
       default: return .init(status: 404)
       }
     }
@@ -146,6 +150,44 @@ struct FullTextTests {
     #expect(
       refused.errors.contains("rules.yaml:3:")
         && refused.errors.contains("'content_selector' is not a selector this reads"),
+      "\(refused.errors)")
+  }
+
+  @Test(
+    "link_rewrite: full_text fetches the rewritten address (the item keeps its link), extract --feed too; check refuses a bad regex"
+  )
+  func linkRewrite() throws {
+    let (server, dir, binary) = try Self.setUp()
+    defer { server.stop() }
+    let path = dir.url.path
+    let rules = try String(contentsOfFile: "\(path)/rules.yaml", encoding: .utf8)
+    try rules.replacingOccurrences(
+      of: "full_text: true }",
+      with: "full_text: true, link_rewrite: { match: '/a\\.html$', replace: '/print/a.html' } }"
+    ).replacingOccurrences(
+      of: "\"$WATCHER_TITLE\" \"$WATCHER_CONTENT\"", with: "\"$WATCHER_LINK\" \"$WATCHER_CONTENT\""
+    )
+    .write(toFile: "\(path)/rules.yaml", atomically: true, encoding: .utf8)
+    let poll = try ChildProcess.run(binary, ["poll", "--config", "\(path)/rules.yaml", "--state-dir", "\(path)/s"])
+    #expect(poll.status == 0, "\(poll.errors)")
+    let content = try String(contentsOfFile: "\(path)/content.log", encoding: .utf8)
+    #expect(
+      content == server.url("/a.html")
+        + "|Printer-friendly: the whole Kubernetes story on one page, without the site around it.\n",
+      "\(content)")
+    let pages = server.requests.filter { $0.path.hasSuffix(".html") }.map(\.path).sorted()
+    #expect(pages == ["/b.html", "/c.html", "/print/a.html"], "only links that match are rewritten: \(pages)")
+    let extract = try ChildProcess.run(
+      binary, ["extract", server.url("/a.html"), "--feed", "site", "--config", "\(path)/rules.yaml"])
+    #expect(extract.output.contains("Printer-friendly"), "\(extract.output)")
+    #expect(extract.errors.contains("note: feed 'site' fetches its pages at \(server.url("/print/a.html"))"))
+    try rules.replacingOccurrences(
+      of: "full_text: true }", with: "full_text: true, link_rewrite: { match: '(', replace: x } }"
+    )
+    .write(toFile: "\(path)/rules.yaml", atomically: true, encoding: .utf8)
+    let refused = try ChildProcess.run(binary, ["check", "--config", "\(path)/rules.yaml"])
+    #expect(
+      refused.status == 78 && refused.errors.contains("'link_rewrite.match' is not a regex this reads"),
       "\(refused.errors)")
   }
 
