@@ -85,7 +85,23 @@ package struct ConfigMapper {
     if let node = value("feeds", in: entries) { config.feeds = feeds(node, settings: config.settings) }
     if let node = value("rules", in: entries) { config.rules = rules(node, feeds: config.feeds) }
     checkContentRules(config)
+    checkPageOptions(config)
     return config
+  }
+
+  /// `content_selector` and `link_rewrite` say how a feed's pages are read: on a feed that reads none they
+  /// do nothing, which is worth a word.
+  private mutating func checkPageOptions(_ config: Config) {
+    for feed in config.feeds where !feed.wantsFullText(config.settings) {
+      let keys = [feed.contentSelector.map { _ in "content_selector" }, feed.linkRewrite.map { _ in "link_rewrite" }]
+        .compactMap { $0 }
+      guard !keys.isEmpty else { continue }
+      diagnostics.append(
+        Diagnostic(
+          .warning,
+          message: "feed '\(feed.name)' has \(keys.joined(separator: " and ")), but does not fetch its articles",
+          mark: feed.mark, notes: ["add full_text: true to the feed (or settings.full_text: true)"]))
+    }
   }
 
   /// A rule on `content` over feeds that do not fetch their articles can never match on them: a warning

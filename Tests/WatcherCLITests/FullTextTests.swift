@@ -142,6 +142,13 @@ struct FullTextTests {
     #expect(plain.output.contains("The operators moved") && !plain.output.contains("newsletter"), "\(plain.output)")
     let bad = try ChildProcess.run(binary, ["extract", server.url("/a.html"), "--selector", "p:first-child"])
     #expect(bad.status == 64 && bad.errors.contains("pseudo-classes such as ':first-child' are not supported"))
+    // Without full_text it does nothing: check says so.
+    try rules.replacingOccurrences(of: "full_text: true }", with: "full_text: false, content_selector: aside }")
+      .write(toFile: "\(path)/rules.yaml", atomically: true, encoding: .utf8)
+    let idle = try ChildProcess.run(binary, ["check", "--config", "\(path)/rules.yaml"])
+    #expect(
+      idle.errors.contains("warning: feed 'site' has content_selector, but does not fetch its articles"),
+      "\(idle.errors)")
     // A selector it cannot read is a config error, with where it is.
     try rules.replacingOccurrences(of: "full_text: true }", with: "full_text: true, content_selector: 'div >' }")
       .write(toFile: "\(path)/rules.yaml", atomically: true, encoding: .utf8)
