@@ -16,9 +16,6 @@ struct FeedJob: Sendable {
   var state: FeedState
   /// The state as its file held it (with the poll times of `PollTimes`), when there was a file.
   var saved: FeedState?
-  /// Its state is read again just before its batch is fetched (`PassStages.reread`); until then `state`
-  /// is a placeholder.
-  var reread = false
   var outcome: Poller.Outcome
   /// Its state file was corrupt and started again: nothing of it is acted on this pass.
   var restarted = false
@@ -57,35 +54,34 @@ enum PassStages {
     return file.state
   }
 
-  /// The jobs with their states read again (those marked `reread`); a state that can no longer be read whole
-  /// leaves its job out, with the error and the job's position in the pass's outcomes.
-  static func reread(_ jobs: ArraySlice<FeedJob>, directory: String, readOnly: Bool)
-    -> (ready: [FeedJob], unreadable: [(position: Int, error: StateError)])
-  {
-    let wanted = jobs.filter(\.reread)
-    guard !wanted.isEmpty else { return (Array(jobs), []) }
-    var loaded = loadStates(wanted.map(\.feed), directory: directory, readOnly: readOnly)[...]
+  /// The jobs of `pending`, those waiting as `.later` with their states read now; a state that can no longer
+  /// be read whole leaves its job out, with the error and the job's position in the pass's outcomes.
+  static func jobs(
+    _ pending: ArraySlice<Due>, feeds: [FeedConfig], outcomes: [Poller.Outcome], directory: String, readOnly: Bool
+  ) -> (ready: [FeedJob], unreadable: [(position: Int, error: StateError)]) {
+    let later = pending.compactMap { if case .later(let feed, let position) = $0 { (feed, position) } else { nil } }
+    var loaded = loadStates(later.map { feeds[$0.0] }, directory: directory, readOnly: readOnly)[...]
     var ready: [FeedJob] = []
     var unreadable: [(position: Int, error: StateError)] = []
-    for var job in jobs {
-      guard job.reread else {
-        ready.append(job)
+    for due in pending {
+      guard case .later(let index, let position) = due else {
+        if case .job(let job) = due { ready.append(job) }
         continue
       }
       switch loaded.popFirst() ?? nil {
       case .success(let file) where file.restarted == nil:
-        job.state = file.state
+        var job = FeedJob(feed: feeds[index], state: file.state, outcome: outcomes[position])
+        job.position = position
         job.saved = saved(.success(file))
-        job.reread = false
         ready.append(job)
       case .failure(let error):
-        unreadable.append((job.position, error))
+        unreadable.append((position, error))
       default:
         // Corrupt since it was scheduled (it was moved aside): read again at the next pass, from scratch.
         unreadable.append(
           (
-            job.position,
-            .unreadable(path: StateStore.fileName(for: job.feed.url), reason: "it changed during the pass")
+            position,
+            .unreadable(path: StateStore.fileName(for: feeds[index].url), reason: "it changed during the pass")
           ))
       }
     }

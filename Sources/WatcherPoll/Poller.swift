@@ -141,17 +141,8 @@ public struct Poller {
     PassStages.inBatches(
       due, size: max(32, 4 * config.settings.concurrency), cancellation: cancellation,
       prepare: { pending in
-        let jobs = pending.map { due in
-          switch due {
-          case .job(let job): return job
-          case .later(let index, let position):
-            var job = FeedJob(feed: feeds[index], state: FeedState(url: feeds[index].url), outcome: outcomes[position])
-            job.position = position
-            job.reread = true
-            return job
-          }
-        }
-        let (ready, unreadable) = PassStages.reread(jobs[...], directory: store.directory, readOnly: dryRun)
+        let (ready, unreadable) = PassStages.jobs(
+          pending, feeds: feeds, outcomes: outcomes, directory: store.directory, readOnly: dryRun)
         for (position, error) in unreadable { outcomes[position].failures.append(.unreadableState(error)) }
         return ready
       },

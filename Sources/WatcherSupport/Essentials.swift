@@ -178,23 +178,30 @@ extension StringProtocol {
 extension String.UTF8View {
   /// Whether the text holds `needle`'s bytes (a plain byte search).
   public func contains(bytes needle: String) -> Bool {
-    let wanted = Array(needle.utf8)
-    guard let first = wanted.first else { return true }
-    func search(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
-      guard text.count >= wanted.count else { return false }
-      var index = 0
-      let last = text.count - wanted.count
-      while index <= last {
-        if text[index] == first {
-          var matched = 1
-          while matched < wanted.count, text[index + matched] == wanted[matched] { matched += 1 }
-          if matched == wanted.count { return true }
-        }
-        index += 1
+    var needle = needle
+    return needle.withUTF8 { wanted in
+      withContiguousStorageIfAvailable {
+        ByteSearch.contains(UnsafeRawBufferPointer($0), UnsafeRawBufferPointer(wanted))
       }
-      return false
+        ?? Array(self).withUnsafeBytes { ByteSearch.contains($0, UnsafeRawBufferPointer(wanted)) }
     }
-    return withContiguousStorageIfAvailable(search) ?? Array(self).withUnsafeBufferPointer(search)
+  }
+}
+
+/// A plain byte search: memchr to each candidate first byte, then memcmp (Glibc's module does not export
+/// memmem).
+enum ByteSearch {
+  static func contains(_ text: UnsafeRawBufferPointer, _ wanted: UnsafeRawBufferPointer) -> Bool {
+    guard let first = wanted.first else { return true }
+    guard let base = text.baseAddress, let want = wanted.baseAddress, text.count >= wanted.count else { return false }
+    var offset = 0
+    let last = text.count - wanted.count
+    while offset <= last, let hit = memchr(base + offset, Int32(first), last - offset + 1) {
+      offset = base.distance(to: UnsafeRawPointer(hit))
+      if memcmp(base + offset, want, wanted.count) == 0 { return true }
+      offset += 1
+    }
+    return false
   }
 }
 
@@ -253,22 +260,7 @@ public struct LowercasedASCII: Sendable {
   /// Whether the bytes hold `needle` (give it in lower case).
   public func contains(_ needle: String) -> Bool {
     var needle = needle
-    return needle.withUTF8 { wanted in
-      bytes.withUnsafeBytes { text in
-        guard let first = wanted.first else { return true }
-        guard let base = text.baseAddress, let want = wanted.baseAddress, text.count >= wanted.count else {
-          return false
-        }
-        // memchr to each candidate first byte, then memcmp (Glibc's module does not export memmem).
-        var offset = 0
-        let last = text.count - wanted.count
-        while offset <= last, let hit = memchr(base + offset, Int32(first), last - offset + 1) {
-          offset = base.distance(to: UnsafeRawPointer(hit))
-          if memcmp(base + offset, want, wanted.count) == 0 { return true }
-          offset += 1
-        }
-        return false
-      }
+    return needle.withUTF8 { wanted in bytes.withUnsafeBytes { ByteSearch.contains($0, UnsafeRawBufferPointer(wanted)) }
     }
   }
 }
