@@ -11,8 +11,10 @@ import WatcherXML
 /// (`article`, `content` and `post` for; `comment`, `sidebar` and `promo` against) and by how much of its
 /// text is links. The best-scoring element is the article; siblings that score near it or read as prose
 /// join it. Within it, lists, tables and boxes that look like link farms, forms or picture galleries are
-/// dropped. Elements that never hold an article (scripts, navigation, forms, hidden elements, and those
-/// whose class or id says menu, share, cookie or sidebar) are removed before scoring.
+/// dropped. Elements that never hold an article (scripts, navigation, hidden elements, and those whose class
+/// or id says menu, share, cookie, sidebar or dateline) are removed before scoring. Both steps are
+/// size-aware: neither removes an element holding most of the text it works on (the page's, or the chosen
+/// box's), whatever its name says.
 public enum ArticleExtractor {
   /// Why a page could not be read.
   public enum Failure: Error, Equatable {
@@ -63,9 +65,11 @@ public enum ArticleExtractor {
         title: title.map(ControlCharacters.replaced), text: parts.filter { !$0.isEmpty }.joined(separator: "\n\n"))
     }
     // As Readability.js does: when the heuristics leave under `minimumText` characters, they were wrong for
-    // this page (a name that matches a page-wide wrapper, a chosen box whose only child looks like a
-    // widget); read it again with the pruning by name, then the class weights, then the cleaning turned
-    // off, and keep the first long enough result, else the longest.
+    // this page; read it again with the class weights, then the cleaning turned off, and keep the first
+    // long enough result, else the longest. Unlike Readability.js, the pruning by name stays on: it
+    // already spares an element holding most of the page's text (a page-wide wrapper with an unlucky
+    // name), and turning it off brings back what it rightly removed, such as the comments under a short
+    // post.
     // A page past `retryBytes` is read once: the retries would multiply the cost of a page that is
     // mostly not an article (or built to be costly).
     var best: Article?
@@ -87,25 +91,26 @@ public enum ArticleExtractor {
 
   /// Which heuristics an attempt uses.
   struct Attempt {
-    var pruneByName = true
     var weighClasses = true
     var cleanBoxes = true
 
     /// All on, then each turned off in turn (and stays off).
-    static let sequence = [
-      Attempt(), Attempt(pruneByName: false), Attempt(pruneByName: false, weighClasses: false),
-      Attempt(pruneByName: false, weighClasses: false, cleanBoxes: false),
-    ]
+    static let sequence = [Attempt(), Attempt(weighClasses: false), Attempt(weighClasses: false, cleanBoxes: false)]
   }
 
   private static func extract(_ root: HTMLElement, _ attempt: Attempt) -> Article {
     let title = title(of: root)
     let body = root.descendants.first { $0.name == "body" } ?? root
-    prune(body, byName: attempt.pruneByName)
+    prune(body) { isHidden($0) }
     wrapTextRuns(body)
+    // A name never prunes an element holding most of the page's paragraph text: that is a page-wide
+    // wrapper (`Page-ad-margins`, `row site_header`), and the article is inside it.
+    let sizes = Scorer()
+    let total = sizes.paragraphText(body)
+    prune(body) { sizes.paragraphText($0) * 2 <= total && isFurniture($0, sizes: sizes) }
     let scorer = Scorer(weighClasses: attempt.weighClasses)
     let article = scorer.article(in: body)
-    if attempt.cleanBoxes { clean(article, scorer: scorer) }
+    if attempt.cleanBoxes { clean(article, scorer: scorer, total: scorer.paragraphText(article)) }
     if let title { dropHeading(repeating: title, in: article) }
     // A page's text reaches hooks and terminals like a feed's: without control characters.
     let text = ControlCharacters.replaced(Paragraphs.text(of: article))
@@ -160,6 +165,11 @@ public enum ArticleExtractor {
       + "|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate"
       + "|pagination|pager|popup|yom-remote|newsletter|subscribe|cookie|promo|toolbar|signup|login",
     words: "share|sharing|byline|author|caption|ad|ads|advert|tags")
+  /// Class and id words of the lines around an article that are not its text: when, by whom, a picture's
+  /// caption.
+  static let dateline = NamePattern(
+    "dateline|timestamp|byline|newscaption",
+    words: "date|dates|time|published|publish|updated|caption|credit|credits|author|meta")
   /// Class and id words that overrule ``unlikely`` (a `main-header-content` may hold the article).
   static let maybe = NamePattern("and|article|body|column|content|main|shadow|story|entry")
   /// Roles of page furniture.
@@ -169,15 +179,16 @@ public enum ArticleExtractor {
   ]
 
   /// Removes every element that cannot be (or be in) the article.
-  private static func prune(_ element: HTMLElement, byName: Bool) {
+  private static func prune(_ element: HTMLElement, _ isFurniture: (HTMLElement) -> Bool) {
     // One pass over the children (removing them one by one would cost the square of their number).
     element.children.removeAll {
-      if case .element(let child) = $0 { isFurniture(child, byName: byName) } else { false }
+      if case .element(let child) = $0 { isFurniture(child) } else { false }
     }
-    for child in element.elements { prune(child, byName: byName) }
+    for child in element.elements { prune(child, isFurniture) }
   }
 
-  private static func isFurniture(_ element: HTMLElement, byName: Bool) -> Bool {
+  /// Whether the element is of a kind that never holds the article, or hidden.
+  private static func isHidden(_ element: HTMLElement) -> Bool {
     if dropped.contains(element.name) { return true }
     let attributes = element.attributes
     if attributes["hidden"] != nil || attributes["aria-hidden"] == "true" { return true }
@@ -186,12 +197,20 @@ public enum ArticleExtractor {
     {
       return true
     }
-    guard byName else { return false }
+    return false
+  }
+
+  /// Whether the element's role, class or id says it is page furniture.
+  private static func isFurniture(_ element: HTMLElement, sizes: Scorer) -> Bool {
+    let attributes = element.attributes
     if let role = attributes["role"]?.lowercased(), unlikelyRoles.contains(role) { return true }
     guard element.name != "body", element.name != "a", element.name != "article", element.name != "main"
     else { return false }
     let names = classAndID(element)
-    return !names.isEmpty && unlikely.matches(names) && !maybe.matches(names)
+    guard !names.isEmpty else { return false }
+    // A short dateline, byline or caption goes even when its name also says `content`.
+    if dateline.matches(names) && sizes.text(element).length < 200 { return true }
+    return unlikely.matches(names) && !maybe.matches(names)
   }
 
   /// Text beside blocks (a run of words and inline elements in a `div` that also holds paragraphs) becomes
@@ -231,9 +250,15 @@ public enum ArticleExtractor {
   // MARK: - After choosing
 
   /// Drops the boxes inside the article that look like furniture after all.
-  private static func clean(_ article: HTMLElement, scorer: Scorer) {
-    article.children.removeAll { if case .element(let child) = $0 { isJunk(child, scorer: scorer) } else { false } }
-    for element in article.elements { clean(element, scorer: scorer) }
+  ///
+  /// A box holding most of the article's paragraph text (`total`) stays whatever it looks like: it is the
+  /// article (an Elementor page's `elementor-widget-container`, a brief whose names are all links).
+  private static func clean(_ article: HTMLElement, scorer: Scorer, total: Int) {
+    article.children.removeAll {
+      guard case .element(let child) = $0 else { return false }
+      return scorer.paragraphText(child) * 2 <= total && isJunk(child, scorer: scorer)
+    }
+    for element in article.elements { clean(element, scorer: scorer, total: total) }
   }
 
   /// Readability's conditional cleaning: headings that are links or furniture, and boxes (lists, tables,
@@ -344,6 +369,18 @@ final class Scorer {
     return found
   }
 
+  private var paragraphTexts: [ObjectIdentifier: Int] = [:]
+
+  /// The length of the text in the element's paragraphs (`p`, `pre` and divs that read as one).
+  func paragraphText(_ element: HTMLElement) -> Int {
+    if let known = paragraphTexts[ObjectIdentifier(element)] { return known }
+    let length =
+      Self.isParagraph(element) || element.name == "pre"
+      ? text(element).length : element.elements.reduce(0) { $0 + paragraphText($1) }
+    paragraphTexts[ObjectIdentifier(element)] = length
+    return length
+  }
+
   /// The element's content score so far (0 for one no paragraph scored).
   func score(_ element: HTMLElement) -> Double { scores[ObjectIdentifier(element)] ?? 0 }
 
@@ -431,7 +468,11 @@ final class Scorer {
 
   private func belongs(_ sibling: HTMLElement, threshold: Double, topClass: String?, topScore: Double) -> Bool {
     var score = scores[ObjectIdentifier(sibling)] ?? 0
-    if let topClass, !topClass.isEmpty, sibling.attributes["class"] == topClass { score += topScore * 0.2 }
+    // A sibling of the top one's class is likely another part of it, unless it is mostly links (a `row`
+    // of "Popular" stories beside the `row` of the article).
+    if let topClass, !topClass.isEmpty, sibling.attributes["class"] == topClass, linkDensity(sibling) < 0.5 {
+      score += topScore * 0.2
+    }
     if score >= threshold && score > 0 { return true }
     guard Self.isParagraph(sibling) else { return false }
     let facts = text(sibling)
