@@ -4,14 +4,14 @@
 # (a multiset; a text shorter than 4 tokens is one shingle); per page tp/fp/fn are normalized by their sum;
 # precision is the mean over pages that extracted something, recall the mean over pages with a truth, and
 # F1 is computed from the two means. Also: pages where nothing was extracted, and the time per page (wall
-# time of the process, and that minus the median start-up of `watcher --version`).
+# time of the process, and that minus the median start-up of `watcher --version`; and its CPU time).
 #
 # Two layouts are read:
 #   DIR/ground-truth.json + DIR/html/ID.html.gz        the article-extraction-benchmark (truth: articleBody)
 #   DIR/NAME/source.html + DIR/NAME/expected.html      mozilla/readability's test pages (truth: the text of
 #                                                      expected.html, Readability.js's own output)
 # Usage: python3 Scripts/bench/extract-quality.py PATH [WATCHER] [--worst N]
-import gzip, html.parser, json, os, re, statistics, subprocess, sys, time
+import gzip, html.parser, json, os, re, resource, statistics, subprocess, sys, time
 from collections import Counter
 
 TOKEN = re.compile(r"\w+", re.UNICODE)
@@ -92,12 +92,14 @@ def main():
         subprocess.run([watcher, "--version"], stdout=subprocess.DEVNULL)
         startups.append(time.perf_counter() - start)
     startup = statistics.median(startups)
-    rows, walls = [], []
+    rows, walls, cpus = [], [], []
     for name, page, truth, url in pages(root):
         command = [watcher, "extract", "--json", page] + (["--base", url] if url else [])
-        start = time.perf_counter()
+        start, used = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
         done = subprocess.run(command, capture_output=True)
         walls.append(time.perf_counter() - start)
+        now = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(now.ru_utime + now.ru_stime - used.ru_utime - used.ru_stime)
         try:
             got = json.loads(done.stdout).get("content") or ""
         except ValueError:
@@ -112,7 +114,8 @@ def main():
           + (f" ({', '.join(empty[:10])}{', …' if len(empty) > 10 else ''})" if empty else ""))
     print(f"time per page: median {statistics.median(walls) * 1000:.1f} ms wall, "
           f"{max(0.0, statistics.median(walls) - startup) * 1000:.1f} ms beyond start-up "
-          f"({startup * 1000:.1f} ms); slowest {max(walls) * 1000:.0f} ms")
+          f"({startup * 1000:.1f} ms); slowest {max(walls) * 1000:.0f} ms; "
+          f"CPU median {statistics.median(cpus) * 1000:.1f} ms, all pages {sum(cpus):.2f} s")
     if worst:
         def page_f1(t):
             pp, rr = precision(*t), recall(*t)

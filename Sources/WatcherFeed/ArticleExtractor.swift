@@ -75,9 +75,12 @@ public enum ArticleExtractor {
     var best: Article?
     for attempt in bytes.count <= retryBytes ? Attempt.sequence : [Attempt()] {
       guard let root = HTMLTree.parse(bytes, encoding: encoding) else { return nil }
-      let article = extract(root, attempt)
+      let (article, pageText) = extract(root, attempt)
+      // The attempts differ in their weights and cleaning, not in what they prune: a page with no text
+      // left to weigh (millions of empty elements) is not read again.
       if article.text.count >= minimumText { return article }
       if best == nil || article.text.count > (best?.text.count ?? 0) { best = article }
+      if pageText == 0 { break }
     }
     guard let best, !best.text.isEmpty || best.title != nil else { return nil }
     return best
@@ -98,7 +101,8 @@ public enum ArticleExtractor {
     static let sequence = [Attempt(), Attempt(weighClasses: false), Attempt(weighClasses: false, cleanBoxes: false)]
   }
 
-  private static func extract(_ root: HTMLElement, _ attempt: Attempt) -> Article {
+  /// The article, and the length of the text left on the page once furniture is pruned.
+  private static func extract(_ root: HTMLElement, _ attempt: Attempt) -> (Article, pageText: Int) {
     let title = title(of: root)
     let body = root.descendants.first { $0.name == "body" } ?? root
     prune(body) { isHidden($0) }
@@ -114,7 +118,7 @@ public enum ArticleExtractor {
     if let title { dropHeading(repeating: title, in: article) }
     // A page's text reaches hooks and terminals like a feed's: without control characters.
     let text = ControlCharacters.replaced(Paragraphs.text(of: article))
-    return Article(title: title.map(ControlCharacters.replaced), text: text)
+    return (Article(title: title.map(ControlCharacters.replaced), text: text), scorer.text(body).length)
   }
 
   // MARK: - The title
@@ -291,7 +295,9 @@ public enum ArticleExtractor {
 
 /// A search in lower-case class and id names for any of several parts of names or whole words.
 ///
-/// A whole word is delimited by anything but a letter or digit: `nav` matches `site-nav` but not `canvas`.
+/// A whole word is delimited by anything but an ASCII letter or digit (bytes of other scripts count as
+/// letters): `nav` matches `site-nav` but not `canvas`. The search is over bytes: it runs for every class
+/// and id of the page, several times.
 struct NamePattern: Sendable {
   let parts: [String]
   let words: Set<Substring>
@@ -300,8 +306,12 @@ struct NamePattern: Sendable {
     self.words = Set(words.split(separator: "|"))
   }
   func matches(_ names: String) -> Bool {
-    if parts.contains(where: { names.contains($0) }) { return true }
-    return !words.isEmpty && names.split { !$0.isLetter && !$0.isNumber }.contains { words.contains($0) }
+    let bytes = names.utf8
+    if parts.contains(where: { bytes.contains(bytes: $0) }) { return true }
+    guard !words.isEmpty else { return false }
+    return names.utf8.split { byte in
+      byte < 0x80 && !(byte >= 0x61 && byte <= 0x7A || byte >= 0x30 && byte <= 0x39 || byte >= 0x41 && byte <= 0x5A)
+    }.contains { words.contains(Substring($0)) }
   }
 }
 
@@ -350,7 +360,10 @@ final class Scorer {
       switch child {
       case .text(let text):
         for scalar in text.unicodeScalars {
-          let space = scalar.properties.isWhitespace
+          let space =
+            scalar.isASCII
+            ? scalar == " " || scalar == "\n" || scalar == "\t" || scalar == "\r" || scalar == "\u{0C}"
+            : scalar.properties.isWhitespace
           if !(space && previousSpace) { found.length += 1 }
           previousSpace = space
           if scalar == "," || scalar == "\u{FF0C}" || scalar == "\u{060C}" || scalar == "\u{3001}" {

@@ -116,7 +116,8 @@ switch which {
 case "rules": try rulesBenchmark()
 case "regex": try regexBenchmark()
 case "extract": try extractBenchmark()
+case "extract-time": try extractTimeBenchmark()
 default:
-  print("usage: watcher-bench [rules|regex|extract]")
+  print("usage: watcher-bench [rules|regex|extract|extract-time DIR [PASSES]]")
   exit(64)
 }
