@@ -12,6 +12,7 @@
 #include <libxml/HTMLparser.h>
 #include <libxml/entities.h>
 #include <libxml/xmlerror.h>
+#include <libxml/xpath.h>
 
 #include <stdlib.h>
 #include <stdint.h>
@@ -282,4 +283,18 @@ static inline size_t watcher_clean_safe_length(const unsigned char *p, size_t n)
       return k;
   }
   return end;
+}
+
+/* A structured error handler that drops the error: libxml2 otherwise prints XPath errors on stderr. The
+ * error is still kept as the thread's last one (xmlGetLastError). */
+static inline void watcher_silent_error(void *context, xmlErrorPtr error) {
+  (void)context;
+  (void)error;
+}
+
+/* Compiles an XPath expression with libxml2's errors kept off stderr (the handler is per thread). */
+static inline xmlXPathCompExprPtr watcher_xpath_compile(const char *text) {
+  xmlResetLastError();
+  xmlSetStructuredErrorFunc(NULL, watcher_silent_error);
+  return xmlXPathCompile((const xmlChar *)text);
 }

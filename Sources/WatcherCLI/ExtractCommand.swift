@@ -10,7 +10,7 @@ import WatcherPoll
 import WatcherSupport
 import WatcherXML
 
-/// `watcher extract URL|FILE [--base URL] [--json] [--feed NAME | --selector CSS]`: the article's title and main
+/// `watcher extract URL|FILE [--base URL] [--json] [--feed NAME | --selector CSS_OR_XPATH]`: the article's title and main
 /// text, as `full_text` sees it (with a feed's `content_selector:`, as that feed's `full_text` sees it).
 struct ExtractCommand: Command {
   let name = "extract"
@@ -26,7 +26,8 @@ struct ExtractCommand: Command {
   static let feed = OptionSpec(
     name: "feed", value: "NAME", help: "read the page as this configured feed's full_text does (its content_selector)")
   static let selector = OptionSpec(
-    name: "selector", value: "CSS", help: "take the text of what this CSS selector matches, as content_selector: does")
+    name: "selector", value: "CSS_OR_XPATH",
+    help: "take the text of what this CSS selector (or XPath, starting with /) matches, as content_selector: does")
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
     var source = arguments.positionals[0]

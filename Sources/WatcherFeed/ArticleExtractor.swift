@@ -58,9 +58,9 @@ public enum ArticleExtractor {
     }
     guard bytes.count <= maxPageBytes else { throw .tooLarge(limit: maxPageBytes) }
     if let selector {
-      guard let root = HTMLTree.parse(bytes, encoding: encoding) else { return nil }
+      guard let (root, selected) = selector.read(bytes, encoding: encoding) else { return nil }
       let title = title(of: root)
-      let parts = selector.select(in: root).map { ControlCharacters.replaced(Paragraphs.text(of: $0)) }
+      let parts = selected.map { ControlCharacters.replaced(Paragraphs.text(of: $0)) }
       return Article(
         title: title.map(ControlCharacters.replaced), text: parts.filter { !$0.isEmpty }.joined(separator: "\n\n"))
     }

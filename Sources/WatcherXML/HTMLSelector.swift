@@ -8,6 +8,9 @@
 /// (`[attr]`, `[attr=value]`, `~=`, `|=`, `^=`, `$=`, `*=`, quoted or not), the descendant (space) and child (`>`)
 /// combinators, and lists of selectors separated by commas. Names are matched without regard to case,
 /// attribute values exactly.
+///
+/// A selector that starts with `/`, `./` or `(` is an XPath 1.0 expression instead (`//div[@itemprop='articleBody']`),
+/// evaluated by libxml2 on the page as its HTML parser reads it (``XPathExpression``).
 public struct HTMLSelector: Sendable, Equatable {
   /// Why a selector could not be read: what, and where (a character offset).
   public struct SyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -85,11 +88,46 @@ public struct HTMLSelector: Sendable, Equatable {
   /// The selector as written.
   public let text: String
   let chains: [Chain]
+  /// The expression, when the selector is XPath.
+  public let xpath: XPathExpression?
 
   public init(_ text: String) throws(SyntaxError) {
     self.text = text
+    let start = text.drop { $0 == " " || $0 == "\t" }
+    if start.hasPrefix("/") || start.hasPrefix("./") || start.hasPrefix("(") {
+      do {
+        xpath = try XPathExpression(text)
+      } catch {
+        throw SyntaxError(message: "XPath: \(error.message)", offset: error.offset)
+      }
+      chains = []
+      return
+    }
+    xpath = nil
     var parser = Parser(Array(text.unicodeScalars))
     chains = try parser.selectorList()
+  }
+
+  /// The page `bytes` as a tree, and the elements the selector takes from it, in document order, leaving
+  /// out those inside an element already taken (their text is in it).
+  public func read(_ bytes: [UInt8], encoding: String? = nil) -> (root: HTMLElement, selected: [HTMLElement])? {
+    guard let xpath else {
+      guard let root = HTMLTree.parse(bytes, encoding: encoding) else { return nil }
+      return (root, select(in: root))
+    }
+    guard let (root, all) = HTMLTree.parse(bytes, encoding: encoding, selecting: xpath) else { return nil }
+    let taken = Set(all.map(ObjectIdentifier.init))
+    return (
+      root,
+      all.filter { element in
+        var ancestor = element.parent
+        while let current = ancestor {
+          if taken.contains(ObjectIdentifier(current)) { return false }
+          ancestor = current.parent
+        }
+        return true
+      }
+    )
   }
 
   /// Whether `element` matches.
@@ -97,6 +135,8 @@ public struct HTMLSelector: Sendable, Equatable {
 
   /// The elements under `root` that match, in document order, leaving out those inside an element already
   /// taken (their text is in it).
+  ///
+  /// A CSS selector's only: an XPath one needs libxml2's tree (``read(_:encoding:)``).
   public func select(in root: HTMLElement) -> [HTMLElement] {
     var found: [HTMLElement] = []
     var stack: [HTMLElement] = [root]

@@ -4,6 +4,7 @@
 internal import CLibXML2
 import FoundationEssentials
 import Glibc
+import WatcherSupport
 
 /// An element of a web page, as libxml2's HTML parser repaired it.
 ///
@@ -79,10 +80,25 @@ public enum HTMLTree {
   /// `encoding` is the charset the server named, if any; without it, the page's `<meta charset>` (or
   /// `http-equiv` content type) decides, else UTF-8. An encoding libxml2 does not know falls back to UTF-8.
   public static func parse(_ bytes: [UInt8], encoding: String? = nil) -> HTMLElement? {
+    parse(bytes, encoding: encoding, xpath: nil)?.root
+  }
+
+  /// The document element of `bytes` and the elements the XPath expression `xpath` selects in it, in
+  /// document order (a selected text node stands for its element; other nodes are left out).
+  public static func parse(_ bytes: [UInt8], encoding: String? = nil, selecting xpath: XPathExpression)
+    -> (root: HTMLElement, selected: [HTMLElement])?
+  {
+    parse(bytes, encoding: encoding, xpath: xpath)
+  }
+
+  private static func parse(_ bytes: [UInt8], encoding: String?, xpath: XPathExpression?)
+    -> (root: HTMLElement, selected: [HTMLElement])?
+  {
     guard !bytes.isEmpty, bytes.count < Int(Int32.max) else { return nil }
     let named = encoding ?? declaredCharset(bytes)
     let bytes = withinTagBudget(bytes)
-    return read(bytes, encoding: named ?? "UTF-8") ?? (named == nil ? nil : read(bytes, encoding: "UTF-8"))
+    return read(bytes, encoding: named ?? "UTF-8", xpath: xpath)
+      ?? (named == nil ? nil : read(bytes, encoding: "UTF-8", xpath: xpath))
   }
 
   /// The most start tags of a page read.
@@ -125,7 +141,9 @@ public enum HTMLTree {
     return nil
   }
 
-  private static func read(_ bytes: [UInt8], encoding: String) -> HTMLElement? {
+  private static func read(_ bytes: [UInt8], encoding: String, xpath: XPathExpression?)
+    -> (root: HTMLElement, selected: [HTMLElement])?
+  {
     let options =
       HTML_PARSE_RECOVER.rawValue | HTML_PARSE_NOERROR.rawValue | HTML_PARSE_NOWARNING.rawValue
       | HTML_PARSE_NONET.rawValue | HTML_PARSE_COMPACT.rawValue
@@ -138,11 +156,17 @@ public enum HTMLTree {
     guard let document else { return nil }
     defer { xmlFreeDoc(document) }
     guard let rootNode = xmlDocGetRootElement(document) else { return nil }
-    return convert(rootNode)
+    let wanted = xpath.map { $0.select(in: document) } ?? []
+    var selected: [ObjectIdentifier: Int] = [:]
+    let root = convert(rootNode) { node, element in
+      if wanted.contains(node) { selected[ObjectIdentifier(element)] = 0 }
+    }
+    guard !selected.isEmpty else { return (root, []) }
+    return (root, root.descendants.filter { selected[ObjectIdentifier($0)] != nil })
   }
 
-  /// libxml2's tree as ``HTMLElement``s, built without recursion.
-  private static func convert(_ rootNode: xmlNodePtr) -> HTMLElement {
+  /// libxml2's tree as ``HTMLElement``s, built without recursion; `made` sees each element with its node.
+  private static func convert(_ rootNode: xmlNodePtr, made: (xmlNodePtr, HTMLElement) -> Void) -> HTMLElement {
     let root = HTMLElement(name: name(of: rootNode), attributes: attributes(of: rootNode), parent: nil)
     var stack: [(xmlNodePtr?, HTMLElement, Int)] = [(rootNode.pointee.children, root, 1)]
     while let (first, parent, depth) = stack.popLast() {
@@ -153,6 +177,7 @@ public enum HTMLTree {
         case XML_ELEMENT_NODE:
           guard depth < maxDepth else { continue }
           let element = HTMLElement(name: name(of: current), attributes: attributes(of: current), parent: parent)
+          made(current, element)
           parent.children.append(.element(element))
           if current.pointee.children != nil { stack.append((current.pointee.children, element, depth + 1)) }
         case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
@@ -184,6 +209,55 @@ public enum HTMLTree {
         child = text.pointee.next
       }
       found[String(cString: name).lowercased()] = value
+    }
+    return found
+  }
+}
+
+/// An XPath 1.0 expression, compiled by libxml2, for `content_selector:` on the pages where a CSS selector
+/// cannot say where the article is.
+public struct XPathExpression: Sendable, Equatable {
+  /// Why libxml2 could not compile it: its message, and the character offset it gave.
+  public struct SyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var message: String
+    public var offset: Int
+    public var description: String { "\(message) (at character \(offset + 1))" }
+  }
+
+  /// The expression as written.
+  public let text: String
+
+  /// Compiles `text`; a compiled expression is made again for each use (libxml2's is not `Sendable`).
+  public init(_ text: String) throws(SyntaxError) {
+    self.text = text
+    LibXML2.initialize()
+    guard let compiled = watcher_xpath_compile(text) else {
+      let error = xmlGetLastError()
+      let message = error?.pointee.message.map { String(cString: $0) }?.trimmingASCIIWhitespace
+      throw SyntaxError(
+        message: message.map { $0.prefix(1).lowercased() + $0.dropFirst() } ?? "not an XPath expression",
+        offset: max(0, Int(error?.pointee.int1 ?? 0)))
+    }
+    xmlXPathFreeCompExpr(compiled)
+  }
+
+  /// The element nodes the expression selects in `document` (a text node gives its parent).
+  func select(in document: htmlDocPtr) -> Set<xmlNodePtr> {
+    guard let compiled = watcher_xpath_compile(text) else { return [] }
+    defer { xmlXPathFreeCompExpr(compiled) }
+    guard let context = xmlXPathNewContext(document) else { return [] }
+    defer { xmlXPathFreeContext(context) }
+    guard let result = xmlXPathCompiledEval(compiled, context) else { return [] }
+    defer { xmlXPathFreeObject(result) }
+    guard let set = result.pointee.nodesetval, let nodes = set.pointee.nodeTab else { return [] }
+    var found: Set<xmlNodePtr> = []
+    for index in 0..<Int(set.pointee.nodeNr) {
+      guard let node = nodes[index] else { continue }
+      switch node.pointee.type {
+      case XML_ELEMENT_NODE: found.insert(node)
+      case XML_TEXT_NODE, XML_CDATA_SECTION_NODE: if let parent = node.pointee.parent { found.insert(parent) }
+      default: continue
+      }
     }
     return found
   }

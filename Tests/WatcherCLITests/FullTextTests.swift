@@ -158,6 +158,18 @@ struct FullTextTests {
       refused.errors.contains("rules.yaml:3:")
         && refused.errors.contains("'content_selector' is not a selector this reads"),
       "\(refused.errors)")
+    // XPath as well: refused with libxml2's reason and nothing of libxml2's own on stderr; read when valid.
+    try rules.replacingOccurrences(of: "full_text: true }", with: "full_text: true, content_selector: \"//aside[\" }")
+      .write(toFile: "\(path)/rules.yaml", atomically: true, encoding: .utf8)
+    let badXPath = try ChildProcess.run(binary, ["check", "--config", "\(path)/rules.yaml"])
+    #expect(badXPath.status == 78, "\(badXPath.errors)")
+    #expect(
+      badXPath.errors.contains("rules.yaml:3:") && badXPath.errors.contains("XPath: ")
+        && !badXPath.errors.contains("XPath error"), "\(badXPath.errors)")
+    let byXPath = try ChildProcess.run(
+      binary, ["extract", server.url("/a.html"), "--selector", "//p[contains(., 'operators')]"])
+    #expect(byXPath.status == 0 && byXPath.output.contains("The operators moved"), "\(byXPath.errors)")
+    #expect(!byXPath.output.contains("newsletter") && byXPath.errors.isEmpty, "\(byXPath.output)")
   }
 
   @Test(

@@ -6,8 +6,8 @@ import Testing
 import WatcherFeed
 import WatcherXML
 
-/// `content_selector:`: the CSS subset scraper rules use, over the tree the extractor reads.
-@Suite("CSS selectors")
+/// `content_selector:`: the CSS subset scraper rules use, over the tree the extractor reads, and XPath.
+@Suite("CSS and XPath selectors")
 struct HTMLSelectorTests {
   static let page = Array(
     """
@@ -79,5 +79,57 @@ struct HTMLSelectorTests {
     #expect(article.text == "First paragraph.\n\nSecond.\n\nA comment")
     let none = try #require(try ArticleExtractor.extract(Self.page, selector: HTMLSelector("table.nothing")))
     #expect(none.text.isEmpty)
+  }
+
+  @Test(
+    "an XPath selector (starting with / or ./ or a parenthesis) is evaluated by libxml2: elements, text nodes as their element, nested ones once",
+    arguments: [
+      ("//article[@class='post']//p", ["First paragraph.", "Buy now", "Second.", "A comment"]),
+      ("//div[contains(@class, 'entry')]", ["First paragraph.\n\nBuy now\n\nSecond."]),
+      ("//p[contains(., 'Second')]/text()", ["Second."]),
+      ("(//section | //aside)", ["A comment", "Aside"]),
+      ("//div | //div//p", ["Menu text\n\nFirst paragraph.\n\nBuy now\n\nSecond.\n\nA comment\n\nAside"]),
+      ("//table", []), ("//@class", []), ("(//p)[99]", []),
+    ])
+  func xpath(expression: String, expected: [String]) throws {
+    let selector = try HTMLSelector(expression)
+    #expect(selector.xpath != nil)
+    let (_, selected) = try #require(selector.read(Self.page))
+    #expect(selected.map { Self.text($0) } == expected, "\(expression)")
+  }
+
+  static func text(_ element: HTMLElement) -> String {
+    (try? ArticleExtractor.extract(
+      Array("<html><body>\(html(element))</body></html>".utf8), selector: HTMLSelector("body")))??.text ?? ""
+  }
+
+  static func html(_ element: HTMLElement) -> String {
+    let inner = element.children.map {
+      switch $0 {
+      case .text(let text): text
+      case .element(let child): html(child)
+      }
+    }.joined()
+    return "<\(element.name)>\(inner)</\(element.name)>"
+  }
+
+  @Test(
+    "an XPath expression libxml2 cannot compile says what and where",
+    arguments: ["//div[@class='x'", "//", "/p[", "(//p"])
+  func xpathErrors(expression: String) {
+    do {
+      _ = try HTMLSelector(expression)
+      Issue.record("\(expression) was accepted")
+    } catch {
+      #expect(error.message.hasPrefix("XPath: "), "\(error)")
+      #expect(error.message.count > "XPath: ".count)
+    }
+  }
+
+  @Test("the extractor reads the page by an XPath selector as by a CSS one")
+  func extractsByXPath() throws {
+    let article = try #require(
+      try ArticleExtractor.extract(Self.page, selector: HTMLSelector("//div[@class='entry-content']/p | //section")))
+    #expect(article.text == "First paragraph.\n\nSecond.\n\nA comment")
   }
 }
