@@ -462,6 +462,22 @@ final class Scorer {
         ancestor = current.parent
       }
     }
+    // As Readability.js does: an ancestor that scores higher than the box below it (and no ancestor
+    // between them below a third of the top's score) holds more of the article (a story's intro beside the
+    // `read-more` box of the rest).
+    var lastScore = score(top)
+    let floor = lastScore / 3
+    var ancestor = top.parent
+    while let current = ancestor, current !== body {
+      ancestor = current.parent
+      guard scores[ObjectIdentifier(current)] != nil else { continue }
+      if score(current) < floor { break }
+      if score(current) > lastScore {
+        top = current
+        break
+      }
+      lastScore = score(current)
+    }
     // A lone child stands for its parent: the parent may carry the title and the other parts.
     while let parent = top.parent, parent !== body, parent.elements.count == 1 {
       top = parent

@@ -115,6 +115,23 @@ struct ArticleExtractorTests {
     #expect(article.text == (Self.prose + Self.prose).joined(separator: "\n\n"), "\(article.text)")
   }
 
+  @Test("an ancestor scoring higher than the top box is the article: an intro and paragraphs beside a read-more box")
+  func higherAncestor() throws {
+    let more = (1...6).map {
+      "<p>Later, in part \($0), the committee, which met in private, heard from the police, the courts, "
+        + "and the press, and asked for changes, fixes, and limits.</p>"
+    }
+    let body = """
+      <div id="story"><div class="story-body"><div class="story-intro"><p><strong>\(Self.prose[0])</strong></p></div>
+      <p>\(Self.prose[1])</p><p>\(Self.prose[2])</p>
+      <div id="read-more"><div id="read-more-link"><a href="">Read more</a></div>
+      <div id="read-more-content">\(more.joined())</div></div></div></div>
+      """
+    let article = try #require(try ArticleExtractor.extract(Self.page(body)))
+    for part in Self.prose { #expect(article.text.contains(part), "\(article.text)") }
+    #expect(article.text.contains("Later, in part 6"))
+  }
+
   @Test("datelines, bylines and captions are left out, even inside a box named content")
   func datelines() throws {
     let body = """
