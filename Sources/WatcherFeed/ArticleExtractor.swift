@@ -210,11 +210,37 @@ public enum ArticleExtractor {
     if let role = attributes["role"]?.lowercased(), unlikelyRoles.contains(role) { return true }
     guard element.name != "body", element.name != "a", element.name != "article", element.name != "main"
     else { return false }
-    let names = classAndID(element)
+    let names = isHeadingAnchor(element) ? (element.attributes["class"] ?? "").lowercased() : classAndID(element)
     guard !names.isEmpty else { return false }
     // A short dateline, byline or caption goes even when its name also says `content`.
     if dateline.matches(names) && sizes.text(element).length < 200 { return true }
     return unlikely.matches(names) && !maybe.matches(names)
+  }
+
+  /// Whether the element's id spells its heading (`sharing-with-a-single-developer` on a section headed
+  /// "Sharing with a single developer"): an anchor made from the heading, which says nothing of the box.
+  static func isHeadingAnchor(_ element: HTMLElement) -> Bool {
+    guard let id = element.attributes["id"] else { return false }
+    let idWords = words(id)
+    guard idWords.count >= 2, let heading = firstHeading(in: element) else { return false }
+    return words(Paragraphs.inline(heading)).starts(with: idWords)
+  }
+
+  /// The first heading among the first eight elements inside `element`, in document order.
+  private static func firstHeading(in element: HTMLElement) -> HTMLElement? {
+    var stack = element.elements.prefix(8).reversed() as [HTMLElement]
+    var seen = 0
+    while let next = stack.popLast(), seen < 8 {
+      seen += 1
+      if ["h1", "h2", "h3", "h4", "h5", "h6"].contains(next.name) { return next }
+      stack += next.elements.prefix(8).reversed()
+    }
+    return nil
+  }
+
+  /// The lower-case words of `text`: runs of letters and digits.
+  private static func words(_ text: String) -> [Substring] {
+    text.lowercased().split { !$0.isLetter && !$0.isNumber }
   }
 
   /// Text beside blocks (a run of words and inline elements in a `div` that also holds paragraphs) becomes

@@ -53,6 +53,10 @@ struct ArticleExtractorTests {
     arguments: [
       "<div class=\"row site_header\"><div class=\"wrap\">\(ArticleExtractorTests.proseHTML)</div></div>",
       "<div id=\"ad-portal\"><div>\(ArticleExtractorTests.proseHTML)</div></div>",
+      "<div class=\"Page-ad-margins\"><div class=\"PageBuilder-pageRow\">\(ArticleExtractorTests.proseHTML)</div></div>",
+      "<div class=\"header-style-header-2\"><div class=\"panel-two-col-sidebar-right-mix\">"
+        + "\(ArticleExtractorTests.proseHTML)</div></div><div class=\"sidebar\"><p>Most read: cats, dogs, birds, "
+        + "and fish.</p></div>",
       "<div class=\"elementor-column\"><div class=\"elementor-widget-container\">"
         + "\(ArticleExtractorTests.proseHTML)</div></div><div class=\"elementor-widget\"><p>Share</p></div>",
     ])
@@ -130,6 +134,35 @@ struct ArticleExtractorTests {
     let article = try #require(try ArticleExtractor.extract(Self.page(body)))
     for part in Self.prose { #expect(article.text.contains(part), "\(article.text)") }
     #expect(article.text.contains("Later, in part 6"))
+  }
+
+  @Test("a section whose id spells its heading is read, whatever words the id holds")
+  func headingAnchors() throws {
+    let sections = [
+      ("why-the-library", "Why the library"), ("sharing-with-a-single-reader", "Sharing with a single reader"),
+      ("the-building", "The building"),
+    ]
+    let body = sections.enumerated().map { index, section in
+      "<div class=\"section\" id=\"\(section.0)\"><h2>\(section.1)</h2><p>\(Self.prose[index])</p></div>"
+    }.joined()
+    let article = try #require(try ArticleExtractor.extract(Self.page("<div class=\"document\">\(body)</div>")))
+    for part in Self.prose { #expect(article.text.contains(part), "\(article.text)") }
+    // An id that does not spell the heading still says what the box is.
+    let share = "<div id=\"sharing-tools\"><h2>Share this</h2><p>Share on this, that, and the other network.</p></div>"
+    let shared = try #require(try ArticleExtractor.extract(Self.page("<div class=\"document\">\(body)\(share)</div>")))
+    #expect(!shared.text.contains("other network"))
+  }
+
+  @Test("a brief whose names are all links is kept, though its link density is over the cleaner's limit")
+  func linkedBrief() throws {
+    let brief = """
+      <div class="brief"><p><a href="/a">Ann Lee</a>, <a href="/b">Bob Ray</a> and <a href="/c">Cy Tam</a> \
+      won the <a href="/d">town prize</a> on Tuesday, and <a href="/e">Dee Fox</a> came second.</p>
+      <p>The prize, given since 1931 by the <a href="/f">Library Friends</a>, goes to readers who wrote \
+      the best review.</p></div>
+      """
+    let article = try #require(try ArticleExtractor.extract(Self.page("<div class=\"story\">\(brief)</div>")))
+    #expect(article.text.contains("won the town prize") && article.text.contains("goes to readers"), "\(article.text)")
   }
 
   @Test("datelines, bylines and captions are left out, even inside a box named content")
