@@ -114,7 +114,11 @@ public enum ArticleExtractor {
     prune(body) { sizes.paragraphText($0) * 2 <= total && isFurniture($0, sizes: sizes) }
     let scorer = Scorer(weighClasses: attempt.weighClasses)
     let article = scorer.article(in: body)
-    if attempt.cleanBoxes { clean(article, scorer: scorer, total: scorer.paragraphText(article)) }
+    if attempt.cleanBoxes {
+      let total = scorer.paragraphText(article)
+      clean(article, scorer: scorer, total: total)
+      dropLinkRuns(article, scorer: scorer, total: total)
+    }
     if let title { dropHeading(repeating: title, in: article) }
     // A page's text reaches hooks and terminals like a feed's: without control characters.
     let text = ControlCharacters.replaced(Paragraphs.text(of: article))
@@ -290,6 +294,48 @@ public enum ArticleExtractor {
     }
     for element in article.elements { clean(element, scorer: scorer, total: total) }
   }
+
+  /// Removes the runs of paragraphs inside the article that are links and little else (a "You may also
+  /// like" list of titles, "DON'T MISS" and its links), with the short line that introduces a run.
+  ///
+  /// A run is two or more such paragraphs in a row, or one after a short line without links; a lone
+  /// linked paragraph may be the article's own (a source, a document), and stays.
+  private static func dropLinkRuns(_ article: HTMLElement, scorer: Scorer, total: Int) {
+    for element in [article] + article.descendants where !element.children.isEmpty {
+      var drop: Set<Int> = []
+      var run: [Int] = []
+      var lead: Int?
+      var runLead: Int?
+      func close() {
+        if run.count >= 2 || !run.isEmpty && runLead != nil { drop.formUnion(run + (runLead.map { [$0] } ?? [])) }
+        run = []
+      }
+      for (index, child) in element.children.enumerated() {
+        guard case .element(let inner) = child, Scorer.isParagraph(inner) || linkRunNames.contains(inner.name) else {
+          if case .text(let text) = child, !text.contains(where: { !$0.isWhitespace }) { continue }
+          close()
+          lead = nil
+          continue
+        }
+        let facts = scorer.text(inner)
+        if facts.length == 0 { continue }
+        if scorer.linkDensity(inner) >= 0.75 && scorer.paragraphText(inner) * 2 <= total {
+          if run.isEmpty { runLead = lead }
+          run.append(index)
+          lead = nil
+        } else {
+          close()
+          lead = facts.length <= 40 && facts.linkLength == 0 ? index : nil
+        }
+      }
+      close()
+      guard !drop.isEmpty else { continue }
+      element.children = element.children.enumerated().filter { !drop.contains($0.offset) }.map(\.element)
+    }
+  }
+
+  /// The elements besides paragraphs that a run of links is made of, or introduced by.
+  static let linkRunNames: Set<String> = ["li", "h1", "h2", "h3", "h4", "h5", "h6"]
 
   /// Readability's conditional cleaning: headings that are links or furniture, and boxes (lists, tables,
   /// divs) that are furniture by name, picture galleries, link lists, or nearly empty.

@@ -165,6 +165,28 @@ struct ArticleExtractorTests {
     #expect(article.text.contains("won the town prize") && article.text.contains("goes to readers"), "\(article.text)")
   }
 
+  @Test(
+    "runs of link-only paragraphs in the article (You may also like, DON'T MISS) go with their lead-in; a lone link stays"
+  )
+  func linkRuns() throws {
+    let body = """
+      <article class="content">\(Self.proseHTML)<p><a href="/report.pdf">The full report of the council</a></p>
+      <p>And the reading rooms, which open at nine, close at eight in winter, and at ten in summer.</p>
+      <p><strong>DON'T MISS</strong></p><p><a href="/x">Bakery closes after sixty years</a> [VIDEO]</p>
+      <p>Then the council, at last, and after a long debate, agreed the budget for the year.</p>
+      <p>You may also like...</p><p><a href="/1">Who will run the library in 2026?</a></p>
+      <p><a href="/2">The ten best reading rooms in the county</a></p><p><a href="/3">Town fair dates</a></p>
+      </article>
+      """
+    let article = try #require(try ArticleExtractor.extract(Self.page(body)))
+    for part in Self.prose { #expect(article.text.contains(part)) }
+    #expect(article.text.contains("The full report of the council"), "\(article.text)")
+    #expect(article.text.contains("agreed the budget"))
+    for gone in ["DON'T MISS", "Bakery closes", "You may also like", "Who will run", "ten best", "Town fair"] {
+      #expect(!article.text.contains(gone), "\(gone): \(article.text)")
+    }
+  }
+
   @Test("datelines, bylines and captions are left out, even inside a box named content")
   func datelines() throws {
     let body = """
