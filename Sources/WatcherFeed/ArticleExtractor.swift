@@ -76,10 +76,10 @@ public enum ArticleExtractor {
     for attempt in bytes.count <= retryBytes ? Attempt.sequence : [Attempt()] {
       guard let root = HTMLTree.parse(bytes, encoding: encoding) else { return nil }
       let (article, pageText) = extract(root, attempt)
-      // The attempts differ in their weights and cleaning, not in what they prune: a page with no text
-      // left to weigh (millions of empty elements) is not read again.
       if article.text.count >= minimumText { return article }
       if best == nil || article.text.count > (best?.text.count ?? 0) { best = article }
+      // The attempts differ in their weights and cleaning, not in what they prune: a page with no text
+      // left to weigh (millions of empty elements) is not read again.
       if pageText == 0 { break }
     }
     guard let best, !best.text.isEmpty || best.title != nil else { return nil }
@@ -381,7 +381,7 @@ struct NamePattern: Sendable {
     let bytes = names.utf8
     if parts.contains(where: { bytes.contains(bytes: $0) }) { return true }
     guard !words.isEmpty else { return false }
-    return names.utf8.split { byte in
+    return bytes.split { byte in
       byte < 0x80 && !(byte >= 0x61 && byte <= 0x7A || byte >= 0x30 && byte <= 0x39 || byte >= 0x41 && byte <= 0x5A)
     }.contains { words.contains(Substring($0)) }
   }

@@ -157,12 +157,12 @@ public enum HTMLTree {
     defer { xmlFreeDoc(document) }
     guard let rootNode = xmlDocGetRootElement(document) else { return nil }
     let wanted = xpath.map { $0.select(in: document) } ?? []
-    var selected: [ObjectIdentifier: Int] = [:]
+    var selected: Set<ObjectIdentifier> = []
     let root = convert(rootNode) { node, element in
-      if wanted.contains(node) { selected[ObjectIdentifier(element)] = 0 }
+      if wanted.contains(node) { selected.insert(ObjectIdentifier(element)) }
     }
     guard !selected.isEmpty else { return (root, []) }
-    return (root, root.descendants.filter { selected[ObjectIdentifier($0)] != nil })
+    return (root, root.descendants.filter { selected.contains(ObjectIdentifier($0)) })
   }
 
   /// libxml2's tree as ``HTMLElement``s, built without recursion; `made` sees each element with its node.
