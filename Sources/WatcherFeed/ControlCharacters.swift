@@ -21,37 +21,27 @@ package enum ControlCharacters {
     return String(out)
   }
 
-  /// Whether `text` has a control character: eight bytes at a time, looking closer only at words with a
-  /// C0 control or DEL (tab, newline and return are let through in the word test), or 0xC2 (the lead
-  /// byte of U+0080–U+00BF).
+  /// Whether `text` has a control character: sixteen bytes at a time, looking closer only at a C0 control
+  /// other than tab, newline and return, DEL, or 0xC2 (the lead byte of U+0080–U+00BF).
   package static func contains(_ text: String) -> Bool {
     var text = text
     return text.withUTF8 { bytes in
-      guard let base = bytes.baseAddress else { return false }
       let count = bytes.count
-      func isControl(at j: Int) -> Bool {
-        let b = bytes[j]
-        if b < 0x20 { return b != 0x09 && b != 0x0A && b != 0x0D }
-        if b == 0x7F { return true }
-        return b == 0xC2 && j + 1 < count && bytes[j + 1] >= 0x80 && bytes[j + 1] <= 0x9F
-      }
       var i = 0
-      while i + 8 <= count {
-        let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-        // A quick test first (any byte below 0x20, DEL or 0xC2), then the exact one.
-        if ByteScanning.hasByteBelow(word, 0x20) || ByteScanning.hasByte(word, 0x7F)
-          || ByteScanning.hasByte(word, 0xC2),
-          ByteScanning.controlBytes(word) != 0 || ByteScanning.hasByte(word, 0xC2)
-        {
-          for j in i..<(i + 8) where isControl(at: j) { return true }
-        }
-        i += 8
-      }
-      while i < count {
-        if isControl(at: i) { return true }
+      while true {
+        i = ByteScanning.firstIndex(
+          in: bytes, from: i,
+          vector: { v in
+            let splat = ByteScanning.splat
+            return ((v .< splat(0x20)) .& (v .!= splat(0x09)) .& (v .!= splat(0x0A)) .& (v .!= splat(0x0D)))
+              .| (v .== splat(0x7F)) .| (v .== splat(0xC2))
+          },
+          byte: { b in (b < 0x20 && b != 0x09 && b != 0x0A && b != 0x0D) || b == 0x7F || b == 0xC2 })
+        guard i < count else { return false }
+        // 0xC2 starts a C1 control only before 0x80–0x9F.
+        if bytes[i] != 0xC2 || (i + 1 < count && bytes[i + 1] >= 0x80 && bytes[i + 1] <= 0x9F) { return true }
         i += 1
       }
-      return false
     }
   }
 

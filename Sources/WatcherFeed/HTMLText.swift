@@ -53,7 +53,8 @@ public enum HTMLText {
       if pendingSpace && !out.isEmpty { out.append(32) }
       out.append(0xC2)
     }
-    return out.isEmpty ? nil : String(utf8Bytes: out)
+    // Whitespace and NBSP out of valid UTF-8, every other byte kept: still valid.
+    return out.isEmpty ? nil : String(validUTF8: out)
   }
 
   /// Whether `text` has something besides whitespace and NBSP, that is, whether `collapsed(text)` is not `nil`.
@@ -81,8 +82,21 @@ public enum HTMLText {
   private static func isCollapsed(_ text: String) -> Bool {
     var copy = text
     return copy.withUTF8 { bytes in
-      var previousSpace = true
-      for c in bytes {
+      let n = bytes.count
+      guard n > 0, let base = bytes.baseAddress else { return true }
+      guard bytes[0] != 32, bytes[n - 1] != 32 else { return false }
+      // Sixteen bytes at a time, each tested with the byte after it for a double space.
+      var i = 0
+      let space = ByteScanning.splat(32)
+      while i &+ 17 <= n {
+        let v = ByteScanning.load(base, i)
+        let next = ByteScanning.load(base, i &+ 1)
+        let unclean = (v .< space) .| (v .== ByteScanning.splat(0xC2)) .| ((v .== space) .& (next .== space))
+        if ByteScanning.firstLane(unclean) != nil { return false }
+        i &+= 16
+      }
+      var previousSpace = false
+      for c in UnsafeBufferPointer(rebasing: bytes[i...]) {
         if c == 32 {
           if previousSpace { return false }
           previousSpace = true
@@ -92,7 +106,7 @@ public enum HTMLText {
           previousSpace = false
         }
       }
-      return !previousSpace || bytes.isEmpty
+      return true
     }
   }
 
@@ -114,8 +128,9 @@ public enum HTMLText {
     var found = false
     var copy = text
     copy.withUTF8 { b in
-      var i = 0
       let n = b.count
+      // Only `<` and `&` can start either; the bytes between are skipped sixteen at a time.
+      var i = ByteScanning.firstIndex(of: UInt8(ascii: "<"), or: UInt8(ascii: "&"), in: b)
       while i < n, !found {
         let c = b[i]
         if c == UInt8(ascii: "<"), i + 1 < n {
@@ -134,7 +149,7 @@ public enum HTMLText {
         } else if c == UInt8(ascii: "&"), HTMLEntities.characterReference(b, at: i) != nil {
           found = true
         }
-        i += 1
+        i = ByteScanning.firstIndex(of: UInt8(ascii: "<"), or: UInt8(ascii: "&"), in: b, from: i + 1)
       }
     }
     return found
@@ -186,7 +201,7 @@ public enum HTMLText {
         } else {
           // Copy a run of ordinary bytes at once, with the single spaces between words (which collapsing
           // keeps as they are), so a paragraph of text is one append, not one per word.
-          var j = i + 1
+          var j = ordinaryRunEnd(b, from: i + 1)
           while j < n {
             let d = b[j]
             if isOrdinary(d) {
@@ -255,7 +270,8 @@ public enum HTMLText {
 
     package mutating func finish() -> String? {
       while let last = out.last, last == 32 || last == 10 { out.removeLast() }
-      return out.isEmpty ? nil : String(utf8Bytes: out)
+      // Runs of the input cut only at ASCII bytes and whole NBSPs, and encoded scalars: valid UTF-8.
+      return out.isEmpty ? nil : String(validUTF8: out)
     }
   }
 
@@ -337,6 +353,27 @@ public enum HTMLText {
       j += 1
     }
     return b.count
+  }
+
+  /// Where a run of ordinary bytes and single spaces before ordinary bytes, from `start`, may end: the
+  /// first byte that is neither, sixteen bytes at a time; the byte-by-byte loop after it decides.
+  @inline(__always)
+  private static func ordinaryRunEnd(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    guard let base = b.baseAddress else { return start }
+    let splat = ByteScanning.splat
+    let space = splat(32)
+    @inline(__always) func ordinary(_ v: ByteScanning.Vector) -> ByteScanning.Lanes {
+      (v .> space) .& (v .!= splat(UInt8(ascii: "<"))) .& (v .!= splat(UInt8(ascii: "&"))) .& (v .!= splat(0xC2))
+    }
+    var j = start
+    // Each lane is tested with the byte after it, so sixteen lanes need seventeen bytes.
+    while j &+ 17 <= b.count {
+      let v = ByteScanning.load(base, j)
+      let next = ByteScanning.load(base, j &+ 1)
+      if let lane = ByteScanning.firstLane(.!(ordinary(v) .| ((v .== space) .& ordinary(next)))) { return j &+ lane }
+      j &+= 16
+    }
+    return j
   }
 
   /// A byte that is text as it is: not markup, a reference, whitespace, a control or the lead byte of NBSP.

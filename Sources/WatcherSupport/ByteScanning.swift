@@ -44,6 +44,72 @@ public enum ByteScanning {
     return (below & ~allowed) | zeroBytes(word ^ (ones &* 0x7F))
   }
 
+  /// Sixteen bytes at a time: the SIMD type the scans below test, one SSE2 register.
+  public typealias Vector = SIMD16<UInt8>
+  /// Which lanes of a `Vector` a test picked.
+  public typealias Lanes = SIMDMask<SIMD16<Int8>>
+
+  /// `byte` in every lane.
+  ///
+  /// Compare vectors with vectors (`v .== splat(0x22)`), never with a scalar: the scalar forms of the SIMD
+  /// operators are compiled one lane at a time.
+  @inlinable @inline(__always)
+  public static func splat(_ byte: UInt8) -> Vector { Vector(repeating: byte) }
+
+  /// The sixteen bytes at `base + offset`.
+  @inlinable @inline(__always)
+  public static func load(_ base: UnsafePointer<UInt8>, _ offset: Int) -> Vector {
+    UnsafeRawPointer(base + offset).loadUnaligned(as: Vector.self)
+  }
+
+  /// The first lane `lanes` picked, or `nil`.
+  @inlinable @inline(__always)
+  public static func firstLane(_ lanes: Lanes) -> Int? {
+    let words = unsafeBitCast(lanes, to: SIMD2<UInt64>.self)
+    if words[0] != 0 { return words[0].trailingZeroBitCount &>> 3 }
+    if words[1] != 0 { return 8 &+ words[1].trailingZeroBitCount &>> 3 }
+    return nil
+  }
+
+  /// The offset of the first byte at or after `start` for which `byte` holds, or `bytes.count`.
+  ///
+  /// Sixteen bytes are tested at once with `vector`, which must pick exactly the lanes whose bytes `byte`
+  /// picks; `byte` tests the last few. Both are inlined into the caller, so each use compiles to a loop of
+  /// a few SSE2 instructions per sixteen bytes.
+  @inlinable @inline(__always)
+  public static func firstIndex(
+    in bytes: UnsafeBufferPointer<UInt8>, from start: Int, vector: (Vector) -> Lanes, byte: (UInt8) -> Bool
+  ) -> Int {
+    let n = bytes.count
+    guard let base = bytes.baseAddress else { return n }
+    var i = start
+    while i &+ 16 <= n {
+      if let lane = firstLane(vector(load(base, i))) { return i &+ lane }
+      i &+= 16
+    }
+    while i < n {
+      if byte(base[i]) { return i }
+      i &+= 1
+    }
+    return n
+  }
+
+  /// The offset of the first byte at or after `start` that is not ASCII, or `bytes.count`.
+  @inlinable
+  public static func firstNonASCII(in bytes: UnsafeBufferPointer<UInt8>, from start: Int = 0) -> Int {
+    firstIndex(in: bytes, from: start, vector: { $0 .>= splat(0x80) }, byte: { $0 >= 0x80 })
+  }
+
+  /// The offset of the first `a` or `b` at or after `start`, or `bytes.count`.
+  @inlinable
+  public static func firstIndex(
+    of a: UInt8, or b: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int = 0
+  ) -> Int {
+    let va = splat(a)
+    let vb = splat(b)
+    return firstIndex(in: bytes, from: start, vector: { ($0 .== va) .| ($0 .== vb) }, byte: { $0 == a || $0 == b })
+  }
+
   /// A 64-bit FNV-1a hash of bytes, lowercasing ASCII letters: a Set key for tag names without making a
   /// String.
   @inlinable @inline(__always)
@@ -67,6 +133,21 @@ extension String {
   /// A string from UTF-8 bytes, repairing invalid sequences, through the fast contiguous path.
   package init(utf8Bytes bytes: [UInt8]) {
     self = bytes.withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) }
+  }
+
+  /// A string from bytes that are valid UTF-8 by construction, without checking them again.
+  ///
+  /// For text taken whole from strings, or from input the repairer has made valid, cut only between
+  /// characters: checking again is one more pass over every byte of every item's text. Debug builds, and so
+  /// the tests and the fuzzers' regression runs, still check.
+  package init(validUTF8 bytes: UnsafeBufferPointer<UInt8>) {
+    assert(String(validating: bytes, as: UTF8.self) != nil, "bytes that should be valid UTF-8 are not")
+    self = String(copying: UTF8Span(unchecked: bytes.span))
+  }
+
+  /// `init(validUTF8:)` of an array's bytes.
+  package init(validUTF8 bytes: [UInt8]) {
+    self = bytes.withUnsafeBufferPointer { String(validUTF8: $0) }
   }
 
   /// The string without leading and trailing ASCII whitespace; returns itself when there is none.

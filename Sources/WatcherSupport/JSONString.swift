@@ -4,7 +4,7 @@
 /// The one JSON string escaper: `parse --json`, `status --json`, state files and the config editor's YAML
 /// double-quoted scalars (YAML's escapes include JSON's) all write strings through it.
 ///
-/// Escapes only what JSON requires (`"`, `\\`, C0 controls); `/` and non-ASCII are left alone. Eight plain
+/// Escapes only what JSON requires (`"`, `\\`, C0 controls); `/` and non-ASCII are left alone. Sixteen plain
 /// bytes are skipped at a time, so long texts cost little more than a copy.
 package enum JSONString {
   /// Appends `value` as a JSON string literal to `bytes`.
@@ -13,25 +13,17 @@ package enum JSONString {
     bytes.append(UInt8(ascii: "\""))
     value.withUTF8 { utf8 in
       var start = 0
-      var i = 0
       let n = utf8.count
-      while i < n {
-        // Skip eight plain bytes at a time, or straight to the first byte to escape among them.
-        if i + 8 <= n, let base = utf8.baseAddress {
-          let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
-          let special =
-            controls(word) | ByteScanning.zeroBytes(word ^ 0x2222_2222_2222_2222)
-            | ByteScanning.zeroBytes(word ^ 0x5C5C_5C5C_5C5C_5C5C)
-          if special == 0 {
-            i += 8
-            continue
-          }
-          i += special.trailingZeroBitCount / 8
-        }
-        let c = utf8[i]
-        i += 1
-        guard c < 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") else { continue }
-        let at = i - 1
+      while true {
+        // Straight to the next byte to escape, sixteen plain bytes at a time.
+        let at = ByteScanning.firstIndex(
+          in: utf8, from: start,
+          vector: { v in
+            (v .< ByteScanning.splat(0x20)) .| (v .== ByteScanning.splat(0x22)) .| (v .== ByteScanning.splat(0x5C))
+          },
+          byte: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C })
+        guard at < n else { break }
+        let c = utf8[at]
         bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<at]))
         // Two appends, not an array literal: this runs for every quote of an embedded JSON text.
         bytes.append(92)
@@ -44,7 +36,7 @@ package enum JSONString {
           let hex = Array("0123456789abcdef".utf8)
           bytes.append(contentsOf: [117, 48, 48, hex[Int(c >> 4)], hex[Int(c & 15)]])
         }
-        start = i
+        start = at + 1
       }
       bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<n]))
     }
@@ -57,16 +49,5 @@ package enum JSONString {
     bytes.reserveCapacity(value.utf8.count + 2)
     append(value, to: &bytes)
     return String(decoding: bytes, as: UTF8.self)
-  }
-
-  /// The high bit of each byte of `word` that is a C0 control character, and no other bit (exact even when
-  /// some bytes are ≥ 0x80).
-  @inline(__always)
-  private static func controls(_ word: UInt64) -> UInt64 {
-    // Clear the high bit of every byte so the addition cannot carry, then test < 0x20 on the bytes that had
-    // no high bit.
-    let low = word & 0x7F7F_7F7F_7F7F_7F7F
-    let below = ((low &+ 0x6060_6060_6060_6060) & 0x8080_8080_8080_8080) ^ 0x8080_8080_8080_8080
-    return below & ~word & 0x8080_8080_8080_8080
   }
 }

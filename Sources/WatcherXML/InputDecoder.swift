@@ -115,29 +115,53 @@ package enum InputDecoder {
   /// When every non-ASCII character of `bytes` is in U+0080–U+00FF and their Latin-1 bytes are valid UTF-8, returns
   /// those bytes; otherwise `nil`. feedparser applies the same repair.
   package static func undoDoubleEncoding(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-    // Mojibake of this kind always contains the lead bytes 0xC2 or 0xC3; memchr finds them fast.
-    guard let base = bytes.baseAddress, memchr(base, 0xC3, bytes.count) != nil || memchr(base, 0xC2, bytes.count) != nil
-    else { return nil }
+    // Checked as it is decoded, without a copy: real text is told apart at its first non-ASCII character
+    // ("São" is 0xC3 0xA3, which as Latin-1 is the lead byte 0xE3 of a three-byte sequence, followed here
+    // by an ASCII "o"), so only true mojibake is ever copied.
+    var i = ByteScanning.firstNonASCII(in: bytes)
+    guard i < bytes.count else { return nil }
+    /// The Latin-1 byte that the pair at `at` spells, if it is one.
+    @inline(__always) func latin1(at at: Int) -> UInt8? {
+      let c = bytes[at]
+      guard c == 0xC2 || c == 0xC3, at + 1 < bytes.count, bytes[at + 1] & 0xC0 == 0x80 else { return nil }
+      return (c & 0x03) << 6 | (bytes[at + 1] & 0x3F)
+    }
+    while i < bytes.count {
+      if bytes[i] < 0x80 {
+        i = ByteScanning.firstNonASCII(in: bytes, from: i)
+        continue
+      }
+      // A whole UTF-8 sequence, spelled as Latin-1 pairs: a lead byte, then its continuation bytes.
+      guard let lead = latin1(at: i) else { return nil }
+      let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 ? 2 : 0
+      guard length > 0, lead <= 0xF4 else { return nil }
+      var scalar = UInt32(lead) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
+      i += 2
+      for _ in 1..<length {
+        guard i < bytes.count, let next = latin1(at: i), next & 0xC0 == 0x80 else { return nil }
+        scalar = scalar << 6 | UInt32(next & 0x3F)
+        i += 2
+      }
+      // No overlong forms, no surrogates, nothing past U+10FFFF.
+      let smallest: UInt32 = length == 2 ? 0x80 : length == 3 ? 0x800 : 0x10000
+      guard scalar >= smallest, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else {
+        return nil
+      }
+    }
     var latin1: [UInt8] = []
     latin1.reserveCapacity(bytes.count)
-    var i = 0
+    i = 0
     while i < bytes.count {
       let c = bytes[i]
       if c < 0x80 {
         latin1.append(c)
         i += 1
-      } else if (c == 0xC2 || c == 0xC3), i + 1 < bytes.count, bytes[i + 1] & 0xC0 == 0x80 {
+      } else {
         latin1.append((c & 0x03) << 6 | (bytes[i + 1] & 0x3F))
         i += 2
-      } else {
-        return nil
       }
     }
-    let result = latin1.withUnsafeBufferPointer { buffer -> [UInt8]? in
-      // Must decode as UTF-8 with at least one multi-byte sequence, else it was real Latin-1 text.
-      firstUnclean(buffer) == nil && buffer.contains { $0 >= 0x80 } ? latin1 : nil
-    }
-    return result
+    return latin1
   }
 
   /// The `encoding` pseudo-attribute of the XML declaration in the first 1 KB, lowercased.

@@ -229,7 +229,8 @@ package final class XMLStreamParser {
       if let fixed = InputDecoder.undoDoubleEncoding(bytes) {
         String(utf8Bytes: fixed)
       } else {
-        String(decoding: bytes, as: UTF8.self)
+        // libxml2's text of input the repairer made valid UTF-8, cut only between characters.
+        String(validUTF8: bytes)
       }
     if c.pointee.capacity > 65_536 {
       free(c.pointee.bytes)
