@@ -121,7 +121,7 @@ package enum InputDecoder {
     var i = ByteScanning.firstNonASCII(in: bytes)
     guard i < bytes.count else { return nil }
     /// The Latin-1 byte that the pair at `at` spells, if it is one.
-    @inline(__always) func latin1(at at: Int) -> UInt8? {
+    @inline(__always) func latin1(at: Int) -> UInt8? {
       let c = bytes[at]
       guard c == 0xC2 || c == 0xC3, at + 1 < bytes.count, bytes[at + 1] & 0xC0 == 0x80 else { return nil }
       return (c & 0x03) << 6 | (bytes[at + 1] & 0x3F)
