@@ -2,6 +2,7 @@
 # Hostile pages for full_text (issue #33): wall time, CPU seconds and peak RSS of `watcher extract` on 8 MiB
 # pages built to be costly: 2.8 million empty <p>, 1.15 million <i></i>, 1.2 million "<p>a, b", and an
 # ordinary 8 MB article of 33,000 paragraphs. Usage: Scripts/bench/hostile-pages.sh [WATCHER]
+# SIZES="1 2 4 8" builds each page at each of those sizes in MiB (default 8), to show the cost is linear.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if [ $# -gt 0 ]; then bin=$1; else
@@ -10,22 +11,31 @@ if [ $# -gt 0 ]; then bin=$1; else
 fi
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-python3 - "$dir" <<'PY'
+sizes=${SIZES:-8}
+python3 - "$dir" $sizes <<'PY'
 import os, sys
 d = sys.argv[1]
-limit = 8 * 1024 * 1024 - 64
-sentence = '<p>' + ' '.join('word%d' % i for i in range(40)) + ', and more text here.</p>\n'
-pages = {
-    'empty-p': '<p>' * (limit // 3),
-    'empty-i': '<i></i>' * 1_150_000,
-    'comma-p': '<p>a, b' * (limit // 7),
-    'article': '<article>' + sentence * (limit // len(sentence) - 1) + '</article>',
-}
-for name, body in pages.items():
-    open(os.path.join(d, name + '.html'), 'w').write('<html><body>' + body + '</body></html>')
+for mib in map(int, sys.argv[2:]):
+    limit = mib * 1024 * 1024 - 64
+    sentence = '<p>' + ' '.join('word%d' % i for i in range(40)) + ', and more text here.</p>\n'
+    pages = {
+        'empty-p': '<p>' * (limit // 3),
+        'empty-i': '<i></i>' * (1_150_000 * mib // 8),
+        'comma-p': '<p>a, b' * (limit // 7),
+        'article': '<article>' + sentence * (limit // len(sentence) - 1) + '</article>',
+    }
+    suffix = '' if sys.argv[2:] == ['8'] else '-%dM' % mib
+    for name, body in pages.items():
+        open(os.path.join(d, name + suffix + '.html'), 'w').write('<html><body>' + body + '</body></html>')
 PY
-printf "%-10s %8s %8s %9s  %s\n" page wall "CPU s" "peak RSS" result
-for name in empty-p empty-i comma-p article; do
+names=()
+for size in $sizes; do
+  for name in empty-p empty-i comma-p article; do
+    if [ "$sizes" = 8 ]; then names+=("$name"); else names+=("$name-${size}M"); fi
+  done
+done
+printf "%-12s %8s %8s %9s  %s\n" page wall "CPU s" "peak RSS" result
+for name in "${names[@]}"; do
   python3 - "$bin" "$dir/$name.html" "$name" <<'PY'
 import resource, subprocess, sys, time
 binary, page, name = sys.argv[1:]
@@ -35,6 +45,6 @@ out, err = p.communicate()
 wall = time.perf_counter() - start
 ru = resource.getrusage(resource.RUSAGE_CHILDREN)  # this process's only child: the extract
 result = f"{len(out)} bytes of text" if p.returncode == 0 else err.decode(errors="replace").strip().rsplit(": ", 1)[-1]
-print(f"{name:<10} {wall:7.2f}s {ru.ru_utime + ru.ru_stime:7.2f}s {ru.ru_maxrss // 1024:6d} MB  {result}")
+print(f"{name:<12} {wall:7.2f}s {ru.ru_utime + ru.ru_stime:7.2f}s {ru.ru_maxrss // 1024:6d} MB  {result}")
 PY
 done

@@ -27,7 +27,6 @@ public struct CurlTransport: HTTPTransport {
   public init(userAgent: String, progress: (@Sendable (_ done: Int, _ failed: Int, _ total: Int) -> Void)? = nil) {
     self.userAgent = userAgent
     self.progress = progress
-    Self.globalInit()
   }
 
   private static let initialized: Bool = {
@@ -46,6 +45,10 @@ public struct CurlTransport: HTTPTransport {
   public func fetch(
     _ requests: [FetchRequest], concurrency: Int, cancellation: Cancellation?, pacer: HostPacer?
   ) -> [Result<FetchResponse, FetchError>] {
+    // libcurl is loaded at its first call (Sources/CCurl/curl.c): at the first real fetch, not when a
+    // command that may read only local files (`extract FILE`, `parse FILE`) makes its transport.
+    guard !requests.isEmpty else { return [] }
+    Self.globalInit()
     var results = [Result<FetchResponse, FetchError>?](repeating: nil, count: requests.count)
     var done = 0
     var failed = 0

@@ -183,6 +183,26 @@ struct BinaryTests {
     #expect(seconds(children) >= hooks.reduce(0, +), "children: \(children), hooks: \(hooks)")
   }
 
+  @Test("reading local files never loads libcurl; fetching a URL does")
+  func curlOnlyToFetch() throws {
+    let binary = try #require(Self.binary)
+    let dir = try TemporaryDirectory()
+    let page = dir.url.appendingPathComponent("page.html")
+    let story = String(repeating: "A sentence of the story. ", count: 40)
+    try Data("<html><body><article><p>\(story)</p></article></body></html>".utf8).write(to: page)
+    // The dynamic loader lists every library it loads, dlopen's included, on stderr.
+    func loadsCurl(_ arguments: [String]) throws -> Bool {
+      var environment = ProcessInfo.processInfo.environment
+      environment["LD_DEBUG"] = "libs"
+      return try ChildProcess.run(binary, arguments, environment: environment).errors.contains("libcurl.so")
+    }
+    #expect(try !loadsCurl(["extract", page.path]))
+    #expect(try !loadsCurl(["parse", fixture]))
+    #expect(try !loadsCurl(["parse", "--json", fixture]))
+    // Port 1 on loopback refuses at once: a fetch that fails, but a fetch.
+    #expect(try loadsCurl(["parse", "http://127.0.0.1:1/feed.xml"]))
+  }
+
   @Test("a missing file exits 1 with the message on stderr")
   func missingFile() throws {
     let binary = try #require(Self.binary)
