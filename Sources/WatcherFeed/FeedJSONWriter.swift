@@ -88,6 +88,9 @@ public struct FeedJSONWriter {
 
   /// Writes the next item from its `encode`d bytes.
   public mutating func item(encoded: [UInt8]) {
+    // The chunk goes before the item would outgrow its room: growing would copy the whole chunk into a
+    // fresh allocation twice its size, once per chunk.
+    if buffer.bytes.count + encoded.count + 1 > buffer.bytes.capacity, !buffer.bytes.isEmpty { flush() }
     if streamed > 0 { buffer.raw(",") }
     buffer.bytes.append(contentsOf: encoded)
     advance()
@@ -105,10 +108,13 @@ public struct FeedJSONWriter {
 
   private mutating func advance() {
     streamed += 1
-    if buffer.bytes.count >= 65_536 {
-      sink(buffer.bytes)
-      buffer = JSONBytes()
-    }
+    if buffer.bytes.count >= 65_536 { flush() }
+  }
+
+  /// Hands the buffered bytes to the sink and starts a new chunk.
+  private mutating func flush() {
+    sink(buffer.bytes)
+    buffer = JSONBytes()
   }
 
   /// Ends a document started with `begin`: the warnings and the closing brackets.

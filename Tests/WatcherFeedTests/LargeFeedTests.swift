@@ -37,6 +37,25 @@ struct LargeFeedTests {
     #expect(items[1_999]["text"] as? String == "Text 1999")
   }
 
+  @Test("items written from their encoded bytes go out in chunks that never outgrow their 64 KiB, whole and in order")
+  func encodedChunks() throws {
+    let parsed = try FeedParser.parse(Self.rss)
+    var whole: [UInt8] = []
+    var writer = FeedJSONWriter { whole += $0 }
+    writer.write(parsed)
+    var chunks: [[UInt8]] = []
+    var streamed = FeedJSONWriter { chunks.append($0) }
+    var feed = parsed.feed
+    feed.items = []
+    streamed.begin(feed)
+    for item in parsed.feed.items { streamed.item(encoded: FeedJSONWriter.encode(item)) }
+    streamed.end(warnings: parsed.warnings)
+    #expect(Array(chunks.joined()) == whole)
+    #expect(chunks.count > 3)
+    // A chunk is handed over before an item would make it grow past the room it started with.
+    for chunk in chunks { #expect(chunk.count <= 65_536, "\(chunk.count)") }
+  }
+
   @Test("a document with hundreds of distinct element names, in several namespaces, is read as with few")
   func manyElementNames() throws {
     var doc = "<rss version=\"2.0\" xmlns:x=\"urn:x\" xmlns:y=\"urn:y\"><channel><title>Names</title>"
