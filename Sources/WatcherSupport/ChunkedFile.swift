@@ -101,21 +101,22 @@ package final class ChunkedFile {
   /// The corresponding C function is `read`.
   package func read(upTo count: Int) throws -> [UInt8] {
     guard count > 0 else { return [] }
-    var bytes = [UInt8](repeating: 0, count: count)
-    var filled = 0
-    while filled < count {
-      let n = bytes.withUnsafeMutableBytes { raw -> Int in
-        guard let base = raw.baseAddress else { return 0 }
-        return Glibc.read(fd, base + filled, count - filled)
+    var failure: Int32 = 0
+    // Read straight into the array's storage: zeroing it first cost as much as a copy of every byte read.
+    let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+      guard let base = buffer.baseAddress else { return }
+      while initialized < count {
+        let n = Glibc.read(fd, base + initialized, count - initialized)
+        if n < 0 {
+          if errno == EINTR { continue }
+          failure = errno
+          break
+        }
+        if n == 0 { break }
+        initialized += n
       }
-      if n < 0 {
-        if errno == EINTR { continue }
-        throw Self.error(errno, path: path)
-      }
-      if n == 0 { break }
-      filled += n
     }
-    bytes.removeLast(count - filled)
+    if failure != 0 { throw Self.error(failure, path: path) }
     return bytes
   }
 
