@@ -135,7 +135,7 @@ package final class AtomParser: FeedElementParser {
     case .id, .published, .updated, .issued, .modified, .created: return .text
     case .category:
       if let term = (attributes.value("term") ?? attributes.value("label")).flatMap(HTMLText.collapsed) {
-        entry.categories.append(term)
+        entry.categories.appendCategory(term)
         return .none
       }
       return .text
@@ -220,16 +220,16 @@ package final class AtomParser: FeedElementParser {
     case .updated, .modified:
       if entry.updated == nil { entry.updated = FeedNormalizer.date(text, reader: reader) }
     case .category:
-      entry.categories.append(text)
+      entry.categories.appendCategory(text)
     default:
       switch (tag.vocabulary, tag.name) {
       case (.media, .description):
         if entry.mediaDescription == nil { entry.mediaDescription = TextConstruct(value: text, isHTML: pendingHTML) }
       case (.dc, .subject), (.media, .category):
-        entry.categories.append(text)
+        entry.categories.appendCategory(text)
       case (.media, .keywords):
         for keyword in text.split(separator: ",") {
-          if let category = HTMLText.collapsed(String(keyword)) { entry.categories.append(category) }
+          if let category = HTMLText.collapsed(String(keyword)) { entry.categories.appendCategory(category) }
         }
       case (.dc, .creator):
         if entry.authorName == nil { entry.authorName = FeedNormalizer.author(text) }
@@ -264,7 +264,7 @@ package final class AtomParser: FeedElementParser {
     let imageEnclosure = enclosures.first { $0.type?.hasPrefix("image/") ?? false }?.url
     return FeedNormalizer.item(
       id: raw.id, title: raw.title, link: alternate(raw.links), author: raw.authorName,
-      categories: raw.categories.compactMap(HTMLText.collapsed),
+      categories: FeedNormalizer.categories(raw.categories),
       published: raw.published ?? raw.updated, updated: raw.updated,
       summary: raw.summary ?? raw.mediaDescription, content: raw.content,
       enclosures: enclosures, image: raw.thumbnail ?? raw.mediaImage ?? imageEnclosure)

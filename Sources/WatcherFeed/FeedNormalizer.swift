@@ -21,6 +21,17 @@ package enum FeedNormalizer {
       html: content?.html ?? summary?.html, enclosures: enclosures, image: image)
   }
 
+  /// Each category collapsed, the blank ones dropped: into one array of the right size (`compactMap` grew
+  /// its result twice for an item's three categories).
+  static func categories(_ values: [String]) -> [String] {
+    var kept: [String] = []
+    kept.reserveCapacity(values.count)
+    for value in values {
+      if let category = HTMLText.collapsed(value) { kept.append(category) }
+    }
+    return kept
+  }
+
   /// `values` without repeats, first occurrence kept; a few are compared directly (no set per item).
   static func unique(_ values: [String]) -> [String] {
     guard values.count > 1 else { return values }
@@ -110,5 +121,14 @@ package final class KnownItems {
     case .all: return stub
     case .known(let known): return known.contains(base) ? stub : nil
     }
+  }
+}
+
+extension Array where Element == String {
+  /// Appends a category as a parser meets it; the first makes room for four, so an item's few categories
+  /// take one allocation, not three.
+  mutating func appendCategory(_ category: String) {
+    if isEmpty { reserveCapacity(4) }
+    append(category)
   }
 }

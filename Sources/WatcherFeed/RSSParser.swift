@@ -267,10 +267,10 @@ package final class RSSParser: FeedElementParser {
     case (.core, .author), (.dc, .creator), (.itunes, .author):
       if item.author == nil, HTMLText.hasVisibleText(text) { item.author = text }
     case (.core, .category), (.dc, .subject), (.media, .category):
-      item.categories.append(text)
+      item.categories.appendCategory(text)
     case (.itunes, .keywords), (.media, .keywords):
       for keyword in text.split(separator: ",") {
-        if let category = HTMLText.collapsed(String(keyword)) { item.categories.append(category) }
+        if let category = HTMLText.collapsed(String(keyword)) { item.categories.appendCategory(category) }
       }
     default: break
     }
@@ -320,7 +320,7 @@ package final class RSSParser: FeedElementParser {
       }
     return FeedNormalizer.item(
       id: raw.guid ?? raw.about, title: raw.title ?? raw.fallbackTitle, link: link,
-      author: raw.author.flatMap(FeedNormalizer.author), categories: raw.categories.compactMap(HTMLText.collapsed),
+      author: raw.author.flatMap(FeedNormalizer.author), categories: FeedNormalizer.categories(raw.categories),
       published: raw.pubDate ?? raw.dcDate ?? raw.issued, updated: raw.updated ?? raw.dcDate,
       summary: raw.summary, content: raw.content, enclosures: raw.enclosures,
       image: images.lazy.compactMap { $0 }.first)
