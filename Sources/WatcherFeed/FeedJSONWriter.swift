@@ -208,7 +208,7 @@ private struct JSONBytes {
       raw(",\"type\":")
       string(enclosure.type)
       raw(",\"length\":")
-      raw(enclosure.length.map(String.init) ?? "null")
+      raw(text: enclosure.length.map(String.init) ?? "null")
       raw("}")
     }
     raw("],\"image\":")
@@ -232,7 +232,9 @@ private struct JSONBytes {
     s.withUTF8Buffer { bytes.append(contentsOf: $0) }
   }
 
-  package mutating func raw(_ s: String) {
+  /// Text that is JSON already, made at run time. (Not an overload of `raw(_:)`: a string literal would pick
+  /// the `String` one, whose append is a loop over the string's UTF-8, for every key of every item.)
+  package mutating func raw(text s: String) {
     bytes.append(contentsOf: s.utf8)
   }
 
