@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Builds of watcher against each other and against sfeed and xmllint, parsing one feed, taking turns.
+
+Usage: parse-ab.py FEED WATCHER [WATCHER...] [--runs 9] [--one-core]
+
+This machine's speed drifts by a third between minutes, so runs of different binaries compare only when
+they take turns: each round runs every binary once, in order. Prints, per binary, the median and best CPU
+seconds (user + system, of the process and all it started) and wall seconds, and each median against
+sfeed's. With --one-core every command runs pinned to one core (taskset -c 0).
+"""
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+
+def timed(cmd, stdin_path=None):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    with open(stdin_path or os.devnull, "rb") as fin:
+        code = subprocess.run(cmd, stdin=fin, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE).returncode
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if code != 0:
+        sys.exit("%s: exit %d" % (" ".join(cmd), code))
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("feed")
+    ap.add_argument("watchers", nargs="+")
+    ap.add_argument("--runs", type=int, default=9)
+    ap.add_argument("--one-core", action="store_true")
+    a = ap.parse_args()
+    pin = ["taskset", "-c", "0"] if a.one_core else []
+    size = os.path.getsize(a.feed)
+    commands = [(w, pin + [w, "parse", "--json", "--max-size", str(size + 1), "--max-items", "10000000", a.feed], None)
+                for w in a.watchers]
+    if shutil.which("sfeed"):
+        commands.append(("sfeed", pin + ["sfeed"], a.feed))
+    if shutil.which("xmllint"):
+        commands.append(("xmllint --stream", pin + ["xmllint", "--stream", "--noout", a.feed], None))
+    samples = {name: [] for name, _, _ in commands}
+    for _ in range(a.runs):
+        for name, cmd, stdin in commands:
+            samples[name].append(timed(cmd, stdin))
+    base = samples.get("sfeed")
+    base_cpu = statistics.median(c for c, _ in base) if base else None
+    base_wall = statistics.median(w for _, w in base) if base else None
+    print("%s (%.0f MB), %d rounds%s; seconds, median (best)" % (
+        os.path.basename(a.feed), size / 1e6, a.runs, ", one core" if a.one_core else ""))
+    print("| binary | CPU | wall | CPU vs sfeed | wall vs sfeed |")
+    print("|---|---:|---:|---:|---:|")
+    for name, _, _ in commands:
+        cpu = [c for c, _ in samples[name]]
+        wall = [w for _, w in samples[name]]
+        cm, wm = statistics.median(cpu), statistics.median(wall)
+        ratio = ("%.2f×" % (cm / base_cpu), "%.2f×" % (wm / base_wall)) if base else ("", "")
+        print("| %s | %.3f (%.3f) | %.3f (%.3f) | %s | %s |" % (name, cm, min(cpu), wm, min(wall), *ratio))
+
+
+if __name__ == "__main__":
+    main()
