@@ -24,8 +24,7 @@ package enum ControlCharacters {
   /// Whether `text` has a control character: sixteen bytes at a time, looking closer only at a C0 control
   /// other than tab, newline and return, DEL, or 0xC2 (the lead byte of U+0080–U+00BF).
   package static func contains(_ text: String) -> Bool {
-    var text = text
-    return text.withUTF8 { bytes in
+    text.withUTF8Bytes { bytes in
       let count = bytes.count
       var i = 0
       while true {

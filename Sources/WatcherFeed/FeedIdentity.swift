@@ -67,8 +67,7 @@ public enum FeedIdentity {
 
     /// Adds `key`; false when it was there already.
     mutating func insert(_ key: String) -> Bool {
-      var key = key
-      return key.withUTF8 { utf8 in
+      key.withUTF8Bytes { utf8 in
         var slot = hash(utf8) & (slots.count - 1)
         while slots[slot] >= 0 {
           if self.key(Int(slots[slot])).elementsEqual(utf8) { return false }

@@ -80,8 +80,7 @@ public enum HTMLText {
 
   /// Whether `text` needs no collapsing: no control characters, NBSP, leading, trailing or double spaces.
   private static func isCollapsed(_ text: String) -> Bool {
-    var copy = text
-    return copy.withUTF8 { bytes in
+    return text.withUTF8Bytes { bytes in
       let n = bytes.count
       guard n > 0, let base = bytes.baseAddress else { return true }
       guard bytes[0] != 32, bytes[n - 1] != 32 else { return false }
@@ -126,8 +125,7 @@ public enum HTMLText {
   /// Used for fields whose type the format does not say (RSS titles, descriptions), as feedparser does.
   public static func looksLikeHTML(_ text: String) -> Bool {
     var found = false
-    var copy = text
-    copy.withUTF8 { b in
+    text.withUTF8Bytes { b in
       let n = b.count
       // Only `<` and `&` can start either; the bytes between are skipped sixteen at a time.
       var i = ByteScanning.firstIndex(of: UInt8(ascii: "<"), or: UInt8(ascii: "&"), in: b)
@@ -159,8 +157,7 @@ public enum HTMLText {
 
   /// Plain text of `html`, and whether decoding produced a `<` or `&` (so it may be HTML escaped twice).
   private static func convert(_ html: String, singleLine: Bool) -> (String?, Bool) {
-    var copy = html
-    return copy.withUTF8 { b -> (String?, Bool) in
+    return html.withUTF8Bytes { b -> (String?, Bool) in
       var sink = TextSink(capacity: b.count, singleLine: singleLine)
       let n = b.count
       var i = 0

@@ -124,8 +124,7 @@ public enum ByteScanning {
 
   /// `lowercaseHash` of a string's UTF-8.
   package static func lowercaseHash(_ text: String) -> UInt64 {
-    var copy = text
-    return copy.withUTF8 { lowercaseHash($0) }
+    text.withUTF8Bytes { lowercaseHash($0) }
   }
 }
 
@@ -133,6 +132,15 @@ extension String {
   /// A string from UTF-8 bytes, repairing invalid sequences, through the fast contiguous path.
   package init(utf8Bytes bytes: [UInt8]) {
     self = bytes.withUnsafeBufferPointer { String(decoding: $0, as: UTF8.self) }
+  }
+
+  /// Calls `body` with the string's UTF-8, in place for a native string (which every string made here
+  /// is), without the copy to a `var` that `withUTF8` needs, and its retain and release.
+  @inlinable
+  public func withUTF8Bytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+    if let result = try utf8.withContiguousStorageIfAvailable(body) { return result }
+    var copy = self
+    return try copy.withUTF8(body)
   }
 
   /// A string from bytes that are valid UTF-8 by construction, without checking them again.

@@ -15,8 +15,7 @@ import Glibc
 public enum DateParser {
   /// Parses `string`, or returns `nil` when it is not a date this parser can read.
   public static func parse(_ string: String) -> Date? {
-    var copy = string
-    return copy.withUTF8 { parse(bytes: $0) }
+    string.withUTF8Bytes { parse(bytes: $0) }
   }
 
   /// `parse` for a date given as UTF-8 bytes.

@@ -9,9 +9,8 @@
 package enum JSONString {
   /// Appends `value` as a JSON string literal to `bytes`.
   package static func append(_ value: String, to bytes: inout [UInt8]) {
-    var value = value
     bytes.append(UInt8(ascii: "\""))
-    value.withUTF8 { utf8 in
+    value.withUTF8Bytes { utf8 in
       var start = 0
       let n = utf8.count
       while true {
