@@ -82,17 +82,13 @@ public enum HTMLText {
   private static func isCollapsed(_ text: String) -> Bool {
     return text.withUTF8Bytes { bytes in
       let n = bytes.count
-      guard n > 0, let base = bytes.baseAddress else { return true }
+      guard n > 0 else { return true }
       guard bytes[0] != 32, bytes[n - 1] != 32 else { return false }
-      // Sixteen bytes at a time, each tested with the byte after it for a double space.
-      var i = 0
+      // Sixteen bytes at a time, each tested with the byte after it for a double space; the loop below
+      // decides from the first byte picked, or goes on over the last few.
       let space = ByteScanning.splat(32)
-      while i &+ 17 <= n {
-        let v = ByteScanning.load(base, i)
-        let next = ByteScanning.load(base, i &+ 1)
-        let unclean = (v .< space) .| (v .== ByteScanning.splat(0xC2)) .| ((v .== space) .& (next .== space))
-        if ByteScanning.firstLane(unclean) != nil { return false }
-        i &+= 16
+      let i = ByteScanning.firstPairIndex(in: bytes, from: 0) { v, next in
+        (v .< space) .| (v .== ByteScanning.splat(0xC2)) .| ((v .== space) .& (next .== space))
       }
       var previousSpace = false
       for c in UnsafeBufferPointer(rebasing: bytes[i...]) {
@@ -356,21 +352,14 @@ public enum HTMLText {
   /// first byte that is neither, sixteen bytes at a time; the byte-by-byte loop after it decides.
   @inline(__always)
   private static func ordinaryRunEnd(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-    guard let base = b.baseAddress else { return start }
     let splat = ByteScanning.splat
     let space = splat(32)
     @inline(__always) func ordinary(_ v: ByteScanning.Vector) -> ByteScanning.Lanes {
       (v .> space) .& (v .!= splat(UInt8(ascii: "<"))) .& (v .!= splat(UInt8(ascii: "&"))) .& (v .!= splat(0xC2))
     }
-    var j = start
-    // Each lane is tested with the byte after it, so sixteen lanes need seventeen bytes.
-    while j &+ 17 <= b.count {
-      let v = ByteScanning.load(base, j)
-      let next = ByteScanning.load(base, j &+ 1)
-      if let lane = ByteScanning.firstLane(.!(ordinary(v) .| ((v .== space) .& ordinary(next)))) { return j &+ lane }
-      j &+= 16
+    return ByteScanning.firstPairIndex(in: b, from: start) { v, next in
+      .!(ordinary(v) .| ((v .== space) .& ordinary(next)))
     }
-    return j
   }
 
   /// A byte that is text as it is: not markup, a reference, whitespace, a control or the lead byte of NBSP.

@@ -94,6 +94,23 @@ public enum ByteScanning {
     return n
   }
 
+  /// `firstIndex` for tests that look at each byte and the one after it (a double space, a space before
+  /// markup): the offset of the first lane `pair` picks, given the sixteen bytes at an offset and the
+  /// sixteen after them by one; or, when fewer than seventeen bytes are left, where the test stopped, for
+  /// the caller to go on byte by byte.
+  @inlinable @inline(__always)
+  public static func firstPairIndex(
+    in bytes: UnsafeBufferPointer<UInt8>, from start: Int, pair: (Vector, Vector) -> Lanes
+  ) -> Int {
+    guard let base = bytes.baseAddress else { return start }
+    var i = start
+    while i &+ 17 <= bytes.count {
+      if let lane = firstLane(pair(load(base, i), load(base, i &+ 1))) { return i &+ lane }
+      i &+= 16
+    }
+    return i
+  }
+
   /// The offset of the first byte at or after `start` that is not ASCII, or `bytes.count`.
   @inlinable
   public static func firstNonASCII(in bytes: UnsafeBufferPointer<UInt8>, from start: Int = 0) -> Int {
