@@ -261,6 +261,101 @@ static inline size_t watcher_find_unclean(const unsigned char *p, size_t from, s
   }
 }
 
+/* Writes the UTF-8 of the scalar v at out; returns how many bytes. */
+static inline size_t watcher_put_utf8(unsigned char *out, uint32_t v) {
+  if (v < 0x80) { out[0] = (unsigned char)v; return 1; }
+  if (v < 0x800) { out[0] = (unsigned char)(0xC0 | (v >> 6)); out[1] = (unsigned char)(0x80 | (v & 0x3F)); return 2; }
+  if (v < 0x10000) {
+    out[0] = (unsigned char)(0xE0 | (v >> 12));
+    out[1] = (unsigned char)(0x80 | ((v >> 6) & 0x3F));
+    out[2] = (unsigned char)(0x80 | (v & 0x3F));
+    return 3;
+  }
+  out[0] = (unsigned char)(0xF0 | (v >> 18));
+  out[1] = (unsigned char)(0x80 | ((v >> 12) & 0x3F));
+  out[2] = (unsigned char)(0x80 | ((v >> 6) & 0x3F));
+  out[3] = (unsigned char)(0x80 | (v & 0x3F));
+  return 4;
+}
+
+/* For `TextRuns`: decodes the character data p[*i..n) into out[*o..] as libxml2 reports it in content: the
+ * predefined and numeric references resolved (libxml2 reads only a lowercase `x` as hexadecimal, and refuses a
+ * value outside XML's Char production), CR LF and a lone CR as LF. Decoding never lengthens the text. Returns
+ * 0 at the end; 1 when it stops at an `&` that starts a named reference other than the predefined ones (the
+ * caller resolves it and calls again); -1 when libxml2 might read the text otherwise: a reference it would
+ * refuse, or a literal `>` (which may end a comment or a `]]>`). */
+static inline int watcher_decode_run(const unsigned char *p, size_t n, size_t *ip, unsigned char *out, size_t *op) {
+  size_t i = *ip, o = *op;
+  for (;;) {
+#if defined(__SSE2__) && defined(__clang__)
+    typedef char v16 __attribute__((vector_size(16)));
+    const v16 amp = (v16){0} + '&', gt = (v16){0} + '>', cr = (v16){0} + 13;
+    while (i + 16 <= n) {
+      v16 v;
+      memcpy(&v, p + i, 16);
+      /* The sixteen bytes are written whole; those past a special byte are written over next. */
+      memcpy(out + o, &v, 16);
+      unsigned mask = (unsigned)__builtin_ia32_pmovmskb128((v16)((v == amp) | (v == gt) | (v == cr)));
+      if (mask) {
+        size_t k = (size_t)__builtin_ctz(mask);
+        i += k;
+        o += k;
+        goto special;
+      }
+      i += 16;
+      o += 16;
+    }
+#endif
+    while (i < n && p[i] != '&' && p[i] != '>' && p[i] != 13) out[o++] = p[i++];
+    if (i >= n) {
+      *ip = i;
+      *op = o;
+      return 0;
+    }
+  special:
+    if (p[i] == '>') return -1;
+    if (p[i] == 13) {
+      out[o++] = 10;
+      i += (i + 1 < n && p[i + 1] == 10) ? 2 : 1;
+      continue;
+    }
+    size_t left = n - i;
+    uint32_t word = 0;
+    if (left >= 4) memcpy(&word, p + i, 4);
+    /* As little-endian numbers: "&lt;", "&gt;", "&amp", "&quo", "&apo". */
+    if (word == 0x3B746C26u) { out[o++] = '<'; i += 4; continue; }
+    if (word == 0x3B746726u) { out[o++] = '>'; i += 4; continue; }
+    if (word == 0x706D6126u && left >= 5 && p[i + 4] == ';') { out[o++] = '&'; i += 5; continue; }
+    if (left >= 6 && p[i + 5] == ';') {
+      if (word == 0x6F757126u && p[i + 4] == 't') { out[o++] = '"'; i += 6; continue; }
+      if (word == 0x6F706126u && p[i + 4] == 's') { out[o++] = '\''; i += 6; continue; }
+    }
+    if (left < 2 || p[i + 1] != '#') {
+      *ip = i;
+      *op = o;
+      return 1;
+    }
+    size_t j = i + 2;
+    int hex = j < n && p[j] == 'x';
+    if (hex) j++;
+    size_t start = j;
+    uint32_t value = 0;
+    while (j < n && j - start < 8) {
+      unsigned char x = p[j];
+      if (x >= '0' && x <= '9') value = value * (hex ? 16 : 10) + (uint32_t)(x - '0');
+      else if (hex && (x | 0x20) >= 'a' && (x | 0x20) <= 'f') value = value * 16 + (uint32_t)((x | 0x20) - 'a' + 10);
+      else break;
+      j++;
+    }
+    if (j == start || j >= n || p[j] != ';') return -1;
+    int valid = value == 9 || value == 10 || value == 13 || (value >= 0x20 && value <= 0xD7FF) ||
+                (value >= 0xE000 && value <= 0xFFFD) || (value >= 0x10000 && value <= 0x10FFFF);
+    if (!valid) return -1;
+    o += watcher_put_utf8(out + o, value);
+    i = j + 1;
+  }
+}
+
 /* Whether p[k..] begins like `marker` (of `length` bytes) as far as p[0..n) goes. */
 static inline int watcher_begins_like(const unsigned char *p, size_t k, size_t n, const char *marker, size_t length) {
   return memcmp(p + k, marker, n - k < length ? n - k : length) == 0;

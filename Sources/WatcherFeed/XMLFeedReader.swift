@@ -39,13 +39,18 @@ package final class XMLFeedReader: XMLFeedHandler {
   private let sink: ItemSink?
   private let known: KnownItems.Filter?
   private let foldsReferences: Bool
+  private let minimumRun: Int
 
-  /// `foldsReferences: false` reads the document exactly as written (see `XMLStreamParser`); tests compare.
+  /// Creates a reader; tests compare its options (see `XMLStreamParser`).
+  ///
+  /// `foldsReferences: false` reads the document exactly as written, and `minimumRun` sets the shortest run
+  /// of text decoded before libxml2 reads the document (0: none).
   package init(
     documentURL: String?, maxFieldBytes: Int, sink: ItemSink? = nil, known: KnownItems.Filter? = nil,
-    foldsReferences: Bool = true
+    foldsReferences: Bool = true, minimumRun: Int = XMLStreamParser.defaultMinimumRun
   ) {
     self.foldsReferences = foldsReferences
+    self.minimumRun = minimumRun
     self.documentURL = documentURL
     self.maxFieldBytes = maxFieldBytes
     self.sink = sink
@@ -66,7 +71,8 @@ package final class XMLFeedReader: XMLFeedHandler {
   ) {
     // The format parsers keep an unowned reference to the stream; the reader keeps it alive.
     let stream = XMLStreamParser(
-      handler: self, documentURL: documentURL, maxFieldBytes: maxFieldBytes, foldsReferences: foldsReferences)
+      handler: self, documentURL: documentURL, maxFieldBytes: maxFieldBytes, foldsReferences: foldsReferences,
+      minimumRun: minimumRun)
     self.stream = stream
     try stream.parse(fill)
     var feed = parser?.finish()

@@ -2,6 +2,7 @@
 // Copyright the watcher authors.
 
 internal import CLibXML2
+import WatcherSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -59,8 +60,19 @@ struct ReferenceFolder {
   /// ends (`Int.max` until a newline is seen).
   private var settledShift = 0
   private var settledNextNewline = Int.max
+  /// Runs of text cut out for libxml2 to skip (`TextRuns`), and the shortest run cut; nil: none are.
+  let runs: TextRuns?
+  private let minimumRun: Int
+  /// How many elements are open where the lexer is (text is cut only inside the root element), and whether
+  /// the tag being read is an end tag.
+  private var depth = 0
+  private var endTag = false
 
-  init() {}
+  /// `minimumRun` 0 leaves every run to libxml2.
+  init(minimumRun: Int = 64) {
+    self.minimumRun = minimumRun
+    runs = minimumRun > 0 ? TextRuns() : nil
+  }
 
   /// Replaces the references in `bytes` (the next bytes of the document), in place. (After a DOCTYPE
   /// nothing is replaced, but newlines still end the lines of earlier replacements.)
@@ -132,6 +144,7 @@ struct ReferenceFolder {
     while c.r < n {
       switch state {
       case .text:
+        if depth > 0, let runs, cut(&c, into: runs) { continue }
         // To the next `<`, `&` or newline, moving the bytes down over what was folded; references and
         // newlines are handled here without leaving the loop.
         while true {
@@ -159,17 +172,20 @@ struct ReferenceFolder {
         state = .lessThan
         guard c.r < n, c.p[c.r] != UInt8(ascii: "!"), c.p[c.r] != UInt8(ascii: "?") else { continue }
         state = .tag
+        endTag = c.p[c.r] == UInt8(ascii: "/")
         while c.r < n {
           watcher_move_until(c.p, &c.r, &c.w, n, UInt8(ascii: ">"), UInt8(ascii: "\""), UInt8(ascii: "'"), 10)
           guard c.r < n else { break }
           let byte = c.p[c.r]
           if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") { break }
           if byte == 10 { newline(at: c.w) }
-          c.step()
           if byte == UInt8(ascii: ">") {
+            tagEnded(after: UInt8(truncatingIfNeeded: lastTwo(c.p, c.w)))
+            c.step()
             state = .text
             break
           }
+          c.step()
         }
       default:
         markup(&c, &state)
@@ -177,6 +193,64 @@ struct ReferenceFolder {
     }
     lastTwo = lastTwo(c.p, c.w)
     return c.w
+  }
+
+  /// A tag ends (its `>`, after `previous`): an end tag closes an element, a start tag opens one unless it
+  /// is empty (`<br/>`).
+  @inline(__always)
+  private mutating func tagEnded(after previous: UInt8) {
+    if endTag {
+      depth = max(0, depth - 1)
+    } else if previous != UInt8(ascii: "/") {
+      depth += 1
+    }
+  }
+
+  /// Cuts the run of text at the read position, up to the next `<`, out of what libxml2 reads.
+  ///
+  /// Only a run long enough, ending in this buffer, that decodes (`TextRuns`) is cut; the marker is written
+  /// in its place. Warnings after it keep the line and column as written: the marker holds the run's newlines, and an
+  /// edit gives back the columns of its last line.
+  private mutating func cut(_ c: inout Cursor, into runs: TextRuns) -> Bool {
+    let available = c.n &- c.r
+    guard available > minimumRun, c.p[c.r] != UInt8(ascii: "<"),
+      let found = memchr(c.p + c.r, Int32(UInt8(ascii: "<")), available)
+    else { return false }
+    let end = c.p.distance(to: found.assumingMemoryBound(to: UInt8.self))
+    let run = UnsafeBufferPointer(start: c.p + c.r, count: end &- c.r)
+    guard run.count >= minimumRun else { return false }
+    let newlines = Self.count(of: 10, in: run)
+    let markerCount = 1 &+ 8 &+ newlines &+ 2
+    guard markerCount <= run.count, runs.add(run, markerEnd: written &+ c.w &+ markerCount) else { return false }
+    // libxml2 counts columns in characters, from the last newline.
+    let lastLine = UnsafeBufferPointer(rebasing: run[((run.lastIndex(of: 10) ?? -1) + 1)...])
+    let columns = lastLine.count &- Self.count(continuationBytesIn: lastLine)
+    let markerColumns = newlines == 0 ? markerCount : 2
+    let at = c.w
+    c.p[at] = UInt8(ascii: "<")
+    for k in 0..<8 { c.p[at &+ 1 &+ k] = runs.nonce[k] }
+    (c.p + (at &+ 9)).update(repeating: 10, count: newlines)
+    c.p[at &+ 9 &+ newlines] = UInt8(ascii: "/")
+    c.p[at &+ 10 &+ newlines] = UInt8(ascii: ">")
+    if newlines > 0 { newline(at: at &+ 9) }
+    if columns != markerColumns {
+      edits.append(Edit(offset: written &+ at &+ markerCount &- 1, shift: columns &- markerColumns))
+    }
+    c.w &+= markerCount
+    c.r = end
+    return true
+  }
+
+  /// How many bytes of `bytes` are `byte`.
+  private static func count(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    guard let base = bytes.baseAddress, memchr(base, Int32(byte), bytes.count) != nil else { return 0 }
+    return bytes.reduce(0) { $0 &+ ($1 == byte ? 1 : 0) }
+  }
+
+  /// How many bytes of `bytes` continue a UTF-8 character (are not its first).
+  private static func count(continuationBytesIn bytes: UnsafeBufferPointer<UInt8>) -> Int {
+    guard ByteScanning.firstNonASCII(in: bytes) < bytes.count else { return 0 }
+    return bytes.reduce(0) { $0 &+ ($1 & 0xC0 == 0x80 ? 1 : 0) }
   }
 
   /// Moves `count` bytes of markup from the read position to the write position, noting its newlines.
@@ -209,6 +283,7 @@ struct ReferenceFolder {
         run = 0
       default:
         state = .tag
+        endTag = c.p[c.r] == UInt8(ascii: "/")
       }
     case .bang:
       switch c.p[c.r] {
@@ -231,6 +306,9 @@ struct ReferenceFolder {
       var i = c.r
       while i < n, c.p[i] != UInt8(ascii: ">"), c.p[i] != UInt8(ascii: "\""), c.p[i] != UInt8(ascii: "'") { i += 1 }
       if i < n { state = c.p[i] == UInt8(ascii: ">") ? .text : .quoted(c.p[i]) }
+      if i < n, state == .text {
+        tagEnded(after: i > c.r ? c.p[i - 1] : UInt8(truncatingIfNeeded: lastTwo(c.p, c.w)))
+      }
       copy(min(i + 1, n) - c.r, &c)
     case .quoted(let quote):
       let end = Self.index(of: quote, c.p, from: c.r, to: n)

@@ -39,10 +39,19 @@ package final class XMLStreamParser {
   /// when the parser reads the document exactly as written (tests compare the two).
   fileprivate var folder: ReferenceFolder?
 
+  /// The shortest run of text (between two tags) decoded before libxml2 reads the document (`TextRuns`).
+  package static let defaultMinimumRun = 64
+
   /// Creates a parser that reports to `handler`; `documentURL` is the base for relative links.
-  package init(handler: any XMLFeedHandler, documentURL: String?, maxFieldBytes: Int, foldsReferences: Bool = true) {
+  ///
+  /// With `foldsReferences`, references are folded and runs of text from `minimumRun` bytes (0: none) decoded
+  /// before libxml2 reads them; without, libxml2 reads the document as written.
+  package init(
+    handler: any XMLFeedHandler, documentURL: String?, maxFieldBytes: Int, foldsReferences: Bool = true,
+    minimumRun: Int = XMLStreamParser.defaultMinimumRun
+  ) {
     self.handler = handler
-    folder = foldsReferences ? ReferenceFolder() : nil
+    folder = foldsReferences ? ReferenceFolder(minimumRun: minimumRun) : nil
     self.maxFieldBytes = maxFieldBytes
     bases = [(0, documentURL)]
     capture = .allocate(capacity: 1)
@@ -159,6 +168,7 @@ package final class XMLStreamParser {
     localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?, uri: UnsafePointer<xmlChar>?,
     attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
   ) {
+    if isMarker(localName, prefix: prefix) { return }
     depth += 1
     if captureDepth > 0 {
       appendStartTag(localName: localName, prefix: prefix, attributeCount: attributeCount, attributes: attributes)
@@ -200,6 +210,7 @@ package final class XMLStreamParser {
   fileprivate func endElement(
     localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?, uri: UnsafePointer<xmlChar>?
   ) {
+    if isMarker(localName, prefix: prefix) { return readRun() }
     defer {
       if let last = bases.last, last.depth == depth, bases.count > 1 { bases.removeLast() }
       depth -= 1
@@ -253,6 +264,21 @@ package final class XMLStreamParser {
 
   private func append(_ text: StaticString) {
     text.withUTF8Buffer { append($0) }
+  }
+
+  /// Whether the element is the marker of a run of text cut out before libxml2 read it (`TextRuns`); at its
+  /// end, that text is read.
+  @inline(__always)
+  private func isMarker(_ localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?) -> Bool {
+    prefix == nil && folder?.runs?.isMarker(localName) == true
+  }
+
+  private func readRun() {
+    guard let runs = folder?.runs, let ctxt else { return }
+    runs.take(markerEnd: Int(xmlByteConsumed(ctxt))) { run in
+      guard let base = run.baseAddress else { return }
+      watcher_capture_characters(capture, base, Int32(run.count))
+    }
   }
 
   fileprivate func structuredError(_ error: xmlErrorPtr) {

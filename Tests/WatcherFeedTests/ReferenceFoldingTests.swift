@@ -33,6 +33,25 @@ struct ReferenceFoldingTests {
     <content type="html">&lt;p&gt;c &gt; d&lt;/p&gt;</content></entry></feed>
     """
 
+  /// Runs of text as libxml2 reads them in every way `TextRuns` decodes or leaves alone: line ends, numeric
+  /// references valid and not, HTML entities, a literal `>`, XHTML, and an element named like a marker.
+  static let runs = """
+    <?xml version="1.0"?>\r\n<rss version="2.0"><channel><title>CRLF\r\nline ends\r\nand a lone\rreturn &amp; more</title>
+    <item><guid>r1</guid><title>numeric &#65;&#x42;&#233;&#x1F600;&#13;&#10;&#9; and &#X43; &#1; &#xFFFE; &#x110000;</title>
+    <description>caf\u{E9} &nbsp;&eacute;&hellip;&mdash; &amp;nbsp; &lt;b&gt;bold&lt;/b&gt; with a literal > in it, and more text</description>
+    <abcdefgh>eight letters, not a marker, with &lt;text&gt; long enough to be cut</abcdefgh>
+    <category>many
+    lines
+    of text in a category &lt;here&gt;</category></item>
+    <item><guid>r2</guid><title>]] &gt; and ]]&gt; brackets with enough text to be cut out here</title></item>
+    </channel></rss>
+    """
+
+  static let xhtml = """
+    <feed xmlns="http://www.w3.org/2005/Atom"><title>An XHTML feed with enough text to cut</title>
+    <entry><id>x1</id><content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml">text &lt;escaped&gt; &amp; long <b>bold text &quot;quoted&quot; long enough</b> tail text after the bold element</div></content></entry></feed>
+    """
+
   /// Broken documents: every error comes after folded references on its own line.
   static let broken = [
     "<rss><channel><item><title>a &gt; b &quot;c&quot; &gt;</titl></item></channel></rss>",
@@ -50,11 +69,23 @@ struct ReferenceFoldingTests {
     "<rss><channel><item><title>truncated &gt; &quot;here",
     "<rss><channel><item><title>a &gt; b</title>\n <guid>&gt;&quot;</guid> &gt; &amp <junk </item></channel></rss>",
     "<rss><channel><item><title>a &gt; b &#1; c &gt; d &#xD800; e</title></item></channel></rss>",
+    // Errors after runs of text: on the run's last line, after non-ASCII text, after newlines.
+    "<rss><channel><item><title>a long run of text &lt;b&gt; \u{E9}\u{1F600}\u{E9} to cut</titl></item></channel></rss>",
+    "<rss><channel><item><title>a long run\nof text &lt;b&gt;\n\u{E9}\u{E9} over lines</titl></item></channel></rss>",
+    "<rss><channel><item><title>a\r\nlong run\r\nof text\r\n</titl></item></channel></rss>",
+    "<rss><channel><item><link>https://example.com/1<<!--/link><guid>long text in a comment</guid>\n</item></channel></rss>",
+    "<rss <!--version=\"2.0\"><channel><title>T &gt; a long title &quot;q&quot;</title>\n</channel></rss>",
+    "<rss><channel><item><title>one long run <?pi in the run ?> and &lt;more&gt; after it</titl></item></channel></rss>",
+    "<rss><channel><item><title>a <![CDATA[ cdata ]]> long run &lt;after&gt; a CDATA section</title x></item></channel></rss>",
   ]
 
   /// Reads `document` as a feed is read: through the input cleaner, in chunks of `chunkSize`.
-  static func read(_ document: [UInt8], folding: Bool, chunkSize: Int) -> (Feed?, [FeedWarning]) {
-    let reader = XMLFeedReader(documentURL: "https://example.com/", maxFieldBytes: 1 << 20, foldsReferences: folding)
+  ///
+  /// `minimumRun` is the shortest run of text decoded before libxml2 reads the document (`TextRuns`); 1
+  /// decodes every run the marker fits in.
+  static func read(_ document: [UInt8], folding: Bool, chunkSize: Int, minimumRun: Int = 1) -> (Feed?, [FeedWarning]) {
+    let reader = XMLFeedReader(
+      documentURL: "https://example.com/", maxFieldBytes: 1 << 20, foldsReferences: folding, minimumRun: minimumRun)
     var repairer = UTF8ChunkRepairer()
     var offset = 0
     return reader.read { (bytes: inout [UInt8]) -> Bool in
@@ -71,19 +102,30 @@ struct ReferenceFoldingTests {
     let document = Array(text.utf8)
     let (feed, warnings) = read(document, folding: false, chunkSize: document.count)
     for size in sizes {
-      let (folded, foldedWarnings) = read(document, folding: true, chunkSize: size)
-      #expect(folded == feed, "chunk size \(size)", sourceLocation: sourceLocation)
-      #expect(foldedWarnings == warnings, "chunk size \(size)", sourceLocation: sourceLocation)
+      for minimumRun in [0, 1, XMLStreamParser.defaultMinimumRun] {
+        let (folded, foldedWarnings) = read(document, folding: true, chunkSize: size, minimumRun: minimumRun)
+        let context = "chunk size \(size), runs from \(minimumRun) bytes"
+        #expect(folded == feed, "\(context)", sourceLocation: sourceLocation)
+        #expect(foldedWarnings == warnings, "\(context)", sourceLocation: sourceLocation)
+      }
     }
   }
 
   @Test("well-formed feeds read the same, cut anywhere")
   func wellFormed() {
-    for text in [Self.rss, Self.atom] {
+    // After the root element the reader stops, whatever follows.
+    let trailing = [
+      "<rss><channel><item><title>x</title></item></channel></rss>\ntext after the root element, long enough",
+      "<rss><channel><item><title>x</title></item></channel></rss><!-- a long comment after the root -->",
+    ]
+    for text in [Self.rss, Self.atom, Self.runs, Self.xhtml] + trailing {
       Self.expectSame(text, sizes: [text.utf8.count] + Array(1...40) + [64, 100, 333])
     }
     let (feed, warnings) = Self.read(Array(Self.rss.utf8), folding: true, chunkSize: 1 << 20)
     #expect(warnings.isEmpty)
+    let (runs, _) = Self.read(Array(Self.runs.utf8), folding: true, chunkSize: 1 << 20)
+    #expect(runs?.title == "CRLF line ends and a lone return & more")
+    #expect(runs?.items.first?.categories == ["many lines of text in a category <here>"])
     #expect(feed?.title == "T > \"q\" 'a'")
     #expect(feed?.items.first?.title == "A > B \"C\"")
     #expect(feed?.items.first?.categories == ["cat > dog"])
@@ -141,8 +183,9 @@ struct ReferenceFoldingTests {
       else { continue }
       let size = 1 + rng.next(97)
       let (feed, warnings) = Self.read(document, folding: false, chunkSize: document.count)
-      for chunkSize in [document.count, size] {
-        let (folded, foldedWarnings) = Self.read(document, folding: true, chunkSize: chunkSize)
+      for (chunkSize, minimumRun) in [(document.count, 1), (size, 1), (size, 0)] {
+        let (folded, foldedWarnings) = Self.read(
+          document, folding: true, chunkSize: chunkSize, minimumRun: minimumRun)
         #expect(foldedWarnings == warnings, "\(text)")
         // Right after an error libxml2 2.9 drops the next reference (until a callback resets its flag); a
         // folded one is a plain character by then and stays (and the text made from the HTML may then
