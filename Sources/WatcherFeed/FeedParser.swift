@@ -192,13 +192,43 @@ public enum FeedParser {
       let chunk = try file.read(upTo: 64 * 1_024)
       total += chunk.count
       if total > options.maxBytes { throw FeedParseError.tooLarge(limit: options.maxBytes) }
-      chunk.withUnsafeBufferPointer { repairer.process($0, isLast: chunk.isEmpty) { out.append(contentsOf: $0) } }
-      return !chunk.isEmpty
+      let more = !chunk.isEmpty
+      Self.repair(chunk, with: &repairer, into: &out)
+      return more
     }
     let parsed = try finishedXML(
       feed, warnings: xmlWarnings, repairer: repairer, reader: xml, options: options, html: htmlHead)
     sendHeader(parsed.feed)
     return Streamed(feed: parsed.feed, warnings: parsed.warnings + finisher.warnings, items: handed)
+  }
+
+  /// Appends `chunk`, cleaned, to `out` (empty); an empty chunk is the last.
+  ///
+  /// Most chunks need no repair and the repairer passes them through whole but for a tail it carries over:
+  /// `out` then takes the chunk's storage instead of a copy of it.
+  private static func repair(
+    _ chunk: consuming [UInt8], with repairer: inout UTF8ChunkRepairer, into out: inout [UInt8]
+  ) {
+    var pieces = 0
+    var prefix = -1
+    chunk.withUnsafeBufferPointer { all in
+      repairer.process(all, isLast: all.isEmpty) { piece in
+        pieces += 1
+        if pieces == 1, out.isEmpty, piece.baseAddress == all.baseAddress {
+          prefix = piece.count
+        } else {
+          if prefix >= 0 {
+            // Not a prefix alone after all: copied as usual.
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: all[..<prefix]))
+            prefix = -1
+          }
+          out.append(contentsOf: piece)
+        }
+      }
+    }
+    guard prefix >= 0 else { return }
+    out = chunk
+    out.removeSubrange(prefix...)
   }
 
   /// Whether a file's first chunk starts UTF-8 XML, which is parsed as it is read.

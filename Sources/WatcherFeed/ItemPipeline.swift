@@ -63,7 +63,7 @@ package final class ItemPipeline<Raw: Sendable> {
       WorkerPool.shared.wait(until: { sequencer.emitted == count })
       return []
     }
-    if batchCount == 0 { return pending.map { Self.prepared($0, normalize, encode: nil).item } }
+    if batchCount == 0 { return Self.prepared(pending, normalize, encode: nil).map(\.item) }
     if !pending.isEmpty { dispatchBatch() }
     for index in 0..<batchCount { tasks.removeValue(forKey: index)?.wait() }
     return results.ordered(count: batchCount).map(\.item)
@@ -79,14 +79,14 @@ package final class ItemPipeline<Raw: Sendable> {
     guard let sequencer else {
       let results = results
       tasks[index] = WorkerPool.shared.submit {
-        results.store(batch.map { Self.prepared($0, normalize, encode: nil) }, at: index)
+        results.store(Self.prepared(batch, normalize, encode: nil), at: index)
       }
       return
     }
     if index == 0 { sequencer.sink.readHeader() }
     let encode = sequencer.sink.encode
     _ = WorkerPool.shared.submit {
-      sequencer.finished(batch.map { Self.prepared($0, normalize, encode: encode) }, at: index)
+      sequencer.finished(Self.prepared(batch, normalize, encode: encode), at: index)
     }
     // Backpressure: the parser helps the workers once enough batches are in flight.
     let limit = batchCount - Self.maxInFlight
@@ -94,16 +94,28 @@ package final class ItemPipeline<Raw: Sendable> {
   }
 
   /// Normalizes what is still raw, prepares it, and encodes it when asked.
+  ///
+  /// Each item is moved out of the batch, not copied: a copy retains every field of a raw item, and
+  /// releasing the batch then releases each one again.
   private static func prepared(
-    _ item: Pending, _ normalize: @Sendable (Raw) -> FeedItem, encode: (@Sendable (FeedItem) -> [UInt8])?
-  ) -> Finished {
-    var ready: FeedItem
-    switch item {
-    case .raw(let raw): ready = normalize(raw)
-    case .ready(let stub): ready = stub
+    _ batch: consuming [Pending], _ normalize: @Sendable (Raw) -> FeedItem,
+    encode: (@Sendable (FeedItem) -> [UInt8])?
+  ) -> [Finished] {
+    var batch = batch
+    var finished: [Finished] = []
+    finished.reserveCapacity(batch.count)
+    batch.reverse()
+    while let item = batch.popLast() {
+      var ready: FeedItem
+      switch consume item {
+      case .raw(let raw): ready = normalize(raw)
+      case .ready(let stub): ready = stub
+      }
+      FeedParser.ItemFinisher.prepare(&ready)
+      let encoded = encode?(ready)
+      finished.append(Finished(item: ready, encoded: encoded))
     }
-    FeedParser.ItemFinisher.prepare(&ready)
-    return Finished(item: ready, encoded: encode?(ready))
+    return finished
   }
 }
 

@@ -313,16 +313,16 @@ package final class RSSParser: FeedElementParser {
   /// The adapter from `RSSItem` to `FeedItem` (see `FeedItem` for which element fills which field).
   package static func normalize(_ raw: RSSItem) -> FeedItem {
     let link = Self.link(raw)
-    let images =
-      [raw.thumbnail, raw.mediaImage, raw.itunesImage]
-      + raw.enclosures.map { e in
-        (e.type?.lowercased().hasPrefix("image/") ?? false) ? e.url : nil
-      }
+    // The first image: a thumbnail, media or iTunes image, or else an image enclosure (no array is made
+    // for the few candidates: this runs for every item).
+    let image =
+      raw.thumbnail ?? raw.mediaImage ?? raw.itunesImage
+      ?? raw.enclosures.first { $0.type?.lowercased().hasPrefix("image/") ?? false }?.url
     return FeedNormalizer.item(
       id: raw.guid ?? raw.about, title: raw.title ?? raw.fallbackTitle, link: link,
       author: raw.author.flatMap(FeedNormalizer.author), categories: FeedNormalizer.categories(raw.categories),
       published: raw.pubDate ?? raw.dcDate ?? raw.issued, updated: raw.updated ?? raw.dcDate,
       summary: raw.summary, content: raw.content, enclosures: raw.enclosures,
-      image: images.lazy.compactMap { $0 }.first)
+      image: image)
   }
 }

@@ -144,7 +144,8 @@ struct ReferenceFolder {
     while c.r < n {
       switch state {
       case .text:
-        if depth > 0, let runs, cut(&c, into: runs) { continue }
+        // (The cheap tests first: most runs between tags are a newline.)
+        if depth > 0, c.n &- c.r > minimumRun, c.p[c.r] != UInt8(ascii: "<"), cut(&c) { continue }
         // To the next `<`, `&` or newline, moving the bytes down over what was folded; references and
         // newlines are handled here without leaving the loop.
         while true {
@@ -211,11 +212,8 @@ struct ReferenceFolder {
   /// Only a run long enough, ending in this buffer, that decodes (`TextRuns`) is cut; the marker is written
   /// in its place. Warnings after it keep the line and column as written: the marker holds the run's newlines, and an
   /// edit gives back the columns of its last line.
-  private mutating func cut(_ c: inout Cursor, into runs: TextRuns) -> Bool {
-    let available = c.n &- c.r
-    guard available > minimumRun, c.p[c.r] != UInt8(ascii: "<"),
-      let found = memchr(c.p + c.r, Int32(UInt8(ascii: "<")), available)
-    else { return false }
+  private mutating func cut(_ c: inout Cursor) -> Bool {
+    guard let runs, let found = memchr(c.p + c.r, Int32(UInt8(ascii: "<")), c.n &- c.r) else { return false }
     let end = c.p.distance(to: found.assumingMemoryBound(to: UInt8.self))
     let run = UnsafeBufferPointer(start: c.p + c.r, count: end &- c.r)
     guard run.count >= minimumRun else { return false }
@@ -223,7 +221,8 @@ struct ReferenceFolder {
     let markerCount = 1 &+ 8 &+ newlines &+ 2
     guard markerCount <= run.count, runs.add(run, markerEnd: written &+ c.w &+ markerCount) else { return false }
     // libxml2 counts columns in characters, from the last newline.
-    let lastLine = UnsafeBufferPointer(rebasing: run[((run.lastIndex(of: 10) ?? -1) + 1)...])
+    var lastLine = run
+    if newlines > 0, let last = run.lastIndex(of: 10) { lastLine = UnsafeBufferPointer(rebasing: run[(last + 1)...]) }
     let columns = lastLine.count &- Self.count(continuationBytesIn: lastLine)
     let markerColumns = newlines == 0 ? markerCount : 2
     let at = c.w
