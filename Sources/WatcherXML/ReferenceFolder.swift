@@ -69,7 +69,7 @@ struct ReferenceFolder {
   private var endTag = false
 
   /// `minimumRun` 0 leaves every run to libxml2.
-  init(minimumRun: Int = 64) {
+  init(minimumRun: Int) {
     self.minimumRun = minimumRun
     runs = minimumRun > 0 ? TextRuns() : nil
   }
