@@ -70,7 +70,7 @@ package final class ItemPipeline<Raw: Sendable> {
   }
 
   private func dispatchBatch() {
-    let batch = pending
+    let batch = Handover(pending)
     let index = batchCount
     let normalize = normalize
     batchCount += 1
@@ -79,14 +79,14 @@ package final class ItemPipeline<Raw: Sendable> {
     guard let sequencer else {
       let results = results
       tasks[index] = WorkerPool.shared.submit {
-        results.store(Self.prepared(batch, normalize, encode: nil), at: index)
+        results.store(Self.prepared(batch.take(), normalize, encode: nil), at: index)
       }
       return
     }
     if index == 0 { sequencer.sink.readHeader() }
     let encode = sequencer.sink.encode
     _ = WorkerPool.shared.submit {
-      sequencer.finished(Self.prepared(batch, normalize, encode: encode), at: index)
+      sequencer.finished(Self.prepared(batch.take(), normalize, encode: encode), at: index)
     }
     // Backpressure: the parser helps the workers once enough batches are in flight.
     let limit = batchCount - Self.maxInFlight
@@ -102,20 +102,39 @@ package final class ItemPipeline<Raw: Sendable> {
     encode: (@Sendable (FeedItem) -> [UInt8])?
   ) -> [Finished] {
     var batch = batch
-    var finished: [Finished] = []
-    finished.reserveCapacity(batch.count)
-    batch.reverse()
-    while let item = batch.popLast() {
-      var ready: FeedItem
-      switch consume item {
-      case .raw(let raw): ready = normalize(raw)
-      case .ready(let stub): ready = stub
+    let count = batch.count
+    // Taken from the end (`popLast` moves; reversing first would copy), each put in its place.
+    return [Finished](unsafeUninitializedCapacity: count) { buffer, initialized in
+      guard let base = buffer.baseAddress else { return }
+      var index = count
+      while let item = batch.popLast() {
+        var ready: FeedItem
+        switch consume item {
+        case .raw(let raw): ready = normalize(raw)
+        case .ready(let stub): ready = stub
+        }
+        FeedParser.ItemFinisher.prepare(&ready)
+        let encoded = encode?(ready)
+        index -= 1
+        (base + index).initialize(to: Finished(item: consume ready, encoded: encoded))
       }
-      FeedParser.ItemFinisher.prepare(&ready)
-      let encoded = encode?(ready)
-      finished.append(Finished(item: ready, encoded: encoded))
+      initialized = count
     }
-    return finished
+  }
+}
+
+/// A batch on its way to a worker, taken out whole there: the worker then holds the only reference to the
+/// array and can move each item out of it. (A closure's captured array cannot be consumed: the worker would
+/// copy it, and with it every field of every item.)
+private final class Handover<Element>: @unchecked Sendable {
+  private var items: [Element]
+
+  init(_ items: [Element]) { self.items = items }
+
+  func take() -> [Element] {
+    var taken: [Element] = []
+    swap(&taken, &items)
+    return taken
   }
 }
 
