@@ -22,7 +22,7 @@ public struct FeedJSONWriter {
   private let sink: ([UInt8]) -> Void
   /// While writing item by item: the items written so far, and the bytes not yet handed to the sink.
   private var streamed = 0
-  private var buffer = JSONBytes()
+  private var buffer = JSONBytes.array()
   /// Items encoded per batch; two batches are encoded at once on large feeds.
   private let batchSize = 512
 
@@ -33,7 +33,7 @@ public struct FeedJSONWriter {
 
   /// Writes the whole document.
   public mutating func write(_ parsed: ParsedFeed) {
-    var head = JSONBytes()
+    var head = JSONBytes.array()
     head.raw("{\"feed\":{\"title\":")
     head.string(parsed.feed.title)
     head.raw(",\"link\":")
@@ -55,7 +55,7 @@ public struct FeedJSONWriter {
         start = second.upperBound
       }
     }
-    var tail = JSONBytes()
+    var tail = JSONBytes.array()
     tail.raw("\n],\"warnings\":[")
     for (index, warning) in parsed.warnings.enumerated() {
       if index > 0 { tail.raw(",") }
@@ -67,7 +67,7 @@ public struct FeedJSONWriter {
 
   /// Starts a document written item by item (`item`, then `end`): its feed object and the items' `[`.
   public mutating func begin(_ feed: Feed) {
-    var head = JSONBytes()
+    var head = JSONBytes.array()
     head.raw("{\"feed\":{\"title\":")
     head.string(feed.title)
     head.raw(",\"link\":")
@@ -77,7 +77,7 @@ public struct FeedJSONWriter {
     head.raw("},\"items\":[")
     sink(head.bytes)
     streamed = 0
-    buffer = JSONBytes()
+    buffer = JSONBytes.array()
   }
 
   /// Writes the next item (buffered, and handed to the sink in chunks of about 64 KiB).
@@ -101,9 +101,10 @@ public struct FeedJSONWriter {
   @Sendable public static func encode(_ item: FeedItem) -> [UInt8] {
     // Room for the texts plus the rest, so the bytes are rarely moved as they grow.
     let estimate = (item.text?.utf8.count ?? 0) + (item.html?.utf8.count ?? 0) + (item.title?.utf8.count ?? 0)
-    var bytes = JSONBytes(capacity: estimate + estimate / 8 + 512)
+    // Appended through a pointer, then copied once into the array.
+    var bytes = JSONBytes(ByteBuffer(capacity: estimate + estimate / 8 + 512))
     bytes.item(item, first: true)
-    return bytes.bytes
+    return bytes.bytes.array
   }
 
   private mutating func advance() {
@@ -114,13 +115,13 @@ public struct FeedJSONWriter {
   /// Hands the buffered bytes to the sink and starts a new chunk.
   private mutating func flush() {
     sink(buffer.bytes)
-    buffer = JSONBytes()
+    buffer = JSONBytes.array()
   }
 
   /// Ends a document started with `begin`: the warnings and the closing brackets.
   public mutating func end(warnings: [FeedWarning]) {
     var tail = buffer
-    buffer = JSONBytes()
+    buffer = JSONBytes.array()
     tail.raw("\n],\"warnings\":[")
     for (index, warning) in warnings.enumerated() {
       if index > 0 { tail.raw(",") }
@@ -151,7 +152,7 @@ public struct FeedJSONWriter {
   private static func encodeInParallel(_ items: [FeedItem], _ ranges: [Range<Int>]) -> [[UInt8]] {
     let results = Locked<[Int: [UInt8]]>([:])
     WorkerPool.shared.perform(iterations: ranges.count) { index in
-      var bytes = JSONBytes()
+      var bytes = JSONBytes.array()
       bytes.items(items, ranges[index])
       let encoded = bytes.bytes
       results.withLock { $0[index] = encoded }
@@ -160,11 +161,20 @@ public struct FeedJSONWriter {
   }
 }
 
-/// JSON text being built: the item encoding and string escaping behind `FeedJSONWriter`.
-private struct JSONBytes {
-  package var bytes: [UInt8] = []
+extension JSONBytes where Out == [UInt8] {
+  /// Bytes in an array, with room for a 64 KiB chunk.
+  static func array(capacity: Int = 1 << 16) -> JSONBytes<[UInt8]> {
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(capacity)
+    return JSONBytes(bytes)
+  }
+}
 
-  package init(capacity: Int = 1 << 16) { bytes.reserveCapacity(capacity) }
+/// JSON text being built: the item encoding and string escaping behind `FeedJSONWriter`.
+private struct JSONBytes<Out: ByteAppender> {
+  package var bytes: Out
+
+  package init(_ bytes: Out) { self.bytes = bytes }
 
   /// The items in `range`, each on its own line, comma-separated (a comma precedes every item but the
   /// document's first).
@@ -229,13 +239,13 @@ private struct JSONBytes {
   }
 
   package mutating func raw(_ s: StaticString) {
-    s.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    s.withUTF8Buffer { bytes.append(bytes: $0) }
   }
 
   /// Text that is JSON already, made at run time. (Not an overload of `raw(_:)`: a string literal would pick
   /// the `String` one, whose append is a loop over the string's UTF-8, for every key of every item.)
   package mutating func raw(text s: String) {
-    bytes.append(contentsOf: s.utf8)
+    s.withUTF8Bytes { bytes.append(bytes: $0) }
   }
 
   /// A JSON string (or `null`).

@@ -446,7 +446,8 @@ public enum ISODate {
   }
 
   /// Appends `format(date)` to `bytes`.
-  public static func append(_ date: Date, to bytes: inout [UInt8]) {
+  @inlinable
+  public static func append<Out: ByteAppender>(_ date: Date, to bytes: inout Out) {
     let total = Int(date.timeIntervalSince1970.rounded(.down))
     var days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
     let secs = total - days * 86_400
@@ -470,7 +471,8 @@ public enum ISODate {
       two(y % 100)
     } else {
       // A year outside 0...9999 (only a far-off or hand-edited date): written in full.
-      bytes.append(contentsOf: String(y).utf8)
+      var year = String(y)
+      year.withUTF8 { bytes.append(bytes: $0) }
     }
     bytes.append(UInt8(ascii: "-"))
     two(m)

@@ -6,9 +6,10 @@
 ///
 /// Escapes only what JSON requires (`"`, `\\`, C0 controls); `/` and non-ASCII are left alone. Sixteen plain
 /// bytes are skipped at a time, so long texts cost little more than a copy.
-package enum JSONString {
+public enum JSONString {
   /// Appends `value` as a JSON string literal to `bytes`.
-  package static func append(_ value: String, to bytes: inout [UInt8]) {
+  @inlinable
+  public static func append<Out: ByteAppender>(_ value: String, to bytes: inout Out) {
     bytes.append(UInt8(ascii: "\""))
     value.withUTF8Bytes { utf8 in
       var start = 0
@@ -23,7 +24,7 @@ package enum JSONString {
           byte: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C })
         guard at < n else { break }
         let c = utf8[at]
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<at]))
+        bytes.append(bytes: UnsafeBufferPointer(rebasing: utf8[start..<at]))
         // Two appends, not an array literal: this runs for every quote of an embedded JSON text.
         bytes.append(92)
         switch c {
@@ -32,15 +33,21 @@ package enum JSONString {
         case 13: bytes.append(114)
         case 9: bytes.append(116)
         default:
-          let hex = Array("0123456789abcdef".utf8)
-          bytes.append(contentsOf: [117, 48, 48, hex[Int(c >> 4)], hex[Int(c & 15)]])
+          bytes.append(117)
+          bytes.append(48)
+          bytes.append(48)
+          bytes.append(hexDigit(c >> 4))
+          bytes.append(hexDigit(c & 15))
         }
         start = at + 1
       }
-      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<n]))
+      bytes.append(bytes: UnsafeBufferPointer(rebasing: utf8[start..<n]))
     }
     bytes.append(UInt8(ascii: "\""))
   }
+
+  @inlinable @inline(__always)
+  public static func hexDigit(_ value: UInt8) -> UInt8 { value < 10 ? 48 &+ value : 87 &+ value }
 
   /// `value` as a JSON string literal.
   package static func literal(_ value: String) -> String {

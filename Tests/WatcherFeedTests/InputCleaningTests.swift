@@ -308,6 +308,10 @@ struct InputCleaningTests {
             var text = base
             text.insert(contentsOf: first + "x" + second, at: text.index(text.startIndex, offsetBy: position))
             #expect(JSONString.literal(text) == plain(text), "\(text.debugDescription)")
+            // Through a pointer (`parse --json`'s items), from a buffer too small to start with.
+            var buffer = ByteBuffer(capacity: 1)
+            JSONString.append(text, to: &buffer)
+            #expect(String(decoding: buffer.array, as: UTF8.self) == plain(text))
             let parsed = try JSONSerialization.jsonObject(
               with: Data(JSONString.literal(text).utf8), options: .fragmentsAllowed)
             #expect(parsed as? String == text)
