@@ -227,7 +227,8 @@ public enum FeedParser {
       }
     }
     guard prefix >= 0 else { return }
-    out = chunk
+    // Consumed, so the array is unique and the tail goes without a copy.
+    out = consume chunk
     out.removeSubrange(prefix...)
   }
 
