@@ -18,6 +18,14 @@
 #include <stdint.h>
 #include <string.h>
 
+/* A run of text cut out of the document before libxml2 read it (`TextRuns`): its decoded bytes, and where
+ * the reference standing for it ends in the bytes libxml2 reads. */
+struct watcher_run {
+  size_t start;
+  size_t count;
+  long end;
+};
+
 /* The text of the element being captured, collected in C.
  *
  * An escaped HTML description reaches the SAX `characters` callback once per run of text and once per
@@ -36,6 +44,12 @@ struct watcher_capture {
   int active;
   int xhtml;
   int truncated;
+  /* The runs cut out (`TextRuns` keeps them): libxml2 reports each as the character U+E000 where its
+   * reference `&#xE000;` ends; the runs before `run_head` are done with. */
+  const struct watcher_run *runs;
+  size_t run_count;
+  size_t run_head;
+  const unsigned char *run_bytes;
 };
 
 /* Makes room for `more` bytes; 0 when memory ran out (the text is then cut, as at the limit). */
@@ -76,6 +90,17 @@ static inline void watcher_capture_characters(void *ctx, const xmlChar *ch, int 
    * silently drop every later `&lt;` and `&amp;`; the only entities it can reach are the predefined ones
    * and HTML characters, so substituting them stays safe. Every callback resets the flag. */
   c->ctxt->wellFormed = 1;
+  /* U+E000 (EE 80 80) ending where a run's reference ends is that run; any other is text. A run libxml2
+   * never reported (a broken document put its reference in a comment, say) is passed over. */
+  if (len == 3 && c->run_head < c->run_count && ch[0] == 0xEE && ch[1] == 0x80 && ch[2] == 0x80) {
+    long at = xmlByteConsumed(c->ctxt);
+    while (c->run_head < c->run_count && c->runs[c->run_head].end < at) c->run_head++;
+    if (c->run_head < c->run_count && c->runs[c->run_head].end == at) {
+      const struct watcher_run *run = &c->runs[c->run_head++];
+      ch = c->run_bytes + run->start;
+      len = (int)run->count;
+    }
+  }
   if (!c->active || c->truncated || len <= 0) return;
   size_t n = (size_t)len;
   if (!c->xhtml) {

@@ -68,16 +68,17 @@ struct ReferenceFolder {
   private var depth = 0
   private var endTag = false
 
-  /// `minimumRun` 0 leaves every run to libxml2.
-  init(minimumRun: Int) {
+  /// `minimumRun` 0 leaves every run to libxml2; the runs cut are handed to `capture`'s callback.
+  init(minimumRun: Int, capture: UnsafeMutablePointer<watcher_capture>) {
     self.minimumRun = minimumRun
-    runs = minimumRun > 0 ? TextRuns() : nil
+    runs = minimumRun > 0 ? TextRuns(capture: capture) : nil
   }
 
   /// Replaces the references in `bytes` (the next bytes of the document), in place. (After a DOCTYPE
   /// nothing is replaced, but newlines still end the lines of earlier replacements.)
   mutating func fold(_ bytes: inout [UInt8]) {
     guard !bytes.isEmpty else { return }
+    runs?.reclaim()
     let kept = bytes.withUnsafeMutableBufferPointer { lex($0) }
     written += kept
     if kept < bytes.count { bytes.removeSubrange(kept...) }
@@ -155,6 +156,10 @@ struct ReferenceFolder {
           if byte == UInt8(ascii: "<") { break }
           if byte == 10 {
             newline(at: c.w)
+            c.step()
+            // The next line's run may be cut too.
+            if depth > 0, c.n &- c.r > minimumRun, c.p[c.r] != UInt8(ascii: "<"), cut(&c) { continue }
+            continue
           } else {
             let (length, replacement) = Self.shortcut(c.p + c.r, available: n &- c.r)
             if length != 0, replacement != UInt8(ascii: ">") || lastTwo(c.p, c.w) != 0x5D5D {
@@ -207,36 +212,31 @@ struct ReferenceFolder {
     }
   }
 
-  /// Cuts the run of text at the read position, up to the next `<`, out of what libxml2 reads.
+  /// Cuts the run of text at the read position, up to the next `<` or newline, out of what libxml2 reads.
   ///
-  /// Only a run long enough, ending in this buffer, that decodes (`TextRuns`) is cut; the marker is written
-  /// in its place. Warnings after it keep the line and column as written: the marker holds the run's newlines, and an
-  /// edit gives back the columns of its last line.
+  /// Only a run long enough, ending in this buffer, that decodes (`TextRuns`) is cut; `&#xE000;` is written
+  /// in its place, and an edit gives back its columns to warnings after it on its line. A CR before the
+  /// newline stays, for libxml2 to read CR LF as one line end.
   private mutating func cut(_ c: inout Cursor) -> Bool {
     guard let runs, let found = memchr(c.p + c.r, Int32(UInt8(ascii: "<")), c.n &- c.r) else { return false }
-    let end = c.p.distance(to: found.assumingMemoryBound(to: UInt8.self))
-    let run = UnsafeBufferPointer(start: c.p + c.r, count: end &- c.r)
-    guard run.count >= minimumRun else { return false }
-    let newlines = Self.count(of: 10, in: run)
-    let markerCount = 1 &+ 8 &+ newlines &+ 2
-    guard markerCount <= run.count, runs.add(run, markerEnd: written &+ c.w &+ markerCount) else { return false }
-    // libxml2 counts columns in characters, from the last newline.
-    var lastLine = run
-    if newlines > 0, let last = run.lastIndex(of: 10) { lastLine = UnsafeBufferPointer(rebasing: run[(last + 1)...]) }
-    let columns = lastLine.count &- Self.count(continuationBytesIn: lastLine)
-    let markerColumns = newlines == 0 ? markerCount : 2
-    let at = c.w
-    c.p[at] = UInt8(ascii: "<")
-    for k in 0..<8 { c.p[at &+ 1 &+ k] = runs.nonce[k] }
-    (c.p + (at &+ 9)).update(repeating: 10, count: newlines)
-    c.p[at &+ 9 &+ newlines] = UInt8(ascii: "/")
-    c.p[at &+ 10 &+ newlines] = UInt8(ascii: ">")
-    if newlines > 0 { newline(at: at &+ 9) }
-    if columns != markerColumns {
-      edits.append(Edit(offset: written &+ at &+ markerCount &- 1, shift: columns &- markerColumns))
+    var stop = c.p.distance(to: found.assumingMemoryBound(to: UInt8.self))
+    if let newline = memchr(c.p + c.r, 10, stop &- c.r) {
+      stop = c.p.distance(to: newline.assumingMemoryBound(to: UInt8.self))
+      if stop > c.r, c.p[stop &- 1] == 13 { stop &-= 1 }
     }
-    c.w &+= markerCount
-    c.r = end
+    let run = UnsafeBufferPointer(start: c.p + c.r, count: stop &- c.r)
+    // `&#xE000;`, eight bytes: U+E000, the first private-use character.
+    guard run.count >= minimumRun, run.count >= 8, runs.add(run, referenceEnd: written &+ c.w &+ 8) else {
+      return false
+    }
+    // libxml2 counts columns in characters.
+    let columns = run.count &- Self.count(continuationBytesIn: run)
+    // As little-endian words: "&#xE" and "000;".
+    UnsafeMutableRawPointer(c.p + c.w).storeBytes(of: UInt32(0x4578_2326).littleEndian, as: UInt32.self)
+    UnsafeMutableRawPointer(c.p + (c.w &+ 4)).storeBytes(of: UInt32(0x3B30_3030).littleEndian, as: UInt32.self)
+    if columns != 8 { edits.append(Edit(offset: written &+ c.w &+ 7, shift: columns &- 8)) }
+    c.w &+= 8
+    c.r = stop
     return true
   }
 

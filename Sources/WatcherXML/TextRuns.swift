@@ -6,44 +6,67 @@ import Glibc
 import WatcherSupport
 
 /// Runs of character data cut out of the document before libxml2 reads it, decoded here, and handed to the
-/// capture when libxml2 reaches the empty element left in their place (`ReferenceFolder`).
+/// capture when libxml2 reaches the reference left in their place (`ReferenceFolder`).
 ///
 /// Escaped HTML (`&lt;p&gt;One &amp; two&lt;/p&gt;`) is most of a large feed, and libxml2 reads it slowly:
 /// a name lookup and a callback for every reference, and character by character once the text is not
-/// ASCII. A run of text between two tags is decoded here in one pass instead, exactly as libxml2 would have
-/// reported it (the five predefined references, numeric ones, HTML named entities, line ends normalized);
-/// a run libxml2 might read any other way (an invalid reference, a literal `>`) is left to it.
+/// ASCII. A run of text (up to the next tag or newline) is decoded here in one pass instead, exactly as
+/// libxml2 would have reported it (the five predefined references, numeric ones, HTML named entities, CR as
+/// LF); a run libxml2 might read any other way (an invalid reference, a literal `>`) is left to it.
 ///
-/// In its place libxml2 reads a marker, `<` + nonce + the run's newlines + `/>`, an empty element named with
-/// eight random letters a parser draws once (so no element of the document passes for one). A marker is
-/// matched to its run by where it ends in the bytes libxml2 reads. Should libxml2 read one as something
-/// other than an element, because a broken document put it inside a comment, a CDATA section or a
-/// processing instruction the lexer did not see, the marker is swallowed there as the run would have been:
-/// it holds no `-->`, `]]>` or `?>`, and the run held no `>`.
+/// In its place libxml2 reads `&#xE000;`, a character reference it reports as U+E000 with one callback, and
+/// after any error too (it drops only entity references then). The C `characters` callback
+/// (`watcher_capture_characters`) takes a U+E000 that ends where a run's reference ends
+/// (`xmlByteConsumed`) for that run; any other U+E000 is text. A run libxml2 never reports is passed over,
+/// never taken for the next. Should a broken document have libxml2 read the reference inside a comment, a
+/// CDATA section or a processing instruction the lexer did not see, it is swallowed there as the run would
+/// have been (the run held no `>`, so it could not have ended one); inside an attribute value, the value
+/// gets U+E000 where it would have had the run.
 final class TextRuns {
-  /// The markers' element name.
-  let nonce: [UInt8]
-  /// The decoded runs not yet taken, one after the other.
+  /// Where the C callback finds the runs (`watcher_capture`'s `runs`, `run_count`, `run_head` and
+  /// `run_bytes`), kept in step with the storage here.
+  private let capture: UnsafeMutablePointer<watcher_capture>
+  /// The decoded runs, one after the other, and their entries.
   private var bytes: UnsafeMutablePointer<UInt8>?
   private var count = 0
   private var capacity = 0
-  /// Each run not yet taken: where it is in `bytes`, and where its marker ends in the bytes libxml2 reads.
-  private var entries: [(start: Int, count: Int, end: Int)] = []
-  /// Entries before this one were taken or passed over.
-  private var head = 0
-  /// The most decoded bytes kept: past this, runs are left to libxml2 (only if markers go unread).
+  private var entries: UnsafeMutablePointer<watcher_run>?
+  private var entryCapacity = 0
+  /// The most decoded bytes kept: past this, runs are left to libxml2 (only if references go unread).
   private static let maxBytes = 4 << 20
 
-  init() {
-    var generator = SystemRandomNumberGenerator()
-    nonce = (0..<8).map { _ in UInt8(ascii: "a") + generator.next(upperBound: 26 as UInt8) }
+  init(capture: UnsafeMutablePointer<watcher_capture>) {
+    self.capture = capture
   }
 
-  deinit { free(bytes) }
+  deinit {
+    free(bytes)
+    free(entries)
+  }
 
-  /// Decodes `run` (text between two tags, no `<` in it) and keeps it for the marker that will end at `end`;
+  /// Lets go of the runs libxml2 has reported or passed over, moving the rest to the front.
+  func reclaim() {
+    let head = capture.pointee.run_head
+    guard head > 0, let entries, let bytes else { return }
+    let left = capture.pointee.run_count - head
+    if left > 0 {
+      let first = entries[head].start
+      memmove(bytes, bytes + first, count - first)
+      for k in 0..<left {
+        entries[k] = entries[head + k]
+        entries[k].start -= first
+      }
+      count -= first
+    } else {
+      count = 0
+    }
+    capture.pointee.run_count = left
+    capture.pointee.run_head = 0
+  }
+
+  /// Decodes `run` (text, no `<` or newline in it) and keeps it for the reference that will end at `end`;
   /// false, keeping nothing, when libxml2 might read it otherwise.
-  func add(_ run: UnsafeBufferPointer<UInt8>, markerEnd end: Int) -> Bool {
+  func add(_ run: UnsafeBufferPointer<UInt8>, referenceEnd end: Int) -> Bool {
     guard count < Self.maxBytes, let source = run.baseAddress, !run.isEmpty else { return false }
     let n = run.count
     // Decoding never lengthens: every reference is longer than the UTF-8 it stands for.
@@ -52,39 +75,23 @@ final class TextRuns {
       guard let moved = realloc(bytes, grown) else { return false }
       bytes = moved.assumingMemoryBound(to: UInt8.self)
       capacity = grown
+      capture.pointee.run_bytes = UnsafePointer(bytes)
     }
-    guard let bytes else { return false }
+    let index = capture.pointee.run_count
+    if index == entryCapacity {
+      let grown = max(64, entryCapacity * 2)
+      guard let moved = realloc(entries, grown * MemoryLayout<watcher_run>.stride) else { return false }
+      entries = moved.assumingMemoryBound(to: watcher_run.self)
+      entryCapacity = grown
+      capture.pointee.runs = UnsafePointer(entries)
+    }
+    guard let bytes, let entries else { return false }
     let written = Self.decode(source, n, into: bytes + count)
     guard written >= 0 else { return false }
-    entries.append((count, written, end))
+    entries[index] = watcher_run(start: count, count: written, end: end)
     count += written
+    capture.pointee.run_count = index + 1
     return true
-  }
-
-  /// Whether `name` (an element's local name) is the markers'.
-  @inline(__always)
-  func isMarker(_ name: UnsafePointer<UInt8>) -> Bool {
-    // Byte by byte, stopping at the first difference: a shorter name differs at its terminating zero.
-    for k in 0..<8 where name[k] != nonce[k] { return false }
-    return name[8] == 0
-  }
-
-  /// Hands the run whose marker ends at `end` to `body`, if there is one; the runs before it are let go.
-  func take(markerEnd end: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
-    while head < entries.count, entries[head].end < end { head += 1 }
-    guard head < entries.count, entries[head].end == end, let bytes else { return }
-    let entry = entries[head]
-    body(UnsafeBufferPointer(start: bytes + entry.start, count: entry.count))
-    head += 1
-    guard head == entries.count else { return }
-    entries.removeAll(keepingCapacity: true)
-    count = 0
-    head = 0
-    if capacity > 1 << 20 {
-      free(self.bytes)
-      self.bytes = nil
-      capacity = 0
-    }
   }
 
   // MARK: - Decoding
