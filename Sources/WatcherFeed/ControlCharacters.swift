@@ -23,25 +23,53 @@ package enum ControlCharacters {
 
   /// Whether `text` has a control character: sixteen bytes at a time, looking closer only at a C0 control
   /// other than tab, newline and return, DEL, or 0xC2 (the lead byte of U+0080–U+00BF).
+  ///
+  /// Sixty-four bytes with no C0 byte, DEL or 0xC2 at all (three tests each) are passed first; the exact
+  /// test, which sets tab, newline and return apart, runs from the first block with one.
   package static func contains(_ text: String) -> Bool {
     text.withUTF8Bytes { bytes in
       let count = bytes.count
       var i = 0
       while true {
+        i = clearBlocksEnd(bytes, from: i)
+        // The exact test for one block, then back to passing blocks.
+        let limit = min(count, i + 64)
         i = ByteScanning.firstIndex(
-          in: bytes, from: i,
+          in: UnsafeBufferPointer(rebasing: bytes[..<limit]), from: i,
           vector: { v in
             let splat = ByteScanning.splat
             return ((v .< splat(0x20)) .& (v .!= splat(0x09)) .& (v .!= splat(0x0A)) .& (v .!= splat(0x0D)))
               .| (v .== splat(0x7F)) .| (v .== splat(0xC2))
           },
           byte: { b in (b < 0x20 && b != 0x09 && b != 0x0A && b != 0x0D) || b == 0x7F || b == 0xC2 })
-        guard i < count else { return false }
+        if i == limit {
+          if limit == count { return false }
+          continue
+        }
         // 0xC2 starts a C1 control only before 0x80–0x9F.
         if bytes[i] != 0xC2 || (i + 1 < count && bytes[i + 1] >= 0x80 && bytes[i + 1] <= 0x9F) { return true }
         i += 1
       }
     }
+  }
+
+  /// Where the run of sixty-four-byte blocks from `start` with no C0 byte, DEL or 0xC2 ends.
+  @inline(__always)
+  private static func clearBlocksEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    guard let base = bytes.baseAddress else { return start }
+    let splat = ByteScanning.splat
+    @inline(__always) func rough(_ v: ByteScanning.Vector) -> ByteScanning.Lanes {
+      (v .< splat(0x20)) .| (v .== splat(0x7F)) .| (v .== splat(0xC2))
+    }
+    var i = start
+    while i &+ 64 <= bytes.count {
+      let lanes =
+        rough(ByteScanning.load(base, i)) .| rough(ByteScanning.load(base, i &+ 16))
+        .| rough(ByteScanning.load(base, i &+ 32)) .| rough(ByteScanning.load(base, i &+ 48))
+      if ByteScanning.firstLane(lanes) != nil { break }
+      i &+= 64
+    }
+    return i
   }
 
   private static func isControl(_ s: Unicode.Scalar) -> Bool {

@@ -11,9 +11,9 @@ import WatcherSupport
 /// scan finds, wherever the byte falls: before, across and after each block of sixteen, and in the tail.
 @Suite("Sixteen bytes at a time")
 struct ByteScanTests {
-  /// Texts of 0 to 40 plain bytes with `insert` put at every position.
-  static func variants(of insert: String, filler: String = "a") -> [String] {
-    (0...40).flatMap { length in
+  /// Texts of 0 to `longest` plain bytes with `insert` put at every position.
+  static func variants(of insert: String, filler: String = "a", longest: Int = 40) -> [String] {
+    (0...longest).flatMap { length in
       (0...length).map { position in
         String(repeating: filler, count: position) + insert + String(repeating: filler, count: length - position)
       }
@@ -42,11 +42,21 @@ struct ByteScanTests {
 
   @Test("control characters are found wherever they fall; tab, newline, return and other 0xC2 pairs are not")
   func controls() {
-    for control in ["\u{1}", "\u{1B}", "\u{7F}", "\u{80}", "\u{9B}", "\u{9F}"] {
-      for text in Self.variants(of: control) { #expect(ControlCharacters.contains(text), "\(text.debugDescription)") }
+    // Past 128 bytes: blocks of sixty-four are passed before the exact test.
+    for control in ["\u{1}", "\u{1B}", "\u{7F}", "\u{80}", "\u{9B}", "\u{9F}", "\n\u{1}", "\u{A0}\u{85}"] {
+      for text in Self.variants(of: control, longest: 140) {
+        #expect(ControlCharacters.contains(text), "\(text.debugDescription)")
+      }
     }
     for clean in ["\t", "\n", "\r", "\u{A0}", "\u{A9}", "é", "日"] {
-      for text in Self.variants(of: clean) { #expect(!ControlCharacters.contains(text), "\(text.debugDescription)") }
+      for text in Self.variants(of: clean, longest: 140) {
+        #expect(!ControlCharacters.contains(text), "\(text.debugDescription)")
+      }
+    }
+    // A clean byte that only the rough test picks (a newline, NBSP) in one block, a control in a later one.
+    for gap in [0, 1, 63, 64, 65, 130] {
+      #expect(ControlCharacters.contains("\n" + String(repeating: "a", count: gap) + "\u{1}"))
+      #expect(ControlCharacters.contains("\u{A0}" + String(repeating: "a", count: gap) + "\u{9B}"))
     }
   }
 
