@@ -94,6 +94,27 @@ public enum ByteScanning {
     return n
   }
 
+  /// How many bytes `byte` picks; sixteen at a time with `vector`, which must pick exactly the same lanes.
+  @inlinable @inline(__always)
+  public static func count(
+    in bytes: UnsafeBufferPointer<UInt8>, vector: (Vector) -> Lanes, byte: (UInt8) -> Bool
+  ) -> Int {
+    guard let base = bytes.baseAddress else { return 0 }
+    var total = 0
+    var i = 0
+    while i &+ 16 <= bytes.count {
+      // A picked lane is eight set bits.
+      let words = unsafeBitCast(vector(load(base, i)), to: SIMD2<UInt64>.self)
+      total &+= (words[0].nonzeroBitCount &+ words[1].nonzeroBitCount) &>> 3
+      i &+= 16
+    }
+    while i < bytes.count {
+      if byte(base[i]) { total &+= 1 }
+      i &+= 1
+    }
+    return total
+  }
+
   /// `firstIndex` for tests that look at each byte and the one after it (a double space, a space before
   /// markup): the offset of the first lane `pair` picks, given the sixteen bytes at an offset and the
   /// sixteen after them by one; or, when fewer than seventeen bytes are left, where the test stopped, for

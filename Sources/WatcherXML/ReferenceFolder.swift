@@ -240,16 +240,12 @@ struct ReferenceFolder {
     return true
   }
 
-  /// How many bytes of `bytes` are `byte`.
-  private static func count(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
-    guard let base = bytes.baseAddress, memchr(base, Int32(byte), bytes.count) != nil else { return 0 }
-    return bytes.reduce(0) { $0 &+ ($1 == byte ? 1 : 0) }
-  }
-
   /// How many bytes of `bytes` continue a UTF-8 character (are not its first).
   private static func count(continuationBytesIn bytes: UnsafeBufferPointer<UInt8>) -> Int {
     guard ByteScanning.firstNonASCII(in: bytes) < bytes.count else { return 0 }
-    return bytes.reduce(0) { $0 &+ ($1 & 0xC0 == 0x80 ? 1 : 0) }
+    let mask = ByteScanning.splat(0xC0)
+    let continuation = ByteScanning.splat(0x80)
+    return ByteScanning.count(in: bytes, vector: { $0 & mask .== continuation }, byte: { $0 & 0xC0 == 0x80 })
   }
 
   /// Moves `count` bytes of markup from the read position to the write position, noting its newlines.

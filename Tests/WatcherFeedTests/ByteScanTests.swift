@@ -40,6 +40,19 @@ struct ByteScanTests {
     }
   }
 
+  @Test("count counts what a byte-by-byte count counts, in blocks and in the tail")
+  func counting() {
+    for length in 0...70 {
+      for step in 1...5 {
+        let bytes = (0..<length).map { $0 % step == 0 ? UInt8(0xA9) : UInt8(0x61) }
+        let counted = bytes.withUnsafeBufferPointer {
+          ByteScanning.count(in: $0, vector: { $0 .== ByteScanning.splat(0xA9) }, byte: { $0 == 0xA9 })
+        }
+        #expect(counted == bytes.filter { $0 == 0xA9 }.count, "\(length) \(step)")
+      }
+    }
+  }
+
   @Test("control characters are found wherever they fall; tab, newline, return and other 0xC2 pairs are not")
   func controls() {
     // Past 128 bytes: blocks of sixty-four are passed before the exact test.
