@@ -186,20 +186,29 @@ static inline size_t watcher_utf8_length(const unsigned char *p, size_t i, size_
 #undef WATCHER_CONT
 }
 
+/* The character of the predefined reference at p[i] (`&lt;`, `&gt;`, `&amp;`, `&quot;` or `&apos;`), with its
+ * length in *length; 0 when there is none. */
+static inline unsigned char watcher_predefined_reference(const unsigned char *p, size_t i, size_t n, size_t *length) {
+  size_t left = n - i;
+  if (left < 4) return 0;
+  uint32_t word;
+  memcpy(&word, p + i, 4);
+  /* As little-endian numbers: "&lt;", "&gt;", "&amp", "&quo", "&apo". */
+  if (word == 0x3B746C26u) { *length = 4; return '<'; }
+  if (word == 0x3B746726u) { *length = 4; return '>'; }
+  if (word == 0x706D6126u) { *length = 5; return left >= 5 && p[i + 4] == ';' ? '&' : 0; }
+  if (left < 6 || p[i + 5] != ';') return 0;
+  *length = 6;
+  if (word == 0x6F757126u && p[i + 4] == 't') return '"';
+  if (word == 0x6F706126u && p[i + 4] == 's') return '\'';
+  return 0;
+}
+
 /* Whether the `&` at p[i] starts a reference the input cleaner knows without a table: `&lt;`, `&gt;`,
  * `&amp;`, `&quot;`, `&apos;`, `&#123;` or `&#x1F;` (at most eight digits). */
 static inline int watcher_is_plain_reference(const unsigned char *p, size_t i, size_t n) {
-  size_t left = n - i;
-  if (left >= 4) {
-    uint32_t word;
-    memcpy(&word, p + i, 4);
-    /* As little-endian numbers: "&lt;", "&gt;", "&amp", "&quo", "&apo". */
-    if (word == 0x3B746C26u || word == 0x3B746726u) return 1;
-    if (left >= 5 && word == 0x706D6126u && p[i + 4] == ';') return 1;
-    if (left >= 6 && p[i + 5] == ';' &&
-        ((word == 0x6F757126u && p[i + 4] == 't') || (word == 0x6F706126u && p[i + 4] == 's')))
-      return 1;
-  }
+  size_t length;
+  if (watcher_predefined_reference(p, i, n, &length)) return 1;
   size_t j = i + 1;
   if (j >= n || p[j] != '#') return 0;
   j++;
@@ -351,18 +360,14 @@ static inline int watcher_decode_run(const unsigned char *p, size_t n, size_t *i
       i += (i + 1 < n && p[i + 1] == 10) ? 2 : 1;
       continue;
     }
-    size_t left = n - i;
-    uint32_t word = 0;
-    if (left >= 4) memcpy(&word, p + i, 4);
-    /* As little-endian numbers: "&lt;", "&gt;", "&amp", "&quo", "&apo". */
-    if (word == 0x3B746C26u) { out[o++] = '<'; i += 4; continue; }
-    if (word == 0x3B746726u) { out[o++] = '>'; i += 4; continue; }
-    if (word == 0x706D6126u && left >= 5 && p[i + 4] == ';') { out[o++] = '&'; i += 5; continue; }
-    if (left >= 6 && p[i + 5] == ';') {
-      if (word == 0x6F757126u && p[i + 4] == 't') { out[o++] = '"'; i += 6; continue; }
-      if (word == 0x6F706126u && p[i + 4] == 's') { out[o++] = '\''; i += 6; continue; }
+    size_t length;
+    unsigned char predefined = watcher_predefined_reference(p, i, n, &length);
+    if (predefined) {
+      out[o++] = predefined;
+      i += length;
+      continue;
     }
-    if (left < 2 || p[i + 1] != '#') {
+    if (n - i < 2 || p[i + 1] != '#') {
       *ip = i;
       *op = o;
       return 1;

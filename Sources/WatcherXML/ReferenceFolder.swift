@@ -145,8 +145,7 @@ struct ReferenceFolder {
     while c.r < n {
       switch state {
       case .text:
-        // (The cheap tests first: most runs between tags are a newline.)
-        if depth > 0, c.n &- c.r > minimumRun, c.p[c.r] != UInt8(ascii: "<"), cut(&c) { continue }
+        if cutsRun(&c) { continue }
         // To the next `<`, `&` or newline, moving the bytes down over what was folded; references and
         // newlines are handled here without leaving the loop.
         while true {
@@ -158,7 +157,7 @@ struct ReferenceFolder {
             newline(at: c.w)
             c.step()
             // The next line's run may be cut too.
-            if depth > 0, c.n &- c.r > minimumRun, c.p[c.r] != UInt8(ascii: "<"), cut(&c) { continue }
+            _ = cutsRun(&c)
             continue
           } else {
             let (length, replacement) = Self.shortcut(c.p + c.r, available: n &- c.r)
@@ -210,6 +209,13 @@ struct ReferenceFolder {
     } else if previous != UInt8(ascii: "/") {
       depth += 1
     }
+  }
+
+  /// Whether the run of text at the read position was cut (`cut`), with the cheap tests first: most runs
+  /// between tags are a newline.
+  @inline(__always)
+  private mutating func cutsRun(_ c: inout Cursor) -> Bool {
+    depth > 0 && c.n &- c.r > minimumRun && c.p[c.r] != UInt8(ascii: "<") && cut(&c)
   }
 
   /// Cuts the run of text at the read position, up to the next `<` or newline, out of what libxml2 reads.

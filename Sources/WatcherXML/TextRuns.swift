@@ -114,19 +114,16 @@ final class TextRuns {
     }
   }
 
-  /// The HTML entity named at `b[i]` (an `&`): its length and character, or nil.
+  /// The HTML entity named at `b[i]` (an `&`), with its `;`: its length and character, or nil.
   private static func entity(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> (Int, UInt32)? {
-    var name = [UInt8]()
     var j = i &+ 1
-    while j < b.count, name.count < 32 {
+    while j < b.count, j &- i <= 32 {
       let c = b[j]
       guard (c | 0x20 >= 97 && c | 0x20 <= 122) || (c >= 48 && c <= 57) else { break }
-      name.append(c)
       j &+= 1
     }
-    guard !name.isEmpty, j < b.count, b[j] == UInt8(ascii: ";") else { return nil }
-    name.append(0)
-    guard let entity = name.withUnsafeBufferPointer({ htmlEntityLookup($0.baseAddress) }) else { return nil }
-    return (j &+ 1 &- i, entity.pointee.value)
+    guard j > i &+ 1, j < b.count, b[j] == UInt8(ascii: ";") else { return nil }
+    let name = String(decoding: UnsafeBufferPointer(rebasing: b[(i &+ 1)..<j]), as: UTF8.self)
+    return HTMLEntities.scalar(named: name).map { (j &+ 1 &- i, $0) }
   }
 }
