@@ -33,6 +33,11 @@ package final class ItemPipeline<Raw: Sendable> {
   /// With a sink: the batches handed to it in order.
   private let sequencer: Sequencer?
   private static var maxInFlight: Int { 8 }
+  /// Raw items the workers are done with, handed back to be released on the parser's thread, which made
+  /// them. glibc's malloc returns a block freed on another thread to the arena it came from, under that
+  /// arena's lock, which the parser takes for each item it allocates: released on the workers, they made
+  /// the two threads wait for each other on that lock some 2,000 times a 57 MB parse (docs/benchmarks.md).
+  private let spent = Locked<[[Raw]]>([])
 
   package init(
     batchSize: Int = 128, sink: ItemSink? = nil, prefilter: ((Raw) -> FeedItem?)? = nil,
@@ -61,48 +66,62 @@ package final class ItemPipeline<Raw: Sendable> {
       if !pending.isEmpty { dispatchBatch() }
       let count = batchCount
       WorkerPool.shared.wait(until: { sequencer.emitted == count })
+      releaseSpent()
       return []
     }
-    if batchCount == 0 { return Self.prepared(pending, normalize, encode: nil).map(\.item) }
+    if batchCount == 0 { return Self.prepared(pending, normalize, encode: nil, spent: nil).map(\.item) }
     if !pending.isEmpty { dispatchBatch() }
     for index in 0..<batchCount { tasks.removeValue(forKey: index)?.wait() }
+    releaseSpent()
     return results.ordered(count: batchCount).map(\.item)
   }
 
+  /// Releases the raw items the workers have finished with, here on the parser's thread.
+  private func releaseSpent() {
+    var taken: [[Raw]] = []
+    spent.withLock { swap(&taken, &$0) }
+  }
+
   private func dispatchBatch() {
+    releaseSpent()
     let batch = Handover(pending)
     let index = batchCount
     let normalize = normalize
     batchCount += 1
     pending = []
     pending.reserveCapacity(batchSize)
+    let spent = spent
     guard let sequencer else {
       let results = results
       tasks[index] = WorkerPool.shared.submit {
-        results.store(Self.prepared(batch.take(), normalize, encode: nil), at: index)
+        results.store(Self.prepared(batch.take(), normalize, encode: nil, spent: spent), at: index)
       }
       return
     }
     if index == 0 { sequencer.sink.readHeader() }
     let encode = sequencer.sink.encode
     _ = WorkerPool.shared.submit {
-      sequencer.finished(Self.prepared(batch.take(), normalize, encode: encode), at: index)
+      sequencer.finished(Self.prepared(batch.take(), normalize, encode: encode, spent: spent), at: index)
     }
     // Backpressure: the parser helps the workers once enough batches are in flight.
     let limit = batchCount - Self.maxInFlight
     if sequencer.emitted < limit { WorkerPool.shared.wait(until: { sequencer.emitted >= limit }) }
   }
 
-  /// Normalizes what is still raw, prepares it, and encodes it when asked.
+  /// Normalizes what is still raw, prepares it, and encodes it when asked; the raw items go to `spent`,
+  /// when given, to be released by the thread that made them.
   ///
   /// Each item is moved out of the batch, not copied: a copy retains every field of a raw item, and
   /// releasing the batch then releases each one again.
   private static func prepared(
     _ batch: consuming [Pending], _ normalize: @Sendable (Raw) -> FeedItem,
-    encode: (@Sendable (FeedItem) -> [UInt8])?
+    encode: (@Sendable (FeedItem) -> [UInt8])?, spent: Locked<[[Raw]]>?
   ) -> [Finished] {
     var batch = batch
     let count = batch.count
+    var used: [Raw] = []
+    if spent != nil { used.reserveCapacity(count) }
+    defer { if let spent, !used.isEmpty { spent.withLock { $0.append(used) } } }
     // Taken from the end (`popLast` moves; reversing first would copy), each put in its place.
     return [Finished](unsafeUninitializedCapacity: count) { buffer, initialized in
       guard let base = buffer.baseAddress else { return }
@@ -110,7 +129,9 @@ package final class ItemPipeline<Raw: Sendable> {
       while let item = batch.popLast() {
         var ready: FeedItem
         switch consume item {
-        case .raw(let raw): ready = normalize(raw)
+        case .raw(let raw):
+          ready = normalize(raw)
+          if spent != nil { used.append(raw) }
         case .ready(let stub): ready = stub
         }
         FeedParser.ItemFinisher.prepare(&ready)
