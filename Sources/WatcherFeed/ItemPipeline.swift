@@ -33,8 +33,9 @@ package final class ItemPipeline<Raw: Sendable> {
   /// With a sink: the batches handed to it in order.
   private let sequencer: Sequencer?
   private static var maxInFlight: Int { 8 }
-  /// Raw items the workers are done with, handed back to be released on the parser's thread, which made
-  /// them. glibc's malloc returns a block freed on another thread to the arena it came from, under that
+  /// Raw items the workers are done with, to be released on the parser's thread, which made them.
+  ///
+  /// glibc's malloc returns a block freed on another thread to the arena it came from, under that
   /// arena's lock, which the parser takes for each item it allocates: released on the workers, they made
   /// the two threads wait for each other on that lock some 2,000 times a 57 MB parse (docs/benchmarks.md).
   private let spent = Locked<[[Raw]]>([])
