@@ -307,10 +307,10 @@ public enum FeedParser {
   }
 
   private static func finishedXML(
-    _ feed: Feed?, warnings: [FeedWarning], repairer: UTF8ChunkRepairer, reader: XMLFeedReader, options: Options,
-    html: Bool
+    _ feed: consuming Feed?, warnings: [FeedWarning], repairer: UTF8ChunkRepairer, reader: XMLFeedReader,
+    options: Options, html: Bool
   ) throws(FeedParseError) -> ParsedFeed {
-    guard let feed else {
+    guard let feed = feed.take() else {
       // `<!doctype html>` in lower case stops an XML parser before the first element.
       if html, reader.firstElement == nil { throw .notAFeed(found: "an HTML page") }
       throw .notAFeed(found: describe(firstElement: reader.firstElement, sawMarkup: repairer.sawMarkup))
@@ -332,17 +332,22 @@ public enum FeedParser {
   /// Applies the item and category limits, replaces control characters, then gives every item its key.
   ///
   /// `prepared`: the items come from the XML pipeline, which did `ItemFinisher.prepare` already.
-  private static func finished(_ feed: Feed, warnings: [FeedWarning], options: Options, prepared: Bool = false)
-    -> ParsedFeed
-  {
+  ///
+  /// The items are finished in place, never copied (a copy retains every field); those past `maxItems`
+  /// are all at the end.
+  private static func finished(
+    _ feed: consuming Feed, warnings: [FeedWarning], options: Options, prepared: Bool = false
+  ) -> ParsedFeed {
     var feed = feed
     var finisher = ItemFinisher(options: options)
     var items: [FeedItem] = []
-    items.reserveCapacity(min(feed.items.count, options.maxItems))
-    for var item in feed.items {
-      let kept = prepared ? finisher.finish(prepared: &item) != nil : finisher.finish(&item)
-      if kept { items.append(item) }
+    swap(&items, &feed.items)
+    var kept = items.count
+    for index in items.indices {
+      let keep = prepared ? finisher.finish(prepared: &items[index]) != nil : finisher.finish(&items[index])
+      if !keep, kept == items.count { kept = index }
     }
+    items.removeSubrange(kept...)
     feed.items = items
     feed.title = feed.title.map(ControlCharacters.replaced)
     feed.link = feed.link.map(ControlCharacters.replaced)

@@ -70,11 +70,15 @@ package final class ItemPipeline<Raw: Sendable> {
       releaseSpent()
       return []
     }
-    if batchCount == 0 { return Self.prepared(pending, normalize, encode: nil, spent: nil).map(\.item) }
+    if batchCount == 0 {
+      var batch: [Pending] = []
+      swap(&batch, &pending)
+      return BatchResults.items(of: [Self.prepared(batch, normalize, encode: nil, spent: nil)])
+    }
     if !pending.isEmpty { dispatchBatch() }
     for index in 0..<batchCount { tasks.removeValue(forKey: index)?.wait() }
     releaseSpent()
-    return results.ordered(count: batchCount).map(\.item)
+    return results.ordered(count: batchCount)
   }
 
   /// Releases the raw items the workers have finished with, here on the parser's thread.
@@ -122,7 +126,16 @@ package final class ItemPipeline<Raw: Sendable> {
     let count = batch.count
     var used: [Raw] = []
     if spent != nil { used.reserveCapacity(count) }
-    defer { if let spent, !used.isEmpty { spent.withLock { $0.append(used) } } }
+    defer {
+      // Moved in under the lock, so this thread holds no reference once the parser's can take it.
+      if let spent, !used.isEmpty {
+        spent.withLock { list in
+          var moved: [Raw] = []
+          swap(&moved, &used)
+          list.append(moved)
+        }
+      }
+    }
     // Taken from the end (`popLast` moves; reversing first would copy), each put in its place.
     return [Finished](unsafeUninitializedCapacity: count) { buffer, initialized in
       guard let base = buffer.baseAddress else { return }
@@ -132,7 +145,7 @@ package final class ItemPipeline<Raw: Sendable> {
         switch consume item {
         case .raw(let raw):
           ready = normalize(raw)
-          if spent != nil { used.append(raw) }
+          if spent != nil { used.append(consume raw) }
         case .ready(let stub): ready = stub
         }
         FeedParser.ItemFinisher.prepare(&ready)
@@ -179,9 +192,9 @@ private final class Sequencer: @unchecked Sendable {
 
   /// Stores batch `index`, then hands over every batch that is next in order, unless another thread is
   /// doing so already (it will find this one).
-  func finished(_ batch: [Finished], at index: Int) {
+  func finished(_ batch: consuming [Finished], at index: Int) {
     lock.lock()
-    ready[index] = batch
+    ready[index] = consume batch
     guard !handing else { return lock.unlock() }
     handing = true
     while var batch = ready.removeValue(forKey: next) {
@@ -254,13 +267,29 @@ private final class BatchResults: Sendable {
     batches.withLock { $0[index] = items }
   }
 
-  func ordered(count: Int) -> [Finished] {
-    batches.withLock { all in
-      var items: [Finished] = []
-      items.reserveCapacity(all.values.reduce(0) { $0 + $1.count })
-      for index in 0..<count { items.append(contentsOf: all[index] ?? []) }
-      all = [:]
-      return items
+  /// The items of the first `count` batches, in order.
+  func ordered(count: Int) -> [FeedItem] {
+    var all: [Int: [Finished]] = [:]
+    batches.withLock { swap(&all, &$0) }
+    return Self.items(of: (0..<count).map { all.removeValue(forKey: $0) ?? [] })
+  }
+
+  /// The items of `batches`, in order, each moved out of its batch: a copy retains every field, and
+  /// releasing the batch then releases each one again.
+  static func items(of batches: consuming [[Finished]]) -> [FeedItem] {
+    var batches = batches
+    let count = batches.reduce(0) { $0 + $1.count }
+    // From the last item back (`popLast` moves), each put in its place (`reverse()` would copy each).
+    return [FeedItem](unsafeUninitializedCapacity: count) { buffer, initialized in
+      guard let base = buffer.baseAddress else { return }
+      var index = count
+      while var batch = batches.popLast() {
+        while let finished = batch.popLast() {
+          index -= 1
+          (base + index).initialize(to: finished.item)
+        }
+      }
+      initialized = count
     }
   }
 }
