@@ -39,6 +39,8 @@ package final class ItemPipeline<Raw: Sendable> {
   /// arena's lock, which the parser takes for each item it allocates: released on the workers, they made
   /// the two threads wait for each other on that lock some 2,000 times a 57 MB parse (docs/benchmarks.md).
   private let spent = Locked<[[Raw]]>([])
+  /// Spent batches taken from `spent`, released one item for each item added, on the parser's thread.
+  private var releasing: [[Raw]] = []
 
   package init(
     batchSize: Int = 128, sink: ItemSink? = nil, prefilter: ((Raw) -> FeedItem?)? = nil,
@@ -58,7 +60,20 @@ package final class ItemPipeline<Raw: Sendable> {
     } else {
       pending.append(.raw(raw))
     }
+    releaseOne()
     if pending.count >= batchSize { dispatchBatch() }
+  }
+
+  /// Releases a spent raw item, or two while more than a batch of them waits.
+  ///
+  /// Their blocks, just freed, are the ones malloc hands out for the next item's fields; freed a batch at
+  /// a time, they overflowed malloc's per-thread cache of recent blocks. Two while more than a batch waits
+  /// keeps what waits to about a batch.
+  private func releaseOne() {
+    for _ in 0..<(releasing.count > 1 ? 2 : 1) {
+      guard let last = releasing.indices.last else { return }
+      if releasing[last].popLast() == nil { releasing.removeLast() }
+    }
   }
 
   /// All items, normalized and prepared, in document order (none when they went to the sink).
@@ -67,7 +82,7 @@ package final class ItemPipeline<Raw: Sendable> {
       if !pending.isEmpty { dispatchBatch() }
       let count = batchCount
       WorkerPool.shared.wait(until: { sequencer.emitted == count })
-      releaseSpent()
+      releaseSpent(all: true)
       return []
     }
     if batchCount == 0 {
@@ -77,14 +92,19 @@ package final class ItemPipeline<Raw: Sendable> {
     }
     if !pending.isEmpty { dispatchBatch() }
     for index in 0..<batchCount { tasks.removeValue(forKey: index)?.wait() }
-    releaseSpent()
+    releaseSpent(all: true)
     return results.ordered(count: batchCount)
   }
 
   /// Releases the raw items the workers have finished with, here on the parser's thread.
-  private func releaseSpent() {
+  private func releaseSpent(all: Bool = false) {
     var taken: [[Raw]] = []
     spent.withLock { swap(&taken, &$0) }
+    if all {
+      releasing = []
+    } else {
+      releasing.append(contentsOf: consume taken)
+    }
   }
 
   private func dispatchBatch() {
