@@ -14,7 +14,11 @@ import WatcherSupport
 /// thread hop. Results come back in document order: all at the end, or, with a `sink`, handed to it as
 /// their batches finish, by whichever worker finishes the next batch in order (so the parser's thread
 /// never waits on the sink), with at most a few batches in flight, so memory stays flat whatever the
-/// feed's size.
+/// feed's size. A worker whose batch is next hands each item over as soon as it is ready, so the memory
+/// of one item is reused for the next.
+///
+/// Memory is freed on the thread that allocated it, and a little at a time: raw items go back to the
+/// parser's thread and are released one for each item it adds (docs/design.md, platform notes, threads).
 package final class ItemPipeline<Raw: Sendable> {
   private let normalize: @Sendable (Raw) -> FeedItem
   /// Asked first, in document order, for each item: an item it returns is used as it is (not normalized).
@@ -124,13 +128,66 @@ package final class ItemPipeline<Raw: Sendable> {
       return
     }
     if index == 0 { sequencer.sink.readHeader() }
-    let encode = sequencer.sink.encode
     _ = WorkerPool.shared.submit {
-      sequencer.finished(Self.prepared(batch.take(), normalize, encode: encode, spent: spent), at: index)
+      Self.deliver(batch.take(), at: index, to: sequencer, normalize, spent: spent)
     }
     // Backpressure: the parser helps the workers once enough batches are in flight.
     let limit = batchCount - Self.maxInFlight
     if sequencer.emitted < limit { WorkerPool.shared.wait(until: { sequencer.emitted >= limit }) }
+  }
+
+  /// Hands batch `index` to the sink: item by item as each is ready when the batch is next in order and
+  /// no other thread is handing items over (one item's blocks, freed, are then the next one's), or whole,
+  /// once prepared, to the sequencer.
+  private static func deliver(
+    _ batch: consuming [Pending], at index: Int, to sequencer: Sequencer, _ normalize: @Sendable (Raw) -> FeedItem,
+    spent: Locked<[[Raw]]>
+  ) {
+    let encode = sequencer.sink.encode
+    guard sequencer.claim(index) else {
+      return sequencer.finished(prepared(batch, normalize, encode: encode, spent: spent), at: index)
+    }
+    var batch = batch
+    var used: [Raw] = []
+    used.reserveCapacity(batch.count)
+    // In place, by moves (an array's own `reverse()` copies each item), so `popLast` moves them out in order.
+    batch.withUnsafeMutableBufferPointer { $0.reverse() }
+    while let item = batch.popLast() {
+      let prepared = Self.ready(consume item, normalize, used: &used, keep: true)
+      let encoded = encode?(prepared)
+      var ready = consume prepared
+      sequencer.sink.accept(&ready, encoded: encoded)
+    }
+    batch = []
+    Self.release(&used, to: spent)
+    sequencer.claimedBatchDone()
+  }
+
+  /// An item normalized, if still raw (the raw item then moved to `used` if `keep`), and prepared.
+  private static func ready(
+    _ item: consuming Pending, _ normalize: @Sendable (Raw) -> FeedItem, used: inout [Raw], keep: Bool
+  ) -> FeedItem {
+    switch consume item {
+    case .raw(let raw):
+      var ready = normalize(raw)
+      if keep { used.append(consume raw) }
+      FeedParser.ItemFinisher.prepare(&ready)
+      return ready
+    case .ready(var stub):
+      FeedParser.ItemFinisher.prepare(&stub)
+      return stub
+    }
+  }
+
+  /// Moves `used` into `spent` under its lock, so this thread holds no reference once the parser's
+  /// thread can take them.
+  private static func release(_ used: inout [Raw], to spent: Locked<[[Raw]]>?) {
+    guard let spent, !used.isEmpty else { return }
+    spent.withLock { list in
+      var moved: [Raw] = []
+      swap(&moved, &used)
+      list.append(moved)
+    }
   }
 
   /// Normalizes what is still raw, prepares it, and encodes it when asked; the raw items go to `spent`,
@@ -146,29 +203,13 @@ package final class ItemPipeline<Raw: Sendable> {
     let count = batch.count
     var used: [Raw] = []
     if spent != nil { used.reserveCapacity(count) }
-    defer {
-      // Moved in under the lock, so this thread holds no reference once the parser's can take it.
-      if let spent, !used.isEmpty {
-        spent.withLock { list in
-          var moved: [Raw] = []
-          swap(&moved, &used)
-          list.append(moved)
-        }
-      }
-    }
-    // Taken from the end (`popLast` moves; reversing first would copy), each put in its place.
+    defer { Self.release(&used, to: spent) }
+    // Taken from the end (`popLast` moves; the array's own `reverse()` would copy), each put in its place.
     return [Finished](unsafeUninitializedCapacity: count) { buffer, initialized in
       guard let base = buffer.baseAddress else { return }
       var index = count
       while let item = batch.popLast() {
-        var ready: FeedItem
-        switch consume item {
-        case .raw(let raw):
-          ready = normalize(raw)
-          if spent != nil { used.append(consume raw) }
-        case .ready(let stub): ready = stub
-        }
-        FeedParser.ItemFinisher.prepare(&ready)
+        let ready = Self.ready(consume item, normalize, used: &used, keep: spent != nil)
         let encoded = encode?(ready)
         index -= 1
         (base + index).initialize(to: Finished(item: consume ready, encoded: encoded))
@@ -210,6 +251,24 @@ private final class Sequencer: @unchecked Sendable {
   /// How many batches the sink has had.
   var emitted: Int { lock.withLock { handedOut } }
 
+  /// Whether batch `index` is next and no other thread is handing items over; if so, this thread now is,
+  /// and hands the batch's items to the sink itself, then calls `claimedBatchDone`.
+  func claim(_ index: Int) -> Bool {
+    lock.withLock {
+      guard !handing, next == index else { return false }
+      handing = true
+      return true
+    }
+  }
+
+  /// Ends the handover of a claimed batch, then hands over every batch that is next in order.
+  func claimedBatchDone() {
+    lock.lock()
+    next += 1
+    handedOut = next
+    handOver()
+  }
+
   /// Stores batch `index`, then hands over every batch that is next in order, unless another thread is
   /// doing so already (it will find this one).
   func finished(_ batch: consuming [Finished], at index: Int) {
@@ -217,6 +276,12 @@ private final class Sequencer: @unchecked Sendable {
     ready[index] = consume batch
     guard !handing else { return lock.unlock() }
     handing = true
+    handOver()
+  }
+
+  /// Hands over the stored batches that are next in order; called holding the lock and the handing role,
+  /// which it gives up.
+  private func handOver() {
     while var batch = ready.removeValue(forKey: next) {
       lock.unlock()
       // Each item is handed over in place, never copied (a copy retains every field).
