@@ -37,10 +37,13 @@ struct ParseCommand: Command {
     // the file's size.
     if arguments.has(Options.json), source != "-", !FeedLocation.isHTTP(source) {
       let box = WriterBox(FeedJSONWriter(sink: terminal.output))
-      // Items are encoded on the parser's worker threads; this thread only writes them out.
+      // Items are encoded on the parser's worker threads: ahead, in batches, or here, as they are handed over.
       let result = FeedLoader.stream(
         FeedLocation.path(of: source), options: options, header: { box.writer.begin($0) },
-        encode: FeedJSONWriter.encode, item: { box.writer.item(encoded: $1 ?? FeedJSONWriter.encode($0)) })
+        encode: FeedJSONWriter.encode,
+        item: { item, encoded in
+          if let encoded { box.writer.item(encoded: encoded) } else { box.writer.item(item) }
+        })
       switch result {
       case .success(let streamed):
         box.writer.end(warnings: streamed.warnings)

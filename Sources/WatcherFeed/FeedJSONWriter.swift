@@ -20,9 +20,10 @@ import WatcherXML
 /// Keys always appear in this order; a missing value is `null`; dates are ISO 8601 UTC to the second.
 public struct FeedJSONWriter {
   private let sink: ([UInt8]) -> Void
-  /// While writing item by item: the items written so far, and the bytes not yet handed to the sink.
+  /// While writing item by item: the items written so far, and the bytes not yet handed to the sink (in
+  /// one buffer for the whole document, so an item is encoded in place, with no allocation of its own).
   private var streamed = 0
-  private var buffer = JSONBytes.array()
+  private var chunk = JSONBytes(ByteBuffer(capacity: (1 << 16) + (1 << 14)))
   /// Items encoded per batch; two batches are encoded at once on large feeds.
   private let batchSize = 512
 
@@ -77,22 +78,19 @@ public struct FeedJSONWriter {
     head.raw("},\"items\":[")
     sink(head.bytes)
     streamed = 0
-    buffer = JSONBytes.array()
+    chunk.bytes.removeAll()
   }
 
   /// Writes the next item (buffered, and handed to the sink in chunks of about 64 KiB).
   public mutating func item(_ item: FeedItem) {
-    buffer.items([item], 0..<1, first: streamed == 0)
+    chunk.item(item, first: streamed == 0)
     advance()
   }
 
   /// Writes the next item from its `encode`d bytes.
   public mutating func item(encoded: [UInt8]) {
-    // The chunk goes before the item would outgrow its room: growing would copy the whole chunk into a
-    // fresh allocation twice its size, once per chunk.
-    if buffer.bytes.count + encoded.count + 1 > buffer.bytes.capacity, !buffer.bytes.isEmpty { flush() }
-    if streamed > 0 { buffer.raw(",") }
-    buffer.bytes.append(contentsOf: encoded)
+    if streamed > 0 { chunk.raw(",") }
+    encoded.withUnsafeBufferPointer { chunk.bytes.append(bytes: $0) }
     advance()
   }
 
@@ -109,26 +107,24 @@ public struct FeedJSONWriter {
 
   private mutating func advance() {
     streamed += 1
-    if buffer.bytes.count >= 65_536 { flush() }
+    if chunk.bytes.byteCount >= 65_536 { flush() }
   }
 
-  /// Hands the buffered bytes to the sink and starts a new chunk.
+  /// Hands the buffered bytes to the sink, copied once, and empties the buffer.
   private mutating func flush() {
-    sink(buffer.bytes)
-    buffer = JSONBytes.array()
+    sink(chunk.bytes.array)
+    chunk.bytes.removeAll()
   }
 
   /// Ends a document started with `begin`: the warnings and the closing brackets.
   public mutating func end(warnings: [FeedWarning]) {
-    var tail = buffer
-    buffer = JSONBytes.array()
-    tail.raw("\n],\"warnings\":[")
+    chunk.raw("\n],\"warnings\":[")
     for (index, warning) in warnings.enumerated() {
-      if index > 0 { tail.raw(",") }
-      tail.string(warning.description)
+      if index > 0 { chunk.raw(",") }
+      chunk.string(warning.description)
     }
-    tail.raw("]}\n")
-    sink(tail.bytes)
+    chunk.raw("]}\n")
+    flush()
   }
 
   /// One item as `watcher parse --json` prints it, with `extra` members added at the end (a hook's stdin

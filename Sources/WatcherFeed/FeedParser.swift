@@ -101,11 +101,13 @@ public enum FeedParser {
     try stream(contentsOf: path, options: options, header: header, encode: nil) { each, _ in item(each) }
   }
 
-  /// `stream(contentsOf:)` that also encodes each item with `encode` on the parser's worker threads (off
-  /// the thread that reads the XML), and hands the result over with the item.
+  /// `stream(contentsOf:)` that also encodes items with `encode` on the parser's worker threads (off the
+  /// thread that reads the XML), and hands the result over with the item.
   ///
-  /// An item that changed after it was encoded (its categories cut to the limit, or its key told apart
-  /// from an earlier item's) is encoded again before it is handed over.
+  /// Items that wait for earlier ones are encoded ahead; an item handed over as soon as it is ready (on a
+  /// worker thread already) comes without bytes, and `item` encodes it itself, in place, with no
+  /// allocation of its own. An item that changed after it was encoded (its categories cut to the limit, or
+  /// its key told apart from an earlier item's) is encoded again before it is handed over.
   public static func stream(
     contentsOf path: String, options: Options = Options(), header: @escaping (Feed) -> Void,
     encode: (@Sendable (FeedItem) -> [UInt8])?, item: @escaping (FeedItem, [UInt8]?) -> Void

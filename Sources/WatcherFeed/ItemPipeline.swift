@@ -152,11 +152,10 @@ package final class ItemPipeline<Raw: Sendable> {
     used.reserveCapacity(batch.count)
     // In place, by moves (an array's own `reverse()` copies each item), so `popLast` moves them out in order.
     batch.withUnsafeMutableBufferPointer { $0.reverse() }
+    // Not encoded ahead: the sink, on this thread now, encodes each item where it keeps it.
     while let item = batch.popLast() {
-      let prepared = Self.ready(consume item, normalize, used: &used, keep: true)
-      let encoded = encode?(prepared)
-      var ready = consume prepared
-      sequencer.sink.accept(&ready, encoded: encoded)
+      var ready = Self.ready(consume item, normalize, used: &used, keep: true)
+      sequencer.sink.accept(&ready, encoded: nil)
     }
     batch = []
     Self.release(&used, to: spent)
@@ -309,8 +308,9 @@ private struct Finished: Sendable {
 /// they may touch the caller's state, but nothing the parser is still changing.
 package final class ItemSink: @unchecked Sendable {
   private let emit: (inout FeedItem, [UInt8]?) -> Void
-  /// Run on the workers for each item, its result handed over with the item (`watcher parse --json`
-  /// encodes there, off the parser's thread).
+  /// Run on the workers for each item of a batch that waits for an earlier one, its result handed over
+  /// with the item (`watcher parse --json` encodes there, off the parser's thread); an item handed over as
+  /// soon as it is ready comes without, on a worker, and the sink encodes it itself.
   package let encode: (@Sendable (FeedItem) -> [UInt8])?
   /// Reads the feed's title and link as parsed so far; called on the parser's thread as the first items
   /// are handed out.

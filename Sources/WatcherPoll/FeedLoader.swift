@@ -224,7 +224,8 @@ public enum FeedLoader {
 
   /// Reads a local file like `read`, handing each item over as it is read (`FeedParser.stream`).
   ///
-  /// `encode` runs on the parser's worker threads; its result comes with each item.
+  /// `encode` runs on the parser's worker threads; its result comes with each item that waited for an
+  /// earlier one, and `item` encodes the others itself (`FeedParser.stream(contentsOf:…encode:item:)`).
   public static func stream(
     _ path: String, options: FeedParser.Options, header: @escaping (Feed) -> Void,
     encode: (@Sendable (FeedItem) -> [UInt8])? = nil, item: @escaping (FeedItem, [UInt8]?) -> Void

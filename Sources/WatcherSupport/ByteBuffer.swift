@@ -33,6 +33,12 @@ public final class ByteBuffer: ByteAppender {
   /// The bytes appended so far, copied into an array.
   public var array: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
+  /// How many bytes have been appended.
+  public var byteCount: Int { count }
+
+  /// Forgets the bytes appended, keeping the room.
+  public func removeAll() { count = 0 }
+
   @inlinable @inline(__always)
   public func append(_ byte: UInt8) {
     if count == capacity { grow(to: count + 1) }
