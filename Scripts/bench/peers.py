@@ -411,9 +411,14 @@ def serve(work, gen):
     os.symlink("www%d" % gen, link)
 
 
+def floor_hook(work):
+    """The hook of the floors, quoted for a shell: the tools' own, writing to a file of its own."""
+    return shell_quote(HOOK % "$1" % os.path.join(work, "floor-hook-out.txt"))
+
+
 def spread_hooks(work, count):
     """The floor of `count` hooks: as many `sh -c` as items, spread over every core by xargs -P."""
-    hook = shell_quote(HOOK % "$1" % os.path.join(work, "floor-hook-out.txt"))
+    hook = floor_hook(work)
     return ["/bin/sh", "-c", "seq %d | xargs -P %d -I{} sh -c %s sh 'title {}'" % (count, os.cpu_count() or 1, hook)]
 
 
@@ -426,8 +431,7 @@ def measure_floors(work, nginx, feeds, total, hook_count, big, paired):
         urls += ["-o", "/dev/null", nginx.url(f)]
     wall, cpu, rss, code, _ = timed(["curl", "-s", "--compressed", "--parallel", "--parallel-max", "8"] + urls, os.environ)
     floors.append(("all %d feeds in one curl process (--parallel, 8)" % feeds, wall, cpu, rss))
-    out = os.path.join(work, "floor-hook-out.txt")
-    hook = shell_quote(HOOK % "$1" % out)
+    hook = floor_hook(work)
     cores = os.cpu_count() or 1
     for count in (total, hook_count):
         loop = "i=0; while [ $i -lt %d ]; do sh -c %s sh \"title $i\"; i=$((i+1)); done" % (count, hook)
