@@ -7,7 +7,14 @@
 //
 // Why not a fork per hook: on the virtual machines this runs on, a fork of even a small process costs
 // 0.3-0.5 ms and of watcher 2 ms or more, which tripled the cost of a hook. A supervisor is forked once and
-// runs hooks one after another with posix_spawn (vfork, then exec).
+// runs hooks one after another.
+//
+// Why a shell host: a shell hook (`/bin/sh -c COMMAND`) started with posix_spawn costs an exec of the shell,
+// its dynamic linking and start-up, 0.7-0.9 ms of CPU here; a subshell forked by a shell that is already
+// running costs a fifth of that. So a supervisor keeps one `/bin/sh -s` (the host) and hands it each shell
+// hook as `( … )`: the host forks the subshell, waits for it and writes its status on a pipe. Item data
+// reaches the host only inside single quotes, which the shell takes byte for byte (every byte but NUL,
+// which no environment can hold); the command is the user's, run with `eval` in the subshell.
 
 #define _GNU_SOURCE
 #include "hook_supervisor.h"
@@ -19,6 +26,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -126,6 +134,24 @@ static int transmit(int sock, const void *buffer, size_t size, const int *fds, i
 
 // MARK: - A supervisor
 
+/// A `/bin/sh -s` this supervisor keeps and feeds shell hooks to, one at a time (see the top of this file).
+typedef struct {
+  /// 0 when there is none.
+  pid_t pid;
+  /// Its standard input, where hooks are written (non-blocking).
+  int commands;
+  /// Its descriptor 3, where it writes each hook's exit status as a line.
+  int statuses;
+  /// The environment it started with: hooks whose environment differs from it only in values and added
+  /// variables get those as `export` lines; any other difference starts a new host.
+  char *environment;
+  size_t environment_size;
+  /// Its wait status once reaped, else -1.
+  int status;
+} shell_host;
+
+static shell_host host = {0, -1, -1, NULL, 0, -1};
+
 /// Reaps every child that has exited; returns 1 when no child is left. Records the hook's status.
 static int reap(pid_t hook, int *hook_status) {
   for (;;) {
@@ -133,6 +159,7 @@ static int reap(pid_t hook, int *hook_status) {
     pid_t pid = waitpid(-1, &status, WNOHANG);
     if (pid > 0) {
       if (pid == hook) *hook_status = status;
+      if (pid == host.pid) host.status = status;
       continue;
     }
     if (pid < 0 && errno == EINTR) continue;
@@ -140,12 +167,11 @@ static int reap(pid_t hook, int *hook_status) {
   }
 }
 
-/// Sends `sig` to every child of this process (and to the group each leads), and to the hook's group.
-/// Children are read from /proc/thread-self/children: a supervisor has one thread.
-static void signal_children(pid_t hook, int sig) {
-  kill(-hook, sig);
+/// Calls `each` with every child of this process, read from /proc/thread-self/children (a supervisor has
+/// one thread); returns 0 when they cannot be read.
+static int for_each_child(void (*each)(pid_t, void *), void *context) {
   int fd = open("/proc/thread-self/children", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
+  if (fd < 0) return 0;
   char buffer[4096];
   ssize_t n;
   long pid = 0;
@@ -157,30 +183,288 @@ static void signal_children(pid_t hook, int sig) {
         pid = pid * 10 + (c - '0');
         in_number = 1;
       } else if (in_number) {
-        kill((pid_t)pid, sig);
-        kill(-(pid_t)pid, sig);
+        each((pid_t)pid, context);
         pid = 0;
         in_number = 0;
       }
     }
   }
-  if (in_number) {
-    kill((pid_t)pid, sig);
-    kill(-(pid_t)pid, sig);
-  }
+  if (in_number) each((pid_t)pid, context);
   close(fd);
+  return 1;
+}
+
+static void signal_child(pid_t pid, void *sig) {
+  kill(pid, *(int *)sig);
+  kill(-pid, *(int *)sig);
+}
+
+/// Sends `sig` to the group `leader` leads, and to every child of this process and the group each leads.
+static void signal_children(pid_t leader, int sig) {
+  kill(-leader, sig);
+  for_each_child(signal_child, &sig);
 }
 
 /// SIGTERM to everything below, a grace, then SIGKILL until nothing is left.
-static void kill_all(pid_t hook, int *hook_status, long grace_ms) {
-  signal_children(hook, SIGTERM);
+static void kill_all(pid_t leader, pid_t hook, int *hook_status, long grace_ms) {
+  signal_children(leader, SIGTERM);
   long until = now_ms() + grace_ms;
   while (!reap(hook, hook_status) && now_ms() < until) pause_ms(10);
   // Killed processes hand their own children to us (we are their subreaper), so repeat until none is left.
   for (int round = 0; round < 10000 && !reap(hook, hook_status); round++) {
-    signal_children(hook, SIGKILL);
+    signal_children(leader, SIGKILL);
     pause_ms(2);
   }
+}
+
+/// posix_spawn of `path` with `fds` as its descriptors 0, 1, 2 (and `status_fd`, when >= 0, as 3; a -1 in
+/// `fds` is /dev/null), in a process group of its own with an empty signal mask; 0 or an errno.
+static int spawn_in_group(pid_t *pid, const char *path, char *const argv[], char *const envp[], const int *fds,
+                          int status_fd) {
+  sigset_t empty;
+  sigemptyset(&empty);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setsigmask(&attributes, &empty);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  // Every disposition is already the default here (supervisor_loop), so no POSIX_SPAWN_SETSIGDEF: it
+  // would cost one sigaction per signal in every spawn.
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  for (int i = 0; i < 3; i++) {
+    if (fds[i] >= 0) {
+      posix_spawn_file_actions_adddup2(&actions, fds[i], i);
+    } else {
+      posix_spawn_file_actions_addopen(&actions, i, "/dev/null", O_RDWR, 0);
+    }
+  }
+  if (status_fd >= 0) posix_spawn_file_actions_adddup2(&actions, status_fd, 3);
+  int spawned = posix_spawn(pid, path, &actions, &attributes, argv, envp);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  return spawned;
+}
+
+// MARK: - The shell host
+
+/// A growing buffer of text.
+typedef struct {
+  char *bytes;
+  size_t length;
+  size_t capacity;
+  int failed;
+} text;
+
+static void text_append(text *t, const char *bytes, size_t length) {
+  if (t->failed) return;
+  if (t->length + length > t->capacity) {
+    size_t capacity = t->capacity ? t->capacity : 4096;
+    while (capacity < t->length + length) capacity *= 2;
+    char *grown = realloc(t->bytes, capacity);
+    if (!grown) {
+      t->failed = 1;
+      return;
+    }
+    t->bytes = grown;
+    t->capacity = capacity;
+  }
+  memcpy(t->bytes + t->length, bytes, length);
+  t->length += length;
+}
+
+static void text_add(text *t, const char *string) { text_append(t, string, strlen(string)); }
+
+/// `bytes` in single quotes, each `'` written as `'\''`: the shell reads it as exactly those bytes.
+static void text_quoted(text *t, const char *bytes, size_t length) {
+  text_append(t, "'", 1);
+  const char *end = bytes + length;
+  for (const char *p = bytes; p < end;) {
+    const char *quote = memchr(p, '\'', (size_t)(end - p));
+    size_t run = quote ? (size_t)(quote - p) : (size_t)(end - p);
+    text_append(t, p, run);
+    if (!quote) break;
+    text_append(t, "'\\''", 4);
+    p = quote + 1;
+  }
+  text_append(t, "'", 1);
+}
+
+/// Whether the host can reach a hook's pipes: it opens them as /proc/SUPERVISOR/fd/N. Asked once.
+static int proc_fds_usable(void) {
+  static int usable = -1;
+  if (usable >= 0) return usable;
+  usable = 0;
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return usable;
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)getpid(), fds[1]);
+  int reopened = open(path, O_WRONLY | O_CLOEXEC);
+  if (reopened >= 0) {
+    usable = write(reopened, "x", 1) == 1;
+    close(reopened);
+  }
+  close(fds[0]);
+  close(fds[1]);
+  return usable;
+}
+
+/// Whether a hook runs in the host: `/bin/sh -c COMMAND` with pipes for its three streams.
+static int host_takes(const char *path, char *const argv[], const int *fds) {
+  if (strcmp(path, "/bin/sh") != 0 || !argv[1] || strcmp(argv[1], "-c") != 0 || !argv[2] || argv[3]) return 0;
+  for (int i = 0; i < 3; i++) {
+    struct stat info;
+    if (fstat(fds[i], &info) != 0 || !S_ISFIFO(info.st_mode)) return 0;
+  }
+  return proc_fds_usable();
+}
+
+/// Lets go of the host's descriptors and environment (the process itself is reaped elsewhere).
+static void host_forget(void) {
+  if (host.commands >= 0) close(host.commands);
+  if (host.statuses >= 0) close(host.statuses);
+  free(host.environment);
+  host = (shell_host){0, -1, -1, NULL, 0, -1};
+}
+
+/// Ends an idle host: its input closes, it exits, and it is waited for (its CPU time, and that of every
+/// hook it ran, then counts as this supervisor's children's). Waits 2 s at most, then kills it.
+static void host_end(void) {
+  if (host.pid > 0 && host.status == -1) {
+    close(host.commands);
+    host.commands = -1;
+    for (long until = now_ms() + 2000;; pause_ms(1)) {
+      pid_t done = waitpid(host.pid, NULL, WNOHANG);
+      if (done == host.pid || (done < 0 && errno != EINTR)) break;
+      if (now_ms() >= until) {
+        kill(host.pid, SIGKILL);
+        while (waitpid(host.pid, NULL, 0) < 0 && errno == EINTR) {
+        }
+        break;
+      }
+    }
+  }
+  host_forget();
+}
+
+/// Starts a host with `envp`; returns whether it runs.
+static int host_start(const char *path, char *const envp[]) {
+  int commands[2], statuses[2];
+  if (pipe2(commands, O_CLOEXEC) != 0) return 0;
+  if (pipe2(statuses, O_CLOEXEC) != 0) {
+    close(commands[0]);
+    close(commands[1]);
+    return 0;
+  }
+  size_t size = 0;
+  for (char *const *e = envp; *e; e++) size += strlen(*e) + 1;
+  char *environment = malloc(size + 1);
+  int spawned = environment ? 0 : ENOMEM;
+  pid_t pid = 0;
+  if (environment) {
+    char *p = environment;
+    for (char *const *e = envp; *e; e++) {
+      size_t length = strlen(*e) + 1;
+      memcpy(p, *e, length);
+      p += length;
+    }
+    char *argv[] = {(char *)path, "-s", NULL};
+    int streams[3] = {commands[0], -1, -1};
+    spawned = spawn_in_group(&pid, path, argv, envp, streams, statuses[1]);
+  }
+  close(commands[0]);
+  close(statuses[1]);
+  if (spawned != 0) {
+    free(environment);
+    close(commands[1]);
+    close(statuses[0]);
+    return 0;
+  }
+  fcntl(commands[1], F_SETFL, fcntl(commands[1], F_GETFL) | O_NONBLOCK);
+  host = (shell_host){pid, commands[1], statuses[0], environment, size, -1};
+  return 1;
+}
+
+/// Variables a subshell must not be given by assignment, because the shell reads them at start-up or keeps
+/// them itself: a hook whose value differs from the host's gets a new host.
+static int special_name(const char *name, size_t length) {
+  static const char *const names[] = {"PATH", "IFS",  "PS1",    "PS2",      "PS4",       "PPID",     "PWD",
+                                      "OLDPWD", "OPTIND", "OPTARG", "ENV",  "LINENO", "CDPATH", "MAIL",
+                                      "MAILPATH", "MAILCHECK", "HISTSIZE", "HOME", NULL};
+  for (const char *const *n = names; *n; n++) {
+    if (strlen(*n) == length && memcmp(*n, name, length) == 0) return 1;
+  }
+  return 0;
+}
+
+static int shell_name(const char *name, size_t length) {
+  if (length == 0 || (name[0] >= '0' && name[0] <= '9')) return 0;
+  for (size_t i = 0; i < length; i++) {
+    char c = name[i];
+    if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) return 0;
+  }
+  return !special_name(name, length);
+}
+
+/// The host's entry `NAME=…` for `name`, or NULL.
+static const char *host_entry(const char *name, size_t length) {
+  for (const char *p = host.environment, *end = host.environment + host.environment_size; p < end;) {
+    size_t size = strlen(p);
+    if (size > length && p[length] == '=' && memcmp(p, name, length) == 0) return p;
+    p += size + 1;
+  }
+  return NULL;
+}
+
+/// Writes the `export` lines that turn the host's environment into `envp`; returns 0 when that cannot be
+/// done by assignments (a variable to remove, a special or odd name), and the hook needs a new host.
+static int add_environment(text *t, char *const envp[]) {
+  size_t matched = 0, host_count = 0;
+  for (const char *p = host.environment, *end = host.environment + host.environment_size; p < end;) {
+    p += strlen(p) + 1;
+    host_count++;
+  }
+  for (char *const *e = envp; *e; e++) {
+    const char *equals = strchr(*e, '=');
+    if (!equals) return 0;
+    size_t length = (size_t)(equals - *e);
+    const char *mine = host_entry(*e, length);
+    if (mine) matched++;
+    if (mine && strcmp(mine, *e) == 0) continue;
+    if (!shell_name(*e, length)) return 0;
+    text_add(t, "export ");
+    text_append(t, *e, length + 1);
+    text_quoted(t, equals + 1, strlen(equals + 1));
+    text_append(t, "\n", 1);
+  }
+  return matched == host_count;
+}
+
+/// The host's text for one hook: a subshell with the hook's environment and streams that runs COMMAND,
+/// then its status written on descriptor 3. Returns 0 when the environment needs a new host.
+static int host_text(text *t, const char *command, char *const envp[], const int *fds) {
+  text_add(t, "(\n");
+  if (!add_environment(t, envp)) return 0;
+  char line[160];
+  int pid = (int)getpid();
+  // stderr first: should another of them fail to open, the hook's stderr says why.
+  snprintf(line, sizeof line, "exec 2>/proc/%d/fd/%d 0</proc/%d/fd/%d 1>/proc/%d/fd/%d 3>&-\neval ", pid, fds[2],
+           pid, fds[0], pid, fds[1]);
+  text_add(t, line);
+  text_quoted(t, command, strlen(command));
+  text_add(t, "\n)\necho $? >&3\n");
+  return !t->failed;
+}
+
+/// Whether any process other than the host is still this supervisor's child (one a hook left behind).
+static void note_other(pid_t pid, void *others) {
+  if (pid != host.pid) *(int *)others = 1;
+}
+
+static int others_left(void) {
+  int others = 0;
+  if (!for_each_child(note_other, &others)) return 1;
+  return others;
 }
 
 /// Sends the report on the supervisor's socket (one message).
@@ -197,33 +481,69 @@ static void report(int fd, char kind, int reusable, int status, int error) {
   } while (n < 0 && errno == EINTR);
 }
 
+/// Whether nothing but the host is left below this supervisor once a hook is done; reaps what has ended.
+static int nothing_left(pid_t hook, int *hook_status) {
+  if (reap(hook, hook_status)) return 1;
+  if (host.status != -1) host_forget();
+  return host.pid > 0 && !others_left();
+}
+
+/// Closes the supervisor's copies of a hook's three streams.
+static void close_streams(int *fds) {
+  for (int i = 0; i < 3; i++) {
+    if (fds[i] >= 0) close(fds[i]);
+    fds[i] = -1;
+  }
+}
+
+/// Starts `path` for one hook with posix_spawn, in a process group of its own; returns its pid, or 0 with
+/// the error reported.
+static pid_t spawn_hook(int sock, const char *path, char *const argv[], char *const envp[], int *fds) {
+  pid_t hook = 0;
+  int spawned = spawn_in_group(&hook, path, argv, envp, fds, -1);
+  // The hook's streams belong to it now: this side lets go of them at once.
+  close_streams(fds);
+  if (spawned != 0) {
+    report(sock, 'X', 1, -1, spawned);
+    return 0;
+  }
+  return hook;
+}
+
+/// The host's text for a shell hook, with a host started or replaced as its environment needs; returns 0
+/// (and an empty text) when the hook is to be spawned instead.
+static int hand_to_host(text *commands, const char *path, char *const argv[], char *const envp[], int *fds) {
+  if (!host_takes(path, argv, fds)) return 0;
+  if (host.pid > 0) {
+    reap(0, &(int){-1});
+    if (host.status != -1) host_forget();  // it died while idle
+  }
+  if (host.pid > 0 && host_text(commands, argv[2], envp, fds)) return 1;
+  commands->length = 0;
+  commands->failed = 0;
+  host_end();
+  if (host_start(path, envp) && host_text(commands, argv[2], envp, fds)) return 1;
+  commands->length = 0;
+  return 0;
+}
+
 /// Runs one hook to its end, reporting on `sock`; returns whether this supervisor can take another.
+///
+/// A shell hook goes to the host when it can; anything else is spawned. Either way the timeout runs from
+/// here, and on timeout or stop everything below this supervisor is killed (the host too: the next shell
+/// hook starts another).
 static int run_hook(int sock, int sfd, const char *path, char *const argv[], char *const envp[], int *fds,
                     long timeout_ms, long grace_ms) {
   long started = now_ms();
-  sigset_t empty;
-  sigemptyset(&empty);
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  posix_spawnattr_setsigmask(&attributes, &empty);
-  posix_spawnattr_setpgroup(&attributes, 0);
-  // Every disposition is already the default here (supervisor_loop), so no POSIX_SPAWN_SETSIGDEF: it
-  // would cost one sigaction per signal in every spawn.
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  for (int i = 0; i < 3; i++) posix_spawn_file_actions_adddup2(&actions, fds[i], i);
-  pid_t hook = 0;
-  int spawned = posix_spawn(&hook, path, &actions, &attributes, argv, envp);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
-  // The hook's streams belong to it now: this side lets go of them at once.
-  for (int i = 0; i < 3; i++) {
-    close(fds[i]);
-    fds[i] = -1;
-  }
-  if (spawned != 0) {
-    report(sock, 'X', 1, -1, spawned);
+  text commands = {NULL, 0, 0, 0};
+  size_t written = 0;
+  int hosted = hand_to_host(&commands, path, argv, envp, fds);
+  // The process whose wait status is the hook's (none when hosted: the host reports it), and the group
+  // that holds it.
+  pid_t hook = hosted ? 0 : spawn_hook(sock, path, argv, envp, fds);
+  pid_t leader = hosted ? host.pid : hook;
+  if (!hosted && hook == 0) {
+    free(commands.bytes);
     return 1;
   }
 
@@ -237,8 +557,12 @@ static int run_hook(int sock, int sfd, const char *path, char *const argv[], cha
       kind = 'T';
       break;
     }
-    struct pollfd watch[2] = {{sfd, POLLIN, 0}, {sock, POLLIN, 0}};
-    int ready = poll(watch, 2, (int)(left > 60000 ? 60000 : left));
+    struct pollfd watch[4] = {{sfd, POLLIN, 0}, {sock, POLLIN, 0}, {-1, POLLIN, 0}, {-1, POLLOUT, 0}};
+    if (hosted) {
+      watch[2].fd = host.statuses;
+      if (written < commands.length) watch[3].fd = host.commands;
+    }
+    int ready = poll(watch, 4, (int)(left > 60000 ? 60000 : left));
     if (ready < 0 && errno != EINTR) {
       kind = 'C';
       break;
@@ -249,23 +573,49 @@ static int run_hook(int sock, int sfd, const char *path, char *const argv[], cha
       kind = 'C';
       break;
     }
+    if (watch[3].revents) {
+      ssize_t n = write(host.commands, commands.bytes + written, commands.length - written);
+      if (n > 0) written += (size_t)n;
+      // The host is gone: its end shows on its status pipe.
+      if (n < 0 && errno != EAGAIN && errno != EINTR) written = commands.length;
+    }
+    if (watch[2].revents) {
+      char line[16];
+      ssize_t n = read(host.statuses, line, sizeof line - 1);
+      if (n > 0) {
+        line[n] = 0;
+        hook_status = (atoi(line) & 0xff) << 8;
+        break;
+      }
+      if (n == 0 || (n < 0 && errno != EINTR)) {
+        // The host itself ended (the hook killed its shell): its own wait status is the hook's.
+        while (host.status == -1 && waitpid(host.pid, &host.status, 0) < 0 && errno == EINTR) {
+        }
+        hook_status = host.status;
+        break;
+      }
+    }
     if (watch[0].revents & POLLIN) {
       struct signalfd_siginfo info;
       while (read(sfd, &info, sizeof info) == (ssize_t)sizeof info) {
       }
       reap(hook, &hook_status);
-      if (hook_status != -1) break;
+      if (!hosted && hook_status != -1) break;
     }
   }
+  free(commands.bytes);
   if (kind != 'E') {
-    kill_all(hook, &hook_status, grace_ms);
+    kill_all(leader, hook, &hook_status, grace_ms);
+    if (host.status != -1) host_forget();
+    close_streams(fds);
     if (gone) _exit(0);
     report(sock, kind, 1, hook_status, 0);
     return 1;
   }
+  close_streams(fds);
   // Processes the hook left running are ours now; they must never be taken for a later hook's, so this
   // supervisor retires and leaves them to the system.
-  int reusable = reap(hook, &hook_status);
+  int reusable = nothing_left(hook, &hook_status);
   report(sock, 'E', reusable, hook_status, 0);
   return reusable;
 }
@@ -288,7 +638,10 @@ static void supervisor_loop(int sock) {
     int fds[REQUEST_FDS] = {-1, -1, -1, -1};
     int received = 0;
     ssize_t n = receive(sock, buffer, sizeof buffer, fds, REQUEST_FDS, &received);
-    if (n <= 0) _exit(0);  // watcher is gone
+    if (n <= 0) {  // watcher is gone
+      host_end();
+      _exit(0);
+    }
     if ((size_t)n < sizeof(request_header) && received == 0) continue;  // a stop that came too late
     request_header header;
     memset(&header, 0, sizeof header);
@@ -340,7 +693,10 @@ static void supervisor_loop(int sock) {
     for (int i = 0; i < REQUEST_FDS; i++) {
       if (fds[i] >= 0) close(fds[i]);
     }
-    if (!keep) _exit(0);
+    if (!keep) {
+      host_end();
+      _exit(0);
+    }
   }
 }
 

@@ -153,6 +153,57 @@ struct HookRunnerTests {
     #expect(HookRunner.run(command: "exit 0", environment: [:], input: Data(), timeout: 5).succeeded)
   }
 
+  @Test("a shell hook runs as a subshell of a shell that is already running, not as a new program")
+  func hostedShell() {
+    // In a subshell `$$` is the shell that forked it; the subshell's own pid is in /proc/self.
+    let result = HookRunner.run(
+      command: "IFS=' ' read -r pid rest < /proc/self/stat; [ \"$pid\" != \"$$\" ]", environment: [:],
+      input: Data(), timeout: 10)
+    #expect(result.succeeded, "the hook was a shell of its own: \(result)")
+  }
+
+  @Test("hooks one after another each get exactly their own variables: every byte, added, changed, removed")
+  func hostedVariables() throws {
+    let dir = try TemporaryDirectory()
+    let out = dir.url.appendingPathComponent("out").path
+    let bytes = String(decoding: (1...255).map { UInt8($0) }, as: UTF8.self)
+    let values = [
+      "it's '' \\ $(touch \(dir.url.path)/pwned) `x` \"q\" \n\nend", "São Paulo\t東京", bytes, "", "'",
+    ]
+    for (index, value) in values.enumerated() {
+      var environment = ["PATH": "/usr/bin:/bin", "WATCHER_TITLE": value]
+      if index % 2 == 0 { environment["EXTRA_\(index)"] = "x\(index)" }
+      let result = HookRunner.run(
+        command: "printf '%s' \"$WATCHER_TITLE\" > '\(out)'; env | cut -d= -f1 | grep '^EXTRA_' | tr '\\n' ' ' >&2",
+        environment: environment, input: Data(), timeout: 10)
+      #expect(result.succeeded, "\(result)")
+      #expect(try Data(contentsOf: URL(fileURLWithPath: out)) == Data(value.utf8), "value \(index)")
+      #expect(result.stderrTail == (index % 2 == 0 ? "EXTRA_\(index) " : ""), "variables of hook \(index)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: dir.url.path + "/pwned"))
+  }
+
+  @Test("exit statuses come back exactly; a hook that kills its shell is reported, and the next one runs")
+  func hostedStatuses() {
+    for status in [0, 1, 7, 126, 255] {
+      let result = HookRunner.run(command: "exit \(status)", environment: [:], input: Data(), timeout: 10)
+      #expect(result.exitStatus == Int32(status) && result.signal == nil, "\(result)")
+    }
+    let killed = HookRunner.run(command: "kill -9 $$", environment: [:], input: Data(), timeout: 10)
+    #expect(!killed.succeeded && killed.signal == 9, "\(killed)")
+    let broken = HookRunner.run(command: "if then (", environment: [:], input: Data(), timeout: 10)
+    #expect(broken.exitStatus == 2, "\(broken)")
+    #expect(HookRunner.run(command: "exit 0", environment: [:], input: Data(), timeout: 10).succeeded)
+  }
+
+  @Test("a hook has its three streams and no other descriptor")
+  func onlyThreeDescriptors() {
+    let result = HookRunner.run(
+      command: "for fd in 3 4 5 6 7 8 9; do if (: <&$fd) 2>/dev/null; then echo \"open: $fd\" >&2; exit 1; fi; done",
+      environment: [:], input: Data(), timeout: 10)
+    #expect(result.succeeded, "\(result.stderrTail)")
+  }
+
   @Test("only http(s) links are ever handed to xdg-open")
   func webLinksOnly() {
     for link in ["https://example.com/a", "HTTP://EXAMPLE.COM"] { #expect(LinkOpener.isWebLink(link)) }

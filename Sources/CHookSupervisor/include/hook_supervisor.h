@@ -39,7 +39,10 @@ void watcher_hook_zygote_finish(void);
 /// caller keeps its descriptors.
 ///
 /// A supervisor is a child subreaper (PR_SET_CHILD_SUBREAPER) that runs one hook at a time, so every
-/// process the hook starts, even one that calls setsid, stays its descendant. It sends one
+/// process the hook starts, even one that calls setsid, stays its descendant. A shell hook (`path` is
+/// /bin/sh, `argv` is `sh -c COMMAND`, the three streams are pipes) runs as a subshell of a `/bin/sh` the
+/// supervisor keeps (in a process group of its own): `$$` is then that shell's pid, and a hook killed by
+/// signal N reports exit 128+N, as any shell does; a hook that kills that shell reports its signal. It sends one
 /// `watcher_hook_report` on the handle (read it with read(2)):
 /// - as soon as the hook itself exits ('E'); what the hook left running in the background keeps running
 ///   (the supervisor then retires, leaving those processes to the system);
