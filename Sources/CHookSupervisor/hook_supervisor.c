@@ -483,9 +483,9 @@ static void report(int fd, char kind, int reusable, int status, int error) {
 
 /// Whether nothing but the host is left below this supervisor once a hook is done; reaps what has ended.
 static int nothing_left(pid_t hook, int *hook_status) {
-  if (reap(hook, hook_status)) return 1;
-  if (host.status != -1) host_forget();
-  return host.pid > 0 && !others_left();
+  int none = reap(hook, hook_status);
+  if (host.status != -1) host_forget();  // the hook killed it
+  return none || (host.pid > 0 && !others_left());
 }
 
 /// Closes the supervisor's copies of a hook's three streams.
