@@ -290,24 +290,10 @@ static void text_quoted(text *t, const char *bytes, size_t length) {
   text_append(t, "'", 1);
 }
 
-/// Whether the host can reach a hook's pipes: it opens them as /proc/SUPERVISOR/fd/N. Asked once.
-static int proc_fds_usable(void) {
-  static int usable = -1;
-  if (usable >= 0) return usable;
-  usable = 0;
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return usable;
-  char path[64];
-  snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)getpid(), fds[1]);
-  int reopened = open(path, O_WRONLY | O_CLOEXEC);
-  if (reopened >= 0) {
-    usable = write(reopened, "x", 1) == 1;
-    close(reopened);
-  }
-  close(fds[0]);
-  close(fds[1]);
-  return usable;
-}
+/// Set once a host could not open this supervisor's descriptors through /proc (this process is not
+/// dumpable, for one: its program cannot be read by the user who runs it, or a security module forbids it).
+/// Shell hooks are then spawned.
+static int host_unreachable = 0;
 
 /// Whether a hook runs in the host: `/bin/sh -c COMMAND` with pipes for its three streams.
 static int host_takes(const char *path, char *const argv[], const int *fds) {
@@ -316,7 +302,7 @@ static int host_takes(const char *path, char *const argv[], const int *fds) {
     struct stat info;
     if (fstat(fds[i], &info) != 0 || !S_ISFIFO(info.st_mode)) return 0;
   }
-  return proc_fds_usable();
+  return !host_unreachable;
 }
 
 /// Lets go of the host's descriptors and environment (the process itself is reaped elsewhere).
@@ -380,8 +366,21 @@ static int host_start(const char *path, char *const envp[]) {
     close(statuses[0]);
     return 0;
   }
-  fcntl(commands[1], F_SETFL, fcntl(commands[1], F_GETFL) | O_NONBLOCK);
   host = (shell_host){pid, commands[1], statuses[0], environment, size, -1};
+  // It opens each hook's pipes as /proc/SUPERVISOR/fd/N: first it is asked whether it can, by the same
+  // permission check (an access of one of this process's descriptors through /proc).
+  char probe[128];
+  int length = snprintf(probe, sizeof probe, "if [ -w /proc/%d/fd/%d ]; then echo 0 >&3; else echo 1 >&3; fi\n",
+                        (int)getpid(), commands[1]);
+  char answer[8] = {0};
+  struct pollfd ready = {statuses[0], POLLIN, 0};
+  if (write(commands[1], probe, (size_t)length) != length || poll(&ready, 1, 5000) != 1 ||
+      read(statuses[0], answer, sizeof answer - 1) <= 0 || answer[0] != '0') {
+    host_unreachable = 1;
+    host_end();
+    return 0;
+  }
+  fcntl(commands[1], F_SETFL, fcntl(commands[1], F_GETFL) | O_NONBLOCK);
   return 1;
 }
 

@@ -183,6 +183,43 @@ struct BinaryTests {
     #expect(seconds(children) >= hooks.reduce(0, +), "children: \(children), hooks: \(hooks)")
   }
 
+  @Test(
+    "hooks run when the user cannot read watcher's program (not dumpable: no /proc access to its descriptors)",
+    .enabled(if: getuid() == 0, "needs root to run the binary as another user"))
+  func hooksWithoutProcAccess() throws {
+    let binary = try #require(Self.binary)
+    let dir = try TemporaryDirectory()
+    let path = dir.url.path
+    // An execute-only copy, owned by root and started by a shell of nobody's: the kernel makes such a
+    // process non-dumpable, so no other process of the user may open its descriptors through /proc/PID/fd.
+    // (Started by setpriv straight from root, it stays dumpable.)
+    let program = path + "/watcher"
+    try FileManager.default.copyItem(atPath: binary.path, toPath: program)
+    chmod(program, 0o711)
+    chmod(path, 0o777)
+    let items = (1...3).map { "<item><title>T\($0)</title><guid>g\($0)</guid></item>" }.joined()
+    try Data("<rss version=\"2.0\"><channel><title>F</title>\(items)</channel></rss>".utf8)
+      .write(to: dir.url.appendingPathComponent("feed.xml"))
+    try Data(
+      """
+      settings: { state_dir: \(path)/state, first_poll: all, max_age: none }
+      feeds: [{ name: f, url: \(path)/feed.xml }]
+      rules: [{ match: { title: T }, hook: 'printf "%s\\n" "$WATCHER_TITLE" >> \(path)/out' }]
+      """.utf8
+    ).write(to: dir.url.appendingPathComponent("rules.yaml"))
+    for file in ["feed.xml", "rules.yaml"] { chmod(path + "/" + file, 0o644) }
+    let result = try ChildProcess.run(
+      URL(fileURLWithPath: "/usr/bin/setpriv"),
+      [
+        "--reuid=65534", "--regid=65534", "--clear-groups", "--", "/bin/sh", "-c", "exec \"$0\" \"$@\"", program,
+        "poll", "--config", path + "/rules.yaml",
+      ],
+      environment: ["PATH": "/usr/bin:/bin", "HOME": path])
+    #expect(result.status == 0, "\(result.errors)")
+    let out = try String(contentsOfFile: path + "/out", encoding: .utf8)
+    #expect(out.split(separator: "\n").sorted() == ["T1", "T2", "T3"], "\(out)")
+  }
+
   @Test("reading local files never loads libcurl; fetching a URL does")
   func curlOnlyToFetch() throws {
     let binary = try #require(Self.binary)
