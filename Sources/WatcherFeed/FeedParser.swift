@@ -159,6 +159,9 @@ public enum FeedParser {
     var finisher = ItemFinisher(options: options)
     var handed = 0
     var reader: XMLFeedReader?
+    // The sink's `header` reads the reader, which holds the sink: let go of the reader on every way out,
+    // or the two keep each other (a parse that found no feed root, an HTML page, leaked 4 KB each time).
+    defer { reader = nil }
     var sentHeader = false
     func sendHeader(_ feed: Feed?) {
       guard !sentHeader, var feed else { return }
