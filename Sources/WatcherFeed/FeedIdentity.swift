@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
+import Glibc
 import WatcherSupport
 import WatcherXML
 
@@ -70,7 +71,7 @@ public enum FeedIdentity {
       key.withUTF8Bytes { utf8 in
         var slot = hash(utf8) & (slots.count - 1)
         while slots[slot] >= 0 {
-          if self.key(Int(slots[slot])).elementsEqual(utf8) { return false }
+          if holds(Int(slots[slot]), utf8) { return false }
           slot = (slot + 1) & (slots.count - 1)
         }
         // Past what 32-bit offsets and indices can hold (never, under the size and item caps): grow no more
@@ -81,6 +82,16 @@ public enum FeedIdentity {
         slots[slot] = Int32(ends.count - 1)
         if ends.count * 2 > slots.count { grow() }
         return true
+      }
+    }
+
+    /// Whether the key at `index` is `utf8`: lengths first (most probes end there), then the bytes.
+    private func holds(_ index: Int, _ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+      let start = index == 0 ? 0 : Int(ends[index - 1])
+      guard Int(ends[index]) - start == utf8.count else { return false }
+      return bytes.withUnsafeBufferPointer { stored in
+        guard let base = stored.baseAddress, let wanted = utf8.baseAddress else { return utf8.isEmpty }
+        return memcmp(base + start, wanted, utf8.count) == 0
       }
     }
 
