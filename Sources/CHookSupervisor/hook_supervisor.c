@@ -65,6 +65,15 @@ static void pause_ms(long ms) {
   nanosleep(&pause, NULL);
 }
 
+/// Waits up to `ms` for the child `pid` to end; returns whether it did (or is no child of ours).
+static int wait_bounded(pid_t pid, long ms) {
+  for (long until = now_ms() + ms;; pause_ms(1)) {
+    pid_t done = waitpid(pid, NULL, WNOHANG);
+    if (done == pid || (done < 0 && errno != EINTR)) return 1;
+    if (now_ms() >= until) return 0;
+  }
+}
+
 static void close_from(int lowest) {
 #ifdef SYS_close_range
   if (syscall(SYS_close_range, lowest, ~0U, 0) == 0) return;
@@ -146,11 +155,12 @@ typedef struct {
   /// variables get those as `export` lines; any other difference starts a new host.
   char *environment;
   size_t environment_size;
+  size_t environment_count;
   /// Its wait status once reaped, else -1.
   int status;
 } shell_host;
 
-static shell_host host = {0, -1, -1, NULL, 0, -1};
+static shell_host host = {0, -1, -1, NULL, 0, 0, -1};
 
 /// Reaps every child that has exited; returns 1 when no child is left. Records the hook's status.
 static int reap(pid_t hook, int *hook_status) {
@@ -310,7 +320,12 @@ static void host_forget(void) {
   if (host.commands >= 0) close(host.commands);
   if (host.statuses >= 0) close(host.statuses);
   free(host.environment);
-  host = (shell_host){0, -1, -1, NULL, 0, -1};
+  host = (shell_host){0, -1, -1, NULL, 0, 0, -1};
+}
+
+/// Lets go of the host if it has been reaped (a hook killed it, or it died while idle).
+static void host_forget_if_gone(void) {
+  if (host.status != -1) host_forget();
 }
 
 /// Ends an idle host: its input closes, it exits, and it is waited for (its CPU time, and that of every
@@ -319,14 +334,9 @@ static void host_end(void) {
   if (host.pid > 0 && host.status == -1) {
     close(host.commands);
     host.commands = -1;
-    for (long until = now_ms() + 2000;; pause_ms(1)) {
-      pid_t done = waitpid(host.pid, NULL, WNOHANG);
-      if (done == host.pid || (done < 0 && errno != EINTR)) break;
-      if (now_ms() >= until) {
-        kill(host.pid, SIGKILL);
-        while (waitpid(host.pid, NULL, 0) < 0 && errno == EINTR) {
-        }
-        break;
+    if (!wait_bounded(host.pid, 2000)) {
+      kill(host.pid, SIGKILL);
+      while (waitpid(host.pid, NULL, 0) < 0 && errno == EINTR) {
       }
     }
   }
@@ -342,8 +352,8 @@ static int host_start(const char *path, char *const envp[]) {
     close(commands[1]);
     return 0;
   }
-  size_t size = 0;
-  for (char *const *e = envp; *e; e++) size += strlen(*e) + 1;
+  size_t size = 0, count = 0;
+  for (char *const *e = envp; *e; e++, count++) size += strlen(*e) + 1;
   char *environment = malloc(size + 1);
   int spawned = environment ? 0 : ENOMEM;
   pid_t pid = 0;
@@ -366,7 +376,7 @@ static int host_start(const char *path, char *const envp[]) {
     close(statuses[0]);
     return 0;
   }
-  host = (shell_host){pid, commands[1], statuses[0], environment, size, -1};
+  host = (shell_host){pid, commands[1], statuses[0], environment, size, count, -1};
   // It opens each hook's pipes as /proc/SUPERVISOR/fd/N: first it is asked whether it can, by the same
   // permission check (an access of one of this process's descriptors through /proc).
   char probe[128];
@@ -418,11 +428,7 @@ static const char *host_entry(const char *name, size_t length) {
 /// Writes the `export` lines that turn the host's environment into `envp`; returns 0 when that cannot be
 /// done by assignments (a variable to remove, a special or odd name), and the hook needs a new host.
 static int add_environment(text *t, char *const envp[]) {
-  size_t matched = 0, host_count = 0;
-  for (const char *p = host.environment, *end = host.environment + host.environment_size; p < end;) {
-    p += strlen(p) + 1;
-    host_count++;
-  }
+  size_t matched = 0;
   for (char *const *e = envp; *e; e++) {
     const char *equals = strchr(*e, '=');
     if (!equals) return 0;
@@ -436,7 +442,7 @@ static int add_environment(text *t, char *const envp[]) {
     text_quoted(t, equals + 1, strlen(equals + 1));
     text_append(t, "\n", 1);
   }
-  return matched == host_count;
+  return matched == host.environment_count;
 }
 
 /// The host's text for one hook: a subshell with the hook's environment and streams that runs COMMAND,
@@ -483,7 +489,7 @@ static void report(int fd, char kind, int reusable, int status, int error) {
 /// Whether nothing but the host is left below this supervisor once a hook is done; reaps what has ended.
 static int nothing_left(pid_t hook, int *hook_status) {
   int none = reap(hook, hook_status);
-  if (host.status != -1) host_forget();  // the hook killed it
+  host_forget_if_gone();
   return none || (host.pid > 0 && !others_left());
 }
 
@@ -515,7 +521,7 @@ static int hand_to_host(text *commands, const char *path, char *const argv[], ch
   if (!host_takes(path, argv, fds)) return 0;
   if (host.pid > 0) {
     reap(0, &(int){-1});
-    if (host.status != -1) host_forget();  // it died while idle
+    host_forget_if_gone();
   }
   if (host.pid > 0 && host_text(commands, argv[2], envp, fds)) return 1;
   commands->length = 0;
@@ -605,7 +611,7 @@ static int run_hook(int sock, int sfd, const char *path, char *const argv[], cha
   free(commands.bytes);
   if (kind != 'E') {
     kill_all(leader, hook, &hook_status, grace_ms);
-    if (host.status != -1) host_forget();
+    host_forget_if_gone();
     close_streams(fds);
     if (gone) _exit(0);
     report(sock, kind, 1, hook_status, 0);
@@ -797,11 +803,7 @@ void watcher_hook_zygote_finish(void) {
   close(zygote);
   // Bounded: a supervisor still running a hook (some thread did not wait for its own) ends only when this
   // process exits and its socket closes; then the spawner is left to the system, as before.
-  for (long until = now_ms() + 2000; pid > 0 && now_ms() < until;) {
-    pid_t done = waitpid(pid, NULL, WNOHANG);
-    if (done == pid || (done < 0 && errno != EINTR)) return;
-    pause_ms(1);
-  }
+  if (pid > 0) wait_bounded(pid, 2000);
 }
 
 void watcher_hook_zygote_start(void) {
