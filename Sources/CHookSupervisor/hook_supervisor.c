@@ -305,9 +305,12 @@ static void text_quoted(text *t, const char *bytes, size_t length) {
 /// Shell hooks are then spawned.
 static int host_unreachable = 0;
 
-/// Whether a hook runs in the host: `/bin/sh -c COMMAND` with pipes for its three streams.
+/// Whether a hook runs in the host: `/bin/sh -c COMMAND [NAME [ARGUMENT...]]` with pipes for its three
+/// streams. The arguments become the subshell's `$1`…; a subshell cannot change `$0`, so NAME must be one a
+/// shell of its own would have been given anyway (`sh`, `/bin/sh` or the program's own name).
 static int host_takes(const char *path, char *const argv[], const int *fds) {
-  if (strcmp(path, "/bin/sh") != 0 || !argv[1] || strcmp(argv[1], "-c") != 0 || !argv[2] || argv[3]) return 0;
+  if (strcmp(path, "/bin/sh") != 0 || !argv[1] || strcmp(argv[1], "-c") != 0 || !argv[2]) return 0;
+  if (argv[3] && strcmp(argv[3], "sh") != 0 && strcmp(argv[3], path) != 0 && strcmp(argv[3], argv[0]) != 0) return 0;
   for (int i = 0; i < 3; i++) {
     struct stat info;
     if (fstat(fds[i], &info) != 0 || !S_ISFIFO(info.st_mode)) return 0;
@@ -445,18 +448,27 @@ static int add_environment(text *t, char *const envp[]) {
   return matched == host.environment_count;
 }
 
-/// The host's text for one hook: a subshell with the hook's environment and streams that runs COMMAND,
-/// then its status written on descriptor 3. Returns 0 when the environment needs a new host.
-static int host_text(text *t, const char *command, char *const envp[], const int *fds) {
+/// The host's text for one hook (`argv` as `host_takes` accepts it): a subshell with the hook's
+/// environment, arguments and streams that runs COMMAND, then its status written on descriptor 3. Returns 0
+/// when the environment needs a new host.
+static int host_text(text *t, char *const argv[], char *const envp[], const int *fds) {
   text_add(t, "(\n");
   if (!add_environment(t, envp)) return 0;
+  if (argv[3] && argv[4]) {
+    text_add(t, "set --");
+    for (char *const *a = argv + 4; *a; a++) {
+      text_append(t, " ", 1);
+      text_quoted(t, *a, strlen(*a));
+    }
+    text_append(t, "\n", 1);
+  }
   char line[160];
   int pid = (int)getpid();
   // stderr first: should another of them fail to open, the hook's stderr says why.
   snprintf(line, sizeof line, "exec 2>/proc/%d/fd/%d 0</proc/%d/fd/%d 1>/proc/%d/fd/%d 3>&-\neval ", pid, fds[2],
            pid, fds[0], pid, fds[1]);
   text_add(t, line);
-  text_quoted(t, command, strlen(command));
+  text_quoted(t, argv[2], strlen(argv[2]));
   text_add(t, "\n)\necho $? >&3\n");
   return !t->failed;
 }
@@ -523,11 +535,11 @@ static int hand_to_host(text *commands, const char *path, char *const argv[], ch
     reap(0, &(int){-1});
     host_forget_if_gone();
   }
-  if (host.pid > 0 && host_text(commands, argv[2], envp, fds)) return 1;
+  if (host.pid > 0 && host_text(commands, argv, envp, fds)) return 1;
   commands->length = 0;
   commands->failed = 0;
   host_end();
-  if (host_start(path, envp) && host_text(commands, argv[2], envp, fds)) return 1;
+  if (host_start(path, envp) && host_text(commands, argv, envp, fds)) return 1;
   commands->length = 0;
   return 0;
 }

@@ -4,6 +4,7 @@
 internal import CHookSupervisor
 import FoundationEssentials
 import Glibc
+import WatcherConfig
 import WatcherSupport
 
 #if canImport(Glibc)
@@ -95,20 +96,26 @@ public enum HookRunner {
 
   /// Runs `command` with `environment` (the whole environment of the child) and `input` on its stdin.
   ///
+  /// A command that is itself `sh -c 'CODE'` runs CODE as the command: the same shell, started once.
   /// Setting `stop` ends the hook and everything it started at once (the result is `cancelled`).
   public static func run(
     command: String, environment: [String: String], input: Data, timeout: Int, stop: Cancellation? = nil
   ) -> HookResult {
     run(
-      program: "/bin/sh", arguments: ["/bin/sh", "-c", command], environment: environment, input: input,
-      timeout: timeout, stop: stop)
+      program: "/bin/sh",
+      arguments: HookProgram.systemShellArguments(of: command, environment: environment) ?? ["/bin/sh", "-c", command],
+      environment: environment, input: input, timeout: timeout, stop: stop)
   }
 
   /// Runs `program` (an absolute path) with `arguments` (argv, its own name first).
+  ///
+  /// The system shell under another name (`/usr/bin/sh`, `dash`) runs as `/bin/sh`, so that `sh -c CODE`
+  /// goes to the supervisor's kept shell as a shell hook does.
   public static func run(
     program: String, arguments: [String], environment: [String: String], input: Data, timeout: Int,
     stop: Cancellation? = nil
   ) -> HookResult {
+    let program = program != "/bin/sh" && HookProgram.isSystemShell(program) ? "/bin/sh" : program
     // stdin, stdout and stderr; the supervisor reports on its own socket.
     var pipes: [[Int32]] = []
     defer { for fd in pipes.joined() where fd >= 0 { close(fd) } }

@@ -28,6 +28,80 @@ public enum HookProgram {
     case notExecutable
   }
 
+  /// Whether `path` is the system shell under any name: the file `/bin/sh` is (`/usr/bin/sh`, `dash`).
+  public static func isSystemShell(_ path: String) -> Bool {
+    var shell = stat()
+    var file = stat()
+    guard stat("/bin/sh", &shell) == 0, stat(path, &file) == 0 else { return false }
+    return shell.st_dev == file.st_dev && shell.st_ino == file.st_ino
+  }
+
+  /// The words of a shell command that is itself the system shell run on code: `sh -c 'CODE' [NAME
+  /// [ARGUMENT...]]`.
+  ///
+  /// Every word must be a literal (quoted or plain, nothing the outer shell would expand); `nil` for any
+  /// other command. Running CODE straight away does what the outer shell would have done, with one shell
+  /// started fewer.
+  public static func systemShellArguments(of command: String, environment: [String: String]? = nil) -> [String]? {
+    guard let words = literalWords(command), words.count >= 3, words[1] == "-c" else { return nil }
+    guard let program = words[0] == "sh" || words[0].hasPrefix("/") ? resolve(words[0], environment: environment) : nil,
+      isSystemShell(program)
+    else { return nil }
+    return words
+  }
+
+  /// The words of a simple command written only with literals: plain characters that mean nothing to the
+  /// shell, `\`-escaped characters, '…', and "…" without `$`, `` ` `` or `\`; `nil` when anything in it would
+  /// be expanded,
+  /// redirected, assigned or taken as a second command.
+  static func literalWords(_ command: String) -> [String]? {
+    var words: [String] = []
+    var word: [UInt8] = []
+    var inWord = false
+    var bytes = Array(command.utf8)[...]
+    while let byte = bytes.first, byte == 0x20 || byte == 0x09 || byte == 0x0A { bytes.removeFirst() }
+    while let byte = bytes.last, byte == 0x20 || byte == 0x09 || byte == 0x0A { bytes.removeLast() }
+    while let byte = bytes.popFirst() {
+      switch byte {
+      case 0x20, 0x09:
+        if inWord { words.append(String(decoding: word, as: UTF8.self)) }
+        word = []
+        inWord = false
+      case UInt8(ascii: "'"):
+        guard let end = bytes.firstIndex(of: UInt8(ascii: "'")) else { return nil }
+        word += bytes[..<end]
+        bytes = bytes[(end + 1)...]
+        inWord = true
+      case UInt8(ascii: "\\"):
+        // An escaped character is itself (the `'\''` of a quoted quote); an escaped newline joins lines.
+        guard let next = bytes.popFirst(), next != 0x0A else { return nil }
+        word.append(next)
+        inWord = true
+      case UInt8(ascii: "\""):
+        guard let end = bytes.firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+        let quoted = bytes[..<end]
+        guard
+          !quoted.contains(where: { $0 == UInt8(ascii: "$") || $0 == UInt8(ascii: "`") || $0 == UInt8(ascii: "\\") })
+        else { return nil }
+        word += quoted
+        bytes = bytes[(end + 1)...]
+        inWord = true
+      default:
+        // Letters, digits and punctuation the shell gives no meaning to (`=` only past the first word,
+        // where it cannot be an assignment).
+        let plain =
+          (byte >= 0x80 || ((byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || "-_./,:+@%".utf8.contains(byte)
+            || (byte == UInt8(ascii: "=") && !words.isEmpty))
+        guard plain else { return nil }
+        word.append(byte)
+        inWord = true
+      }
+    }
+    if inWord { words.append(String(decoding: word, as: UTF8.self)) }
+    return words
+  }
+
   /// Checks an absolute path (`~` expanded by the caller).
   public static func problem(at path: String) -> PathProblem? {
     if FileManager.default.isExecutableFile(atPath: path) { return nil }

@@ -4,11 +4,11 @@
 import Dispatch
 import Foundation
 import Testing
-import WatcherConfig
 import WatcherState
 import WatcherTestSupport
 
 @testable import WatcherActions
+@testable import WatcherConfig
 @testable import WatcherSupport
 
 #if canImport(Glibc)
@@ -160,6 +160,66 @@ struct HookRunnerTests {
       command: "IFS=' ' read -r pid rest < /proc/self/stat; [ \"$pid\" != \"$$\" ]", environment: [:],
       input: Data(), timeout: 10)
     #expect(result.succeeded, "the hook was a shell of its own: \(result)")
+  }
+
+  @Test("a hook that is itself `sh -c CODE`, as a command or a run: program, runs CODE in the kept shell")
+  func systemShellHosted() throws {
+    let hosted = "IFS=' ' read -r pid rest < /proc/self/stat; [ \"$pid\" != \"$$\" ]"
+    let quoted = "'" + hosted.replacing("'", with: "'\\''") + "'"
+    for command in ["sh -c \(quoted)", "  /bin/sh -c \(quoted)\n", "/usr/bin/sh -c \(quoted) sh"] {
+      let result = HookRunner.run(command: command, environment: [:], input: Data(), timeout: 10)
+      #expect(result.succeeded, "\(command) started a shell of its own: \(result)")
+    }
+    for program in ["/usr/bin/sh", "/bin/sh"] {
+      let result = HookRunner.run(
+        program: program, arguments: ["sh", "-c", hosted], environment: [:], input: Data(), timeout: 10)
+      #expect(result.succeeded, "run: [\(program), -c, …] started a shell of its own: \(result)")
+    }
+    // Arguments after the name are $1…, exactly; a name the kept shell cannot take ($0) gets a shell of its own.
+    let dir = try TemporaryDirectory()
+    let out = dir.url.appendingPathComponent("out").path
+    let code = "printf '%s|' \"$#\" \"$1\" \"$2\" > '\(out)'"
+    let words = ["a b", "c'd $(touch \(dir.url.path)/pwned)", "-e"]
+    let viaRun = HookRunner.run(
+      program: "/usr/bin/sh", arguments: ["sh", "-c", code, "sh"] + words, environment: [:], input: Data(), timeout: 10)
+    #expect(viaRun.succeeded, "\(viaRun)")
+    #expect(try String(contentsOfFile: out, encoding: .utf8) == "3|a b|c'd $(touch \(dir.url.path)/pwned)|")
+    let named = HookRunner.run(
+      program: "/bin/sh", arguments: ["sh", "-c", "[ \"$0\" = announce ] && \(hosted)", "announce"], environment: [:],
+      input: Data(), timeout: 10)
+    #expect(named.exitStatus == 1, "$0 is the name given, in a shell of its own: \(named)")
+    let viaCommand = HookRunner.run(
+      command: "sh -c \"printf '%s|' \\\"\\$#\\\" > '\(out)'\" sh 'x y' z", environment: [:], input: Data(), timeout: 10
+    )
+    #expect(viaCommand.succeeded, "\(viaCommand)")
+    #expect(try String(contentsOfFile: out, encoding: .utf8) == "2|")
+    #expect(!FileManager.default.fileExists(atPath: dir.url.path + "/pwned"))
+    // Anything the outer shell would act on first keeps the outer shell: an assignment, a second command.
+    let outer = [("X=2 sh -c 'exit $X'", Int32(2)), ("sh -c 'exit 3'; exit 4", 4), ("sh -c 'exit 3' || exit 5", 5)]
+    for (command, status) in outer {
+      let result = HookRunner.run(command: command, environment: [:], input: Data(), timeout: 10)
+      #expect(result.exitStatus == status, "\(command): \(result)")
+    }
+  }
+
+  @Test("the literal words of a command: what the shell would pass on unchanged, nothing it would expand")
+  func literalWords() {
+    let cases: [(String, [String]?)] = [
+      ("sh -c 'echo \"$1\"' sh", ["sh", "-c", "echo \"$1\"", "sh"]),
+      ("  sh\t-c \"a b\"'c'd  ", ["sh", "-c", "a bcd"]),
+      ("/bin/sh -c ''", ["/bin/sh", "-c", ""]),
+      ("sh -c x São=1", ["sh", "-c", "x", "São=1"]),
+      ("sh -c \"$HOME\"", nil), ("sh -c \"`id`\"", nil), ("sh -c \"a\\b\"", nil), ("sh -c $x", nil),
+      ("A=1 sh -c x", nil), ("sh -c x > f", nil), ("sh -c x; y", nil), ("sh -c x\ny", nil), ("sh -c 'x", nil),
+      ("sh -c \"x", nil), ("sh -c *", nil), ("~/sh -c x", nil), ("sh -c x # c", nil), ("sh -c x &", nil),
+      ("sh -c x | y", nil), ("(sh -c x)", nil), ("{ sh -c x; }", nil), ("sh -c a\\\nb", nil),
+      ("sh -c 'it'\\''s' a\\ b\\$", ["sh", "-c", "it's", "a b$"]),
+    ]
+    for (command, words) in cases { #expect(HookProgram.literalWords(command) == words, "\(command)") }
+    #expect(HookProgram.systemShellArguments(of: "sh -c x") == ["sh", "-c", "x"])
+    #expect(HookProgram.systemShellArguments(of: "sh -x x") == nil)
+    #expect(HookProgram.systemShellArguments(of: "bash -c x") == nil)
+    #expect(HookProgram.systemShellArguments(of: "sh -c x", environment: ["PATH": "/nonexistent"]) == nil)
   }
 
   @Test("hooks one after another each get exactly their own variables: every byte, added, changed, removed")
