@@ -14,7 +14,7 @@ RSS), median of RUNS, from the same starting state each time.
 """
 import argparse, html, json, os, random, shutil, socket, statistics, subprocess, sys, tempfile, time
 
-TOOLS = ["watcher", "watcher-run", "sfeed", "newsboat", "rss2email", "feed2exec"]
+TOOLS = ["watcher", "watcher-sh-c", "watcher-run", "sfeed", "newsboat", "rss2email", "feed2exec"]
 SCENARIOS = [
     ("cold", "cold first poll: act on every item"),
     ("cold1", "cold first poll, one core (taskset -c 0)"),
@@ -298,15 +298,24 @@ class Watcher(Tool):
 
 class WatcherRun(Watcher):
     """watcher with a run: hook: the program and the title as one argument, no shell in between."""
-    scenarios = ("cold", "new10")
+    scenarios = ("cold", "cold1", "new10")
+
+    def rule(self):
+        return "hook: { run: ['%s', '{title}'] }" % self.hook
 
     def setup(self):
         super().setup()
-        rule = "rules:\n  - match: { title: '(' }\n    hook: { run: ['%s', '{title}'] }\n" % self.hook
         for first in ("all", "silent"):
             path = os.path.join(self.dir, "%s.yaml" % first)
             text = open(path).read()
-            write(path, text[:text.index("rules:\n")] + rule)
+            write(path, text[:text.index("rules:\n")] + "rules:\n  - match: { title: '(' }\n    %s\n" % self.rule())
+
+
+class WatcherShC(WatcherRun):
+    """watcher with the hook written as a shell of its own: `sh -c '…'`, as one might copy it from another tool."""
+
+    def rule(self):
+        return "hook: { command: %s }" % json.dumps("sh -c " + shell_quote(HOOK % "$WATCHER_TITLE" % self.out))
 
 
 class Sfeed(Tool):
@@ -390,7 +399,7 @@ class Feed2exec(Tool):
                 "fetch", "-j", "8"] + extra
 
 
-CLASSES = {"watcher": Watcher, "watcher-run": WatcherRun, "sfeed": Sfeed, "newsboat": Newsboat, "rss2email": Rss2email, "feed2exec": Feed2exec}
+CLASSES = {"watcher": Watcher, "watcher-sh-c": WatcherShC, "watcher-run": WatcherRun, "sfeed": Sfeed, "newsboat": Newsboat, "rss2email": Rss2email, "feed2exec": Feed2exec}
 
 
 def check(lines, expected, per_item):

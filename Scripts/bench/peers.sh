@@ -43,4 +43,4 @@ dense=bench-out/dense-64mb.xml
 python3 Scripts/bench/peers.py .build-static/release/watcher "$venv" bench-out/peers --runs "$runs" --slow-runs "$slow_runs" \
   --big "$feed" --huge "$huge" --cap-feed "$cap"
 python3 Scripts/bench/peers.py .build-static/release/watcher "$venv" bench-out/peers-dense --runs "$runs" \
-  --workload dense --tools watcher,watcher-run,sfeed --big "$dense"
+  --workload dense --tools watcher,watcher-sh-c,watcher-run,sfeed --big "$dense"
