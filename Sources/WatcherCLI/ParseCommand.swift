@@ -49,7 +49,7 @@ struct ParseCommand: Command {
         box.writer.end(warnings: streamed.warnings)
         return .success
       case .failure(let error):
-        terminal.error("error: \(source): \(error)")
+        terminal.error("error: \(source): \(Self.explain(error))")
         return .failure
       }
     }
@@ -59,14 +59,14 @@ struct ParseCommand: Command {
       do {
         parsed = try FeedParser.parse(terminal.readInput(options.maxBytes + 1), options: options)
       } catch {
-        terminal.error("error: \(source): \(error)")
+        terminal.error("error: \(source): \(Self.explain(error))")
         return .failure
       }
     } else {
       switch FeedLoader.load(source, options: options, transport: CurlTransport(userAgent: WatcherCLI.userAgent)) {
       case .success(let feed): parsed = feed
       case .failure(let error):
-        terminal.error("error: \(source): \(error)")
+        terminal.error("error: \(source): \(Self.explain(error))")
         return .failure
       }
     }
@@ -81,6 +81,15 @@ struct ParseCommand: Command {
       }
     }
     return .success
+  }
+
+  /// The error, with the option that lifts the cap it ran into.
+  private static func explain(_ error: any Error) -> String {
+    switch error {
+    case FeedParseError.tooLarge, FeedLoadError.parse(.tooLarge), FeedLoadError.fetch(.tooLarge):
+      return "\(error) (--max-size BYTES raises it)"
+    default: return "\(error)"
+    }
   }
 
   private func printText(_ parsed: ParsedFeed, terminal: Terminal) {

@@ -105,7 +105,11 @@ struct CLITests {
     #expect(run(["parse", "--json", "file://" + fixture]).1 == out)
     let (tooLarge, _, err) = run(["parse", "--max-size", "100", "-"], stdin: data)
     #expect(tooLarge == 1)
-    #expect(err == "error: -: the document is larger than the 100 bytes limit\n")
+    #expect(err == "error: -: the document is larger than the 100 bytes limit (--max-size BYTES raises it)\n")
+    let (fileTooLarge, _, fileErr) = run(["parse", "--json", "--max-size", "100", fixture])
+    #expect(fileTooLarge == 1)
+    #expect(
+      fileErr == "error: \(fixture): the document is larger than the 100 bytes limit (--max-size BYTES raises it)\n")
   }
 
   @Test("a document that is not a feed is an error naming the file and what it is (a page: what it links to)")
