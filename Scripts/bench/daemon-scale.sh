@@ -4,6 +4,8 @@
 # a forced pass of N unchanged feeds (every one 304: `watcher poll --force`, handed to the daemon over its
 # socket), and its peak RSS. CPU is the daemon's own (/proc/PID/stat), beside the pass's wall time.
 # Usage: Scripts/bench/daemon-scale.sh [WATCHER] [IDLE_SECONDS] [FEEDS...]   (default: 1000 10000 feeds)
+# ITEMS=50 BODY=1000 in the environment give each feed 50 items of about 1,000 bytes of escaped HTML each
+# (default: 10 items of one sentence).
 set -eu
 watcher=$(realpath "${1:-.build-static/release/watcher}")
 idle=${2:-30}
@@ -18,17 +20,19 @@ for feeds in $sizes; do
   work=$(mktemp -d)
   chmod 755 "$work"
   mkdir -p "$work/www" "$work/state" "$work/nginx"
-  python3 - "$work/www" "$feeds" <<'PY'
+  python3 - "$work/www" "$feeds" "${ITEMS:-10}" "${BODY:-0}" <<'PY'
 import sys, datetime
-out, n = sys.argv[1], int(sys.argv[2])
+out, n, count, body = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+extra = "".join("&lt;p&gt;Paragraph %d of the post, with &lt;em&gt;São Paulo&lt;/em&gt; &amp;amp; more.&lt;/p&gt;" % k
+                for k in range(body // 80))
 now = datetime.datetime.now(datetime.timezone.utc)
 for f in range(n):
     every = [600, 3600, 6 * 3600, 86400][f % 4]
     items = "".join(
         f"<item><guid>f{f}-{i}</guid><title>Post {i} of feed {f}</title><link>https://example.org/{f}/{i}</link>"
         f"<pubDate>{(now - datetime.timedelta(seconds=i * every)).strftime('%a, %d %b %Y %H:%M:%S GMT')}</pubDate>"
-        f"<description>A short summary of post {i}, as most feeds carry.</description></item>"
-        for i in range(10))
+        f"<description>A short summary of post {i}, as most feeds carry.{extra}</description></item>"
+        for i in range(count))
     open(f"{out}/{f}.xml", "w").write(f'<?xml version="1.0"?><rss version="2.0"><channel><title>f{f}</title>{items}</channel></rss>')
 PY
   port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

@@ -104,7 +104,12 @@ package struct JSONReader: ~Copyable {
   }
 
   package mutating func string() throws -> String {
-    try stringBytes(as: "valid UTF-8 text") { String(validating: $0, as: UTF8.self) }
+    try stringBytes(as: "valid UTF-8 text") { bytes in
+      // UTF8Span's check is not generic: String(validating:as:) looks up its encoding's metadata at run
+      // time, for every key and value of every state file.
+      guard let span = try? UTF8Span(validating: bytes.span) else { return nil }
+      return String(copying: span)
+    }
   }
 
   /// A string handed to `body` as its UTF-8 bytes (escapes resolved), valid only during the call;

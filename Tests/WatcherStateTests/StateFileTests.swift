@@ -86,14 +86,24 @@ struct StateFileTests {
   }
 
   @Test("types are checked: an integer is not a string, a fraction is not an integer, invalid UTF-8 is refused")
-  func typesAreChecked() {
+  func typesAreChecked() throws {
     #expect(throws: JSONReader.Failure.self) { try JSONReader.read(Array("\"1\"".utf8)) { try $0.int() } }
     #expect(throws: JSONReader.Failure.self) { try JSONReader.read(Array("1".utf8)) { try $0.string() } }
     #expect(throws: JSONReader.Failure.self) { try JSONReader.read(Array("1.5".utf8)) { try $0.int() } }
     #expect(throws: JSONReader.Failure.self) {
       try JSONReader.read(Array("99999999999999999999".utf8)) { try $0.int() }
     }
-    #expect(throws: JSONReader.Failure.self) { try JSONReader.read([0x22, 0xFF, 0x22]) { try $0.string() } }
+    // Invalid UTF-8 of every kind, bare and after an escape: a byte that starts nothing, an overlong form, a
+    // surrogate, a sequence cut short, one past U+10FFFF.
+    for bad: [UInt8] in [[0xFF], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xC3], [0xE6, 0x9D], [0xF4, 0x90, 0x80, 0x80]] {
+      for escaped in [false, true] {
+        let bytes = [0x22] + (escaped ? Array("\\n".utf8) : []) + bad + [0x22]
+        #expect(throws: JSONReader.Failure.self, "\(bad)") { try JSONReader.read(bytes) { try $0.string() } }
+      }
+    }
+    for good in ["São Paulo", "東京", "🦀 x", "\u{10FFFF}", ""] {
+      #expect(try JSONReader.read(Array("\"\(good)\"".utf8)) { try $0.string() } == good)
+    }
   }
 
   @Test("nesting deeper than the limit is refused, not a stack overflow")
