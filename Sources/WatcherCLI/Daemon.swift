@@ -252,7 +252,7 @@ final class Daemon {
   func logSchedule() {
     let now = WallClock.now()
     let next = config.feeds.map { feed -> (String, Date) in
-      let state = (try? store.load(url: feed.url, readOnly: true).state) ?? FeedState(url: feed.url)
+      let state = (try? store.load(url: feed.url, readOnly: true, items: false).state) ?? FeedState(url: feed.url)
       return (feed.name, Schedule.nextDue(feed, state: state, settings: config.settings))
     }.sorted { $0.1 < $1.1 }
     guard !next.isEmpty else {

@@ -88,14 +88,15 @@ enum PassStages {
     return (ready, unreadable)
   }
 
-  /// Every feed's state, read at once on every core (decoding the JSON is most of a re-poll's work).
-  static func loadStates(_ feeds: [FeedConfig], directory: String, readOnly: Bool)
+  /// Every feed's state, read at once on every core (decoding the JSON is most of a re-poll's work); with
+  /// `items: false` without their known items, to schedule them.
+  static func loadStates(_ feeds: [FeedConfig], directory: String, readOnly: Bool, items: Bool = true)
     -> [Result<StateStore.Loaded, StateError>?]
   {
     let loaded = Locked([Result<StateStore.Loaded, StateError>?](repeating: nil, count: feeds.count))
     WorkerPool.shared.perform(iterations: feeds.count) { index in
       let result = Result { () throws(StateError) in
-        try StateStore.load(url: feeds[index].url, directory: directory, readOnly: readOnly)
+        try StateStore.load(url: feeds[index].url, directory: directory, readOnly: readOnly, items: items)
       }
       loaded.withLock { $0[index] = result }
     }

@@ -103,12 +103,13 @@ public struct Poller {
     // A pass over many feeds holds their states a batch at a time: they are read a chunk at a time to be
     // scheduled, and the due ones are read again just before their batch is fetched (10,000 feeds' states
     // held at once were a third of the daemon's memory, and their jobs, 2.6 KB each, half of it). A small
-    // pass reads each state once.
+    // pass reads each state once. To schedule, a large pass reads the states without their known items,
+    // which are most of a state file.
     let chunk = PassStages.stateChunk
     let reread = feeds.count > chunk
     for start in stride(from: 0, to: feeds.count, by: chunk) {
       let part = Array(feeds[start..<min(feeds.count, start + chunk)])
-      let states = PassStages.loadStates(part, directory: store.directory, readOnly: dryRun)
+      let states = PassStages.loadStates(part, directory: store.directory, readOnly: dryRun, items: !reread)
       for (offset, (feed, loaded)) in zip(part, states).enumerated() {
         guard let loaded else { continue }
         switch schedule(
@@ -243,6 +244,20 @@ public struct Poller {
           outcome.planned = state.pending.filter { Self.isDue($0, now: now) }
         } else {
           var retried = state
+          if state.itemsSkipped {
+            // Read whole first (it was read without its items, to schedule it): it is saved with the results.
+            do throws(StateError) {
+              let whole = try store.load(url: feed.url)
+              if let warning = whole.restarted {
+                outcome.warnings.append(warning)
+                return .finished(outcome)
+              }
+              retried = whole.state
+            } catch {
+              outcome.failures.append(.unreadableState(error))
+              return .finished(outcome)
+            }
+          }
           runPending(&retried, feed: feed, outcome: &outcome, now: now)
         }
       }

@@ -192,7 +192,8 @@ extension Schedule {
     var failing = 0
     let holds = (try? store.hostHolds(readOnly: true)) ?? [:]
     for feed in config.feeds {
-      guard let state = try? store.load(url: feed.url, readOnly: true).state else { continue }
+      // Without the known items, which scheduling never looks at (most of each file, read after every pass).
+      guard let state = try? store.load(url: feed.url, readOnly: true, items: false).state else { continue }
       polls.append(nextDue(feed, state: state, settings: config.settings, hostHold: hold(feed, in: holds)))
       retries += state.pending.compactMap(\.nextTry)
       if state.consecutiveFailures > 0 { failing += 1 }

@@ -50,6 +50,9 @@ public struct FeedState: Sendable, Equatable {
   public var itemDigests: [String: UInt64] = [:]
   /// Actions decided but not yet done (the action layer marks them done).
   public var pending: [PendingAction] = []
+  /// Set when the file was read without its items (`StateStore.load(…, items: false)`, enough to schedule
+  /// the feed): such a state is never saved.
+  public private(set) var itemsSkipped = false
   /// The most recent actions given up on after too many failures (the last 20), for `status`.
   public var dropped: [DroppedAction] = []
   /// The identity watcher switched the feed to (`link`) because its ids changed on every fetch while its
@@ -256,9 +259,12 @@ extension FeedState {
   /// Members this version does not know are skipped; a missing optional member
   /// takes its default, a missing required one (`url`, an item's dates, an action's kind, key and creation)
   /// is an error, as is a value of the wrong type.
-  package init(reading json: inout JSONReader) throws {
+  ///
+  /// With `items: false` the known items and their digests are passed over (`itemsSkipped`).
+  package init(reading json: inout JSONReader, items: Bool = true) throws {
     var url: String?
     var state = FeedState(url: "")
+    state.itemsSkipped = !items
     try json.object { json, key in
       switch key {
       case "version": state.version = try json.optional { try $0.int() } ?? FeedState.currentVersion
@@ -300,12 +306,13 @@ extension FeedState {
           default: try json.skipValue()
           }
         }
-      case "items":
+      case "items" where items:
         guard try !json.null() else { break }
         try json.object { json, key in state.items[key] = try KnownItem(reading: &json) }
-      case "item_digests":
+      case "item_digests" where items:
         guard try !json.null() else { break }
         try json.object { json, key in state.itemDigests[key] = StableHash.value(hex: try json.string()) }
+      case "items", "item_digests": try json.skipUnchecked()
       case "pending":
         guard try !json.null() else { break }
         try json.array { json in state.pending.append(try PendingAction(reading: &json)) }

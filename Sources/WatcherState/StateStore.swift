@@ -126,13 +126,18 @@ public final class StateStore {
   ///
   /// Throws `.unreadable` when the file exists but cannot be read (no permission, a FIFO, a device, a
   /// directory, a symlink): such a file is never replaced, and the feed is not polled.
-  public func load(url: String, readOnly: Bool = false) throws(StateError) -> Loaded {
-    try Self.load(url: url, directory: directory, readOnly: readOnly)
+  public func load(url: String, readOnly: Bool = false, items: Bool = true) throws(StateError) -> Loaded {
+    try Self.load(url: url, directory: directory, readOnly: readOnly, items: items)
   }
 
   /// `load` for the state directory `directory`, without a store: it touches only the feed's own file, so
   /// the states of many feeds can be read at once, on several threads.
-  public static func load(url: String, directory: String, readOnly: Bool = false) throws(StateError) -> Loaded {
+  ///
+  /// With `items: false` the known items are not read (`FeedState.itemsSkipped`): the rest is what a pass
+  /// needs to schedule the feed, at a fraction of the cost; such a state cannot be saved.
+  public static func load(url: String, directory: String, readOnly: Bool = false, items: Bool = true)
+    throws(StateError) -> Loaded
+  {
     let path = directory + "/" + fileName(for: url)
     let data: Data
     switch ChunkedFile.readRegularFile(path, maxBytes: Self.maxFileBytes, followSymlinks: false) {
@@ -141,7 +146,7 @@ public final class StateStore {
     case .read(let bytes): data = bytes
     }
     do {
-      var state = try decode(data)
+      var state = try decode(data, items: items)
       state.url = url
       PollTimes.overlay(&state, name: fileName(for: url), directory: directory)
       return Loaded(state: state)
@@ -161,8 +166,8 @@ public final class StateStore {
   }
 
   /// A state file's contents, checked (a newer version is refused) and with its numbers in safe ranges.
-  package static func decode(_ data: Data) throws -> FeedState {
-    var state = try JSONReader.read(data) { try FeedState(reading: &$0) }
+  package static func decode(_ data: Data, items: Bool = true) throws -> FeedState {
+    var state = try JSONReader.read(data) { try FeedState(reading: &$0, items: items) }
     guard state.version <= FeedState.currentVersion else {
       throw DecodingError.dataCorrupted(
         .init(codingPath: [], debugDescription: "version \(state.version) is newer than this watcher"))
@@ -209,6 +214,10 @@ public final class StateStore {
   /// the states of many feeds can be written at once, on several threads.
   public static func save(_ state: FeedState, directory: String, syncDirectory: Bool = true) throws(StateError) {
     let path = directory + "/" + fileName(for: state.url)
+    // Saving a state read without its items would forget them, and every item would be new again.
+    guard !state.itemsSkipped else {
+      throw .writeFailed(path: path, reason: "only part of the state was read (a bug in watcher; nothing was written)")
+    }
     try writeAtomically(Data(state.pretty), to: path, directory: directory, syncDirectory: syncDirectory)
   }
 

@@ -112,6 +112,18 @@ package struct JSONReader: ~Copyable {
     }
   }
 
+  /// A string checked as `string()` checks it, without making it.
+  private mutating func skipString() throws {
+    try stringBytes(as: "valid UTF-8 text") { bytes -> Void? in
+      do {
+        _ = try UTF8Span(validating: bytes.span)
+        return ()
+      } catch {
+        return nil
+      }
+    }
+  }
+
   /// A string handed to `body` as its UTF-8 bytes (escapes resolved), valid only during the call;
   /// `body` returns nil when the bytes are not `what` the caller expects.
   package mutating func stringBytes<T>(as what: String, _ body: (UnsafeBufferPointer<UInt8>) -> T?) throws -> T {
@@ -188,13 +200,69 @@ package struct JSONReader: ~Copyable {
     skipSpace()
     guard index < bytes.count else { throw failure("expected a value, found the end of the text") }
     switch bytes[index] {
-    case UInt8(ascii: "{"): try object { json, _ in try json.skipValue() }
+    case UInt8(ascii: "{"):
+      // As `object`, without making a string of each key.
+      try nest()
+      index += 1
+      if try closes(UInt8(ascii: "}")) { return }
+      repeat {
+        skipSpace()
+        try skipString()
+        skipSpace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':' after a key") }
+        index += 1
+        try skipValue()
+      } while try next(closing: UInt8(ascii: "}"))
     case UInt8(ascii: "["): try array { json in try json.skipValue() }
-    case UInt8(ascii: "\""): _ = try string()
+    case UInt8(ascii: "\""): try skipString()
     case UInt8(ascii: "t"), UInt8(ascii: "f"): _ = try bool()
     case UInt8(ascii: "n"): _ = try null()
     default: try number()
     }
+  }
+
+  /// A value passed over by its brackets and quotes alone, for a part of a document that is read (and checked)
+  /// in full elsewhere: its strings are not checked as UTF-8, its numbers and literals not at all.
+  package mutating func skipUnchecked() throws {
+    skipSpace()
+    let start = index
+    guard index < bytes.count else { throw failure("expected a value, found the end of the text") }
+    switch bytes[index] {
+    case UInt8(ascii: "{"), UInt8(ascii: "["):
+      var open = 0
+      while index < bytes.count {
+        let byte = bytes[index]
+        index += 1
+        switch byte {
+        case UInt8(ascii: "\""): try skipQuoted(from: start)
+        case UInt8(ascii: "{"), UInt8(ascii: "["): open += 1
+        case UInt8(ascii: "}"), UInt8(ascii: "]"):
+          open -= 1
+          if open == 0 { return }
+        default: break
+        }
+      }
+      throw failure("the value never ends", at: start)
+    case UInt8(ascii: "\""):
+      index += 1
+      try skipQuoted(from: start)
+    default:
+      // A number or a literal: up to what ends it.
+      while index < bytes.count, !",}] \n\r\t".utf8.contains(bytes[index]) { index += 1 }
+    }
+  }
+
+  /// After a string's opening quote: on to just past its closing one.
+  private mutating func skipQuoted(from start: Int) throws {
+    while index < bytes.count {
+      let byte = bytes[index]
+      if byte == UInt8(ascii: "\"") {
+        index += 1
+        return
+      }
+      index += byte == UInt8(ascii: "\\") ? 2 : 1
+    }
+    throw failure("the string never ends", at: start)
   }
 
   /// A failure at the current position (or at byte `offset`), for a value that is well-formed JSON but

@@ -134,6 +134,45 @@ struct PollerTests {
     #expect(runner.actions.count == changed.count)
   }
 
+  @Test("a large pass schedules from states read without their items, and reads one whole before its actions run")
+  func manyFeedsPendingKeepsItems() throws {
+    let dir = try TemporaryDirectory()
+    let count = 600  // more than the 512 states a pass reads at once (PassStages.stateChunk)
+    for feed in 0..<count {
+      let body = (0..<2).map { "<item><title>T\(feed)-\($0)</title><guid>g\(feed)-\($0)</guid></item>" }
+      try Data("<rss version=\"2.0\"><channel><title>F</title>\(body.joined())</channel></rss>".utf8)
+        .write(to: dir.url.appendingPathComponent("f\(feed).xml"))
+    }
+    let store = try StateStore(directory: dir.url.appendingPathComponent("state").path)
+    let config = try ConfigLoader.parse(
+      "settings: { max_age: none, interval: 1h }\nfeeds:\n"
+        + (0..<count).map { "  - { name: f\($0), url: \(dir.url.path)/f\($0).xml }\n" }.joined()
+        + "rules:\n  - { name: all, match: { title: T }, notify: { summary: '{title}' } }\n", path: "t.yaml")
+    let runner = RecordingActionRunner()
+    let poller = Poller(config: config, store: store, transport: CurlTransport(userAgent: "test"), runner: runner)
+    #expect(poller.poll(config.feeds, force: true, now: Self.now).allSatisfy { $0.newItems == 2 })
+    // Actions left pending in a feed of each chunk (one whose rule is gone is dropped: a save as well).
+    for (feed, rule) in [(3, "all"), (580, "all"), (590, "gone")] {
+      var state = try store.load(url: config.feeds[feed].url).state
+      #expect(state.items.count == 2 && !state.itemsSkipped)
+      state.pending.append(
+        FeedState.PendingAction(kind: .notify, key: "g\(feed)-0", rule: rule, summary: "P\(feed)", created: Self.now))
+      try store.save(state)
+    }
+    // A minute later nothing is due but those actions.
+    let later = poller.poll(config.feeds, force: false, now: Self.now.addingTimeInterval(60))
+    #expect(later.allSatisfy { !$0.polled && $0.failures.isEmpty }, "\(later.filter { !$0.failures.isEmpty })")
+    #expect(runner.actions.compactMap(\.action.summary).sorted() == ["P3", "P580"])
+    for feed in [3, 580, 590, 0, 599] {
+      let state = try store.load(url: config.feeds[feed].url).state
+      #expect(state.items.keys.sorted() == ["g\(feed)-0", "g\(feed)-1"] && state.pending.isEmpty, "feed \(feed)")
+    }
+    // A state read without its items cannot be saved.
+    let partial = try StateStore.load(url: config.feeds[0].url, directory: store.directory, items: false).state
+    #expect(partial.itemsSkipped && partial.items.isEmpty && partial.lastSuccess != nil)
+    #expect(throws: StateError.self) { try StateStore.save(partial, directory: store.directory) }
+  }
+
   @Test("an unchanged poll writes only its times, to polls.json: the feed's file stays, a load sees them")
   func unchangedPollWritesTimes() throws {
     let h = try Harness()

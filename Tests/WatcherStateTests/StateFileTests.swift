@@ -104,6 +104,38 @@ struct StateFileTests {
     for good in ["São Paulo", "東京", "🦀 x", "\u{10FFFF}", ""] {
       #expect(try JSONReader.read(Array("\"\(good)\"".utf8)) { try $0.string() } == good)
     }
+    // A member skipped is checked all the same, its keys too.
+    func kept(_ json: [UInt8]) throws -> String? {
+      try JSONReader.read(json) { json in
+        var kept: String?
+        try json.object { json, key in if key == "k" { kept = try json.string() } else { try json.skipValue() } }
+        return kept
+      }
+    }
+    #expect(try kept(Array(#"{"u": {"a": ["x", 1.5e3, {"b\"": "é"}, {}, []], "n": null}, "k": "v"}"#.utf8)) == "v")
+    let bad = [
+      Array(#"{"u": {"a": 1 "b": 2}}"#.utf8), Array(#"{"u": {""#.utf8) + [0xC0, 0x80] + Array(#"": 1}}"#.utf8),
+      Array(#"{"u": {"a": "x"#.utf8) + [0xFF] + Array(#""}}"#.utf8),
+    ]
+    for json in bad { #expect(throws: JSONReader.Failure.self) { try kept(json) } }
+    // Passed over unchecked: by brackets and quotes alone, whatever the strings hold.
+    func keptUnchecked(_ text: String) throws -> String? {
+      try JSONReader.read(Array(text.utf8)) { json in
+        var kept: String?
+        try json.object { json, key in if key == "k" { kept = try json.string() } else { try json.skipUnchecked() } }
+        return kept
+      }
+    }
+    let values = [
+      #"{"a\"]}": ["]}\\", {"b": [1, -2.5e3, true, null]}], "c": {}}"#, "[]", "{}", "12", "null", #""x\"""#,
+    ]
+    for value in values {
+      #expect(try keptUnchecked(#"{"u": \#(value), "k": "v"}"#) == "v", "\(value)")
+      #expect(try keptUnchecked(#"{"k": "v", "u": \#(value)}"#) == "v", "\(value)")
+    }
+    for broken in [#"{"u": {"a": [1, 2}"#, #"{"u": "x"#, #"{"u": "x\"}"#, #"{"u": "#] {
+      #expect(throws: JSONReader.Failure.self, "\(broken)") { try keptUnchecked(broken) }
+    }
   }
 
   @Test("nesting deeper than the limit is refused, not a stack overflow")
