@@ -100,21 +100,36 @@ struct PollerTests {
     #expect(sent[2].headers["if-none-match"] != nil)
   }
 
-  @Test("a pass over more feeds than it reads at once acts on exactly the new items, each once")
-  func manyFeeds() throws {
-    let dir = try TemporaryDirectory()
-    let count = 700  // more than the 512 states a pass reads at once (PassStages.stateChunk)
+  /// `count` feed files of two items each (`T<feed>-<n>`, guid `g<feed>-<n>`) and a config with a rule
+  /// that notifies of every item.
+  struct ManyFeeds {
+    let dir: TemporaryDirectory
+    let store: StateStore
+    let config: Config
+
+    init(_ count: Int, settings: String = "max_age: none") throws {
+      let dir = try TemporaryDirectory()
+      self.dir = dir
+      store = try StateStore(directory: dir.url.appendingPathComponent("state").path)
+      config = try ConfigLoader.parse(
+        "settings: { \(settings) }\nfeeds:\n"
+          + (0..<count).map { "  - { name: f\($0), url: \(dir.url.path)/f\($0).xml }\n" }.joined()
+          + "rules:\n  - { name: all, match: { title: T }, notify: { summary: '{title}' } }\n", path: "t.yaml")
+      for feed in 0..<count { try write(feed, items: 2) }
+    }
+
     func write(_ feed: Int, items: Int) throws {
       let body = (0..<items).map { "<item><title>T\(feed)-\($0)</title><guid>g\(feed)-\($0)</guid></item>" }
       try Data("<rss version=\"2.0\"><channel><title>F</title>\(body.joined())</channel></rss>".utf8)
         .write(to: dir.url.appendingPathComponent("f\(feed).xml"))
     }
-    for feed in 0..<count { try write(feed, items: 2) }
-    let store = try StateStore(directory: dir.url.appendingPathComponent("state").path)
-    let config = try ConfigLoader.parse(
-      "settings: { max_age: none }\nfeeds:\n"
-        + (0..<count).map { "  - { name: f\($0), url: \(dir.url.path)/f\($0).xml }\n" }.joined()
-        + "rules:\n  - { name: all, match: { title: T }, notify: { summary: '{title}' } }\n", path: "t.yaml")
+  }
+
+  @Test("a pass over more feeds than it reads at once acts on exactly the new items, each once")
+  func manyFeeds() throws {
+    let count = 700  // more than the 512 states a pass reads at once (PassStages.stateChunk)
+    let fixture = try ManyFeeds(count)
+    let (store, config) = (fixture.store, fixture.config)
     let runner = RecordingActionRunner()
     let poller = Poller(config: config, store: store, transport: CurlTransport(userAgent: "test"), runner: runner)
     let first = poller.poll(config.feeds, force: true, now: Self.now)
@@ -122,7 +137,7 @@ struct PollerTests {
     #expect(runner.actions.isEmpty)
     // A new item in every third feed, among them feeds of the first and the last chunk.
     let changed = Set(stride(from: 0, to: count, by: 3))
-    for feed in changed { try write(feed, items: 3) }
+    for feed in changed { try fixture.write(feed, items: 3) }
     let second = poller.poll(config.feeds, force: true, now: Self.now.addingTimeInterval(60))
     #expect(
       second.allSatisfy {
@@ -136,18 +151,9 @@ struct PollerTests {
 
   @Test("a large pass schedules from states read without their items, and reads one whole before its actions run")
   func manyFeedsPendingKeepsItems() throws {
-    let dir = try TemporaryDirectory()
-    let count = 600  // more than the 512 states a pass reads at once (PassStages.stateChunk)
-    for feed in 0..<count {
-      let body = (0..<2).map { "<item><title>T\(feed)-\($0)</title><guid>g\(feed)-\($0)</guid></item>" }
-      try Data("<rss version=\"2.0\"><channel><title>F</title>\(body.joined())</channel></rss>".utf8)
-        .write(to: dir.url.appendingPathComponent("f\(feed).xml"))
-    }
-    let store = try StateStore(directory: dir.url.appendingPathComponent("state").path)
-    let config = try ConfigLoader.parse(
-      "settings: { max_age: none, interval: 1h }\nfeeds:\n"
-        + (0..<count).map { "  - { name: f\($0), url: \(dir.url.path)/f\($0).xml }\n" }.joined()
-        + "rules:\n  - { name: all, match: { title: T }, notify: { summary: '{title}' } }\n", path: "t.yaml")
+    // More than the 512 states a pass reads at once (PassStages.stateChunk).
+    let fixture = try ManyFeeds(600, settings: "max_age: none, interval: 1h")
+    let (store, config) = (fixture.store, fixture.config)
     let runner = RecordingActionRunner()
     let poller = Poller(config: config, store: store, transport: CurlTransport(userAgent: "test"), runner: runner)
     #expect(poller.poll(config.feeds, force: true, now: Self.now).allSatisfy { $0.newItems == 2 })
