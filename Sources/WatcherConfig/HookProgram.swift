@@ -51,9 +51,8 @@ public enum HookProgram {
   }
 
   /// The words of a simple command written only with literals: plain characters that mean nothing to the
-  /// shell, `\`-escaped characters, '…', and "…" without `$`, `` ` `` or `\`; `nil` when anything in it would
-  /// be expanded,
-  /// redirected, assigned or taken as a second command.
+  /// shell, `\`-escaped characters, '…', and "…" without `$`, `` ` `` or `\`; `nil` when anything in it
+  /// would be expanded, redirected, assigned or taken as a second command.
   static func literalWords(_ command: String) -> [String]? {
     var words: [String] = []
     var word: [UInt8] = []
