@@ -54,13 +54,14 @@ enum PassStages {
     return file.state
   }
 
-  /// The jobs of `pending`, those waiting as `.later` with their states read now; a state that can no longer
-  /// be read whole leaves its job out, with the error and the job's position in the pass's outcomes.
+  /// The jobs of `pending`, those waiting as `.later` with their states read now, without their items (the
+  /// read stage reads a state whole when its poll is more than a 304: `whole`); a state that can no longer be
+  /// read leaves its job out, with the error and the job's position in the pass's outcomes.
   static func jobs(
     _ pending: ArraySlice<Due>, feeds: [FeedConfig], outcomes: [Poller.Outcome], directory: String, readOnly: Bool
   ) -> (ready: [FeedJob], unreadable: [(position: Int, error: StateError)]) {
     let later = pending.compactMap { if case .later(let feed, let position) = $0 { (feed, position) } else { nil } }
-    var loaded = loadStates(later.map { feeds[$0.0] }, directory: directory, readOnly: readOnly)[...]
+    var loaded = loadStates(later.map { feeds[$0.0] }, directory: directory, readOnly: readOnly, items: false)[...]
     var ready: [FeedJob] = []
     var unreadable: [(position: Int, error: StateError)] = []
     for due in pending {
@@ -86,6 +87,25 @@ enum PassStages {
       }
     }
     return (ready, unreadable)
+  }
+
+  /// `job` with its state read whole, when it was read without its items; a state that has become corrupt
+  /// since starts again, as at the schedule stage (a state that cannot be read at all stays as it is, and
+  /// cannot be saved).
+  static func whole(_ job: FeedJob, directory: String, readOnly: Bool) -> FeedJob {
+    guard job.state.itemsSkipped else { return job }
+    var job = job
+    let loaded = Result { () throws(StateError) in
+      try StateStore.load(url: job.feed.url, directory: directory, readOnly: readOnly)
+    }
+    guard case .success(let file) = loaded else { return job }
+    job.state = file.state
+    job.saved = saved(loaded)
+    if let warning = file.restarted {
+      job.outcome.warnings.append(warning)
+      job.restarted = true
+    }
+    return job
   }
 
   /// Every feed's state, read at once on every core (decoding the JSON is most of a re-poll's work); with

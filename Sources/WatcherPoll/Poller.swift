@@ -156,7 +156,8 @@ public struct Poller {
       let pages = batch.indices.filter { batch[$0].feed.wantsFullText(config.settings) }
       let groups = pages.isEmpty ? [Array(batch.indices)] : [batch.indices.filter { !pages.contains($0) }, pages]
       for group in groups where !group.isEmpty {
-        let read = read(batch, group, bodies: bodies, reader: reader, mode: mode, engine: engine, now: now)
+        let read = read(
+          batch, group, bodies: bodies, reader: reader, mode: mode, engine: engine, now: now, dryRun: dryRun)
         let acting = save(
           read, mode: mode, dryRun: dryRun, now: now, outcomes: &outcomes, stories: &stories, times: &times)
         act(acting, now: now, outcomes: &outcomes)
@@ -318,13 +319,27 @@ public struct Poller {
   /// This is the CPU work of a pass; nothing is written or done here.
   private func read(
     _ batch: [FeedJob], _ group: [Int], bodies: PassStages.Bodies, reader: FeedReader, mode: Mode,
-    engine: RuleEngine, now: Date
+    engine: RuleEngine, now: Date, dryRun: Bool
   ) -> [FeedJob] {
     let read = Locked([FeedJob?](repeating: nil, count: group.count))
+    let (directory, readOnly) = (store.directory, dryRun)
     WorkerPool.shared.perform(iterations: group.count) { position in
       let index = group[position]
-      let job = reader.read(batch[index], body: bodies.take(index), mode: mode, engine: engine, now: now)
-      read.withLock { $0[position] = job }
+      var job = batch[index]
+      // A state read without its items does for a poll that changes nothing but its times (a 304 of a feed
+      // with nothing pending); any other reads it whole: before, when there is a body to read, or after.
+      let notModified = if case .success(let response)? = job.response { response.status == 304 } else { false }
+      if !notModified { job = PassStages.whole(job, directory: directory, readOnly: readOnly) }
+      var polled = reader.read(job, body: bodies.take(index), mode: mode, engine: engine, now: now)
+      if polled.state.itemsSkipped,
+        !polled.state.pending.isEmpty
+          || !(polled.saved.map { PollTimes.onlyTimesChanged(polled.state, from: $0) } ?? false)
+      {
+        polled = reader.read(
+          PassStages.whole(job, directory: directory, readOnly: readOnly), body: [], mode: mode, engine: engine,
+          now: now)
+      }
+      read.withLock { $0[position] = polled }
     }
     return read.withLock { $0 }.compactMap { $0 }
   }

@@ -179,6 +179,57 @@ struct PollerTests {
     #expect(throws: StateError.self) { try StateStore.save(partial, directory: store.directory) }
   }
 
+  @Test("a large pass of 304s keeps states read without their items, and reads whole those that change more")
+  func manyFeedsNotModified() throws {
+    let count = 600  // more than the 512 states a pass reads at once (PassStages.stateChunk)
+    let versions = Locked([Int](repeating: 1, count: count))
+    let server = try LoopbackHTTPServer { request in
+      let feed = Int(request.path.dropFirst(2)) ?? 0
+      let version = versions.withLock { $0[feed] }
+      if request.headers["if-none-match"] == "\"v\(version)\"" { return .init(status: 304) }
+      let items = (0...version).map { "<item><title>T\(feed)-\($0)</title><guid>g\(feed)-\($0)</guid></item>" }
+      return .ok(
+        "<rss version=\"2.0\"><channel><title>F</title>\(items.joined())</channel></rss>",
+        headers: [("ETag", "\"v\(version)\"")])
+    }
+    defer { server.stop() }
+    let dir = try TemporaryDirectory()
+    let store = try StateStore(directory: dir.url.appendingPathComponent("state").path)
+    let config = try ConfigLoader.parse(
+      "settings: { max_age: none }\nfeeds:\n"
+        + (0..<count).map { "  - { name: f\($0), url: '\(server.url("/f\($0)"))' }\n" }.joined()
+        + "rules:\n  - { name: all, match: { title: T }, notify: { summary: '{title}' } }\n", path: "t.yaml")
+    let runner = RecordingActionRunner()
+    let poller = Poller(config: config, store: store, transport: CurlTransport(userAgent: "test"), runner: runner)
+    #expect(poller.poll(config.feeds, force: true, now: Self.now).allSatisfy { $0.newItems == 2 })
+    // Feed 7 was failing (a 304 clears that: more than its times), feed 9 has an action pending, feeds 5
+    // and 590 change.
+    var failing = try store.load(url: config.feeds[7].url).state
+    (failing.consecutiveFailures, failing.lastError) = (2, "it was down")
+    try store.save(failing)
+    var pending = try store.load(url: config.feeds[9].url).state
+    pending.pending.append(
+      FeedState.PendingAction(kind: .notify, key: "g9-0", rule: "all", summary: "P9", created: Self.now))
+    try store.save(pending)
+    versions.withLock {
+      $0[5] = 2; $0[590] = 2
+    }
+    let untouched = try Data(contentsOf: URL(fileURLWithPath: store.path(for: config.feeds[100].url)))
+    let second = Self.now.addingTimeInterval(60)
+    let outcomes = poller.poll(config.feeds, force: true, now: second)
+    #expect(outcomes.allSatisfy { $0.failures.isEmpty }, "\(outcomes.filter { !$0.failures.isEmpty })")
+    #expect(outcomes.filter(\.notModified).count == count - 2)
+    #expect(runner.actions.compactMap(\.action.summary).sorted() == ["P9", "T5-2", "T590-2"])
+    for feed in [5, 7, 9, 100, 590] {
+      let state = try store.load(url: config.feeds[feed].url).state
+      #expect(state.items.count == ([5, 590].contains(feed) ? 3 : 2), "feed \(feed)")
+      #expect(state.pending.isEmpty && state.consecutiveFailures == 0 && state.lastError == nil, "feed \(feed)")
+      #expect(state.lastSuccess == second && state.items["g\(feed)-0"]?.lastSeen == second, "feed \(feed)")
+    }
+    // An unchanged feed's own file is as it was: its times are in polls.json.
+    #expect(try Data(contentsOf: URL(fileURLWithPath: store.path(for: config.feeds[100].url))) == untouched)
+  }
+
   @Test("an unchanged poll writes only its times, to polls.json: the feed's file stays, a load sees them")
   func unchangedPollWritesTimes() throws {
     let h = try Harness()
