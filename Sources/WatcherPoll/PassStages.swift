@@ -89,16 +89,20 @@ enum PassStages {
     return (ready, unreadable)
   }
 
-  /// `job` with its state read whole, when it was read without its items; a state that has become corrupt
-  /// since starts again, as at the schedule stage (a state that cannot be read at all stays as it is, and
-  /// cannot be saved).
+  /// `job` with its state read whole, when it was read without its items.
+  ///
+  /// A state that has become corrupt since starts again, as at the schedule stage. One that can no longer
+  /// be read at all is reported, and stays as it is: it cannot be saved, so its file is left alone.
   static func whole(_ job: FeedJob, directory: String, readOnly: Bool) -> FeedJob {
     guard job.state.itemsSkipped else { return job }
     var job = job
     let loaded = Result { () throws(StateError) in
       try StateStore.load(url: job.feed.url, directory: directory, readOnly: readOnly)
     }
-    guard case .success(let file) = loaded else { return job }
+    guard case .success(let file) = loaded else {
+      if case .failure(let error) = loaded { job.outcome.failures.append(.unreadableState(error)) }
+      return job
+    }
     job.state = file.state
     job.saved = saved(loaded)
     if let warning = file.restarted {

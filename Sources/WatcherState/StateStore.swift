@@ -216,7 +216,7 @@ public final class StateStore {
     let path = directory + "/" + fileName(for: state.url)
     // Saving a state read without its items would forget them, and every item would be new again.
     guard !state.itemsSkipped else {
-      throw .writeFailed(path: path, reason: "only part of the state was read (a bug in watcher; nothing was written)")
+      throw .writeFailed(path: path, reason: "only part of the state was read; nothing was written")
     }
     try writeAtomically(Data(state.pretty), to: path, directory: directory, syncDirectory: syncDirectory)
   }
