@@ -50,7 +50,7 @@ struct PendingCommand: Command {
     var table: [[String]] = [["FEED", "ITEM", "KEY", "RULE", "ACTION", "ATTEMPTS", "NEXT TRY", "LAST ERROR"]]
     let now = WallClock.now()
     for feed in config.feeds {
-      guard let state = try? store.load(url: feed.url, readOnly: true).state else { continue }
+      guard let state = try? store.load(url: feed.url, readOnly: true, items: false).state else { continue }
       for action in state.pending where keys?.contains(action.key) ?? true {
         let title = action.title ?? action.environment?["WATCHER_TITLE"] ?? ""
         rows.append(
@@ -136,7 +136,7 @@ enum PendingRun {
     for problem in poller.absorbClicks(now: WallClock.now()) { terminal.error("error: \(problem)") }
     if let keys {
       let known = Set(
-        config.feeds.flatMap { (try? store.load(url: $0.url, readOnly: true).state.pending) ?? [] }.map(\.key))
+        config.feeds.flatMap { (try? store.load(url: $0.url, readOnly: true, items: false).state.pending) ?? [] }.map(\.key))
       for key in keys.sorted() where !known.contains(key) {
         terminal.error("error: no pending action for the item '\(key)' ('watcher pending' lists them)")
         return .usage
