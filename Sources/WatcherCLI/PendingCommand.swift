@@ -135,8 +135,10 @@ enum PendingRun {
     // The buttons clicked since the last pass are pending hooks first (and can be named by their item).
     for problem in poller.absorbClicks(now: WallClock.now()) { terminal.error("error: \(problem)") }
     if let keys {
-      let known = Set(
-        config.feeds.flatMap { (try? store.load(url: $0.url, readOnly: true, items: false).state.pending) ?? [] }.map(\.key))
+      let pending = config.feeds.flatMap { feed in
+        (try? store.load(url: feed.url, readOnly: true, items: false).state.pending) ?? []
+      }
+      let known = Set(pending.map(\.key))
       for key in keys.sorted() where !known.contains(key) {
         terminal.error("error: no pending action for the item '\(key)' ('watcher pending' lists them)")
         return .usage
