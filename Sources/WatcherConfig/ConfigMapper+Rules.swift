@@ -353,6 +353,22 @@ extension ConfigMapper {
         templates.append(parsed)
       }
       checkProgram(words[0], at: runNode)
+      // Item text must never be code: not even in the code argument of a shell or an interpreter.
+      if let (code, interpreter) = Self.codeArgument(words),
+        let field = templates[code].parts.lazy.compactMap({ if case .field(let f) = $0 { f } else { nil } }).first
+      {
+        let codeNode: YAMLNode = {
+          if case .sequence(let nodes) = runNode.kind, code < nodes.count { return nodes[code] }
+          return runNode
+        }()
+        error(
+          "'{\(field.rawValue)}' in 'run' would be run as code by \(interpreter)", at: codeNode.mark,
+          notes: [
+            "a title such as $(rm -rf ~) would then run; item fields may only be arguments of their own",
+            "pass it as one: run: [sh, -c, 'notify-send \"$1\"', sh, \"{\(field.rawValue)}\"]",
+          ])
+        return nil
+      }
       action = HookAction(command: words.joined(separator: " "), run: templates)
     } else {
       guard let commandNode = value("command", in: entries), let command = string(commandNode, "'command'") else {
@@ -367,6 +383,46 @@ extension ConfigMapper {
     }
     if let timeout = value("timeout", in: entries) { action.timeout = duration(timeout, "'timeout'", positive: true) }
     return action
+  }
+
+  /// Where a `run:` command line hands an interpreter code to run, and the interpreter's name.
+  ///
+  /// The operand after a shell's `-c` (`sh`, `bash`, `dash`, `zsh`, `ksh`, `mksh`, `ash`, `fish`; other
+  /// options around it, as in `-ec`), or the argument after python's `-c` or perl's, ruby's or node's `-e`;
+  /// through `env` too. `nil` when there is none.
+  static func codeArgument(_ words: [String]) -> (index: Int, interpreter: String)? {
+    func name(_ word: String) -> String { word.split(separator: "/").last.map(String.init) ?? word }
+    var at = 0
+    // `env [-OPTION…] [NAME=value…] PROGRAM …`
+    if name(words[0]) == "env" {
+      at = 1
+      while at < words.count, words[at].hasPrefix("-") || words[at].contains("=") { at += 1 }
+    }
+    guard at < words.count else { return nil }
+    let program = name(words[at])
+    let rest = words.indices.dropFirst(at + 1)
+    if ["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish"].contains(program) {
+      // Options (`-e`, `+x`, `-ec`, `-o NAME`), then operands; with a `c` among the options, the first
+      // operand is the code.
+      var code = false
+      var index = rest.startIndex
+      while index < words.endIndex, let first = words[index].first, first == "-" || first == "+" {
+        let word = words[index]
+        if word == "--" || word == "-" {
+          index += 1
+          break
+        }
+        if !word.hasPrefix("--"), word.dropFirst().contains("c") { code = true }
+        // `-o NAME` and `+o NAME` take the next word.
+        index += word.dropFirst().last == "o" ? 2 : 1
+      }
+      return code && index < words.endIndex ? (index, program) : nil
+    }
+    let flags: Set<String> =
+      program.hasPrefix("python")
+      ? ["-c"] : ["perl", "ruby", "node", "nodejs"].contains(program) ? ["-e", "-E", "--eval"] : []
+    guard let flag = rest.first(where: { flags.contains(words[$0]) }), flag + 1 < words.endIndex else { return nil }
+    return (flag + 1, program)
   }
 
   /// Reports a `run:` program that cannot be found: an absolute (or `~`) path that is not an executable

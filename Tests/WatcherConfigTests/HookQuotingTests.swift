@@ -28,4 +28,36 @@ struct HookQuotingTests {
         .double, .single, .bare, .assigned,
       ])
   }
+
+  @Test("the code argument of a shell or an interpreter in a run: hook is found, through env and options")
+  func codeArgument() {
+    let cases: [([String], Int?)] = [
+      (["sh", "-c", "echo", "sh", "x"], 2), (["/bin/bash", "-ec", "x"], 2), (["dash", "-e", "-c", "x"], 3),
+      (["zsh", "-o", "errexit", "-c", "x"], 4), (["sh", "+x", "-c", "--", "x"], 4),
+      (["env", "A=1", "sh", "-c", "x"], 4),
+      (["/usr/bin/env", "-i", "bash", "-c", "x"], 4), (["python3", "-c", "x"], 2), (["perl", "-E", "x"], 2),
+      (["node", "--eval", "x"], 2), (["sh", "script.sh", "-c"], nil), (["bash", "--norc", "x"], nil),
+      (["notify-send", "-c", "x"], nil), (["sh", "-c"], nil), (["env"], nil), (["python3", "script.py", "x"], nil),
+    ]
+    for (words, index) in cases { #expect(ConfigMapper.codeArgument(words)?.index == index, "\(words)") }
+  }
+
+  @Test("a template in the code a run: hook hands a shell or an interpreter is refused; as an argument it is fine")
+  func templateAsCode() throws {
+    for (hook, refused) in [
+      ("[sh, -c, 'echo {title}']", "'{title}' in 'run' would be run as code by sh"),
+      ("[env, bash, -ec, 'curl {link}']", "'{link}' in 'run' would be run as code by bash"),
+      ("[python3, -c, 'print(\"{author}\")']", "'{author}' in 'run' would be run as code by python3"),
+      ("[sh, -c, 'echo \"$1\"', sh, '{title}']", nil), ("[echo, -c, '{title}']", nil),
+    ] {
+      let yaml = "feeds:\n  - url: https://example.com/f\nrules:\n  - { match: { title: x }, hook: { run: \(hook) } }\n"
+      if let refused {
+        let error = #expect(throws: ConfigError.self, "\(hook)") { try ConfigLoader.parse(yaml, path: "t.yaml") }
+        guard case .invalid(_, let diagnostics, _)? = error else { continue }
+        #expect(diagnostics.map(\.message) == [refused], "\(hook)")
+      } else {
+        #expect(throws: Never.self, "\(hook)") { try ConfigLoader.parse(yaml, path: "t.yaml") }
+      }
+    }
+  }
 }
