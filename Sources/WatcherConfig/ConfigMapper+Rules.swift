@@ -337,16 +337,17 @@ extension ConfigMapper {
         return nil
       }
       guard let words = stringList(runNode, "'run'") else { return nil }
+      // Where each word was written, for the messages.
+      func wordNode(_ offset: Int) -> YAMLNode {
+        if case .sequence(let nodes) = runNode.kind, offset < nodes.count { return nodes[offset] }
+        return runNode
+      }
       var templates: [Template] = []
       for (offset, word) in words.enumerated() {
-        let wordNode: YAMLNode = {
-          if case .sequence(let nodes) = runNode.kind, offset < nodes.count { return nodes[offset] }
-          return runNode
-        }()
-        guard let parsed = template(wordNode, "'run'") else { return nil }
+        guard let parsed = template(wordNode(offset), "'run'") else { return nil }
         if offset == 0, word.contains("{") {
           error(
-            "the program in 'run' cannot be a template", at: wordNode.mark,
+            "the program in 'run' cannot be a template", at: wordNode(offset).mark,
             notes: ["item fields may fill the arguments, never the program"])
           return nil
         }
@@ -357,12 +358,8 @@ extension ConfigMapper {
       if let (code, interpreter) = Self.codeArgument(words),
         let field = templates[code].parts.lazy.compactMap({ if case .field(let f) = $0 { f } else { nil } }).first
       {
-        let codeNode: YAMLNode = {
-          if case .sequence(let nodes) = runNode.kind, code < nodes.count { return nodes[code] }
-          return runNode
-        }()
         error(
-          "'{\(field.rawValue)}' in 'run' would be run as code by \(interpreter)", at: codeNode.mark,
+          "'{\(field.rawValue)}' in 'run' would be run as code by \(interpreter)", at: wordNode(code).mark,
           notes: [
             "a title such as $(rm -rf ~) would then run; item fields may only be arguments of their own",
             "pass it as one: run: [sh, -c, 'notify-send \"$1\"', sh, \"{\(field.rawValue)}\"]",
