@@ -11,10 +11,12 @@
 //
 // Why a shell host: a shell hook (`/bin/sh -c COMMAND`) started with posix_spawn costs an exec of the shell,
 // its dynamic linking and start-up, 0.7-0.9 ms of CPU here; a subshell forked by a shell that is already
-// running costs a fifth of that. So a supervisor keeps one `/bin/sh -s` (the host) and hands it each shell
-// hook as `( … )`: the host forks the subshell, waits for it and writes its status on a pipe. Item data
-// reaches the host only inside single quotes, which the shell takes byte for byte (every byte but NUL,
-// which no environment can hold); the command is the user's, run with `eval` in the subshell.
+// running costs a fifth of that. So a supervisor keeps a shell reading commands from a pipe (the host) and
+// hands it each shell hook as `( … )`: the host forks the subshell, waits for it and writes its status on a
+// pipe. Item data reaches the host only inside single quotes, which the shell takes byte for byte (every
+// byte but NUL, which no environment can hold); the command is the user's, run with `eval` in the subshell,
+// and a shell script (`#!/bin/sh`) is read with `.` in it. A subshell cannot change `$0`, so a host has the
+// `$0` its hooks need, and a supervisor keeps two.
 
 #define _GNU_SOURCE
 #include "hook_supervisor.h"
@@ -143,7 +145,7 @@ static int transmit(int sock, const void *buffer, size_t size, const int *fds, i
 
 // MARK: - A supervisor
 
-/// A `/bin/sh -s` this supervisor keeps and feeds shell hooks to, one at a time (see the top of this file).
+/// A shell this supervisor keeps and feeds shell hooks to, one at a time (see the top of this file).
 typedef struct {
   /// 0 when there is none.
   pid_t pid;
@@ -156,11 +158,20 @@ typedef struct {
   char *environment;
   size_t environment_size;
   size_t environment_count;
+  /// Its `$0`, which a subshell cannot change: a hook that needs another gets another host.
+  char *name;
+  /// When it last took a hook (a count); the host replaced is the one used least recently.
+  unsigned long used;
   /// Its wait status once reaped, else -1.
   int status;
 } shell_host;
 
-static shell_host host = {0, -1, -1, NULL, 0, 0, -1};
+#define NO_HOST {0, -1, -1, NULL, 0, 0, NULL, 0, -1}
+
+/// Two hosts, so that hooks of two kinds taking turns (a `hook:` command, `$0` `/bin/sh`, and a `run:`
+/// script, `$0` its path) each keep theirs.
+enum { HOSTS = 2 };
+static shell_host hosts[HOSTS] = {NO_HOST, NO_HOST};
 
 /// Reaps every child that has exited; returns 1 when no child is left. Records the hook's status.
 static int reap(pid_t hook, int *hook_status) {
@@ -169,7 +180,9 @@ static int reap(pid_t hook, int *hook_status) {
     pid_t pid = waitpid(-1, &status, WNOHANG);
     if (pid > 0) {
       if (pid == hook) *hook_status = status;
-      if (pid == host.pid) host.status = status;
+      for (int i = 0; i < HOSTS; i++) {
+        if (pid == hosts[i].pid) hosts[i].status = status;
+      }
       continue;
     }
     if (pid < 0 && errno == EINTR) continue;
@@ -305,49 +318,128 @@ static void text_quoted(text *t, const char *bytes, size_t length) {
 /// Shell hooks are then spawned.
 static int host_unreachable = 0;
 
-/// Whether a hook runs in the host: `/bin/sh -c COMMAND [NAME [ARGUMENT...]]` with pipes for its three
-/// streams. The arguments become the subshell's `$1`…; a subshell cannot change `$0`, so NAME must be one a
-/// shell of its own would have been given anyway (`sh`, `/bin/sh` or the program's own name).
-static int host_takes(const char *path, char *const argv[], const int *fds) {
-  if (strcmp(path, "/bin/sh") != 0 || !argv[1] || strcmp(argv[1], "-c") != 0 || !argv[2]) return 0;
-  if (argv[3] && strcmp(argv[3], "sh") != 0 && strcmp(argv[3], path) != 0 && strcmp(argv[3], argv[0]) != 0) return 0;
+/// A hook as a host runs it: in a subshell with `$0` NAME (the host's) and `$1`… ARGUMENTS, either CODE
+/// with `eval` or SCRIPT with `.` after `set OPTIONS`.
+typedef struct {
+  const char *name;
+  char *const *arguments;
+  const char *code;
+  const char *script;
+  char options[16];
+} hosted_hook;
+
+/// Whether `path` is the file `/bin/sh` is, under any name.
+static int system_shell(const char *path) {
+  struct stat shell, file;
+  return stat("/bin/sh", &shell) == 0 && stat(path, &file) == 0 && shell.st_dev == file.st_dev &&
+         shell.st_ino == file.st_ino;
+}
+
+/// Whether `path` is a regular file this process may read (and, with `executable`, execute).
+static int usable_file(const char *path, int executable) {
+  struct stat info;
+  return stat(path, &info) == 0 && S_ISREG(info.st_mode) && access(path, executable ? R_OK | X_OK : R_OK) == 0;
+}
+
+/// Whether `path` is a program the system shell runs: an executable file whose `#!` line names `/bin/sh`'s
+/// file, with no argument or options `set` takes as well (`#!/bin/sh -eu`), put in `options` ("" for none).
+static int shell_script(const char *path, char options[16]) {
+  if (!usable_file(path, 1)) return 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  // The kernel reads the `#!` line from the first 256 bytes.
+  char line[257];
+  ssize_t n;
+  do {
+    n = read(fd, line, sizeof line - 1);
+  } while (n < 0 && errno == EINTR);
+  close(fd);
+  if (n < 3 || line[0] != '#' || line[1] != '!') return 0;
+  char *end = memchr(line, '\n', (size_t)n);
+  if (!end) return 0;
+  *end = 0;
+  char *p = line + 2;
+  while (*p == ' ' || *p == '\t') p++;
+  char *interpreter = p;
+  while (*p && *p != ' ' && *p != '\t') p++;
+  if (*p) *p++ = 0;
+  while (*p == ' ' || *p == '\t') p++;
+  // The rest of the line, without the blanks around it, is one argument.
+  size_t length = strlen(p);
+  while (length > 0 && (p[length - 1] == ' ' || p[length - 1] == '\t')) length--;
+  p[length] = 0;
+  if (length > 0 && (p[0] != '-' || length < 2 || length >= 16 || strspn(p + 1, "aCefux") != length - 1)) return 0;
+  memcpy(options, p, length + 1);
+  return system_shell(interpreter);
+}
+
+/// Whether a hook runs in a host, and how: `/bin/sh -c CODE [NAME [ARGUMENT...]]`, `/bin/sh SCRIPT
+/// [ARGUMENT...]`, or a program that is a shell script (`shell_script`), with pipes for its three streams.
+/// `$0` is what a shell of its own would have had: NAME, else the shell's own name; SCRIPT; the program's
+/// path.
+static int host_takes(const char *path, char *const argv[], const int *fds, hosted_hook *hook) {
+  static char *const none[] = {NULL};
   for (int i = 0; i < 3; i++) {
     struct stat info;
     if (fstat(fds[i], &info) != 0 || !S_ISFIFO(info.st_mode)) return 0;
   }
-  return !host_unreachable;
+  if (host_unreachable) return 0;
+  memset(hook, 0, sizeof *hook);
+  if (strcmp(path, "/bin/sh") != 0) {
+    hook->name = hook->script = path;
+    hook->arguments = argv[0] ? argv + 1 : none;
+    return strchr(path, '/') && shell_script(path, hook->options);
+  }
+  if (!argv[0] || !argv[1]) return 0;
+  if (strcmp(argv[1], "-c") == 0 && argv[2]) {
+    hook->code = argv[2];
+    hook->name = argv[3] ? argv[3] : argv[0];
+    hook->arguments = argv[3] ? argv + 4 : none;
+    return 1;
+  }
+  hook->name = hook->script = argv[1];
+  hook->arguments = argv + 2;
+  return argv[1][0] != '-' && argv[1][0] != '+' && usable_file(argv[1], 0);
 }
 
-/// Lets go of the host's descriptors and environment (the process itself is reaped elsewhere).
-static void host_forget(void) {
-  if (host.commands >= 0) close(host.commands);
-  if (host.statuses >= 0) close(host.statuses);
-  free(host.environment);
-  host = (shell_host){0, -1, -1, NULL, 0, 0, -1};
+/// Lets go of a host's descriptors and environment (the process itself is reaped elsewhere).
+static void host_forget(shell_host *h) {
+  if (h->commands >= 0) close(h->commands);
+  if (h->statuses >= 0) close(h->statuses);
+  free(h->environment);
+  free(h->name);
+  *h = (shell_host)NO_HOST;
 }
 
-/// Lets go of the host if it has been reaped (a hook killed it, or it died while idle).
-static void host_forget_if_gone(void) {
-  if (host.status != -1) host_forget();
+/// Lets go of the hosts that have been reaped (a hook killed one, or it died while idle).
+static void hosts_forget_gone(void) {
+  for (int i = 0; i < HOSTS; i++) {
+    if (hosts[i].status != -1) host_forget(&hosts[i]);
+  }
 }
 
 /// Ends an idle host: its input closes, it exits, and it is waited for (its CPU time, and that of every
 /// hook it ran, then counts as this supervisor's children's). Waits 2 s at most, then kills it.
-static void host_end(void) {
-  if (host.pid > 0 && host.status == -1) {
-    close(host.commands);
-    host.commands = -1;
-    if (!wait_bounded(host.pid, 2000)) {
-      kill(host.pid, SIGKILL);
-      while (waitpid(host.pid, NULL, 0) < 0 && errno == EINTR) {
+static void host_end(shell_host *h) {
+  if (h->pid > 0 && h->status == -1) {
+    close(h->commands);
+    h->commands = -1;
+    if (!wait_bounded(h->pid, 2000)) {
+      kill(h->pid, SIGKILL);
+      while (waitpid(h->pid, NULL, 0) < 0 && errno == EINTR) {
       }
     }
   }
-  host_forget();
+  host_forget(h);
 }
 
-/// Starts a host with `envp`; returns whether it runs.
-static int host_start(const char *path, char *const envp[]) {
+static void hosts_end(void) {
+  for (int i = 0; i < HOSTS; i++) host_end(&hosts[i]);
+}
+
+/// Starts `h` with `$0` `name` and `envp`; returns whether it runs. It is `sh -c '. /dev/stdin' NAME`: the
+/// shell keeps its own name (bash as `sh` stays POSIX) and `$0` is NAME.
+static int host_start(shell_host *h, const char *name, char *const envp[]) {
   int commands[2], statuses[2];
   if (pipe2(commands, O_CLOEXEC) != 0) return 0;
   if (pipe2(statuses, O_CLOEXEC) != 0) {
@@ -358,28 +450,30 @@ static int host_start(const char *path, char *const envp[]) {
   size_t size = 0, count = 0;
   for (char *const *e = envp; *e; e++, count++) size += strlen(*e) + 1;
   char *environment = malloc(size + 1);
-  int spawned = environment ? 0 : ENOMEM;
+  char *own_name = strdup(name);
+  int spawned = environment && own_name ? 0 : ENOMEM;
   pid_t pid = 0;
-  if (environment) {
+  if (spawned == 0) {
     char *p = environment;
     for (char *const *e = envp; *e; e++) {
       size_t length = strlen(*e) + 1;
       memcpy(p, *e, length);
       p += length;
     }
-    char *argv[] = {(char *)path, "-s", NULL};
+    char *argv[] = {"sh", "-c", ". /dev/stdin", own_name, NULL};
     int streams[3] = {commands[0], -1, -1};
-    spawned = spawn_in_group(&pid, path, argv, envp, streams, statuses[1]);
+    spawned = spawn_in_group(&pid, "/bin/sh", argv, envp, streams, statuses[1]);
   }
   close(commands[0]);
   close(statuses[1]);
   if (spawned != 0) {
     free(environment);
+    free(own_name);
     close(commands[1]);
     close(statuses[0]);
     return 0;
   }
-  host = (shell_host){pid, commands[1], statuses[0], environment, size, count, -1};
+  *h = (shell_host){pid, commands[1], statuses[0], environment, size, count, own_name, 0, -1};
   // It opens each hook's pipes as /proc/SUPERVISOR/fd/N: first it is asked whether it can, by the same
   // permission check (an access of one of this process's descriptors through /proc).
   char probe[128];
@@ -390,7 +484,7 @@ static int host_start(const char *path, char *const envp[]) {
   if (write(commands[1], probe, (size_t)length) != length || poll(&ready, 1, 5000) != 1 ||
       read(statuses[0], answer, sizeof answer - 1) <= 0 || answer[0] != '0') {
     host_unreachable = 1;
-    host_end();
+    host_end(h);
     return 0;
   }
   fcntl(commands[1], F_SETFL, fcntl(commands[1], F_GETFL) | O_NONBLOCK);
@@ -419,8 +513,8 @@ static int shell_name(const char *name, size_t length) {
 }
 
 /// The host's entry `NAME=…` for `name`, or NULL.
-static const char *host_entry(const char *name, size_t length) {
-  for (const char *p = host.environment, *end = host.environment + host.environment_size; p < end;) {
+static const char *host_entry(const shell_host *h, const char *name, size_t length) {
+  for (const char *p = h->environment, *end = h->environment + h->environment_size; p < end;) {
     size_t size = strlen(p);
     if (size > length && p[length] == '=' && memcmp(p, name, length) == 0) return p;
     p += size + 1;
@@ -430,13 +524,13 @@ static const char *host_entry(const char *name, size_t length) {
 
 /// Writes the `export` lines that turn the host's environment into `envp`; returns 0 when that cannot be
 /// done by assignments (a variable to remove, a special or odd name), and the hook needs a new host.
-static int add_environment(text *t, char *const envp[]) {
+static int add_environment(text *t, const shell_host *h, char *const envp[]) {
   size_t matched = 0;
   for (char *const *e = envp; *e; e++) {
     const char *equals = strchr(*e, '=');
     if (!equals) return 0;
     size_t length = (size_t)(equals - *e);
-    const char *mine = host_entry(*e, length);
+    const char *mine = host_entry(h, *e, length);
     if (mine) matched++;
     if (mine && strcmp(mine, *e) == 0) continue;
     if (!shell_name(*e, length)) return 0;
@@ -445,18 +539,18 @@ static int add_environment(text *t, char *const envp[]) {
     text_quoted(t, equals + 1, strlen(equals + 1));
     text_append(t, "\n", 1);
   }
-  return matched == host.environment_count;
+  return matched == h->environment_count;
 }
 
-/// The host's text for one hook (`argv` as `host_takes` accepts it): a subshell with the hook's
-/// environment, arguments and streams that runs COMMAND, then its status written on descriptor 3. Returns 0
-/// when the environment needs a new host.
-static int host_text(text *t, char *const argv[], char *const envp[], const int *fds) {
+/// The host's text for one hook: a subshell with the hook's environment, arguments and streams that runs
+/// its code or script, then its status written on descriptor 3. Returns 0 when the environment needs a new
+/// host.
+static int host_text(text *t, const shell_host *h, const hosted_hook *hook, char *const envp[], const int *fds) {
   text_add(t, "(\n");
-  if (!add_environment(t, envp)) return 0;
-  if (argv[3] && argv[4]) {
+  if (!add_environment(t, h, envp)) return 0;
+  if (hook->arguments[0]) {
     text_add(t, "set --");
-    for (char *const *a = argv + 4; *a; a++) {
+    for (char *const *a = hook->arguments; *a; a++) {
       text_append(t, " ", 1);
       text_quoted(t, *a, strlen(*a));
     }
@@ -465,17 +559,32 @@ static int host_text(text *t, char *const argv[], char *const envp[], const int 
   char line[160];
   int pid = (int)getpid();
   // stderr first: should another of them fail to open, the hook's stderr says why.
-  snprintf(line, sizeof line, "exec 2>/proc/%d/fd/%d 0</proc/%d/fd/%d 1>/proc/%d/fd/%d 3>&-\neval ", pid, fds[2],
-           pid, fds[0], pid, fds[1]);
+  snprintf(line, sizeof line, "exec 2>/proc/%d/fd/%d 0</proc/%d/fd/%d 1>/proc/%d/fd/%d 3>&-\n", pid, fds[2], pid,
+           fds[0], pid, fds[1]);
   text_add(t, line);
-  text_quoted(t, argv[2], strlen(argv[2]));
+  if (hook->code) {
+    text_add(t, "eval ");
+    text_quoted(t, hook->code, strlen(hook->code));
+  } else {
+    if (hook->options[0]) {
+      text_add(t, "set ");
+      text_add(t, hook->options);
+      text_add(t, "\n");
+    }
+    // `.` looks a name without a slash up in PATH; `sh SCRIPT` reads it where it is.
+    text_add(t, strchr(hook->script, '/') ? ". " : ". ./");
+    text_quoted(t, hook->script, strlen(hook->script));
+  }
   text_add(t, "\n)\necho $? >&3\n");
   return !t->failed;
 }
 
-/// Whether any process other than the host is still this supervisor's child (one a hook left behind).
+/// Whether any process other than the hosts is still this supervisor's child (one a hook left behind).
 static void note_other(pid_t pid, void *others) {
-  if (pid != host.pid) *(int *)others = 1;
+  for (int i = 0; i < HOSTS; i++) {
+    if (pid == hosts[i].pid) return;
+  }
+  *(int *)others = 1;
 }
 
 static int others_left(void) {
@@ -498,11 +607,11 @@ static void report(int fd, char kind, int reusable, int status, int error) {
   } while (n < 0 && errno == EINTR);
 }
 
-/// Whether nothing but the host is left below this supervisor once a hook is done; reaps what has ended.
+/// Whether nothing but the hosts is left below this supervisor once a hook is done; reaps what has ended.
 static int nothing_left(pid_t hook, int *hook_status) {
   int none = reap(hook, hook_status);
-  host_forget_if_gone();
-  return none || (host.pid > 0 && !others_left());
+  hosts_forget_gone();
+  return none || !others_left();
 }
 
 /// Closes the supervisor's copies of a hook's three streams.
@@ -527,38 +636,57 @@ static pid_t spawn_hook(int sock, const char *path, char *const argv[], char *co
   return hook;
 }
 
-/// The host's text for a shell hook, with a host started or replaced as its environment needs; returns 0
-/// (and an empty text) when the hook is to be spawned instead.
-static int hand_to_host(text *commands, const char *path, char *const argv[], char *const envp[], int *fds) {
-  if (!host_takes(path, argv, fds)) return 0;
-  if (host.pid > 0) {
-    reap(0, &(int){-1});
-    host_forget_if_gone();
+/// The host a shell hook goes to, with its text: the one with the hook's `$0` and an environment the hook's
+/// can be made from, else a new one in place of the one with that `$0` or the one used least recently.
+/// NULL (and an empty text) when the hook is to be spawned instead.
+static shell_host *hand_to_host(text *commands, const char *path, char *const argv[], char *const envp[],
+                                int *fds) {
+  static unsigned long uses = 0;
+  hosted_hook hook;
+  if (!host_takes(path, argv, fds, &hook)) return NULL;
+  reap(0, &(int){-1});
+  hosts_forget_gone();
+  shell_host *chosen = NULL;
+  for (int i = 0; i < HOSTS && !chosen; i++) {
+    if (hosts[i].pid > 0 && strcmp(hosts[i].name, hook.name) == 0) chosen = &hosts[i];
   }
-  if (host.pid > 0 && host_text(commands, argv, envp, fds)) return 1;
+  if (chosen && host_text(commands, chosen, &hook, envp, fds)) {
+    chosen->used = ++uses;
+    return chosen;
+  }
   commands->length = 0;
   commands->failed = 0;
-  host_end();
-  if (host_start(path, envp) && host_text(commands, argv, envp, fds)) return 1;
+  if (!chosen) {
+    chosen = &hosts[0];
+    for (int i = 1; i < HOSTS; i++) {
+      if (hosts[i].used < chosen->used) chosen = &hosts[i];
+    }
+  }
+  host_end(chosen);
+  if (host_start(chosen, hook.name, envp) && host_text(commands, chosen, &hook, envp, fds)) {
+    chosen->used = ++uses;
+    return chosen;
+  }
   commands->length = 0;
-  return 0;
+  return NULL;
 }
 
 /// Runs one hook to its end, reporting on `sock`; returns whether this supervisor can take another.
 ///
-/// A shell hook goes to the host when it can; anything else is spawned. Either way the timeout runs from
-/// here, and on timeout or stop everything below this supervisor is killed (the host too: the next shell
+/// A shell hook goes to a host when it can; anything else is spawned. Either way the timeout runs from
+/// here, and on timeout or stop everything below this supervisor is killed (the hosts too: the next shell
 /// hook starts another).
 static int run_hook(int sock, int sfd, const char *path, char *const argv[], char *const envp[], int *fds,
                     long timeout_ms, long grace_ms) {
   long started = now_ms();
   text commands = {NULL, 0, 0, 0};
   size_t written = 0;
-  int hosted = hand_to_host(&commands, path, argv, envp, fds);
+  shell_host *host = hand_to_host(&commands, path, argv, envp, fds);
+  int hosted = host != NULL;
   // The process whose wait status is the hook's (none when hosted: the host reports it), and the group
   // that holds it.
   pid_t hook = hosted ? 0 : spawn_hook(sock, path, argv, envp, fds);
-  pid_t leader = hosted ? host.pid : hook;
+  pid_t leader = hosted ? host->pid : hook;
   if (!hosted && hook == 0) {
     free(commands.bytes);
     return 1;
@@ -576,8 +704,8 @@ static int run_hook(int sock, int sfd, const char *path, char *const argv[], cha
     }
     struct pollfd watch[4] = {{sfd, POLLIN, 0}, {sock, POLLIN, 0}, {-1, POLLIN, 0}, {-1, POLLOUT, 0}};
     if (hosted) {
-      watch[2].fd = host.statuses;
-      if (written < commands.length) watch[3].fd = host.commands;
+      watch[2].fd = host->statuses;
+      if (written < commands.length) watch[3].fd = host->commands;
     }
     int ready = poll(watch, 4, (int)(left > 60000 ? 60000 : left));
     if (ready < 0 && errno != EINTR) {
@@ -591,14 +719,14 @@ static int run_hook(int sock, int sfd, const char *path, char *const argv[], cha
       break;
     }
     if (watch[3].revents) {
-      ssize_t n = write(host.commands, commands.bytes + written, commands.length - written);
+      ssize_t n = write(host->commands, commands.bytes + written, commands.length - written);
       if (n > 0) written += (size_t)n;
       // The host is gone: its end shows on its status pipe.
       if (n < 0 && errno != EAGAIN && errno != EINTR) written = commands.length;
     }
     if (watch[2].revents) {
       char line[16];
-      ssize_t n = read(host.statuses, line, sizeof line - 1);
+      ssize_t n = read(host->statuses, line, sizeof line - 1);
       if (n > 0) {
         line[n] = 0;
         hook_status = (atoi(line) & 0xff) << 8;
@@ -606,9 +734,9 @@ static int run_hook(int sock, int sfd, const char *path, char *const argv[], cha
       }
       if (n == 0 || (n < 0 && errno != EINTR)) {
         // The host itself ended (the hook killed its shell): its own wait status is the hook's.
-        while (host.status == -1 && waitpid(host.pid, &host.status, 0) < 0 && errno == EINTR) {
+        while (host->status == -1 && waitpid(host->pid, &host->status, 0) < 0 && errno == EINTR) {
         }
-        hook_status = host.status;
+        hook_status = host->status;
         break;
       }
     }
@@ -623,7 +751,7 @@ static int run_hook(int sock, int sfd, const char *path, char *const argv[], cha
   free(commands.bytes);
   if (kind != 'E') {
     kill_all(leader, hook, &hook_status, grace_ms);
-    host_forget_if_gone();
+    hosts_forget_gone();
     close_streams(fds);
     if (gone) _exit(0);
     report(sock, kind, 1, hook_status, 0);
@@ -656,7 +784,7 @@ static void supervisor_loop(int sock) {
     int received = 0;
     ssize_t n = receive(sock, buffer, sizeof buffer, fds, REQUEST_FDS, &received);
     if (n <= 0) {  // watcher is gone
-      host_end();
+      hosts_end();
       _exit(0);
     }
     if ((size_t)n < sizeof(request_header) && received == 0) continue;  // a stop that came too late
@@ -711,7 +839,7 @@ static void supervisor_loop(int sock) {
       if (fds[i] >= 0) close(fds[i]);
     }
     if (!keep) {
-      host_end();
+      hosts_end();
       _exit(0);
     }
   }

@@ -187,7 +187,7 @@ struct HookRunnerTests {
     let named = HookRunner.run(
       program: "/bin/sh", arguments: ["sh", "-c", "[ \"$0\" = announce ] && \(hosted)", "announce"], environment: [:],
       input: Data(), timeout: 10)
-    #expect(named.exitStatus == 1, "$0 is the name given, in a shell of its own: \(named)")
+    #expect(named.succeeded, "$0 is the name given, in a kept shell of that name: \(named)")
     let viaCommand = HookRunner.run(
       command: "sh -c \"printf '%s|' \\\"\\$#\\\" > '\(out)'\" sh 'x y' z", environment: [:], input: Data(), timeout: 10
     )
@@ -200,6 +200,57 @@ struct HookRunnerTests {
       let result = HookRunner.run(command: command, environment: [:], input: Data(), timeout: 10)
       #expect(result.exitStatus == status, "\(command): \(result)")
     }
+  }
+
+  @Test("a run: shell script is read in a kept shell, exactly as its own shell would run it; other scripts are not")
+  func scriptsHosted() throws {
+    let dir = try TemporaryDirectory()
+    let out = dir.url.appendingPathComponent("out").path
+    func script(_ name: String, _ text: String, mode: Int = 0o755) throws -> String {
+      let path = dir.url.appendingPathComponent(name).path
+      try text.write(toFile: path, atomically: true, encoding: .utf8)
+      try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+      return path
+    }
+    let hosted = "IFS=' ' read -r pid rest < /proc/self/stat; [ \"$pid\" != \"$$\" ]"
+    let body = "\(hosted) || exit 90\nprintf '%s|' \"$0\" \"$#\" \"$@\" > '\(out)'\n"
+    let words = ["a b", "c'd $(touch \(dir.url.path)/pwned)", "-e", ""]
+    // $0 is the script's path and $1… its arguments, whichever name of the shell its #! line uses, and
+    // whether it is the program or the shell's operand.
+    for (first, program) in [("#!/bin/sh", nil), ("#! /usr/bin/sh  ", nil), ("#!/bin/sh", "/usr/bin/sh")] {
+      let path = try script("hook.sh", first + "\n" + body)
+      let arguments = program == nil ? ["hook.sh"] + words : ["sh", path] + words
+      let result = HookRunner.run(
+        program: program ?? path, arguments: arguments, environment: ["PATH": "/usr/bin:/bin"], input: Data(),
+        timeout: 10)
+      #expect(result.succeeded, "\(first) \(program ?? ""): \(result)")
+      #expect(try String(contentsOfFile: out, encoding: .utf8) == ([path, "4"] + words).map { $0 + "|" }.joined())
+    }
+    #expect(!FileManager.default.fileExists(atPath: dir.url.path + "/pwned"))
+    // Its #! options hold; its exit status, traps and stdin are its own.
+    let strict = try script("strict.sh", "#!/bin/sh -eu\n\(hosted) || exit 90\nfalse\nexit 0\n")
+    let failed = HookRunner.run(program: strict, arguments: ["strict.sh"], environment: [:], input: Data(), timeout: 10)
+    #expect(failed.exitStatus == 1, "\(failed)")
+    let trapped = try script(
+      "trap.sh", "#!/bin/sh\n\(hosted) || exit 90\ntrap 'echo bye >&2' EXIT\nread -r line; echo \"$line\" >&2; exit 7\n"
+    )
+    let exited = HookRunner.run(
+      program: trapped, arguments: ["trap.sh"], environment: [:], input: Data("hello\n".utf8), timeout: 10)
+    #expect(exited.exitStatus == 7 && exited.stderrTail == "hello\nbye", "\(exited)")
+    // Another interpreter, an option `set` does not take, or no #! line: a program of its own, as before.
+    for (name, text) in [
+      ("bash.sh", "#!/bin/bash\n[ -n \"$BASH_VERSION\" ] && ! { \(hosted); }\n"),
+      ("login.sh", "#!/bin/sh -l\n! { \(hosted); }\n"),
+    ] {
+      let path = try script(name, text)
+      let result = HookRunner.run(program: path, arguments: [name], environment: [:], input: Data(), timeout: 10)
+      #expect(result.succeeded, "\(name) ran in the kept shell: \(result)")
+    }
+    // A script that is not executable still cannot be started.
+    let unexecutable = try script("plain.sh", "#!/bin/sh\nexit 0\n", mode: 0o644)
+    let refused = HookRunner.run(
+      program: unexecutable, arguments: ["plain.sh"], environment: [:], input: Data(), timeout: 10)
+    #expect(refused.describe(timeout: 10).hasPrefix("cannot start \(unexecutable): "), "\(refused)")
   }
 
   @Test("the literal words of a command: what the shell would pass on unchanged, nothing it would expand")
