@@ -190,16 +190,23 @@ http { log_format s '$status'; access_log %(log)s s; sendfile on;
 ALL_CPU = os.path.join(os.path.dirname(os.path.abspath(__file__)), "all-cpu.py")
 
 
-def timed(cmd, env, cwd=None, one_core=False):
+def timed(cmd, env, cwd=None, one_core=False, busy=False):
     """(wall, CPU, peak RSS, exit code, stderr's tail) of `cmd`, run under all-cpu.py: the CPU is that of every
     process it started, however deep, and every process it left behind (a plain wait4 misses a hook reaped by
-    a helper that is never waited for). `one_core` pins it and all its processes to CPU 0."""
+    a helper that is never waited for). `one_core` pins it and all its processes to CPU 0; with `busy`, a
+    shell loop keeps one core busy meanwhile (a desktop where something else runs)."""
     # stderr goes to a file, not a pipe: a tool that logs a lot (rss2email) would block on a full pipe.
     with tempfile.TemporaryFile() as errors, tempfile.NamedTemporaryFile(suffix=".json") as result:
         pin = ["taskset", "-c", "0"] if one_core else []
+        spinner = subprocess.Popen(["/bin/sh", "-c", "while :; do :; done"]) if busy else None
+        if spinner:
+            time.sleep(0.2)
         p = subprocess.Popen([sys.executable, ALL_CPU, result.name] + pin + cmd, env=env, cwd=cwd,
                              stdout=subprocess.DEVNULL, stderr=errors)
         p.wait()
+        if spinner:
+            spinner.kill()
+            spinner.wait()
         errors.seek(0)
         err = errors.read()[-4000:].decode(errors="replace")
         r = json.load(open(result.name))
@@ -463,6 +470,8 @@ def measure_floors(work, nginx, feeds, total, hook_count, big, paired):
 
 # Rounds of the parse rows, whatever --runs says (half as many for the huge feed).
 PARSE_ROUNDS = 9
+# The parse rows measured while another process keeps one core busy.
+BUSY = ", another process keeps a core busy"
 
 
 def parse_big(big, runs, slow_runs, peers=True):
@@ -477,12 +486,13 @@ def parse_big(big, runs, slow_runs, peers=True):
             os.path.join(VENV, "bin", "python"), "-c", "import feedparser, sys; feedparser.parse(sys.argv[1])", big]))
     # The fast parsers run in turn (watcher, sfeed, xmllint, watcher, ...), not each one's runs back to back:
     # this machine's speed drifts over minutes, and taking turns puts every parser under the same drift.
-    commands[2:2] = [(name + ", one core", cmd) for name, cmd in commands[:2]]
+    commands[2:2] = [(name + suffix, cmd) for suffix in (", one core", BUSY) for name, cmd in commands[:2]]
     samples_of = {name: [] for name, _ in commands}
     for _ in range(runs):
         for name, cmd in commands:
             if not name.startswith("feedparser"):
-                samples_of[name].append(timed(cmd, os.environ, one_core=name.endswith("one core")))
+                samples_of[name].append(timed(cmd, os.environ, one_core=name.endswith("one core"),
+                                              busy=name.endswith(BUSY)))
     for name, cmd in commands:
         if name.startswith("feedparser"):
             samples_of[name] = [timed(cmd, os.environ) for _ in range(slow_runs)]
@@ -734,6 +744,10 @@ def targets(results, floors, big_rows, huge_rows, cap):
             row("parse the %s feed: watcher / sfeed, wall" % name, rows_[0][1] / rows_[1][1], 1.0)
             row("parse the %s feed: watcher / sfeed, CPU" % name, rows_[0][2] / rows_[1][2], 1.5)
             row("parse the %s feed: watcher's peak RSS" % name, rows_[0][3] / 1e6, 64, " MB")
+            walls = {r[0]: r[1] for r in rows_}
+            if "watcher" + BUSY in walls:
+                row("parse the %s feed, another process keeping a core busy: watcher / sfeed, wall" % name,
+                    walls["watcher" + BUSY] / walls["sfeed" + BUSY], 1.5)
     if cap:
         size, cap_rows = cap
         for label, _, rss in cap_rows[1:]:
