@@ -96,15 +96,16 @@ public enum HookRunner {
 
   /// Runs `command` with `environment` (the whole environment of the child) and `input` on its stdin.
   ///
-  /// A command that is itself `sh -c 'CODE'` runs CODE as the command: the same shell, started once.
-  /// Setting `stop` ends the hook and everything it started at once (the result is `cancelled`).
+  /// A command that only starts one program with literal words (`sh -c 'CODE'`, `~/bin/hook.sh`) starts it
+  /// without a shell in between (`HookProgram.directProgram`). Setting `stop` ends the hook and everything
+  /// it started at once (the result is `cancelled`).
   public static func run(
     command: String, environment: [String: String], input: Data, timeout: Int, stop: Cancellation? = nil
   ) -> HookResult {
-    run(
-      program: "/bin/sh",
-      arguments: HookProgram.systemShellArguments(of: command, environment: environment) ?? ["/bin/sh", "-c", command],
-      environment: environment, input: input, timeout: timeout, stop: stop)
+    let (program, arguments) =
+      HookProgram.directProgram(of: command, environment: environment) ?? ("/bin/sh", ["/bin/sh", "-c", command])
+    return run(
+      program: program, arguments: arguments, environment: environment, input: input, timeout: timeout, stop: stop)
   }
 
   /// Runs `program` (an absolute path) with `arguments` (argv, its own name first).

@@ -36,18 +36,48 @@ public enum HookProgram {
     return shell.st_dev == file.st_dev && shell.st_ino == file.st_ino
   }
 
-  /// The words of a shell command that is itself the system shell run on code: `sh -c 'CODE' [NAME
-  /// [ARGUMENT...]]`.
+  /// The program and arguments of a shell command that only starts one program, with literal words, so
+  /// that watcher can start it without the shell: the system shell itself (`sh -c 'CODE' [NAME ARGS…]`,
+  /// `sh SCRIPT`; `sh` or a path to it), or a path to a program or a `#!` script (`/usr/local/bin/announce
+  /// 'new post'`, `~/bin/hook.sh`).
   ///
-  /// Every word must be a literal (quoted or plain, nothing the outer shell would expand); `nil` for any
-  /// other command. Running CODE straight away does what the outer shell would have done, with one shell
-  /// started fewer.
-  public static func systemShellArguments(of command: String, environment: [String: String]? = nil) -> [String]? {
-    guard let words = literalWords(command), words.count >= 3, words[1] == "-c" else { return nil }
-    guard let program = words[0] == "sh" || words[0].hasPrefix("/") ? resolve(words[0], environment: environment) : nil,
-      isSystemShell(program)
+  /// Every word must be a literal (quoted or plain: nothing the outer shell would expand, but a leading
+  /// `~/`, which is HOME's). `nil` for any other command; for a first word without a `/` but `sh`, which
+  /// the shell might take for a builtin; and for a file the shell would not hand to `execve` as it is
+  /// (missing, not executable, a directory, or a script without `#!`, which the shell reads itself).
+  /// Starting it straight away does what the outer shell would have done, with one shell started fewer.
+  public static func directProgram(of command: String, environment: [String: String]? = nil) -> (
+    program: String, arguments: [String]
+  )? {
+    var text = Substring(command)
+    while let first = text.first, first == " " || first == "\t" || first == "\n" { text = text.dropFirst() }
+    var home = ""
+    if text.hasPrefix("~/") {
+      guard let value = (environment ?? ProcessInfo.processInfo.environment)["HOME"], !value.isEmpty else { return nil }
+      home = value
+      text = text.dropFirst()
+    }
+    // A quoted `~` is the shell's literal `~`, which `resolve` would expand.
+    guard var words = literalWords(String(text)), let first = words.first, first == "sh" || first.contains("/"),
+      !first.hasPrefix("~")
     else { return nil }
-    return words
+    words[0] = home + first
+    guard let program = resolve(words[0], environment: environment),
+      isSystemShell(program) || startsByItself(program)
+    else { return nil }
+    return (program, words)
+  }
+
+  /// Whether `execve` runs `path` as it is: a regular file that starts with `#!` or is an ELF program.
+  static func startsByItself(_ path: String) -> Bool {
+    var info = stat()
+    guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return false }
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var head: [UInt8] = [0, 0, 0, 0]
+    guard read(fd, &head, 4) == 4 else { return false }
+    return head[0...1] == [0x23, 0x21] || head == [0x7F, 0x45, 0x4C, 0x46]
   }
 
   /// The words of a simple command written only with literals: plain characters that mean nothing to the

@@ -267,10 +267,51 @@ struct HookRunnerTests {
       ("sh -c 'it'\\''s' a\\ b\\$", ["sh", "-c", "it's", "a b$"]),
     ]
     for (command, words) in cases { #expect(HookProgram.literalWords(command) == words, "\(command)") }
-    #expect(HookProgram.systemShellArguments(of: "sh -c x") == ["sh", "-c", "x"])
-    #expect(HookProgram.systemShellArguments(of: "sh -x x") == nil)
-    #expect(HookProgram.systemShellArguments(of: "bash -c x") == nil)
-    #expect(HookProgram.systemShellArguments(of: "sh -c x", environment: ["PATH": "/nonexistent"]) == nil)
+  }
+
+  @Test("a command that only starts one program with literal words starts it without a shell in between")
+  func directProgram() throws {
+    let dir = try TemporaryDirectory()
+    func file(_ name: String, _ text: String, mode: Int = 0o755) throws -> String {
+      let path = dir.url.appendingPathComponent(name).path
+      try text.write(toFile: path, atomically: true, encoding: .utf8)
+      try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+      return path
+    }
+    let script = try file("hook.sh", "#!/bin/sh\nexit 0\n")
+    let bare = try file("bare", "exit 0\n")
+    let plain = try file("plain.sh", "#!/bin/sh\n", mode: 0o644)
+    let home = ["HOME": dir.url.path, "PATH": "/usr/bin:/bin"]
+    func direct(_ command: String, _ environment: [String: String] = home) -> [String]? {
+      HookProgram.directProgram(of: command, environment: environment).map { [$0.program] + $0.arguments }
+    }
+    #expect(direct("sh -c x")?.dropFirst() == ["sh", "-c", "x"] && HookProgram.isSystemShell(direct("sh -c x")![0]))
+    #expect(direct("sh -x \(script) a")?.dropFirst() == ["sh", "-x", script, "a"])
+    #expect(direct(" \(script) 'a b'  c") == [script, script, "a b", "c"])
+    #expect(direct("~/hook.sh it\\'s") == [script, script, "it's"])
+    #expect(direct("/bin/true --x") == ["/bin/true", "/bin/true", "--x"])
+    // What the shell would look up, expand or read itself, or could not start, stays a shell command.
+    for command in [
+      "bash -c x", "true", "printf x", "hook.sh", "\(script) \"$HOME\"", "\(script) > out", "X=1 \(script)",
+      "\(bare)", plain, dir.url.path, "\(dir.url.path)/missing", "'~/hook.sh'", "~/hook.sh; x",
+    ] {
+      #expect(direct(command) == nil, "\(command)")
+    }
+    #expect(direct("sh -c x", ["PATH": "/nonexistent"]) == nil)
+    #expect(direct("~/hook.sh", ["PATH": "/usr/bin:/bin"]) == nil)
+    // Each runs as the shell would have run it: a script in the kept shell, `$0` as the shell gives it.
+    let out = dir.url.appendingPathComponent("out").path
+    let hosted = "IFS=' ' read -r pid rest < /proc/self/stat; [ \"$pid\" != \"$$\" ] || exit 90"
+    let reporter = try file("report.sh", "#!/bin/sh\n\(hosted)\nprintf '%s|' \"$0\" \"$@\" > '\(out)'\n")
+    for (command, expected) in [
+      ("~/report.sh 'a b'", "\(reporter)|a b|"), ("sh \(reporter) x", "\(reporter)|x|"), ("\(bare)", nil),
+    ] {
+      let result = HookRunner.run(command: command, environment: home, input: Data(), timeout: 10)
+      #expect(result.succeeded, "\(command): \(result)")
+      if let expected { #expect(try String(contentsOfFile: out, encoding: .utf8) == expected, "\(command)") }
+    }
+    let missing = HookRunner.run(command: "\(dir.url.path)/missing", environment: home, input: Data(), timeout: 10)
+    #expect(missing.exitStatus == 127, "the shell's own answer: \(missing)")
   }
 
   @Test("hooks one after another each get exactly their own variables: every byte, added, changed, removed")
