@@ -374,9 +374,9 @@ static int shell_script(const char *path, char options[16]) {
 }
 
 /// Whether a hook runs in a host, and how: `/bin/sh -c CODE [NAME [ARGUMENT...]]`, `/bin/sh SCRIPT
-/// [ARGUMENT...]`, or a program that is a shell script (`shell_script`), with pipes for its three streams.
-/// `$0` is what a shell of its own would have had: NAME, else the shell's own name; SCRIPT; the program's
-/// path.
+/// [ARGUMENT...]` (`/bin/sh` under any name: `/usr/bin/sh`, `dash`), or a program that is a shell script
+/// (`shell_script`), with pipes for its three streams. `$0` is what a shell of its own would have had:
+/// NAME, else the shell's own name; SCRIPT; the program's path.
 static int host_takes(const char *path, char *const argv[], const int *fds, hosted_hook *hook) {
   static char *const none[] = {NULL};
   for (int i = 0; i < 3; i++) {
@@ -385,7 +385,7 @@ static int host_takes(const char *path, char *const argv[], const int *fds, host
   }
   if (host_unreachable) return 0;
   memset(hook, 0, sizeof *hook);
-  if (strcmp(path, "/bin/sh") != 0) {
+  if (strcmp(path, "/bin/sh") != 0 && !system_shell(path)) {
     hook->name = hook->script = path;
     hook->arguments = argv[0] ? argv + 1 : none;
     return strchr(path, '/') && shell_script(path, hook->options);

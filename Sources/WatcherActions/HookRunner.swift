@@ -110,13 +110,12 @@ public enum HookRunner {
 
   /// Runs `program` (an absolute path) with `arguments` (argv, its own name first).
   ///
-  /// The system shell under another name (`/usr/bin/sh`, `dash`) runs as `/bin/sh`, so that `sh -c CODE`
-  /// goes to the supervisor's kept shell as a shell hook does.
+  /// The supervisor runs a shell script, or the system shell under any name on code or a script, in its
+  /// kept shell.
   public static func run(
     program: String, arguments: [String], environment: [String: String], input: Data, timeout: Int,
     stop: Cancellation? = nil
   ) -> HookResult {
-    let program = program != "/bin/sh" && HookProgram.isSystemShell(program) ? "/bin/sh" : program
     // stdin, stdout and stderr; the supervisor reports on its own socket.
     var pipes: [[Int32]] = []
     defer { for fd in pipes.joined() where fd >= 0 { close(fd) } }
