@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Builds of watcher against each other and against sfeed and xmllint, parsing one feed, taking turns.
 
-Usage: parse-ab.py FEED WATCHER [WATCHER...] [--runs 9] [--one-core]
+Usage: parse-ab.py FEED WATCHER [WATCHER...] [--runs 9] [--one-core | --both]
 
 This machine's speed drifts by a third between minutes, so runs of different binaries compare only when
 they take turns: each round runs every binary once, in order. Prints, per binary, the median and best CPU
 seconds (user + system, of the process and all it started) and wall seconds, and each median against
-sfeed's. With --one-core every command runs pinned to one core (taskset -c 0).
+sfeed's. With --one-core every command runs pinned to one core (taskset -c 0); with --both each watcher
+also runs pinned, as a row of its own in the same rounds (what its second thread costs in CPU).
 """
 import argparse
 import os
@@ -35,12 +36,18 @@ def main():
     ap.add_argument("feed")
     ap.add_argument("watchers", nargs="+")
     ap.add_argument("--runs", type=int, default=9)
-    ap.add_argument("--one-core", action="store_true")
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--one-core", action="store_true")
+    mode.add_argument("--both", action="store_true", help="each watcher on both cores and on one")
     a = ap.parse_args()
     pin = ["taskset", "-c", "0"] if a.one_core else []
     size = os.path.getsize(a.feed)
-    commands = [(w, pin + [w, "parse", "--json", "--max-size", str(size + 1), "--max-items", "10000000", a.feed], None)
-                for w in a.watchers]
+    commands = []
+    for w in a.watchers:
+        parse = [w, "parse", "--json", "--max-size", str(size + 1), "--max-items", "10000000", a.feed]
+        commands.append((w, pin + parse, None))
+        if a.both:
+            commands.append((w + ", one core", ["taskset", "-c", "0"] + parse, None))
     if shutil.which("sfeed"):
         commands.append(("sfeed", pin + ["sfeed"], a.feed))
     if shutil.which("xmllint"):

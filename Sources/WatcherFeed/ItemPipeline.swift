@@ -37,6 +37,10 @@ package final class ItemPipeline<Raw: Sendable> {
   /// With a sink: the batches handed to it in order.
   private let sequencer: Sequencer?
   private static var maxInFlight: Int { 8 }
+  /// A sleeping worker is woken once this many batches wait, not for each: a batch is normalized faster
+  /// than it is parsed, so a worker woken for each slept and woke some 400 times a 57 MB parse, and each
+  /// wake-up of a sleeping processor costs CPU (docs/benchmarks.md, fourth round: 7–8% of the parse's CPU).
+  private static var wakeAt: Int { 4 }
   /// Raw items the workers are done with, to be released on the parser's thread, which made them.
   ///
   /// glibc's malloc returns a block freed on another thread to the arena it came from, under that
@@ -122,13 +126,13 @@ package final class ItemPipeline<Raw: Sendable> {
     let spent = spent
     guard let sequencer else {
       let results = results
-      tasks[index] = WorkerPool.shared.submit {
+      tasks[index] = WorkerPool.shared.submit(wakingAt: Self.wakeAt) {
         results.store(Self.prepared(batch.take(), normalize, encode: nil, spent: spent), at: index)
       }
       return
     }
     if index == 0 { sequencer.sink.readHeader() }
-    _ = WorkerPool.shared.submit {
+    WorkerPool.shared.submit(wakingAt: Self.wakeAt) {
       Self.deliver(batch.take(), at: index, to: sequencer, normalize, spent: spent)
     }
     // Backpressure: the parser helps the workers once enough batches are in flight.

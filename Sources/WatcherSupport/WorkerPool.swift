@@ -59,9 +59,14 @@ public final class WorkerPool: @unchecked Sendable {
   }
 
   /// Runs `work` on a pool thread; the task it returns can be waited for.
-  public func submit(_ work: @escaping @Sendable () -> Void) -> Task {
+  ///
+  /// A sleeping pool thread is woken only once `wakingAt` works wait in the queue: a caller that hands over
+  /// many small works and waits for them all (`wait(until:)` runs what no thread took) wakes the threads
+  /// once for several of them, not once for each (each wake-up of a sleeping processor costs CPU of its own).
+  @discardableResult
+  public func submit(wakingAt threshold: Int = 1, _ work: @escaping @Sendable () -> Void) -> Task {
     let task = Task(pool: self)
-    enqueue {
+    enqueue(wakingAt: threshold) {
       work()
       task.finish()
     }
@@ -94,12 +99,12 @@ public final class WorkerPool: @unchecked Sendable {
     }
   }
 
-  private func enqueue(_ work: @escaping @Sendable () -> Void) {
+  private func enqueue(wakingAt threshold: Int = 1, _ work: @escaping @Sendable () -> Void) {
     condition.lock()
     queue.append(work)
     let start = idle == 0 && threads < maxThreads
     if start { threads += 1 }
-    condition.signal()
+    if queue.count - head >= threshold { condition.signal() }
     condition.unlock()
     if start {
       // The thread keeps the pool: a pool lives as long as the process, like its threads.
@@ -203,6 +208,13 @@ public final class WorkerPool: @unchecked Sendable {
       guard let body = lock.withLock({ self.body }) else { return }
       body(index)
     }
+  }
+
+  /// How many pool threads sleep for want of work.
+  package var sleepingThreads: Int {
+    condition.lock()
+    defer { condition.unlock() }
+    return idle
   }
 
   /// Wakes every thread waiting in `wait(until:)` to look again.

@@ -87,6 +87,35 @@ struct WorkerPoolTests {
     if threads == 0 { #expect(ranOnCaller.withLock { $0 } == 12) }
   }
 
+  @Test("a sleeping pool thread is woken once as many works as asked wait in the queue, not before")
+  func wakingAtThreshold() {
+    let pool = WorkerPool(threads: 1)
+    pool.submit {}.wait()
+    #expect(Self.until { pool.sleepingThreads == 1 }, "the pool's thread never went to sleep")
+    let caller = pthread_self()
+    let ranOnPool = Locked(0)
+    let work: @Sendable () -> Void = {
+      if pthread_equal(pthread_self(), caller) == 0 { ranOnPool.withLock { $0 += 1 } }
+    }
+    // Two of three: the thread sleeps on (for a tenth of a second of watching, long enough for any wake-up).
+    var tasks = (0..<2).map { _ in pool.submit(wakingAt: 3, work) }
+    #expect(!Self.until(seconds: 0.1) { ranOnPool.withLock { $0 } > 0 || pool.sleepingThreads == 0 })
+    // The third wakes it, and it runs all three, with nobody waiting for them.
+    tasks.append(pool.submit(wakingAt: 3, work))
+    #expect(Self.until { ranOnPool.withLock { $0 } == 3 }, "the pool's thread was not woken")
+    for task in tasks { task.wait() }
+  }
+
+  /// Whether `condition` came to hold within `seconds` (it is checked between yields of the processor).
+  private static func until(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while !condition() {
+      if ContinuousClock.now > deadline { return false }
+      sched_yield()
+    }
+    return true
+  }
+
   @Test("what submitted work holds is freed once it has run, though more work is still queued")
   func finishedWorkIsReleased() {
     final class Batch: Sendable {}
