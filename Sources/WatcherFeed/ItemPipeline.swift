@@ -39,7 +39,7 @@ package final class ItemPipeline<Raw: Sendable> {
   private static var maxInFlight: Int { 8 }
   /// A sleeping worker is woken once this many batches wait, not for each: a batch is normalized faster
   /// than it is parsed, so a worker woken for each slept and woke some 400 times a 57 MB parse, and each
-  /// wake-up of a sleeping processor costs CPU (docs/benchmarks.md, fourth round: 7–8% of the parse's CPU).
+  /// wake-up of a sleeping processor costs CPU (docs/benchmarks.md, fourth round: 4–11% of the parse's CPU).
   private static var wakeAt: Int { 4 }
   /// Raw items the workers are done with, to be released on the parser's thread, which made them.
   ///
