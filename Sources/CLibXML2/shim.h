@@ -254,18 +254,34 @@ static inline size_t watcher_find_unclean(const unsigned char *p, size_t from, s
       v16 hit = (v16)(((v < space) & ~((v == tab) | (v == newline) | (v == ret))) | ((v == amp) & ampmask) |
                       ((v == vfirst) & (w == vsecond)));
       unsigned mask = (unsigned)__builtin_ia32_pmovmskb128(hit);
-      /* Escaped HTML has a reference every few bytes: the common ones are passed over here, without leaving
-       * the loop (in text only: a section's `&` is never a hit). */
+      /* Escaped HTML has a reference every few bytes, and text other than English a multi-byte character:
+       * the common references and valid UTF-8 are passed over here, without leaving the loop (in text only
+       * for `&`: a section's `&` is never a hit). A character may end past this block; the next starts
+       * after it. */
+      size_t next = i + 16;
       while (mask) {
         size_t k = i + (size_t)__builtin_ctz(mask);
-        if (p[k] != '&' || !watcher_is_plain_reference(p, k, n)) break;
-        mask &= mask - 1;
+        if (p[k] == '&') {
+          if (!watcher_is_plain_reference(p, k, n)) break;
+          mask &= mask - 1;
+        } else if (p[k] >= 0x80) {
+          size_t end = k + watcher_utf8_length(p, k, n);
+          if (end == k) break;
+          if (end >= next) {
+            next = end;
+            mask = 0;
+          } else {
+            mask &= ~0u << (end - i);
+          }
+        } else {
+          break;
+        }
       }
       if (mask) {
         i += (size_t)__builtin_ctz(mask);
         break;
       }
-      i += 16;
+      i = next;
     }
 #endif
     while (i < n) {

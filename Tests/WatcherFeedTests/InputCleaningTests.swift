@@ -242,6 +242,23 @@ struct InputCleaningTests {
     }
   }
 
+  @Test("a multi-byte character anywhere in a sixteen-byte block, and what follows it, are cleaned as byte by byte")
+  func characterAcrossBlocks() {
+    let characters: [[UInt8]] = [[0xC3, 0xA9], [0xE6, 0x97, 0xA5], [0xF0, 0x9F, 0x98, 0x80], [0xE6, 0x97], [0xC3]]
+    let after: [[UInt8]] = [[0x01], Array("&".utf8), Array("&lt;".utf8), [0xFF], [0xC3, 0xA9], Array("<!--&-->".utf8)]
+    for prefix in 0..<40 {
+      for character in characters {
+        for next in after {
+          for inCDATA in [false, true] {
+            let open = Array((inCDATA ? "<a><![CDATA[" : "<a>").utf8)
+            let input = open + [UInt8](repeating: 0x61, count: prefix) + character + next + Array(" tail of text".utf8)
+            #expect(Self.clean(input, chunkSize: input.count) == Self.cleanPlainly(input), "\(input)")
+          }
+        }
+      }
+    }
+  }
+
   @Test("a bare '&' inside CDATA stays as written in links, ids and categories; a comment does not hide it elsewhere")
   func ampersandInCDATA() throws {
     let xml = """
