@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Builds of watcher against each other and against sfeed and xmllint, parsing one feed, taking turns.
 
-Usage: parse-ab.py FEED WATCHER [WATCHER...] [--runs 9] [--one-core | --both]
+Usage: parse-ab.py FEED WATCHER [WATCHER...] [--runs 9] [--one-core | --both] [--text]
 
 This machine's speed drifts by a third between minutes, so runs of different binaries compare only when
 they take turns: each round runs every binary once, in order. Prints, per binary, the median and best CPU
 seconds (user + system, of the process and all it started) and wall seconds, and each median against
 sfeed's. With --one-core every command runs pinned to one core (taskset -c 0); with --both each watcher
-also runs pinned, as a row of its own in the same rounds (what its second thread costs in CPU).
+also runs pinned, as a row of its own in the same rounds (what its second thread costs in CPU). With --text
+watcher prints its readable summary (`watcher parse FEED`) instead of the JSON.
 """
 import argparse
 import os
@@ -36,6 +37,7 @@ def main():
     ap.add_argument("feed")
     ap.add_argument("watchers", nargs="+")
     ap.add_argument("--runs", type=int, default=9)
+    ap.add_argument("--text", action="store_true", help="the readable summary, not --json")
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--one-core", action="store_true")
     mode.add_argument("--both", action="store_true", help="each watcher on both cores and on one")
@@ -44,7 +46,7 @@ def main():
     size = os.path.getsize(a.feed)
     commands = []
     for w in a.watchers:
-        parse = [w, "parse", "--json", "--max-size", str(size + 1), "--max-items", "10000000", a.feed]
+        parse = [w, "parse"] + ([] if a.text else ["--json"]) + ["--max-size", str(size + 1), "--max-items", "10000000", a.feed]
         commands.append((w, pin + parse, None))
         if a.both:
             commands.append((w + ", one core", ["taskset", "-c", "0"] + parse, None))

@@ -33,49 +33,47 @@ struct ParseCommand: Command {
       }
       options[keyPath: limit] = value
     }
-    // A file as JSON streams: each item is written as soon as it is read, so memory stays flat whatever
-    // the file's size.
-    if arguments.has(Options.json), source != "-", !FeedLocation.isHTTP(source) {
-      let box = WriterBox(FeedJSONWriter(sink: terminal.output))
-      // Items are encoded on the parser's worker threads: ahead, in batches, or here, as they are handed over.
+    let json = arguments.has(Options.json)
+    let box = WriterBox(json: json, sink: terminal.output)
+    let warnings: [FeedWarning]
+    if source != "-", !FeedLocation.isHTTP(source) {
+      // A file streams: each item is written as soon as it is read, so memory stays flat whatever the
+      // file's size. Items are encoded on the parser's worker threads: ahead, in batches, or here, as they
+      // are handed over.
       let result = FeedLoader.stream(
-        FeedLocation.path(of: source), options: options, header: { box.writer.begin($0) },
-        encode: FeedJSONWriter.encode,
-        item: { item, encoded in
-          if let encoded { box.writer.item(encoded: encoded) } else { box.writer.item(item) }
-        })
+        FeedLocation.path(of: source), options: options, header: { box.begin($0) },
+        encode: json ? FeedJSONWriter.encode : FeedTextWriter.encode, item: { box.item($0, encoded: $1) })
       switch result {
-      case .success(let streamed):
-        box.writer.end(warnings: streamed.warnings)
-        return .success
+      case .success(let streamed): warnings = streamed.warnings
       case .failure(let error):
         terminal.error("error: \(source): \(Self.explain(error))")
         return .failure
       }
-    }
-    let parsed: ParsedFeed
-    if source == "-" {
-      // One byte past the cap is enough to tell that the input is too large.
-      do {
-        parsed = try FeedParser.parse(terminal.readInput(options.maxBytes + 1), options: options)
-      } catch {
-        terminal.error("error: \(source): \(Self.explain(error))")
-        return .failure
-      }
     } else {
-      switch FeedLoader.load(source, options: options, transport: CurlTransport(userAgent: WatcherCLI.userAgent)) {
-      case .success(let feed): parsed = feed
-      case .failure(let error):
-        terminal.error("error: \(source): \(Self.explain(error))")
-        return .failure
+      let parsed: ParsedFeed
+      if source == "-" {
+        // One byte past the cap is enough to tell that the input is too large.
+        do {
+          parsed = try FeedParser.parse(terminal.readInput(options.maxBytes + 1), options: options)
+        } catch {
+          terminal.error("error: \(source): \(Self.explain(error))")
+          return .failure
+        }
+      } else {
+        switch FeedLoader.load(source, options: options, transport: CurlTransport(userAgent: WatcherCLI.userAgent)) {
+        case .success(let feed): parsed = feed
+        case .failure(let error):
+          terminal.error("error: \(source): \(Self.explain(error))")
+          return .failure
+        }
       }
+      box.begin(parsed.feed)
+      for item in parsed.feed.items { box.item(item, encoded: nil) }
+      warnings = parsed.warnings
     }
-    if arguments.has(Options.json) {
-      var writer = FeedJSONWriter(sink: terminal.output)
-      writer.write(parsed)
-    } else {
-      printText(parsed, terminal: terminal)
-      for warning in parsed.warnings {
+    box.end(warnings: warnings)
+    if !json {
+      for warning in warnings {
         let place = warning.line > 0 ? "\(source):\(warning.line):\(warning.column)" : source
         terminal.error("\(place): warning: \(warning.message)")
       }
@@ -91,35 +89,121 @@ struct ParseCommand: Command {
     default: return "\(error)"
     }
   }
-
-  private func printText(_ parsed: ParsedFeed, terminal: Terminal) {
-    let feed = parsed.feed
-    var out = "\(feed.title ?? "(untitled feed)") [\(feed.format.rawValue)]"
-    if let link = feed.link { out += " \(link)" }
-    out += "\n\(feed.items.count) item\(feed.items.count == 1 ? "" : "s")\n"
-    for item in feed.items {
-      let date = item.published.map { ISODate.format($0).prefix(16).replacing("T", with: " ") }
-      out += "\n\(date ?? "(no date)       ")  \(item.title ?? "(untitled)")\n"
-      if let link = item.link { out += "    \(link)\n" }
-      if let author = item.author { out += "    by \(author)\n" }
-      if !item.categories.isEmpty { out += "    categories: \(item.categories.joined(separator: ", "))\n" }
-      if let text = item.text {
-        let line = text.prefix { $0 != "\n" }
-        out += "    \(line.count > 120 ? line.prefix(119) + "…" : line)\n"
-      }
-      // Written in pieces, so a feed of 50,000 items never becomes one giant string.
-      if out.utf8.count >= 1 << 16 {
-        terminal.output(Array(out.utf8))
-        out = ""
-      }
-    }
-    terminal.output(Array(out.utf8))
-  }
-
 }
 
-/// The JSON writer, shared by the streaming parse's two callbacks.
+/// The writer of either output, shared by the streaming parse's two callbacks.
+///
+/// Each is mutated in place (`?.`): taken out of an enum to be changed, its buffer would be copied for every
+/// item.
 private final class WriterBox {
-  var writer: FeedJSONWriter
-  init(_ writer: FeedJSONWriter) { self.writer = writer }
+  var json: FeedJSONWriter?
+  var text: FeedTextWriter?
+
+  init(json: Bool, sink: @escaping ([UInt8]) -> Void) {
+    if json { self.json = FeedJSONWriter(sink: sink) } else { text = FeedTextWriter(sink: sink) }
+  }
+
+  func begin(_ feed: Feed) {
+    json?.begin(feed)
+    text?.begin(feed)
+  }
+
+  func item(_ item: FeedItem, encoded: [UInt8]?) {
+    if let encoded {
+      json?.item(encoded: encoded)
+      text?.item(encoded: encoded)
+    } else {
+      json?.item(item)
+      text?.item(encoded: FeedTextWriter.encode(item))
+    }
+  }
+
+  func end(warnings: [FeedWarning]) {
+    json?.end(warnings: warnings)
+    text?.end()
+  }
+}
+
+/// `watcher parse`'s readable summary, written item by item as the JSON is: the feed's title, format and
+/// link; each item's date, title, link, author, categories and the first line of its text (cut to 120
+/// characters); then how many items there were.
+package struct FeedTextWriter {
+  private let sink: ([UInt8]) -> Void
+  private var chunk: [UInt8] = []
+  private var count = 0
+
+  init(sink: @escaping ([UInt8]) -> Void) {
+    self.sink = sink
+    chunk.reserveCapacity((1 << 16) + (1 << 12))
+  }
+
+  mutating func begin(_ feed: Feed) {
+    var head = "\(feed.title ?? "(untitled feed)") [\(feed.format.rawValue)]"
+    if let link = feed.link { head += " \(link)" }
+    chunk += (head + "\n").utf8
+  }
+
+  mutating func item(encoded: [UInt8]) {
+    chunk += encoded
+    count += 1
+    if chunk.count >= 1 << 16 {
+      sink(chunk)
+      chunk.removeAll(keepingCapacity: true)
+    }
+  }
+
+  mutating func end() {
+    chunk += "\n\(count) item\(count == 1 ? "" : "s")\n".utf8
+    sink(chunk)
+    chunk.removeAll()
+  }
+
+  /// One item's lines; safe to call on any thread.
+  @Sendable static func encode(_ item: FeedItem) -> [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(256 + (item.title?.utf8.count ?? 0))
+    out.append(10)
+    if let published = item.published {
+      // "2026-11-26T08:15:00Z" as "2026-11-26 08:15".
+      let start = out.count
+      out += ISODate.format(published).utf8.prefix(16)
+      if out.count > start + 10 { out[start + 10] = UInt8(ascii: " ") }
+    } else {
+      out += "(no date)       ".utf8
+    }
+    out += "  ".utf8
+    out += (item.title ?? "(untitled)").utf8
+    out.append(10)
+    func line(_ label: String, _ value: some Sequence<UInt8>) {
+      out += "    ".utf8
+      out += label.utf8
+      out += value
+      out.append(10)
+    }
+    if let link = item.link { line("", link.utf8) }
+    if let author = item.author { line("by ", author.utf8) }
+    if !item.categories.isEmpty { line("categories: ", item.categories.joined(separator: ", ").utf8) }
+    if let text = item.text { line("", firstLine(of: text).utf8) }
+    return out
+  }
+
+  /// The text's first line, cut to 119 characters and an ellipsis when longer than 120; only the first 120
+  /// characters are ever counted.
+  package static func firstLine(of text: String) -> Substring {
+    let line = text[..<(text.utf8.firstIndex(of: 10) ?? text.endIndex)]
+    // A character is at least one byte.
+    if line.utf8.count <= 120 { return line }
+    // Each ASCII byte is a character of its own (a line has no LF to join a CR), except that the last one
+    // of a run may begin a character with more to it ("e" and a combining accent): counted, not walked.
+    let plain = line.utf8.prefix(121).prefix { $0 < 0x80 }.count
+    var counted = min(max(plain - 1, 0), 119)
+    var cut = line.utf8.index(line.startIndex, offsetBy: counted)
+    while counted < 119, cut < line.endIndex {
+      line.formIndex(after: &cut)
+      counted += 1
+    }
+    // Whole when at most one character follows the first 119.
+    guard cut < line.endIndex, line.index(after: cut) < line.endIndex else { return line }
+    return line[..<cut] + "…"
+  }
 }

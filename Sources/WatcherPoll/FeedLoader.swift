@@ -233,10 +233,8 @@ public enum FeedLoader {
     do {
       return .success(
         try FeedParser.stream(contentsOf: path, options: options, header: header, encode: encode, item: item))
-    } catch let error as FeedParseError {
-      return .failure(.parse(error))
     } catch {
-      return .failure(.read(describe(error)))
+      return .failure(failure(error, path: path, options: options))
     }
   }
 
@@ -244,17 +242,23 @@ public enum FeedLoader {
   public static func read(_ path: String, options: FeedParser.Options) -> Result<ParsedFeed, FeedLoadError> {
     do {
       return .success(try FeedParser.parse(contentsOf: path, options: options))
-    } catch FeedParseError.notAFeed(found: "an HTML page") {
+    } catch {
+      return .failure(failure(error, path: path, options: options))
+    }
+  }
+
+  /// What reading the file at `path` as a feed failed with; a saved page says which feeds it links to.
+  private static func failure(_ error: any Error, path: String, options: FeedParser.Options) -> FeedLoadError {
+    switch error {
+    case FeedParseError.notAFeed(found: "an HTML page"):
       // A saved page: the feeds it links to, as the page says (a file's links reach only the internet).
       guard case .read(let data) = ChunkedFile.readRegularFile(path, maxBytes: options.maxBytes) else {
-        return .failure(.parse(.notAFeed(found: "an HTML page")))
+        return .parse(.notAFeed(found: "an HTML page"))
       }
       let response = FetchResponse(status: 200, body: data, finalURL: URL(fileURLWithPath: path).absoluteString)
-      return .failure(.page(links: feedLinks(in: data, response: response)))
-    } catch let error as FeedParseError {
-      return .failure(.parse(error))
-    } catch {
-      return .failure(.read(describe(error)))
+      return .page(links: feedLinks(in: data, response: response))
+    case let error as FeedParseError: return .parse(error)
+    default: return .read(describe(error))
     }
   }
 

@@ -65,10 +65,14 @@ struct CLITests {
   func parseText() throws {
     let (code, out, err) = run(["parse", fixture])
     #expect(code == 0)
-    #expect(out.hasPrefix("Swift & Linux [rss-2.0] https://example.com/\n3 items\n"))
+    // The count comes last: a file's items are written as they are read.
+    #expect(out.hasPrefix("Swift & Linux [rss-2.0] https://example.com/\n\n"))
+    #expect(out.hasSuffix("\n\n3 items\n"))
     #expect(out.contains("2012-01-24 14:00  Swift 6.1 released"))
     #expect(out.contains("    categories: release, swift, linux"))
     #expect(err.isEmpty)
+    // Standard input, parsed whole, prints the same.
+    #expect(run(["parse", "-"], stdin: try Data(contentsOf: URL(fileURLWithPath: fixture))).1 == out)
     let dates = Fixtures.url("Feeds/quirks/dates.xml").path
     let (_, _, warnings) = run(["parse", dates])
     #expect(warnings.contains("\(dates):11:61: warning: unparseable date 'not a date at all'; left empty"))
@@ -94,6 +98,47 @@ struct CLITests {
     let enclosure = try #require((items[0]["enclosures"] as? [[String: Any]])?.first)
     #expect(Set(enclosure.keys) == ["url", "type", "length"])
     #expect(enclosure["length"] as? Int == 12_345)
+  }
+
+  @Test("parse's summary shows each item's first line of text, cut after 119 characters, not bytes")
+  func parseTextCut() throws {
+    let directory = try TemporaryDirectory()
+    // 130 characters of two or more bytes each: "é" as e and a combining accent, and a flag of 8 bytes.
+    let long = String(repeating: "e\u{301}", count: 100) + String(repeating: "🇫🇷", count: 30)
+    let short = String(repeating: "🇫🇷", count: 120)
+    let feed = directory.url.appendingPathComponent("feed.xml")
+    try """
+    <rss version="2.0"><channel><title>T</title>
+    <item><title>long</title><description>\(long)&lt;br&gt;second line</description></item>
+    <item><title>short</title><description>\(short)</description></item>
+    <item><title>none</title></item>
+    </channel></rss>
+    """.write(to: feed, atomically: true, encoding: .utf8)
+    let (code, out, _) = run(["parse", feed.path])
+    #expect(code == 0)
+    let lines = out.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    #expect(
+      lines.contains("    " + String(repeating: "e\u{301}", count: 100) + String(repeating: "🇫🇷", count: 19) + "…"))
+    #expect(lines.contains("    " + short))
+    #expect(!out.contains("second line"))
+    #expect(out.hasSuffix("(no date)         none\n\n3 items\n"))
+  }
+
+  @Test("the summary's first line is cut where a count of every character would cut it")
+  func firstLineAgreesWithCounting() {
+    let pieces = ["a", " ", "e\u{301}", "\u{301}", "\r", "\r\n", "é", "東", "🇫🇷", "👩‍💻", "\u{200D}", "z"]
+    var random = SystemRandomNumberGenerator()
+    for _ in 0..<2_000 {
+      // Mostly ASCII, as text is, with the rest near the 120th character.
+      let plain = String(repeating: "x", count: Int.random(in: 100...125, using: &random))
+      var tail = ""
+      for _ in 0..<Int.random(in: 0...12, using: &random) { tail += pieces.randomElement(using: &random)! }
+      for text in [plain + tail, tail + plain, tail] {
+        let line = text[..<(text.utf8.firstIndex(of: 10) ?? text.endIndex)]
+        let expected = line.count > 120 ? line.prefix(119) + "…" : line
+        #expect(FeedTextWriter.firstLine(of: text) == expected, "\(Array(text.unicodeScalars))")
+      }
+    }
   }
 
   @Test("parse reads standard input and file:// URLs")
