@@ -36,13 +36,22 @@ struct ParseCommand: Command {
     let json = arguments.has(Options.json)
     let box = WriterBox(json: json, sink: terminal.output)
     let warnings: [FeedWarning]
-    if source != "-", !FeedLocation.isHTTP(source) {
-      // A file streams: each item is written as soon as it is read, so memory stays flat whatever the
-      // file's size. Items are encoded on the parser's worker threads: ahead, in batches, or here, as they
-      // are handed over.
-      let result = FeedLoader.stream(
-        FeedLocation.path(of: source), options: options, header: { box.begin($0) },
-        encode: json ? FeedJSONWriter.encode : FeedTextWriter.encode, item: { box.item($0, encoded: $1) })
+    if !FeedLocation.isHTTP(source) {
+      // A file or standard input streams: each item is written as soon as it is read, so memory stays flat
+      // whatever the input's size. Items are encoded on the parser's worker threads: ahead, in batches, or
+      // here, as they are handed over.
+      let encode = json ? FeedJSONWriter.encode : FeedTextWriter.encode
+      let result: Result<FeedParser.Streamed, FeedLoadError>
+      if source == "-" {
+        var input = ReadingSource { Array(terminal.readInput($0)) }
+        result = FeedLoader.stream(
+          input: &input, options: options, header: { box.begin($0) }, encode: encode,
+          item: { box.item($0, encoded: $1) })
+      } else {
+        result = FeedLoader.stream(
+          FeedLocation.path(of: source), options: options, header: { box.begin($0) }, encode: encode,
+          item: { box.item($0, encoded: $1) })
+      }
       switch result {
       case .success(let streamed): warnings = streamed.warnings
       case .failure(let error):
@@ -50,26 +59,15 @@ struct ParseCommand: Command {
         return .failure
       }
     } else {
-      let parsed: ParsedFeed
-      if source == "-" {
-        // One byte past the cap is enough to tell that the input is too large.
-        do {
-          parsed = try FeedParser.parse(terminal.readInput(options.maxBytes + 1), options: options)
-        } catch {
-          terminal.error("error: \(source): \(Self.explain(error))")
-          return .failure
-        }
-      } else {
-        switch FeedLoader.load(source, options: options, transport: CurlTransport(userAgent: WatcherCLI.userAgent)) {
-        case .success(let feed): parsed = feed
-        case .failure(let error):
-          terminal.error("error: \(source): \(Self.explain(error))")
-          return .failure
-        }
+      switch FeedLoader.load(source, options: options, transport: CurlTransport(userAgent: WatcherCLI.userAgent)) {
+      case .success(let parsed):
+        box.begin(parsed.feed)
+        for item in parsed.feed.items { box.item(item, encoded: nil) }
+        warnings = parsed.warnings
+      case .failure(let error):
+        terminal.error("error: \(source): \(Self.explain(error))")
+        return .failure
       }
-      box.begin(parsed.feed)
-      for item in parsed.feed.items { box.item(item, encoded: nil) }
-      warnings = parsed.warnings
     }
     box.end(warnings: warnings)
     if !json {

@@ -17,7 +17,8 @@ public struct Terminal: Sendable {
   public var output: @Sendable ([UInt8]) -> Void
   /// Writes bytes to standard error.
   public var errors: @Sendable ([UInt8]) -> Void
-  /// Reads standard input up to the given number of bytes (for `watcher parse -`).
+  /// Reads up to the given number of bytes more of standard input, fewer only at its end: each call goes on
+  /// where the last one stopped (`watcher parse -` reads it in pieces).
   public var readInput: @Sendable (Int) -> Data
   /// The environment (config discovery, `NO_COLOR`).
   public var environment: [String: String]

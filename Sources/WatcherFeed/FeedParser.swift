@@ -138,8 +138,9 @@ public enum FeedParser {
     }
   }
 
-  /// The streaming parse behind `stream(contentsOf:)` and `parse(pieces:)`, from any source of bytes.
-  private static func stream(
+  /// The streaming parse behind `stream(contentsOf:)` and `parse(pieces:)`, from any source of bytes; at
+  /// most `options.maxBytes` of it are read.
+  package static func stream(
     _ file: inout some ByteSource, options: Options, header: @escaping (Feed) -> Void,
     encode: (@Sendable (FeedItem) -> [UInt8])?, item: @escaping (FeedItem, [UInt8]?) -> Void
   ) throws -> Streamed {

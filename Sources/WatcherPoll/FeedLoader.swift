@@ -238,6 +238,20 @@ public enum FeedLoader {
     }
   }
 
+  /// `stream(_:)` from any source of bytes (standard input), of which at most `options.maxBytes` are read.
+  package static func stream(
+    input: inout some ByteSource, options: FeedParser.Options, header: @escaping (Feed) -> Void,
+    encode: (@Sendable (FeedItem) -> [UInt8])? = nil, item: @escaping (FeedItem, [UInt8]?) -> Void
+  ) -> Result<FeedParser.Streamed, FeedLoadError> {
+    do {
+      return .success(try FeedParser.stream(&input, options: options, header: header, encode: encode, item: item))
+    } catch let error as FeedParseError {
+      return .failure(.parse(error))
+    } catch {
+      return .failure(.read(describe(error)))
+    }
+  }
+
   /// The feed in a local file (regular files only, at most `options.maxBytes`).
   public static func read(_ path: String, options: FeedParser.Options) -> Result<ParsedFeed, FeedLoadError> {
     do {

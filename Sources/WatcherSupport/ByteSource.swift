@@ -6,14 +6,27 @@ import Glibc
 
 /// Bytes read in order, a piece at a time.
 ///
-/// A file (`ChunkedFile`) or a body received in pieces (`DataPieces`): a streaming parse reads from either,
-/// so a large document is never held whole.
+/// A file (`ChunkedFile`), a body received in pieces (`DataPieces`) or standard input (`ReadingSource`): a
+/// streaming parse reads from any, so a large document is never held whole.
 package protocol ByteSource {
   /// Up to `count` bytes: fewer only at the end, none at the end.
   mutating func read(upTo count: Int) throws -> [UInt8]
 }
 
 extension ChunkedFile: ByteSource {}
+
+/// Bytes from a function that reads the next ones each time it is called (standard input).
+package struct ReadingSource: ByteSource {
+  private let next: (Int) throws -> [UInt8]
+
+  package init(_ next: @escaping (Int) throws -> [UInt8]) {
+    self.next = next
+  }
+
+  package mutating func read(upTo count: Int) throws -> [UInt8] {
+    try next(count)
+  }
+}
 
 /// A body held as the pieces it arrived in, read once: each piece is released as soon as it has been read,
 /// so reading a 20 MB body while building what it describes never holds both whole.

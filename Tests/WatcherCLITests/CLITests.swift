@@ -4,13 +4,23 @@
 import Foundation
 import Testing
 import WatcherCLI
+import WatcherSupport
 import WatcherTestSupport
 
 /// Runs the CLI in-process and returns (exit status, stdout, stderr).
 func run(_ arguments: [String], stdin: Data = Data()) -> (Int32, String, String) {
   let recording = TerminalRecording()
+  // Read in pieces, as a pipe is, each going on where the last stopped.
+  let unread = Locked(stdin[...])
   let terminal = Terminal(
-    output: { recording.writeOutput($0) }, errors: { recording.writeErrors($0) }, readInput: { stdin.prefix($0) })
+    output: { recording.writeOutput($0) }, errors: { recording.writeErrors($0) },
+    readInput: { count in
+      unread.withLock { rest in
+        let piece = rest.prefix(count)
+        rest = rest.dropFirst(piece.count)
+        return Data(piece)
+      }
+    })
   let status = WatcherCLI.run(arguments, terminal: terminal)
   return (status, recording.output, recording.errors)
 }
