@@ -472,6 +472,9 @@ def measure_floors(work, nginx, feeds, total, hook_count, big, paired):
 PARSE_ROUNDS = 9
 # The parse rows measured while another process keeps one core busy.
 BUSY = ", another process keeps a core busy"
+# watcher's other forms of the parse: `watcher parse FEED` (the readable summary), `watcher parse - < FEED`.
+TEXT = "watcher, readable summary (no --json)"
+STDIN = "watcher, from standard input (parse --json - < FEED)"
 
 
 def parse_big(big, runs, slow_runs, peers=True):
@@ -480,6 +483,10 @@ def parse_big(big, runs, slow_runs, peers=True):
         ("watcher", [WATCHER, "parse", "--json", "--max-size", str(size + 1), "--max-items", "10000000", big]),
         ("sfeed", ["/bin/sh", "-c", "sfeed < '%s'" % big]),
         ("xmllint --stream (libxml2 alone)", ["xmllint", "--stream", "--noout", big]),
+        # The other ways to ask: the readable summary, and the feed on standard input (as sfeed reads it).
+        (TEXT, [WATCHER, "parse", "--max-size", str(size + 1), "--max-items", "10000000", big]),
+        (STDIN, ["/bin/sh", "-c", "'%s' parse --json --max-size %d --max-items 10000000 - < '%s'" % (
+            WATCHER, size + 1, big)]),
     ]
     if peers:
         commands.append(("feedparser (rss2email, feed2exec)", [
@@ -746,6 +753,11 @@ def targets(results, floors, big_rows, huge_rows, cap):
             row("parse the %s feed: watcher / sfeed, CPU" % name, rows_[0][2] / rows_[1][2], 1.5)
             row("parse the %s feed: watcher's peak RSS" % name, rows_[0][3] / 1e6, 64, " MB")
             walls = {r[0]: r[1] for r in rows_}
+            cpus = {r[0]: r[2] for r in rows_}
+            for form, label in ((TEXT, "readable summary"), (STDIN, "from standard input")):
+                if form in walls:
+                    row("parse the %s feed, %s: watcher / sfeed, wall" % (name, label), walls[form] / rows_[1][1], 1.0)
+                    row("parse the %s feed, %s: watcher / sfeed, CPU" % (name, label), cpus[form] / rows_[1][2], 1.5)
             if "watcher" + BUSY in walls:
                 row("parse the %s feed, another process keeping a core busy: watcher / sfeed, wall" % name,
                     walls["watcher" + BUSY] / walls["sfeed" + BUSY], 1.5)
