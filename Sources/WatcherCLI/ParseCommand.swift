@@ -35,39 +35,36 @@ struct ParseCommand: Command {
     }
     let json = arguments.has(Options.json)
     let box = WriterBox(json: json, sink: terminal.output)
-    let warnings: [FeedWarning]
-    if !FeedLocation.isHTTP(source) {
-      // A file or standard input streams: each item is written as soon as it is read, so memory stays flat
-      // whatever the input's size. Items are encoded on the parser's worker threads: ahead, in batches, or
-      // here, as they are handed over.
-      let encode = json ? FeedJSONWriter.encode : FeedTextWriter.encode
-      let result: Result<FeedParser.Streamed, FeedLoadError>
-      if source == "-" {
-        var input = ReadingSource { Array(terminal.readInput($0)) }
-        result = FeedLoader.stream(
-          input: &input, options: options, header: { box.begin($0) }, encode: encode,
-          item: { box.item($0, encoded: $1) })
-      } else {
-        result = FeedLoader.stream(
-          FeedLocation.path(of: source), options: options, header: { box.begin($0) }, encode: encode,
-          item: { box.item($0, encoded: $1) })
-      }
-      switch result {
-      case .success(let streamed): warnings = streamed.warnings
-      case .failure(let error):
-        terminal.error("error: \(source): \(Self.explain(error))")
-        return .failure
-      }
+    // A file or standard input streams: each item is written as soon as it is read, so memory stays flat
+    // whatever the input's size. Items are encoded on the parser's worker threads: ahead, in batches, or
+    // here, as they are handed over. A URL's body (at most --max-size) is parsed whole.
+    let encode = json ? FeedJSONWriter.encode : FeedTextWriter.encode
+    let result: Result<[FeedWarning], FeedLoadError>
+    if FeedLocation.isHTTP(source) {
+      result = FeedLoader.load(source, options: options, transport: CurlTransport(userAgent: WatcherCLI.userAgent))
+        .map { parsed in
+          box.begin(parsed.feed)
+          for item in parsed.feed.items { box.item(item, encoded: nil) }
+          return parsed.warnings
+        }
+    } else if source == "-" {
+      var input = ReadingSource { Array(terminal.readInput($0)) }
+      result = FeedLoader.stream(
+        input: &input, options: options, header: { box.begin($0) }, encode: encode,
+        item: { box.item($0, encoded: $1) }
+      ).map(\.warnings)
     } else {
-      switch FeedLoader.load(source, options: options, transport: CurlTransport(userAgent: WatcherCLI.userAgent)) {
-      case .success(let parsed):
-        box.begin(parsed.feed)
-        for item in parsed.feed.items { box.item(item, encoded: nil) }
-        warnings = parsed.warnings
-      case .failure(let error):
-        terminal.error("error: \(source): \(Self.explain(error))")
-        return .failure
-      }
+      result = FeedLoader.stream(
+        FeedLocation.path(of: source), options: options, header: { box.begin($0) }, encode: encode,
+        item: { box.item($0, encoded: $1) }
+      ).map(\.warnings)
+    }
+    let warnings: [FeedWarning]
+    switch result {
+    case .success(let found): warnings = found
+    case .failure(let error):
+      terminal.error("error: \(source): \(Self.explain(error))")
+      return .failure
     }
     box.end(warnings: warnings)
     if !json {
@@ -159,38 +156,56 @@ package struct FeedTextWriter {
   /// One item's lines; safe to call on any thread.
   @Sendable static func encode(_ item: FeedItem) -> [UInt8] {
     var out: [UInt8] = []
-    out.reserveCapacity(256 + (item.title?.utf8.count ?? 0))
+    out.reserveCapacity(320 + (item.title?.utf8.count ?? 0))
+    func put(_ text: some StringProtocol) {
+      if text.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) == nil { out += text.utf8 }
+    }
     out.append(10)
     if let published = item.published {
       // "2026-11-26T08:15:00Z" as "2026-11-26 08:15".
       let start = out.count
-      out += ISODate.format(published).utf8.prefix(16)
+      ISODate.append(published, to: &out)
+      out.removeSubrange(min(start + 16, out.count)...)
       if out.count > start + 10 { out[start + 10] = UInt8(ascii: " ") }
     } else {
-      out += "(no date)       ".utf8
+      put("(no date)       ")
     }
-    out += "  ".utf8
-    out += (item.title ?? "(untitled)").utf8
+    put("  ")
+    put(item.title ?? "(untitled)")
     out.append(10)
-    func line(_ label: String, _ value: some Sequence<UInt8>) {
-      out += "    ".utf8
-      out += label.utf8
-      out += value
+    if let link = item.link {
+      put("    ")
+      put(link)
       out.append(10)
     }
-    if let link = item.link { line("", link.utf8) }
-    if let author = item.author { line("by ", author.utf8) }
-    if !item.categories.isEmpty { line("categories: ", item.categories.joined(separator: ", ").utf8) }
-    if let text = item.text { line("", firstLine(of: text).utf8) }
+    if let author = item.author {
+      put("    by ")
+      put(author)
+      out.append(10)
+    }
+    for (index, category) in item.categories.enumerated() {
+      put(index == 0 ? "    categories: " : ", ")
+      put(category)
+      if index == item.categories.count - 1 { out.append(10) }
+    }
+    if let text = item.text {
+      let (line, cut) = firstLine(of: text)
+      put("    ")
+      put(line)
+      if cut { put("…") }
+      out.append(10)
+    }
     return out
   }
 
-  /// The text's first line, cut to 119 characters and an ellipsis when longer than 120; only the first 120
-  /// characters are ever counted.
-  package static func firstLine(of text: String) -> Substring {
-    let line = text[..<(text.utf8.firstIndex(of: 10) ?? text.endIndex)]
+  /// The text's first line, and whether it is cut (after 119 characters, when longer than 120).
+  ///
+  /// An ellipsis goes in place of what is cut. Only the first 120 characters are ever counted.
+  package static func firstLine(of text: String) -> (line: Substring, cut: Bool) {
+    let newline = text.withUTF8Bytes { ByteScanning.firstIndex(of: 10, or: 10, in: $0) }
+    let line = text[..<text.utf8.index(text.startIndex, offsetBy: newline)]
     // A character is at least one byte.
-    if line.utf8.count <= 120 { return line }
+    if newline <= 120 { return (line, false) }
     // Each ASCII byte is a character of its own (a line has no LF to join a CR), except that the last one
     // of a run may begin a character with more to it ("e" and a combining accent): counted, not walked.
     let plain = line.utf8.prefix(121).prefix { $0 < 0x80 }.count
@@ -201,7 +216,7 @@ package struct FeedTextWriter {
       counted += 1
     }
     // Whole when at most one character follows the first 119.
-    guard cut < line.endIndex, line.index(after: cut) < line.endIndex else { return line }
-    return line[..<cut] + "…"
+    guard cut < line.endIndex, line.index(after: cut) < line.endIndex else { return (line, false) }
+    return (line[..<cut], true)
   }
 }

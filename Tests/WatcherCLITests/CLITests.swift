@@ -136,7 +136,7 @@ struct CLITests {
 
   @Test("the summary's first line is cut where a count of every character would cut it")
   func firstLineAgreesWithCounting() {
-    let pieces = ["a", " ", "e\u{301}", "\u{301}", "\r", "\r\n", "é", "東", "🇫🇷", "👩‍💻", "\u{200D}", "z"]
+    let pieces = ["a", " ", "e\u{301}", "\u{301}", "\r", "\r\n", "\n", "é", "東", "🇫🇷", "👩‍💻", "\u{200D}", "z"]
     var random = SystemRandomNumberGenerator()
     for _ in 0..<2_000 {
       // Mostly ASCII, as text is, with the rest near the 120th character.
@@ -144,9 +144,11 @@ struct CLITests {
       var tail = ""
       for _ in 0..<Int.random(in: 0...12, using: &random) { tail += pieces.randomElement(using: &random)! }
       for text in [plain + tail, tail + plain, tail] {
-        let line = text[..<(text.utf8.firstIndex(of: 10) ?? text.endIndex)]
-        let expected = line.count > 120 ? line.prefix(119) + "…" : line
-        #expect(FeedTextWriter.firstLine(of: text) == expected, "\(Array(text.unicodeScalars))")
+        // The line ends at the first line feed, also the one of a CR LF (one character to Swift).
+        let whole = text[..<(text.unicodeScalars.firstIndex(of: "\n") ?? text.endIndex)]
+        let expected = whole.count > 120 ? whole.prefix(119) + "…" : whole
+        let (line, cut) = FeedTextWriter.firstLine(of: text)
+        #expect(line + (cut ? "…" : "") == expected, "\(Array(text.unicodeScalars))")
       }
     }
   }
