@@ -5,28 +5,34 @@ import FoundationEssentials
 import Glibc
 import WatcherSupport
 
-/// When feeds were last polled, for the polls that changed nothing else: one file, `polls.json`, written
-/// once per pass, instead of one state file per feed.
+/// When feeds were last polled, and the HTTP validators they were last answered with, for the polls that
+/// changed nothing else: one file, `polls.json`, written once per pass, instead of one state file per feed.
 ///
 /// A pass of 10,000 unchanged feeds (every answer 304) would otherwise replace 10,000 files, and creating
 /// and fsyncing that many inodes was most of the daemon's CPU (measured: 0.9 ms of kernel time per feed on
-/// ext4). A feed's own file stays as it was; `StateStore.load` lays the newer times from here over it. The
-/// file only ever holds times: losing it, or finding it corrupt, makes feeds look polled a little earlier
-/// than they were, so they are polled again (a 304), and nothing else.
+/// ext4). So would a pass over feeds whose server ignores conditional GET and sends its unchanged body with
+/// a new `ETag`, or none any more. A feed's own file stays as it was; `StateStore.load` lays the newer poll
+/// from here over it. The file only ever holds times and validators: losing it, or finding it corrupt, makes
+/// feeds look polled a little earlier than they were, with the validators of their earlier poll, so they
+/// are polled again (a 304, or the same body again, which costs what a 304 costs), and nothing else.
 public enum PollTimes {
   /// The file's name in the state directory.
   public static let fileName = "polls.json"
 
-  /// The times of one feed's last poll.
+  /// The times of one feed's last poll, and its validators then.
   public struct Times: Sendable, Equatable {
     public var lastAttempt: Date?
     public var lastSuccess: Date?
     public var lastSuccessBefore: Date?
+    /// `ETag` and `Last-Modified` as the poll left them; nil in a file written before they were recorded,
+    /// where the state file's own stay.
+    public var validators: Validators?
 
     public init(of state: FeedState) {
       lastAttempt = state.lastAttempt
       lastSuccess = state.lastSuccess
       lastSuccessBefore = state.lastSuccessBefore
+      validators = Validators(etag: state.etag, lastModified: state.lastModified)
     }
 
     init() {}
@@ -38,6 +44,10 @@ public enum PollTimes {
     func laid(over state: inout FeedState) {
       guard let lastAttempt, lastAttempt > (state.lastAttempt ?? .distantPast) else { return }
       state.lastAttempt = lastAttempt
+      if let validators {
+        state.etag = validators.etag
+        state.lastModified = validators.lastModified
+      }
       if let lastSuccess, lastSuccess > (state.lastSuccess ?? .distantPast) {
         let previous = state.lastSuccess
         for key in state.items.keys where state.items[key]?.lastSeen == previous {
@@ -49,8 +59,14 @@ public enum PollTimes {
     }
   }
 
-  /// Whether `state` differs from `saved` (as it was loaded) in its poll times only: the items seen at the
-  /// last success moved with it, and nothing else changed.
+  /// An `ETag` and a `Last-Modified`, either of which may be missing.
+  public struct Validators: Sendable, Equatable {
+    public var etag: String?
+    public var lastModified: String?
+  }
+
+  /// Whether `state` differs from `saved` (as it was loaded) in its poll times and validators only: the
+  /// items seen at the last success moved with it, and nothing else changed.
   public static func onlyTimesChanged(_ state: FeedState, from saved: FeedState) -> Bool {
     guard let attempt = state.lastAttempt, attempt > (saved.lastAttempt ?? .distantPast) else { return false }
     var same = state
@@ -65,6 +81,8 @@ public enum PollTimes {
     same.lastAttempt = saved.lastAttempt
     same.lastSuccess = saved.lastSuccess
     same.lastSuccessBefore = saved.lastSuccessBefore
+    same.etag = saved.etag
+    same.lastModified = saved.lastModified
     return same == saved
   }
 
@@ -86,6 +104,13 @@ public enum PollTimes {
               json.member("last_attempt", times.lastAttempt)
               json.member("last_success", times.lastSuccess)
               json.member("last_success_before", times.lastSuccessBefore)
+              if let validators = times.validators {
+                json.key("validators")
+                json.object { json in
+                  json.member("etag", validators.etag)
+                  json.member("last_modified", validators.lastModified)
+                }
+              }
             }
           }
         }
@@ -147,6 +172,16 @@ public enum PollTimes {
           case "last_attempt": times.lastAttempt = try json.optional { try $0.date() }
           case "last_success": times.lastSuccess = try json.optional { try $0.date() }
           case "last_success_before": times.lastSuccessBefore = try json.optional { try $0.date() }
+          case "validators":
+            var validators = Validators()
+            try json.object { json, key in
+              switch key {
+              case "etag": validators.etag = try json.optional { try $0.string() }
+              case "last_modified": validators.lastModified = try json.optional { try $0.string() }
+              default: try json.skipValue()
+              }
+            }
+            times.validators = validators
           default: try json.skipValue()
           }
         }

@@ -22,6 +22,8 @@ struct PollerTests {
     let conditional = Locked<Bool>(true)
     /// A body sent instead of the items (a broken document).
     let override = Locked<String?>(nil)
+    /// Added to the ETag: a server whose ETag for the same body changes (a new deployment, another node).
+    let etagSalt = Locked<String>("")
 
     func xml() -> String {
       let body = items.withLock { list in
@@ -52,7 +54,7 @@ struct PollerTests {
         }
         let body = source.override.withLock { $0 } ?? source.xml()
         guard source.conditional.withLock({ $0 }) else { return .ok(body) }
-        let etag = "\"\(StableHash.hex(of: body))\""
+        let etag = "\"\(StableHash.hex(of: body))\(source.etagSalt.withLock { $0 })\""
         if request.headers["if-none-match"] == etag { return .init(status: 304) }
         return .ok(body, headers: [("ETag", etag)])
       }
@@ -269,6 +271,38 @@ struct PollerTests {
     #expect(again.notModified && again.failures.isEmpty && again.warnings.isEmpty)
     #expect(try h.store.load(url: url).state.lastSuccess == last)
     #expect(try String(contentsOfFile: polls, encoding: .utf8).contains("\"feeds\""))
+  }
+
+  @Test("the same body with a new ETag, or with none, writes only polls.json; the next request sends what it gave")
+  func newValidatorsWithoutStateWrite() throws {
+    let h = try Harness()
+    defer { h.server.stop() }
+    h.source.items.withLock { $0 = [("a", "A", "Sat, 28 Nov 2026 10:00:00 GMT")] }
+    #expect(h.poll().newItems == 1)
+    let url = h.config.feeds[0].url
+    let file = h.store.path(for: url)
+    let written = try Data(contentsOf: URL(fileURLWithPath: file))
+    let first = try #require(try h.store.load(url: url).state.etag)
+    func poll(_ minute: Double) -> Poller.Outcome { h.poll(at: Self.now.addingTimeInterval(60 * minute)) }
+    // Another ETag for the same body: asked with the old one, answered 200 with the same bytes.
+    h.source.etagSalt.withLock { $0 = "-v2" }
+    #expect(poll(1).notModified)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == written)
+    let second = try #require(try h.store.load(url: url).state.etag)
+    #expect(second != first && second.hasSuffix("-v2\""))
+    // The next request sends the new one, and is answered 304.
+    #expect(poll(2).notModified)
+    #expect(h.server.requests.map { $0.headers["if-none-match"] } == [nil, first, second])
+    // A server that stops answering conditional GET drops its ETag: none is sent after that.
+    h.source.conditional.withLock { $0 = false }
+    #expect(poll(3).notModified && poll(4).notModified)
+    #expect(h.server.requests.suffix(2).map { $0.headers["if-none-match"] } == [second, nil])
+    #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == written)
+    #expect(try h.store.load(url: url).state.etag == nil)
+    // Without polls.json the feed's own validators stand: a request that costs at most the same body again.
+    try FileManager.default.removeItem(atPath: h.store.directory + "/" + PollTimes.fileName)
+    #expect(try h.store.load(url: url).state.etag == first)
+    #expect(poll(5).notModified)
   }
 
   @Test("a server that ignores conditional GET: the same body again is handled like a 304, a changed one is read")
