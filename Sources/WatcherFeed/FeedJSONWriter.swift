@@ -24,8 +24,6 @@ public struct FeedJSONWriter {
   /// one buffer for the whole document, so an item is encoded in place, with no allocation of its own).
   private var streamed = 0
   private var chunk = JSONBytes(ByteBuffer(capacity: (1 << 16) + (1 << 14)))
-  /// Items encoded per batch; two batches are encoded at once on large feeds.
-  private let batchSize = 512
 
   /// Creates a writer that hands each encoded chunk to `sink`, in order.
   public init(sink: @escaping ([UInt8]) -> Void) {
@@ -34,36 +32,9 @@ public struct FeedJSONWriter {
 
   /// Writes the whole document.
   public mutating func write(_ parsed: ParsedFeed) {
-    var head = JSONBytes.array()
-    head.raw("{\"feed\":{\"title\":")
-    head.string(parsed.feed.title)
-    head.raw(",\"link\":")
-    head.string(parsed.feed.link)
-    head.raw(",\"format\":")
-    head.string(parsed.feed.format.rawValue)
-    head.raw("},\"items\":[")
-    let items = parsed.feed.items
-    if items.count <= batchSize {
-      head.items(items, 0..<items.count)
-      sink(head.bytes)
-    } else {
-      sink(head.bytes)
-      var start = 0
-      while start < items.count {
-        let first = start..<min(start + batchSize, items.count)
-        let second = first.upperBound..<min(first.upperBound + batchSize, items.count)
-        for chunk in Self.encodeInParallel(items, [first, second]) { sink(chunk) }
-        start = second.upperBound
-      }
-    }
-    var tail = JSONBytes.array()
-    tail.raw("\n],\"warnings\":[")
-    for (index, warning) in parsed.warnings.enumerated() {
-      if index > 0 { tail.raw(",") }
-      tail.string(warning.description)
-    }
-    tail.raw("]}\n")
-    sink(tail.bytes)
+    begin(parsed.feed)
+    for item in parsed.feed.items { self.item(item) }
+    end(warnings: parsed.warnings)
   }
 
   /// Starts a document written item by item (`item`, then `end`): its feed object and the items' `[`.
@@ -143,18 +114,6 @@ public struct FeedJSONWriter {
     let skip = bytes.first == 10 ? 1 : 0
     return String(decoding: bytes[skip...], as: UTF8.self)
   }
-
-  /// Encodes the item ranges at the same time, one per thread; results in range order.
-  private static func encodeInParallel(_ items: [FeedItem], _ ranges: [Range<Int>]) -> [[UInt8]] {
-    let results = Locked<[Int: [UInt8]]>([:])
-    WorkerPool.shared.perform(iterations: ranges.count) { index in
-      var bytes = JSONBytes.array()
-      bytes.items(items, ranges[index])
-      let encoded = bytes.bytes
-      results.withLock { $0[index] = encoded }
-    }
-    return results.withLock { all in ranges.indices.map { all[$0] ?? [] } }
-  }
 }
 
 extension JSONBytes where Out == [UInt8] {
@@ -171,14 +130,6 @@ private struct JSONBytes<Out: ByteAppender> {
   package var bytes: Out
 
   package init(_ bytes: Out) { self.bytes = bytes }
-
-  /// The items in `range`, each on its own line, comma-separated (a comma precedes every item but the
-  /// document's first).
-  package mutating func items(_ items: [FeedItem], _ range: Range<Int>, first: Bool? = nil) {
-    for index in range {
-      item(items[index], first: (first ?? (index == 0)) && index == range.lowerBound)
-    }
-  }
 
   /// One item on its own line, after a comma unless it is the document's `first`.
   package mutating func item(_ item: FeedItem, first: Bool) {

@@ -20,7 +20,7 @@ struct LargeFeedTests {
     return Data((doc + "</channel></rss>").utf8)
   }()
 
-  @Test("items keep document order through the worker pipeline and the parallel JSON encoder")
+  @Test("items keep document order through the worker pipeline and the JSON writer")
   func order() throws {
     let parsed = try FeedParser.parse(Self.rss)
     #expect(parsed.feed.items.map(\.key) == (0..<Self.count).map { "k\($0)" })
