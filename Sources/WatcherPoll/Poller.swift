@@ -401,7 +401,7 @@ public struct Poller {
     }
     let saved = PassStages.saveStates(toSave.map { ($0.state, $0.saved) }, directory: store.directory)
     for (job, result) in zip(toSave, saved) where result.timesOnly {
-      times[StateStore.fileName(for: job.state.url)] = (PollTimes.Times(of: job.state), job.position)
+      times[StateStore.fileName(for: job.state.url)] = (PollTimes.Times(of: job.state, since: job.saved), job.position)
     }
     var acting: [FeedJob] = []
     for (var job, result) in zip(toSave, saved.map(\.result)) {

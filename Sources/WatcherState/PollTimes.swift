@@ -5,8 +5,9 @@ import FoundationEssentials
 import Glibc
 import WatcherSupport
 
-/// When feeds were last polled, and the HTTP validators they were last answered with, for the polls that
-/// changed nothing else: one file, `polls.json`, written once per pass, instead of one state file per feed.
+/// When feeds were last polled, and the HTTP validators they were last answered with when those changed,
+/// for the polls that changed nothing else: one file, `polls.json`, written once per pass, instead of one
+/// state file per feed.
 ///
 /// A pass of 10,000 unchanged feeds (every answer 304) would otherwise replace 10,000 files, and creating
 /// and fsyncing that many inodes was most of the daemon's CPU (measured: 0.9 ms of kernel time per feed on
@@ -24,15 +25,22 @@ public enum PollTimes {
     public var lastAttempt: Date?
     public var lastSuccess: Date?
     public var lastSuccessBefore: Date?
-    /// `ETag` and `Last-Modified` as the poll left them; nil in a file written before they were recorded,
-    /// where the state file's own stay.
+    /// `ETag` and `Last-Modified` as the poll left them, recorded only once they differ from the state
+    /// file's; nil where the file's stand.
     public var validators: Validators?
+    /// The poll's validators, recorded or not (`record` keeps recording them for a feed that has some there).
+    var current = Validators()
 
-    public init(of state: FeedState) {
+    /// The times of `state`'s poll; its validators too when they are not those of `saved` (the state as it
+    /// was loaded).
+    public init(of state: FeedState, since saved: FeedState?) {
       lastAttempt = state.lastAttempt
       lastSuccess = state.lastSuccess
       lastSuccessBefore = state.lastSuccessBefore
-      validators = Validators(etag: state.etag, lastModified: state.lastModified)
+      current = Validators(etag: state.etag, lastModified: state.lastModified)
+      if saved?.etag != state.etag || saved?.lastModified != state.lastModified || saved == nil {
+        validators = current
+      }
     }
 
     init() {}
@@ -92,7 +100,13 @@ public enum PollTimes {
     guard !times.isEmpty else { return }
     let written = lock.withLock { cache in
       var entries = read(directory, cache: &cache)
-      entries.merge(times) { _, new in new }
+      // Validators recorded for a feed are recorded again, as they are now: its state as loaded had them
+      // from here, so its file's are older. (Where the file is newer they are the file's, and harmless.)
+      entries.merge(times) { old, new in
+        var merged = new
+        if merged.validators == nil, old.validators != nil { merged.validators = merged.current }
+        return merged
+      }
       entries = entries.filter { name, _ in times[name] != nil || access(directory + "/" + name, F_OK) == 0 }
       var json = PrettyJSON(capacity: 64 + entries.count * 160)
       json.object { json in

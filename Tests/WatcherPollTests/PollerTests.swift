@@ -255,6 +255,8 @@ struct PollerTests {
       #expect(state.items.values.allSatisfy { $0.lastSeen == time })
     }
     #expect(FileManager.default.fileExists(atPath: polls))
+    // Validators that did not change are the file's: polls.json holds none.
+    #expect(try !String(contentsOfFile: polls, encoding: .utf8).contains("validators"))
     // A poll that changes more than the times writes the feed's file, with everything.
     h.source.items.withLock { $0.append(("c", "C", "Sun, 29 Nov 2026 10:00:00 GMT")) }
     let later = Self.now.addingTimeInterval(600)
@@ -298,6 +300,9 @@ struct PollerTests {
     #expect(poll(3).notModified && poll(4).notModified)
     #expect(h.server.requests.suffix(2).map { $0.headers["if-none-match"] } == [second, nil])
     #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == written)
+    #expect(try h.store.load(url: url).state.etag == nil)
+    // Once recorded there, they stay recorded, unchanged or not: the file's are older.
+    #expect(poll(4.5).notModified)
     #expect(try h.store.load(url: url).state.etag == nil)
     // Without polls.json the feed's own validators stand: a request that costs at most the same body again.
     try FileManager.default.removeItem(atPath: h.store.directory + "/" + PollTimes.fileName)
