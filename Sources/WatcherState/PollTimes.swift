@@ -38,7 +38,7 @@ public enum PollTimes {
       lastSuccess = state.lastSuccess
       lastSuccessBefore = state.lastSuccessBefore
       current = Validators(etag: state.etag, lastModified: state.lastModified)
-      if saved?.etag != state.etag || saved?.lastModified != state.lastModified || saved == nil {
+      if saved == nil || saved?.etag != state.etag || saved?.lastModified != state.lastModified {
         validators = current
       }
     }
@@ -67,6 +67,9 @@ public enum PollTimes {
     }
   }
 
+  /// The most bytes of validators a feed's entry holds; real ones are tens of bytes.
+  static let maxValidatorBytes = 1_024
+
   /// An `ETag` and a `Last-Modified`, either of which may be missing.
   public struct Validators: Sendable, Equatable {
     public var etag: String?
@@ -75,8 +78,15 @@ public enum PollTimes {
 
   /// Whether `state` differs from `saved` (as it was loaded) in its poll times and validators only: the
   /// items seen at the last success moved with it, and nothing else changed.
+  ///
+  /// Validators longer than `maxValidatorBytes` (a server may send 64 KB) count as a change: they go to the
+  /// feed's own file, so that one feed cannot make this shared file large.
   public static func onlyTimesChanged(_ state: FeedState, from saved: FeedState) -> Bool {
     guard let attempt = state.lastAttempt, attempt > (saved.lastAttempt ?? .distantPast) else { return false }
+    let validatorBytes = (state.etag?.utf8.count ?? 0) + (state.lastModified?.utf8.count ?? 0)
+    if validatorBytes > maxValidatorBytes, state.etag != saved.etag || state.lastModified != saved.lastModified {
+      return false
+    }
     var same = state
     if state.lastSuccess != saved.lastSuccess {
       // Only a success after a success: its items are those of the last one, or the state changed.

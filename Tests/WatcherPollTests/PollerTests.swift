@@ -304,9 +304,18 @@ struct PollerTests {
     // Once recorded there, they stay recorded, unchanged or not: the file's are older.
     #expect(poll(4.5).notModified)
     #expect(try h.store.load(url: url).state.etag == nil)
+    // An ETag too long for the shared file goes to the feed's own.
+    h.source.conditional.withLock { $0 = true }
+    h.source.etagSalt.withLock { $0 = String(repeating: "x", count: 2_000) }
+    #expect(poll(4.7).notModified)
+    #expect(try Data(contentsOf: URL(fileURLWithPath: file)) != written)
+    #expect(try StateStore.decode(Data(contentsOf: URL(fileURLWithPath: file))).etag?.hasSuffix("xx\"") == true)
+    #expect(try String(contentsOfFile: h.store.directory + "/" + PollTimes.fileName, encoding: .utf8).count < 2_000)
+    h.source.etagSalt.withLock { $0 = "" }
+    h.source.conditional.withLock { $0 = false }
     // Without polls.json the feed's own validators stand: a request that costs at most the same body again.
     try FileManager.default.removeItem(atPath: h.store.directory + "/" + PollTimes.fileName)
-    #expect(try h.store.load(url: url).state.etag == first)
+    #expect(try h.store.load(url: url).state.etag?.hasSuffix("xx\"") == true)
     #expect(poll(5).notModified)
   }
 
