@@ -160,6 +160,13 @@ package struct FeedTextWriter {
     func put(_ text: some StringProtocol) {
       if text.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) == nil { out += text.utf8 }
     }
+    /// An indented line: a label, the value, and what ends it.
+    func line(_ label: String, _ value: some StringProtocol, _ end: String = "\n") {
+      put("    ")
+      put(label)
+      put(value)
+      put(end)
+    }
     out.append(10)
     if let published = item.published {
       // "2026-11-26T08:15:00Z" as "2026-11-26 08:15".
@@ -173,27 +180,19 @@ package struct FeedTextWriter {
     put("  ")
     put(item.title ?? "(untitled)")
     out.append(10)
-    if let link = item.link {
-      put("    ")
-      put(link)
+    if let link = item.link { line("", link) }
+    if let author = item.author { line("by ", author) }
+    if let first = item.categories.first {
+      line("categories: ", first, "")
+      for category in item.categories.dropFirst() {
+        put(", ")
+        put(category)
+      }
       out.append(10)
-    }
-    if let author = item.author {
-      put("    by ")
-      put(author)
-      out.append(10)
-    }
-    for (index, category) in item.categories.enumerated() {
-      put(index == 0 ? "    categories: " : ", ")
-      put(category)
-      if index == item.categories.count - 1 { out.append(10) }
     }
     if let text = item.text {
-      let (line, cut) = firstLine(of: text)
-      put("    ")
-      put(line)
-      if cut { put("…") }
-      out.append(10)
+      let (first, cut) = firstLine(of: text)
+      line("", first, cut ? "…\n" : "\n")
     }
     return out
   }

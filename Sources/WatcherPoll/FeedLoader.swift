@@ -245,10 +245,8 @@ public enum FeedLoader {
   ) -> Result<FeedParser.Streamed, FeedLoadError> {
     do {
       return .success(try FeedParser.stream(&input, options: options, header: header, encode: encode, item: item))
-    } catch let error as FeedParseError {
-      return .failure(.parse(error))
     } catch {
-      return .failure(.read(describe(error)))
+      return .failure(failure(error, path: nil, options: options))
     }
   }
 
@@ -261,12 +259,12 @@ public enum FeedLoader {
     }
   }
 
-  /// What reading the file at `path` as a feed failed with; a saved page says which feeds it links to.
-  private static func failure(_ error: any Error, path: String, options: FeedParser.Options) -> FeedLoadError {
+  /// What reading a feed failed with; a saved page at `path` says which feeds it links to.
+  private static func failure(_ error: any Error, path: String?, options: FeedParser.Options) -> FeedLoadError {
     switch error {
-    case FeedParseError.notAFeed(found: "an HTML page"):
+    case FeedParseError.notAFeed(found: "an HTML page") where path != nil:
       // A saved page: the feeds it links to, as the page says (a file's links reach only the internet).
-      guard case .read(let data) = ChunkedFile.readRegularFile(path, maxBytes: options.maxBytes) else {
+      guard let path, case .read(let data) = ChunkedFile.readRegularFile(path, maxBytes: options.maxBytes) else {
         return .parse(.notAFeed(found: "an HTML page"))
       }
       let response = FetchResponse(status: 200, body: data, finalURL: URL(fileURLWithPath: path).absoluteString)
