@@ -71,7 +71,7 @@ public struct Settings: Sendable, Equatable {
   /// 2.80 s, 2 1.64 s, 3 1.60 s, 4 1.51 s, 6 1.54 s), at most 16.
   public var hookConcurrency: Int = Settings.defaultHookConcurrency
   /// Twice the processors, at least 2 and at most 16.
-  public static let defaultHookConcurrency = min(16, max(2, 2 * ProcessInfo.processInfo.activeProcessorCount))
+  public static let defaultHookConcurrency = min(16, max(2, 2 * Processors.available))
   /// Attempts for a failing hook before it is dropped (and only once `hookRetry.giveUpAfter` has passed).
   public var hookRetries: Int = 5
   /// When a failing hook is tried again (`settings.hook_retry`).

@@ -54,7 +54,7 @@ public final class LinearRegex: Sendable {
     let tree = try parser.parseAll()
     let program = try Program(tree)
     self.program = program
-    let copies = min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 8)
+    let copies = min(Processors.available, 8)
     dfas = (0..<copies).map { _ in LazyDFA(program) }
     let literal = tree.requiredLiteral()
     requiredLiteral = literal.unicodeScalars.count >= 2 ? literal : nil

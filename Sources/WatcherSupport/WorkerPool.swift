@@ -21,7 +21,7 @@ import Glibc
 /// use can never deadlock, however few threads there are.
 public final class WorkerPool: @unchecked Sendable {
   /// The process's pool: with the caller's thread, one thread per active processor.
-  public static let shared = WorkerPool(threads: ProcessInfo.processInfo.activeProcessorCount - 1)
+  public static let shared = WorkerPool(threads: Processors.available - 1)
 
   private let condition = ConditionLock()
   /// Work not yet taken, from `head` on; a slot is emptied as its work is taken, so what the work holds (a

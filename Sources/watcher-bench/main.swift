@@ -84,7 +84,7 @@ func rulesBenchmark() throws {
   let oneThread = median("poll") {
     for item in items { _ = engine.evaluate(item, feed: feed, now: now, excerpts: false) }
   }
-  let threads = ProcessInfo.processInfo.activeProcessorCount
+  let threads = Processors.available
   let chunk = (items.count + threads - 1) / threads
   let shared = items
   let parallelSeconds = median("threads") {

@@ -208,6 +208,43 @@ struct BinaryTests {
     #expect(result.output == run(["parse", "--json", fixture]).1)
   }
 
+  @Test(
+    "a parse pinned to one processor (taskset -c 0) keeps no second thread; with two it has one",
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/taskset")))
+  func onePinnedProcessorOneThread() throws {
+    let binary = try #require(Self.binary)
+    /// The threads of `watcher parse --json -` once it has written most of a feed of 20,000 items and waits
+    /// for the rest of its input.
+    func threads(pinned: Bool) throws -> Int {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: pinned ? "/usr/bin/taskset" : binary.path)
+      process.arguments = (pinned ? ["-c", "0", binary.path] : []) + ["parse", "--json", "-"]
+      let input = Pipe()
+      let output = Pipe()
+      process.standardInput = input
+      process.standardOutput = output
+      try process.run()
+      let items = (0..<20_000).map { "<item><title>T\($0)</title><description>a &lt;b&gt; c</description></item>" }
+      let feed = Data(("<rss version=\"2.0\"><channel><title>x</title>" + items.joined()).utf8)
+      let writer = input.fileHandleForWriting
+      DispatchQueue.global().async { writer.write(feed) }
+      var read = 0
+      while read < 1_000_000 {
+        let chunk = output.fileHandleForReading.availableData
+        if chunk.isEmpty { break }
+        read += chunk.count
+      }
+      let count = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/task").count
+      try writer.close()
+      _ = output.fileHandleForReading.readDataToEndOfFile()
+      process.waitUntilExit()
+      #expect(process.terminationStatus == 0)
+      return count
+    }
+    #expect(try threads(pinned: true) == 1)
+    if Processors.available > 1 { #expect(try threads(pinned: false) == 2) }
+  }
+
   @Test("the hooks' CPU time counts as watcher's: a shell's times shows the hooks' busy loops in its child's")
   func hookTimeCounted() throws {
     let binary = try #require(Self.binary)

@@ -132,3 +132,23 @@ struct WorkerPoolTests {
     second.wait()
   }
 }
+
+/// What threads and hooks are sized by: the processors the process may run on, not those online.
+@Suite("Processors")
+struct ProcessorsTests {
+  @Test("the affinity list counts, a cgroup's CPU quota caps it (rounded up), and what cannot be read is passed over")
+  func counting() {
+    #expect(Processors.count(allowedList: "0-1", quotas: [], online: 8) == 2)
+    #expect(Processors.count(allowedList: "0", quotas: [], online: 8) == 1)
+    #expect(Processors.count(allowedList: "0-3,8,10-11", quotas: [], online: 16) == 7)
+    #expect(Processors.count(allowedList: "0-7", quotas: ["max 100000"], online: 8) == 8)
+    #expect(Processors.count(allowedList: "0-7", quotas: ["150000 100000"], online: 8) == 2)
+    #expect(Processors.count(allowedList: "0-7", quotas: ["max 100000", "50000 100000"], online: 8) == 1)
+    #expect(Processors.count(allowedList: "0-1", quotas: ["400000 100000"], online: 8) == 2)
+    #expect(Processors.count(allowedList: nil, quotas: [], online: 4) == 4)
+    for broken in ["", "3-1", "a-b", "1-2-3", ",", "0-"] {
+      let ignored = ["0 100000", "x y", "100000"]
+      #expect(Processors.count(allowedList: broken, quotas: ignored, online: 3) == 3, "\(broken)")
+    }
+  }
+}
