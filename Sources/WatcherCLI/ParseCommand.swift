@@ -205,17 +205,43 @@ package struct FeedTextWriter {
     let line = text[..<text.utf8.index(text.startIndex, offsetBy: newline)]
     // A character is at least one byte.
     if newline <= 120 { return (line, false) }
-    // Each ASCII byte is a character of its own (a line has no LF to join a CR), except that the last one
-    // of a run may begin a character with more to it ("e" and a combining accent): counted, not walked.
-    let plain = line.utf8.prefix(121).prefix { $0 < 0x80 }.count
-    var counted = min(max(plain - 1, 0), 119)
-    var cut = line.utf8.index(line.startIndex, offsetBy: counted)
-    while counted < 119, cut < line.endIndex {
-      line.formIndex(after: &cut)
-      counted += 1
+    // Where the 120th character starts, found from the bytes: two scalars below U+0300 (ASCII, Latin-1,
+    // Latin Extended, IPA: lead bytes below 0xCC) always have a character boundary between them (no
+    // combining mark, joiner, regional indicator, Hangul or prepended mark is among them; a CR could join
+    // only the LF, which ends the line). So in a run of such scalars each is a character of its own but the
+    // last, which what follows may join: that one, or a character that starts with any other scalar, is
+    // walked by Swift's own grapheme breaking.
+    let end = text.withUTF8Bytes { bytes -> Int in
+      var offset = 0
+      var needed = 119
+      while needed > 0, offset < newline {
+        var index = offset
+        var leads = 0
+        var last = offset
+        while index < newline {
+          let byte = bytes[index]
+          if byte >= 0xCC { break }
+          if byte & 0xC0 != 0x80 {
+            if leads == needed { return index }
+            leads += 1
+            last = index
+          }
+          index += 1
+        }
+        if leads > 0 {
+          needed -= leads - 1
+          offset = last
+        }
+        let here = text.utf8.index(text.startIndex, offsetBy: offset)
+        offset = text.utf8.distance(from: text.startIndex, to: line.index(after: here))
+        needed -= 1
+      }
+      return offset
     }
+    let cut = text.utf8.index(text.startIndex, offsetBy: end)
     // Whole when at most one character follows the first 119.
     guard cut < line.endIndex, line.index(after: cut) < line.endIndex else { return (line, false) }
     return (line[..<cut], true)
   }
+
 }

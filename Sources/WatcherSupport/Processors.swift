@@ -26,7 +26,7 @@ public enum Processors {
       let fields = quota.split(separator: " ")
       guard fields.count == 2, let limit = Int(fields[0]), let period = Int(fields[1]), limit > 0, period > 0
       else { continue }
-      processors = min(processors, (limit + period - 1) / period)
+      processors = min(processors, limit / period + (limit % period == 0 ? 0 : 1))
     }
     return max(1, processors)
   }
@@ -38,7 +38,7 @@ public enum Processors {
       let bounds = part.split(separator: "-", omittingEmptySubsequences: false)
       guard let first = bounds.first.flatMap({ Int($0) }) else { return nil }
       let last = bounds.count == 2 ? Int(bounds[1]) : (bounds.count == 1 ? first : nil)
-      guard let last, last >= first else { return nil }
+      guard let last, last >= first, last - first < 1 << 20 else { return nil }
       total += last - first + 1
     }
     return total > 0 ? total : nil

@@ -140,7 +140,10 @@ struct CLITests {
     var random = SystemRandomNumberGenerator()
     for _ in 0..<2_000 {
       // Mostly ASCII, as text is, with the rest near the 120th character.
-      let plain = String(repeating: "x", count: Int.random(in: 100...125, using: &random))
+      // Plain, or in a Latin script with a character of two bytes (and its combining accent) here and there.
+      let letters = Bool.random(using: &random) ? ["x"] : ["x", "x", "é", "ß", "©", "\u{2FF}", "\u{301}"]
+      let plain = (0..<Int.random(in: 100...125, using: &random)).map { _ in letters.randomElement(using: &random)! }
+        .joined()
       var tail = ""
       for _ in 0..<Int.random(in: 0...12, using: &random) { tail += pieces.randomElement(using: &random)! }
       for text in [plain + tail, tail + plain, tail] {
