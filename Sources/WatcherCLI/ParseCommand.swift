@@ -155,25 +155,29 @@ package struct FeedTextWriter {
 
   /// One item's lines; safe to call on any thread.
   @Sendable static func encode(_ item: FeedItem) -> [UInt8] {
-    var out: [UInt8] = []
-    out.reserveCapacity(320 + (item.title?.utf8.count ?? 0))
+    let (first, cut) = item.text.map(firstLine) ?? ("", false)
+    // Appended through a pointer (some twelve short pieces an item), then copied once into the array.
+    let out = ByteBuffer(capacity: 320 + (item.title?.utf8.count ?? 0) + first.utf8.count)
     func put(_ text: some StringProtocol) {
-      if text.utf8.withContiguousStorageIfAvailable({ out.append(contentsOf: $0) }) == nil { out += text.utf8 }
+      if text.utf8.withContiguousStorageIfAvailable({ out.append(bytes: $0) }) == nil {
+        for byte in text.utf8 { out.append(byte) }
+      }
     }
     /// An indented line: a label, the value, and what ends it.
-    func line(_ label: String, _ value: some StringProtocol, _ end: String = "\n") {
+    func line(_ label: StaticString, _ value: some StringProtocol, _ end: StaticString = "\n") {
       put("    ")
-      put(label)
+      out.append(bytes: UnsafeBufferPointer(start: label.utf8Start, count: label.utf8CodeUnitCount))
       put(value)
-      put(end)
+      out.append(bytes: UnsafeBufferPointer(start: end.utf8Start, count: end.utf8CodeUnitCount))
     }
     out.append(10)
     if let published = item.published {
       // "2026-11-26T08:15:00Z" as "2026-11-26 08:15".
-      let start = out.count
-      ISODate.append(published, to: &out)
-      out.removeSubrange(min(start + 16, out.count)...)
-      if out.count > start + 10 { out[start + 10] = UInt8(ascii: " ") }
+      let start = out.byteCount
+      var date = out
+      ISODate.append(published, to: &date)
+      out.truncate(to: start + 16)
+      if out.byteCount > start + 10 { out[start + 10] = UInt8(ascii: " ") }
     } else {
       put("(no date)       ")
     }
@@ -182,19 +186,16 @@ package struct FeedTextWriter {
     out.append(10)
     if let link = item.link { line("", link) }
     if let author = item.author { line("by ", author) }
-    if let first = item.categories.first {
-      line("categories: ", first, "")
+    if let category = item.categories.first {
+      line("categories: ", category, "")
       for category in item.categories.dropFirst() {
         put(", ")
         put(category)
       }
       out.append(10)
     }
-    if let text = item.text {
-      let (first, cut) = firstLine(of: text)
-      line("", first, cut ? "…\n" : "\n")
-    }
-    return out
+    if item.text != nil { line("", first, cut ? "…\n" : "\n") }
+    return out.array
   }
 
   /// The text's first line, and whether it is cut (after 119 characters, when longer than 120).

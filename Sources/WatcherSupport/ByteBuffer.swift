@@ -39,6 +39,21 @@ public final class ByteBuffer: ByteAppender {
   /// Forgets the bytes appended, keeping the room.
   public func removeAll() { count = 0 }
 
+  /// Forgets the bytes appended from `newCount` on (none if there are fewer).
+  public func truncate(to newCount: Int) { count = min(count, max(0, newCount)) }
+
+  /// The byte appended at `index` (below `byteCount`).
+  public subscript(index: Int) -> UInt8 {
+    get {
+      precondition(index >= 0 && index < count)
+      return base[index]
+    }
+    set {
+      precondition(index >= 0 && index < count)
+      base[index] = newValue
+    }
+  }
+
   @inlinable @inline(__always)
   public func append(_ byte: UInt8) {
     if count == capacity { grow(to: count + 1) }
