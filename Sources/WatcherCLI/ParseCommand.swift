@@ -174,7 +174,7 @@ package struct FeedTextWriter {
     if let published = item.published {
       // "2026-11-26T08:15:00Z" as "2026-11-26 08:15".
       let start = out.byteCount
-      var date = out
+      var date = out  // the same buffer (a class), as the inout the encoder takes
       ISODate.append(published, to: &date)
       out.truncate(to: start + 16)
       if out.byteCount > start + 10 { out[start + 10] = UInt8(ascii: " ") }
@@ -244,5 +244,4 @@ package struct FeedTextWriter {
     guard cut < line.endIndex, line.index(after: cut) < line.endIndex else { return (line, false) }
     return (line[..<cut], true)
   }
-
 }
