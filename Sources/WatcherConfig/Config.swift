@@ -70,7 +70,7 @@ public struct Settings: Sendable, Equatable {
   /// as much as they compute; measured with Scripts/bench/hook-speed.sh on 2 cores, 2,000 hooks: 1 at once
   /// 2.80 s, 2 1.64 s, 3 1.60 s, 4 1.51 s, 6 1.54 s), at most 16.
   public var hookConcurrency: Int = Settings.defaultHookConcurrency
-  /// Twice the processors, at least 2 and at most 16.
+  /// Twice the processors the process may use (`Processors.available`), at least 2 and at most 16.
   public static let defaultHookConcurrency = min(16, max(2, 2 * Processors.available))
   /// Attempts for a failing hook before it is dropped (and only once `hookRetry.giveUpAfter` has passed).
   public var hookRetries: Int = 5

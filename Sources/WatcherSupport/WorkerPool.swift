@@ -20,7 +20,7 @@ import Glibc
 /// A thread that waits for pool work (`perform`, `Task.wait`) runs queued work itself meanwhile, so nested
 /// use can never deadlock, however few threads there are.
 public final class WorkerPool: @unchecked Sendable {
-  /// The process's pool: with the caller's thread, one thread per active processor.
+  /// The process's pool: with the caller's thread, one thread per processor it may use (`Processors`).
   public static let shared = WorkerPool(threads: Processors.available - 1)
 
   private let condition = ConditionLock()
