@@ -50,7 +50,7 @@ public enum Processors {
     var quotas: [String] = []
     var path = entry
     while true {
-      if let quota = firstLine(ofFile: "/sys/fs/cgroup" + (path == "/" ? "" : path) + "/cpu.max") {
+      if let quota = line(named: "", inFile: "/sys/fs/cgroup" + (path == "/" ? "" : path) + "/cpu.max") {
         quotas.append(quota)
       }
       guard path != "/", let slash = path.lastIndex(of: "/") else { break }
@@ -59,24 +59,9 @@ public enum Processors {
     return quotas
   }
 
-  /// What follows `name` on the first line of `path` that starts with it, trimmed.
+  /// What follows `name` on the first line of `path` that starts with it (the first line for ""), trimmed.
   private static func line(named name: String, inFile path: String) -> String? {
     guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-    for line in text.split(separator: "\n") where line.hasPrefix(name) {
-      return trimmed(line.dropFirst(name.count))
-    }
-    return nil
-  }
-
-  private static func firstLine(ofFile path: String) -> String? {
-    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-    return text.split(separator: "\n").first.map(trimmed)
-  }
-
-  private static func trimmed(_ text: Substring) -> String {
-    let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-    guard let first = text.firstIndex(where: { !blank($0) }), let last = text.lastIndex(where: { !blank($0) })
-    else { return "" }
-    return String(text[first...last])
+    return text.split(separator: "\n").first { $0.hasPrefix(name) }?.dropFirst(name.count).trimming(.spaces)
   }
 }
