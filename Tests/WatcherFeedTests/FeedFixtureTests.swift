@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import WatcherFeed
 import WatcherTestSupport
+import WatcherXML
 
 /// Every feed under `Fixtures/Feeds/<kind>/` is parsed and its `watcher parse --json` output compared with `<name>.golden.json` beside it.
 ///
@@ -53,5 +54,16 @@ struct FeedFixtureTests {
       let fromMemory = try FeedParser.parse(try Data(contentsOf: url))
       #expect(fromFile == fromMemory, "\(path)")
     }
+  }
+}
+
+/// The element names the parsers know, spelled out for start-up's sake, are the enum's own.
+@Suite("Feed tags")
+struct FeedTagTests {
+  @Test("each spelling is its case's name, lowercased, in order")
+  func spellingsAreTheCases() {
+    #expect(FeedTag.spellings == FeedTag.Name.allCases.map { "\($0)".lowercased() })
+    #expect(FeedTag(localName: "PubDate", namespace: .none).name == .pubDate)
+    #expect(FeedTag(localName: "updateFrequency", namespace: .sy).name == .updateFrequency)
   }
 }
