@@ -34,7 +34,7 @@ struct ParseCommand: Command {
       options[keyPath: limit] = value
     }
     let json = arguments.has(Options.json)
-    let box = WriterBox(json: json, sink: terminal.output)
+    let box = WriterBox(json: json, sink: terminal.outputBytes)
     // A file or standard input streams: each item is written as soon as it is read, so memory stays flat
     // whatever the input's size. Items are encoded on the parser's worker threads: ahead, in batches, or
     // here, as they are handed over. A URL's body (at most --max-size) is parsed whole.
@@ -94,7 +94,7 @@ private final class WriterBox {
   var json: FeedJSONWriter?
   var text: FeedTextWriter?
 
-  init(json: Bool, sink: @escaping ([UInt8]) -> Void) {
+  init(json: Bool, sink: @escaping (UnsafeBufferPointer<UInt8>) -> Void) {
     if json { self.json = FeedJSONWriter(sink: sink) } else { text = FeedTextWriter(sink: sink) }
   }
 
@@ -123,11 +123,11 @@ private final class WriterBox {
 /// link; each item's date, title, link, author, categories and the first line of its text (cut to 120
 /// characters); then how many items there were.
 package struct FeedTextWriter {
-  private let sink: ([UInt8]) -> Void
+  private let sink: (UnsafeBufferPointer<UInt8>) -> Void
   private var chunk: [UInt8] = []
   private var count = 0
 
-  init(sink: @escaping ([UInt8]) -> Void) {
+  init(sink: @escaping (UnsafeBufferPointer<UInt8>) -> Void) {
     self.sink = sink
     chunk.reserveCapacity((1 << 16) + (1 << 12))
   }
@@ -142,14 +142,14 @@ package struct FeedTextWriter {
     chunk += encoded
     count += 1
     if chunk.count >= 1 << 16 {
-      sink(chunk)
+      chunk.withUnsafeBufferPointer(sink)
       chunk.removeAll(keepingCapacity: true)
     }
   }
 
   mutating func end() {
     chunk += "\n\(count) item\(count == 1 ? "" : "s")\n".utf8
-    sink(chunk)
+    chunk.withUnsafeBufferPointer(sink)
     chunk.removeAll()
   }
 

@@ -15,6 +15,9 @@ import WatcherSupport
 public struct Terminal: Sendable {
   /// Writes bytes to standard output.
   public var output: @Sendable ([UInt8]) -> Void
+  /// Writes bytes to standard output from where they are (a streamed parse's chunks, never copied into an
+  /// array); by default through `output`.
+  public var outputBytes: @Sendable (UnsafeBufferPointer<UInt8>) -> Void
   /// Writes bytes to standard error.
   public var errors: @Sendable ([UInt8]) -> Void
   /// Reads up to the given number of bytes more of standard input, fewer only at its end: each call goes on
@@ -31,9 +34,11 @@ public struct Terminal: Sendable {
   public init(
     output: @escaping @Sendable ([UInt8]) -> Void, errors: @escaping @Sendable ([UInt8]) -> Void,
     readInput: @escaping @Sendable (Int) -> Data = { _ in Data() }, environment: [String: String] = [:],
-    outputIsTerminal: Bool = false, errorsIsTerminal: Bool = false
+    outputIsTerminal: Bool = false, errorsIsTerminal: Bool = false,
+    outputBytes: (@Sendable (UnsafeBufferPointer<UInt8>) -> Void)? = nil
   ) {
     self.output = output
+    self.outputBytes = outputBytes ?? { output(Array($0)) }
     self.errors = errors
     self.readInput = readInput
     self.environment = environment
@@ -46,7 +51,7 @@ public struct Terminal: Sendable {
     output: { writeAll(1, $0) }, errors: { writeAll(2, $0) },
     readInput: { limit in readAll(0, limit: limit) },
     environment: ProcessInfo.processInfo.environment, outputIsTerminal: isatty(1) == 1,
-    errorsIsTerminal: isatty(2) == 1)
+    errorsIsTerminal: isatty(2) == 1, outputBytes: { writeAll(1, UnsafeRawBufferPointer($0)) })
 
   /// Writes a line of data.
   public func print(_ line: String) {
@@ -68,9 +73,6 @@ public struct Terminal: Sendable {
     errors(Array((line + "\n").utf8))
   }
 
-  /// Writes all of `bytes` to a file descriptor, retrying on EINTR and short writes.
-  ///
-  /// The corresponding C function is `write`.
   /// Up to `limit` bytes from `fd`, until its end (or an error).
   static func readAll(_ fd: Int32, limit: Int) -> Data {
     var data = Data()
@@ -84,19 +86,23 @@ public struct Terminal: Sendable {
     return data
   }
 
+  /// Writes all of `bytes` to a file descriptor (`write`), retrying on EINTR and short writes.
   static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
-    bytes.withUnsafeBytes { raw in
-      guard var p = raw.baseAddress else { return }
-      var left = raw.count
-      while left > 0 {
-        let n = write(fd, p, left)
-        if n < 0 {
-          if errno == EINTR { continue }
-          return
-        }
-        p += n
-        left -= n
+    bytes.withUnsafeBytes { writeAll(fd, $0) }
+  }
+
+  /// `writeAll` of bytes where they are.
+  static func writeAll(_ fd: Int32, _ raw: UnsafeRawBufferPointer) {
+    guard var p = raw.baseAddress else { return }
+    var left = raw.count
+    while left > 0 {
+      let n = write(fd, p, left)
+      if n < 0 {
+        if errno == EINTR { continue }
+        return
       }
+      p += n
+      left -= n
     }
   }
 }

@@ -19,14 +19,15 @@ import WatcherXML
 /// ```
 /// Keys always appear in this order; a missing value is `null`; dates are ISO 8601 UTC to the second.
 public struct FeedJSONWriter {
-  private let sink: ([UInt8]) -> Void
+  private let sink: (UnsafeBufferPointer<UInt8>) -> Void
   /// While writing item by item: the items written so far, and the bytes not yet handed to the sink (in
   /// one buffer for the whole document, so an item is encoded in place, with no allocation of its own).
   private var streamed = 0
   private var chunk = JSONBytes(ByteBuffer(capacity: (1 << 16) + (1 << 14)))
 
-  /// Creates a writer that hands each encoded chunk to `sink`, in order.
-  public init(sink: @escaping ([UInt8]) -> Void) {
+  /// Creates a writer that hands each encoded chunk to `sink`, in order, from where it is (valid only during
+  /// the call: 64 KiB chunks of a 100 MB document are written, not copied into arrays).
+  public init(sink: @escaping (UnsafeBufferPointer<UInt8>) -> Void) {
     self.sink = sink
   }
 
@@ -47,7 +48,7 @@ public struct FeedJSONWriter {
     head.raw(",\"format\":")
     head.string(feed.format.rawValue)
     head.raw("},\"items\":[")
-    sink(head.bytes)
+    head.bytes.withUnsafeBufferPointer(sink)
     streamed = 0
     chunk.bytes.removeAll()
   }
@@ -81,9 +82,9 @@ public struct FeedJSONWriter {
     if chunk.bytes.byteCount >= 65_536 { flush() }
   }
 
-  /// Hands the buffered bytes to the sink, copied once, and empties the buffer.
+  /// Hands the buffered bytes to the sink, in place, and empties the buffer.
   private mutating func flush() {
-    sink(chunk.bytes.array)
+    chunk.bytes.withBytes(sink)
     chunk.bytes.removeAll()
   }
 

@@ -33,6 +33,11 @@ public final class ByteBuffer: ByteAppender {
   /// The bytes appended so far, copied into an array.
   public var array: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
+  /// Calls `body` with the bytes appended so far, in place (valid only during the call).
+  public func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+    try body(UnsafeBufferPointer(start: base, count: count))
+  }
+
   /// How many bytes have been appended.
   public var byteCount: Int { count }
 

@@ -27,7 +27,7 @@ struct LargeFeedTests {
     #expect(parsed.feed.items[1_000].title == "Item 1000 & more")
     #expect(parsed.feed.items[2_000].text == "Text 2000")
     var chunks: [[UInt8]] = []
-    var writer = FeedJSONWriter { chunks.append($0) }
+    var writer = FeedJSONWriter { chunks.append(Array($0)) }
     writer.write(parsed)
     #expect(chunks.count > 3)
     let doc = try #require(
@@ -46,7 +46,7 @@ struct LargeFeedTests {
     var writer = FeedJSONWriter { whole += $0 }
     writer.write(parsed)
     var chunks: [[UInt8]] = []
-    var streamed = FeedJSONWriter { chunks.append($0) }
+    var streamed = FeedJSONWriter { chunks.append(Array($0)) }
     var feed = parsed.feed
     feed.items = []
     streamed.begin(feed)
