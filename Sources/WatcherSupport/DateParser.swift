@@ -346,21 +346,27 @@ public enum DateParser {
 
   /// 1–12 for a month name: its 3-letter form, the full name, or "Sept", in any case.
   private static func monthNumber(_ word: UnsafeBufferPointer<UInt8>) -> Int? {
-    guard word.count >= 3 else { return nil }
-    for (index, name) in months.enumerated() where hasPrefixIgnoringCase(word, name) {
-      if word.count == 3 || equalsIgnoringCase(word, longMonths[index]) || equalsIgnoringCase(word, "sept") {
-        return index + 1
-      }
+    guard word.count >= 3, let index = monthKeys.firstIndex(of: key(word)) else { return nil }
+    if word.count == 3 || equalsIgnoringCase(word, longMonths[index]) || equalsIgnoringCase(word, "sept") {
+      return index + 1
     }
     return nil
   }
 
   private static func isWeekday(_ word: UnsafeBufferPointer<UInt8>) -> Bool {
-    for (index, name) in weekdays.enumerated() where hasPrefixIgnoringCase(word, name) {
-      return word.count == 3 || equalsIgnoringCase(word, longWeekdays[index]) || word.count == 4
-    }
-    return false
+    guard word.count >= 3, let index = weekdayKeys.firstIndex(of: key(word)) else { return false }
+    return word.count == 3 || equalsIgnoringCase(word, longWeekdays[index]) || word.count == 4
   }
+
+  /// The first three letters of `word` (at least three), lowercased, as one number: each date has a month
+  /// and a weekday to look up, one comparison a name instead of three.
+  @inline(__always)
+  private static func key(_ word: UnsafeBufferPointer<UInt8>) -> UInt32 {
+    UInt32(word[0] | 0x20) | UInt32(word[1] | 0x20) << 8 | UInt32(word[2] | 0x20) << 16
+  }
+
+  private static let monthKeys = months.map { key(UnsafeBufferPointer(start: $0.utf8Start, count: 3)) }
+  private static let weekdayKeys = weekdays.map { key(UnsafeBufferPointer(start: $0.utf8Start, count: 3)) }
 
   private static let weekdays: [StaticString] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
   private static let longWeekdays: [StaticString] = [
