@@ -311,22 +311,25 @@ public enum HTMLText {
   }
 
   /// The offset after the `>` that closes a tag, skipping quoted attribute values.
+  ///
+  /// Sixteen bytes at a time, to the next `>` or quote, and from a quote that opens a value to its end.
   private static func endOfTag(_ b: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    let (close, double, single) = (ByteScanning.splat(62), ByteScanning.splat(34), ByteScanning.splat(39))
     var j = start
-    var quote: UInt8 = 0
-    while j < b.count {
+    while true {
+      j = ByteScanning.firstIndex(
+        in: b, from: j, vector: { ($0 .== close) .| ($0 .== double) .| ($0 .== single) },
+        byte: { $0 == 62 || $0 == 34 || $0 == 39 })
+      guard j < b.count else { return b.count }
       let c = b[j]
-      if quote != 0 {
-        if c == quote { quote = 0 }
-      } else if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
-        // Only a quote that starts an attribute value opens a quoted run.
-        if j > 0, b[j - 1] == UInt8(ascii: "=") || b[j - 1] == 32 { quote = c }
-      } else if c == UInt8(ascii: ">") {
-        return j + 1
+      if c == UInt8(ascii: ">") { return j + 1 }
+      // Only a quote that starts an attribute value opens a quoted run, which a `>` does not end.
+      if j > 0, b[j - 1] == UInt8(ascii: "=") || b[j - 1] == 32 {
+        j = ByteScanning.firstIndex(of: c, or: c, in: b, from: j + 1)
+        guard j < b.count else { return b.count }
       }
       j += 1
     }
-    return b.count
   }
 
   /// The offset after `</name>` (or the end), for elements whose content is not text.

@@ -34,6 +34,19 @@ struct HTMLTextTests {
     #expect(HTMLText.plainText(fromHTML: html) == expected)
   }
 
+  @Test("a tag ends at the first `>` outside a quoted value, wherever it falls in blocks of sixteen")
+  func tagEnds() {
+    for pad in 0..<34 {
+      let attribute = String(repeating: "x", count: pad)
+      // A quoted `>` is in the value; a quote that follows neither `=` nor a space opens nothing; an
+      // unclosed quote runs to the end.
+      #expect(HTMLText.plainText(fromHTML: "<a href=\"\(attribute)>\" t='>'>link</a> after") == "link after")
+      #expect(HTMLText.plainText(fromHTML: "<img alt=it's\(attribute)>caption") == "caption")
+      #expect(HTMLText.plainText(fromHTML: "<a b=c\(attribute)\">x</a>y") == "xy")
+      #expect(HTMLText.plainText(fromHTML: "text<a href=\"\(attribute)>never closed") == "text")
+    }
+  }
+
   @Test("single-line mode joins blocks with spaces")
   func singleLine() {
     #expect(HTMLText.plainText(fromHTML: "<p>One</p><p>Two</p>", singleLine: true) == "One Two")
