@@ -11,7 +11,7 @@ import WatcherSupport
 /// sink that asks (`ItemSink.encode`), encode each item, so the parser's thread does only the parsing.
 ///
 /// Items are handed over in batches of `batchSize`; a feed with fewer items is normalized inline, with no
-/// thread hop. Results come back in document order: all at the end, or, with a `sink`, handed to it as
+/// thread hop (without a sink: with one, batches are small and go to the workers as they fill). Results come back in document order: all at the end, or, with a `sink`, handed to it as
 /// their batches finish, by whichever worker finishes the next batch in order (so the parser's thread
 /// never waits on the sink), with at most a few batches in flight, so memory stays flat whatever the
 /// feed's size. A worker whose batch is next hands each item over as soon as it is ready, so the memory
@@ -33,14 +33,26 @@ package final class ItemPipeline<Raw: Sendable> {
   private let batchSize: Int
   /// Without a sink: the work on each batch, and the finished batches.
   private var tasks: [Int: WorkerPool.Task] = [:]
+  /// Where batches are normalized (the process's pool; tests give their own).
+  private let pool: WorkerPool
   private let results = BatchResults()
   /// With a sink: the batches handed to it in order.
   private let sequencer: Sequencer?
-  private static var maxInFlight: Int { 8 }
-  /// A sleeping worker is woken once this many batches wait, not for each: a batch is normalized faster
-  /// than it is parsed, so a worker woken for each slept and woke some 400 times a 57 MB parse, and each
-  /// wake-up of a sleeping processor costs CPU (docs/benchmarks.md, fourth round: 4–11% of the parse's CPU).
-  private static var wakeAt: Int { 4 }
+  /// How many batches may wait for the sink before the parser helps: 4 beside pool threads; none when the
+  /// pool has no threads (one processor), where a batch waiting is only memory.
+  ///
+  /// What is in flight is the parse's working set, and it must fit the processor's own cache (1–2 MiB of
+  /// L2): 8 batches of 128 items of the 57 MB feed did not, and while another process used the shared L3,
+  /// the parse took 1.51–1.67× sfeed's CPU on one core against 1.20× with batches of 64 and none waiting
+  /// (docs/benchmarks.md, eighth round).
+  private let maxInFlight: Int
+  /// A sleeping worker is woken once this many batches wait, not for each.
+  ///
+  /// A batch is normalized faster than it is parsed, so a worker woken for each slept and woke some 400 times
+  /// a 57 MB parse, and each wake-up of a sleeping processor costs CPU (docs/benchmarks.md, fourth round:
+  /// 4–11% of the parse's CPU). Four batches of 128 without a sink; two of 64 with one, where a fifth would
+  /// make the parser help.
+  private let wakeAt: Int
   /// Raw items the workers are done with, to be released on the parser's thread, which made them.
   ///
   /// glibc's malloc returns a block freed on another thread to the arena it came from, under that
@@ -51,14 +63,19 @@ package final class ItemPipeline<Raw: Sendable> {
   private var releasing: [[Raw]] = []
 
   package init(
-    batchSize: Int = 128, sink: ItemSink? = nil, prefilter: ((Raw) -> FeedItem?)? = nil,
+    batchSize: Int? = nil, sink: ItemSink? = nil, prefilter: ((Raw) -> FeedItem?)? = nil, pool: WorkerPool = .shared,
     normalize: @escaping @Sendable (Raw) -> FeedItem
   ) {
+    self.pool = pool
     self.normalize = normalize
     self.prefilter = prefilter
-    self.batchSize = batchSize
-    sequencer = sink.map(Sequencer.init)
-    pending.reserveCapacity(batchSize)
+    // With a sink, what is in flight is all the parse holds, so batches are small (`maxInFlight`); without,
+    // every item is kept to the end anyway, and a feed of fewer than 128 items (most) needs no thread hop.
+    self.batchSize = batchSize ?? (sink == nil ? 128 : 64)
+    maxInFlight = pool.threadCount > 0 ? 4 : 0
+    wakeAt = sink == nil ? 4 : 2
+    sequencer = sink.map { Sequencer(sink: $0, pool: pool) }
+    pending.reserveCapacity(self.batchSize)
   }
 
   /// Adds the next item in document order.
@@ -89,7 +106,7 @@ package final class ItemPipeline<Raw: Sendable> {
     if let sequencer {
       if !pending.isEmpty { dispatchBatch() }
       let count = batchCount
-      WorkerPool.shared.wait(until: { sequencer.emitted == count })
+      pool.wait(until: { sequencer.emitted == count })
       releaseSpent(all: true)
       return []
     }
@@ -126,18 +143,18 @@ package final class ItemPipeline<Raw: Sendable> {
     let spent = spent
     guard let sequencer else {
       let results = results
-      tasks[index] = WorkerPool.shared.submit(wakingAt: Self.wakeAt) {
+      tasks[index] = pool.submit(wakingAt: wakeAt) {
         results.store(Self.prepared(batch.take(), normalize, encode: nil, spent: spent), at: index)
       }
       return
     }
     if index == 0 { sequencer.sink.readHeader() }
-    WorkerPool.shared.submit(wakingAt: Self.wakeAt) {
+    pool.submit(wakingAt: wakeAt) {
       Self.deliver(batch.take(), at: index, to: sequencer, normalize, spent: spent)
     }
     // Backpressure: the parser helps the workers once enough batches are in flight.
-    let limit = batchCount - Self.maxInFlight
-    if sequencer.emitted < limit { WorkerPool.shared.wait(until: { sequencer.emitted >= limit }) }
+    let limit = batchCount - maxInFlight
+    if sequencer.emitted < limit { pool.wait(until: { sequencer.emitted >= limit }) }
   }
 
   /// Hands batch `index` to the sink: item by item as each is ready when the batch is next in order and
@@ -243,13 +260,17 @@ private final class Handover<Element>: @unchecked Sendable {
 /// order, though not always from the same thread.
 private final class Sequencer: @unchecked Sendable {
   let sink: ItemSink
+  private let pool: WorkerPool
   private let lock = Lock()
   private var ready: [Int: [Finished]] = [:]
   private var next = 0
   private var handing = false
   private var handedOut = 0
 
-  init(sink: ItemSink) { self.sink = sink }
+  init(sink: ItemSink, pool: WorkerPool) {
+    self.sink = sink
+    self.pool = pool
+  }
 
   /// How many batches the sink has had.
   var emitted: Int { lock.withLock { handedOut } }
@@ -296,7 +317,7 @@ private final class Sequencer: @unchecked Sendable {
     }
     handing = false
     lock.unlock()
-    WorkerPool.shared.wake()
+    pool.wake()
   }
 }
 

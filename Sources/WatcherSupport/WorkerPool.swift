@@ -33,6 +33,9 @@ public final class WorkerPool: @unchecked Sendable {
   private var threads = 0
   private var idle = 0
 
+  /// How many threads the pool may start beside the callers' (0: work runs only on threads that wait for it).
+  public var threadCount: Int { maxThreads }
+
   /// Creates a pool of at most `threads` threads beside the callers'.
   ///
   /// With none, work handed over runs only on threads that wait for it (`perform`, `wait`).
