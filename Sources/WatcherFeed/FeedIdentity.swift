@@ -53,39 +53,62 @@ public enum FeedIdentity {
     }
   }
 
-  /// A set of strings held as their bytes in one buffer, found through an open-addressing table of indices.
+  /// A set of strings held as their bytes in one buffer, found through an open-addressing table.
   ///
   /// A streaming parse remembers every key of the feed; a `[String: Int]` cost about 60 bytes per key
   /// (12.6 MB for the 210,000 items of a 243 MB feed), this the key's bytes and about 16 more.
-  struct KeySet {
+  ///
+  /// Each slot is one 32-bit word: the key's index plus one (0: empty) in its low 24 bits, 8 bits of the key's
+  /// hash above. A new key, the usual case, costs one look at one slot: a slot whose 8 bits differ is passed
+  /// without reading the key it holds (the table outgrows the processor's own cache on a big feed, and
+  /// every key read there was a miss). Growing rehashes from the kept hashes, not the keys' bytes.
+  package struct KeySet {
     private var bytes: [UInt8] = []
     /// Where each key ends in `bytes` (it starts where the one before ends).
     private var ends: [UInt32] = []
-    /// Indices into `ends`, -1 for an empty slot; at most half full.
-    private var slots = [Int32](repeating: -1, count: 64)
+    /// Each key's hash (its low 32 bits), for growing.
+    private var hashes: [UInt32] = []
+    /// Index plus one and hash bits (see above), 0 for an empty slot; at most half full.
+    private var slots = [UInt32](repeating: 0, count: 64)
     /// Seeded, so a feed cannot choose keys that all land in one slot.
     private let seed = Int.random(in: .min ... .max)
+    /// The most keys kept: what a slot's 24 bits can name (fewer in tests).
+    private let maxKeys: Int
+
+    package init(maxKeys: Int = (1 << 24) - 1) {
+      self.maxKeys = min(maxKeys, (1 << 24) - 1)
+    }
 
     /// Adds `key`; false when it was there already.
-    mutating func insert(_ key: String) -> Bool {
+    package mutating func insert(_ key: String) -> Bool {
       key.withUTF8Bytes { utf8 in
-        var slot = hash(utf8) & (slots.count - 1)
-        while slots[slot] >= 0 {
-          if holds(Int(slots[slot]), utf8) { return false }
-          slot = (slot + 1) & (slots.count - 1)
+        let hash = self.hash(utf8)
+        let tag = Self.tag(hash)
+        let mask = slots.count - 1
+        var slot = Int(hash) & mask
+        while true {
+          let entry = slots[slot]
+          if entry == 0 { break }
+          if entry & 0xFF00_0000 == tag, holds(Int(entry & 0xFF_FFFF) - 1, utf8) { return false }
+          slot = (slot + 1) & mask
         }
-        // Past what 32-bit offsets and indices can hold (never, under the size and item caps): grow no more
-        // and report every further key as new, as a key that cannot be remembered is.
-        guard bytes.count + utf8.count < Int(UInt32.max), ends.count < Int(Int32.max) / 2 else { return true }
+        // Past what the slots and 32-bit offsets can hold (never, under the size and item caps): grow no
+        // more and report every further key as new, as a key that cannot be remembered is.
+        guard bytes.count + utf8.count < Int(UInt32.max), ends.count < maxKeys else { return true }
         bytes.append(contentsOf: utf8)
         ends.append(UInt32(bytes.count))
-        slots[slot] = Int32(ends.count - 1)
+        hashes.append(hash)
+        slots[slot] = tag | UInt32(ends.count)
         if ends.count * 2 > slots.count { grow() }
         return true
       }
     }
 
-    /// Whether the key at `index` is `utf8`: lengths first (most probes end there), then the bytes.
+    /// The hash bits a slot keeps: the top 8 of the 32 (the table's index takes the low ones).
+    @inline(__always)
+    private static func tag(_ hash: UInt32) -> UInt32 { hash & 0xFF00_0000 }
+
+    /// Whether the key at `index` is `utf8`: lengths first, then the bytes.
     private func holds(_ index: Int, _ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
       let start = index == 0 ? 0 : Int(ends[index - 1])
       guard Int(ends[index]) - start == utf8.count else { return false }
@@ -95,24 +118,20 @@ public enum FeedIdentity {
       }
     }
 
-    private func key(_ index: Int) -> ArraySlice<UInt8> {
-      bytes[(index == 0 ? 0 : Int(ends[index - 1]))..<Int(ends[index])]
-    }
-
-    private func hash(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
+    private func hash(_ utf8: UnsafeBufferPointer<UInt8>) -> UInt32 {
       var hasher = Hasher()
       hasher.combine(seed)
       hasher.combine(bytes: UnsafeRawBufferPointer(utf8))
-      return hasher.finalize()
+      return UInt32(truncatingIfNeeded: hasher.finalize())
     }
 
     private mutating func grow() {
-      slots = [Int32](repeating: -1, count: slots.count * 2)
-      for index in ends.indices {
-        let stored = key(index)
-        var slot = stored.withUnsafeBufferPointer { hash($0) } & (slots.count - 1)
-        while slots[slot] >= 0 { slot = (slot + 1) & (slots.count - 1) }
-        slots[slot] = Int32(index)
+      slots = [UInt32](repeating: 0, count: slots.count * 2)
+      let mask = slots.count - 1
+      for (index, hash) in hashes.enumerated() {
+        var slot = Int(hash) & mask
+        while slots[slot] != 0 { slot = (slot + 1) & mask }
+        slots[slot] = Self.tag(hash) | UInt32(index + 1)
       }
     }
   }

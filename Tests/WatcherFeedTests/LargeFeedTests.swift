@@ -94,6 +94,24 @@ struct LargeFeedTests {
     #expect(items[100_000...].map(\.key) == ids.map { $0 + "#2" })
   }
 
+  @Test(
+    "the key set agrees with a set of byte strings on keys of one length, the empty key and non-ASCII ones, and past its cap reports keys as new"
+  )
+  func keySet() {
+    var keys = FeedIdentity.KeySet()
+    var reference = Set<[UInt8]>()  // bytes: `String`'s == takes "é" and "e\u{301}" for one
+    // Same length, so only the bytes tell most of them apart; each added twice, in a scrambled order.
+    let pool = (0..<30_000).map { String(format: "k%07d", ($0 &* 7_919) % 20_000) } + ["", "é", "e\u{301}"]
+    let disagree = (pool + pool.reversed()).filter { keys.insert($0) != reference.insert(Array($0.utf8)).inserted }
+    #expect(disagree.isEmpty)
+    var capped = FeedIdentity.KeySet(maxKeys: 100)
+    let firstHundred = (0..<100).map { capped.insert("k\($0)") }
+    #expect(firstHundred.allSatisfy { $0 })
+    // Past the cap a key cannot be remembered: new each time; those kept are still found.
+    let past = [capped.insert("k100"), capped.insert("k100"), capped.insert("k0"), capped.insert("k99")]
+    #expect(past == [true, true, false, false])
+  }
+
   @Test("categories are collapsed, blank ones dropped and repeats kept once, in RSS and Atom, few or many")
   func categories() throws {
     let few = ["  b ", "a", " ", "b", "\u{A0}", "a\n c", "a"]
