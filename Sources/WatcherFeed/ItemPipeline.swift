@@ -10,11 +10,11 @@ import WatcherSupport
 /// The workers also do what finishing an item needs of no other item (`ItemFinisher.prepare`), and, for a
 /// sink that asks (`ItemSink.encode`), encode each item, so the parser's thread does only the parsing.
 ///
-/// Items are handed over in batches of `batchSize`; a feed with fewer items is normalized inline, with no
-/// thread hop (without a sink: with one, batches are small and go to the workers as they fill). Results come back in document order: all at the end, or, with a `sink`, handed to it as
-/// their batches finish, by whichever worker finishes the next batch in order (so the parser's thread
-/// never waits on the sink), with at most a few batches in flight, so memory stays flat whatever the
-/// feed's size. A worker whose batch is next hands each item over as soon as it is ready, so the memory
+/// Items are handed over in batches of `batchSize`; without a sink, a feed with fewer items is normalized
+/// inline, with no thread hop. Results come back in document order: all at the end, or, with a `sink`,
+/// handed to it as their batches finish, by whichever worker finishes the next batch in order (so the
+/// parser's thread never waits on the sink), with at most a few small batches in flight, so memory stays
+/// flat whatever the feed's size, and small enough to stay in the processor's own cache. A worker whose batch is next hands each item over as soon as it is ready, so the memory
 /// of one item is reused for the next.
 ///
 /// Memory is freed on the thread that allocated it, and a little at a time: raw items go back to the
@@ -43,8 +43,8 @@ package final class ItemPipeline<Raw: Sendable> {
   ///
   /// What is in flight is the parse's working set, and it must fit the processor's own cache (1–2 MiB of
   /// L2): 8 batches of 128 items of the 57 MB feed did not, and while another process used the shared L3,
-  /// the parse took 1.51–1.67× sfeed's CPU on one core against 1.20× with batches of 64 and none waiting
-  /// (docs/benchmarks.md, eighth round).
+  /// the parse took 1.48–1.67× sfeed's CPU on one core against 1.16–1.26× with batches of 64 and none
+  /// waiting (docs/benchmarks.md, eighth round).
   private let maxInFlight: Int
   /// A sleeping worker is woken once this many batches wait, not for each.
   ///
