@@ -23,7 +23,23 @@ package protocol FeedElementParser: AnyObject {
 /// The root may be nested (an Atom feed wrapped in an XHTML page); elements before it are skipped. When the
 /// document has no feed root at all, `found` says what it had instead.
 package final class XMLFeedReader: XMLFeedHandler {
-  private var parser: (any FeedElementParser)?
+  /// The format's parser, once the root is found.
+  private var parser: (any FeedElementParser)? {
+    switch current {
+    case .none: nil
+    case .rss(let rss): rss.takeUnretainedValue()
+    case .atom(let atom): atom.takeUnretainedValue()
+    }
+  }
+  /// The same, called for every element without reference counting (a strong reference read for each call
+  /// was a retain and a release of it, for each start and end of an element); `owned` keeps it alive.
+  private var current: Current = .none
+  private var owned: (any FeedElementParser)?
+  private enum Current {
+    case none
+    case rss(Unmanaged<RSSParser>)
+    case atom(Unmanaged<AtomParser>)
+  }
   private var rootDepth = 0
   private var depth = 0
   private var done = false
@@ -74,6 +90,9 @@ package final class XMLFeedReader: XMLFeedHandler {
       handler: self, documentURL: documentURL, maxFieldBytes: maxFieldBytes, foldsReferences: foldsReferences,
       minimumRun: minimumRun)
     self.stream = stream
+    // The stream holds this reader (its handler) strongly while it parses; let go of it after, so the two
+    // do not keep each other.
+    defer { self.stream = nil }
     try stream.parse(fill)
     var feed = parser?.finish()
     if feed?.format == .rss10, sawRSS090 { feed?.format = .rss090 }
@@ -91,17 +110,23 @@ package final class XMLFeedReader: XMLFeedHandler {
   package func start(_ raw: Int, attributes: XMLAttributes) -> XMLCapture {
     depth += 1
     let tag = FeedTag(rawValue: raw)
-    if let parser {
-      return done ? .none : parser.start(tag, attributes: attributes)
+    switch current {
+    case .rss(let rss): return done ? .none : rss._withUnsafeGuaranteedRef { $0.start(tag, attributes: attributes) }
+    case .atom(let atom):
+      return done ? .none : atom._withUnsafeGuaranteedRef { $0.start(tag, attributes: attributes) }
+    case .none: break
     }
     guard let stream, let (format, kind) = Self.root(tag, attributes: attributes) else { return .none }
     rootDepth = depth
     switch kind {
     case .rss:
-      parser = RSSParser(format: format, reader: stream, sink: sink, known: known)
+      let rss = RSSParser(format: format, reader: stream, sink: sink, known: known)
+      owned = rss
+      current = .rss(.passUnretained(rss))
     case .atom(let acceptsCore, let entry):
       let atom = AtomParser(format: format, acceptsCore: acceptsCore, reader: stream, sink: sink, known: known)
-      parser = atom
+      owned = atom
+      current = .atom(.passUnretained(atom))
       // A lone Atom entry is its own root: it is passed in like any entry.
       rootIsEntry = entry
       if entry { return atom.start(tag, attributes: attributes) }
@@ -111,14 +136,26 @@ package final class XMLFeedReader: XMLFeedHandler {
 
   package func end(_ raw: Int, text: String?) {
     defer { depth -= 1 }
-    guard let parser, !done else { return }
+    guard !done else { return }
+    let tag = FeedTag(rawValue: raw)
     if depth == rootDepth {
-      if rootIsEntry { parser.end(FeedTag(rawValue: raw), text: text) }
+      guard parser != nil else { return }
+      if rootIsEntry { endInParser(tag, text: text) }
       done = true
       stream?.stop()
       return
     }
-    parser.end(FeedTag(rawValue: raw), text: text)
+    endInParser(tag, text: text)
+  }
+
+  /// `end` of the format's parser, if there is one yet.
+  @inline(__always)
+  private func endInParser(_ tag: FeedTag, text: String?) {
+    switch current {
+    case .rss(let rss): rss._withUnsafeGuaranteedRef { $0.end(tag, text: text) }
+    case .atom(let atom): atom._withUnsafeGuaranteedRef { $0.end(tag, text: text) }
+    case .none: break
+    }
   }
 
   private enum Kind {

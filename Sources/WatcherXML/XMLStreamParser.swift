@@ -19,7 +19,10 @@ import WatcherSupport
 /// it; each captured field is capped. The input must already be UTF-8 (`InputDecoder`).
 /// The corresponding C functions are `xmlCreateIOParserCtxt`, `xmlParseDocument` and `xmlFreeParserCtxt`.
 package final class XMLStreamParser {
-  private unowned(unsafe) let handler: any XMLFeedHandler
+  /// Held strongly, and immutable, so calling it costs no reference counting per element (through an
+  /// `unowned(unsafe)` reference each call was a retain and a release); a handler that keeps this parser
+  /// lets go of it when the parse ends (`XMLFeedReader.read`).
+  private let handler: any XMLFeedHandler
   private let maxFieldBytes: Int
   fileprivate var ctxt: xmlParserCtxtPtr?
   private var tags = NameTable()
