@@ -32,12 +32,19 @@ package protocol XMLFeedHandler: AnyObject {
   func end(_ tag: Int, text: String?)
 }
 
-/// The attributes of the element being started, read on demand (no strings are made for the others).
+/// The attributes of the element being started, read on demand (no strings are made for the others); valid
+/// only during the `start` call it is given to.
 package struct XMLAttributes {
   let base: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
   let count: Int
+  /// The parser reporting the element, which outlives the call.
+  let parser: Unmanaged<XMLStreamParser>
+
   /// The `xml:base` in effect for this element, already resolved.
-  package let xmlBase: String?
+  ///
+  /// Read from the parser when asked: most elements never ask, and a copy made for each was a retain and a
+  /// release of the string for every element.
+  package var xmlBase: String? { parser._withUnsafeGuaranteedRef { $0.currentBase } }
 
   /// The value of the attribute `name` (any namespace unless `namespace` is given), or `nil`.
   package func value(_ name: String, namespace: XMLNamespace? = nil) -> String? {

@@ -72,6 +72,9 @@ package final class XMLStreamParser {
     capture.deallocate()
   }
 
+  /// The `xml:base` in effect for the element being started or ended, resolved.
+  var currentBase: String? { bases[bases.count - 1].base }
+
   /// The current position in the document (1-based line and column).
   package var position: (line: Int, column: Int) {
     guard let ctxt else { return (0, 0) }
@@ -180,7 +183,6 @@ package final class XMLStreamParser {
       appendStartTag(localName: localName, prefix: prefix, attributeCount: attributeCount, attributes: attributes)
       return
     }
-    var xmlBase = bases[bases.count - 1].base
     if attributeCount > 0, let attributes {
       for index in 0..<attributeCount {
         let entry = attributes + index * 5
@@ -188,8 +190,7 @@ package final class XMLStreamParser {
           strcmp(cString(p), "xml") == 0, let start = entry[3], let end = entry[4]
         else { continue }
         let value = attributeString(UnsafeBufferPointer(start: start, count: end - start))
-        xmlBase = URLResolver.resolve(value.trimmingASCIIWhitespace, against: xmlBase)
-        bases.append((depth, xmlBase))
+        bases.append((depth, URLResolver.resolve(value.trimmingASCIIWhitespace, against: currentBase)))
       }
     }
     let key = NameKey(name: Int(bitPattern: localName), uri: Int(bitPattern: uri), prefix: Int(bitPattern: prefix))
@@ -204,7 +205,7 @@ package final class XMLStreamParser {
       tags.insert(key, tag)
     }
     let capture = handler.start(
-      tag, attributes: XMLAttributes(base: attributes, count: attributeCount, xmlBase: xmlBase))
+      tag, attributes: XMLAttributes(base: attributes, count: attributeCount, parser: .passUnretained(self)))
     if case .none = capture { return }
     captureDepth = depth
     self.capture.pointee.active = 1
