@@ -112,6 +112,35 @@ struct LargeFeedTests {
     #expect(past == [true, true, false, false])
   }
 
+  @Test("a reader and the stream that holds it let go of each other when the parse ends: a feed, a page, a failed read")
+  func readerReleased() {
+    struct Failed: Error {}
+    let documents = [
+      "<rss version=\"2.0\"><channel><item><title>T</title></item></channel></rss>",
+      "<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry><id>e</id></entry></feed>",
+      "<html><body><p>not a feed</p></body></html>",
+    ]
+    for (index, document) in documents.enumerated() {
+      weak var gone: XMLFeedReader?
+      do {
+        let reader = XMLFeedReader(documentURL: nil, maxFieldBytes: 1 << 20)
+        gone = reader
+        var sent = false
+        _ = try? reader.read { (out: inout [UInt8]) throws(Failed) -> Bool in
+          // The last document's second read fails.
+          if sent {
+            if index == documents.count - 1 { throw Failed() }
+            return false
+          }
+          sent = true
+          out.append(contentsOf: document.utf8)
+          return true
+        }
+      }
+      #expect(gone == nil, "document \(index)")
+    }
+  }
+
   @Test("categories are collapsed, blank ones dropped and repeats kept once, in RSS and Atom, few or many")
   func categories() throws {
     let few = ["  b ", "a", " ", "b", "\u{A0}", "a\n c", "a"]
