@@ -24,17 +24,10 @@ package protocol FeedElementParser: AnyObject {
 /// document has no feed root at all, `found` says what it had instead.
 package final class XMLFeedReader: XMLFeedHandler {
   /// The format's parser, once the root is found.
-  private var parser: (any FeedElementParser)? {
-    switch current {
-    case .none: nil
-    case .rss(let rss): rss.takeUnretainedValue()
-    case .atom(let atom): atom.takeUnretainedValue()
-    }
-  }
+  private var parser: (any FeedElementParser)?
   /// The same, called for every element without reference counting (a strong reference read for each call
-  /// was a retain and a release of it, for each start and end of an element); `owned` keeps it alive.
+  /// was a retain and a release of it, for each start and end of an element); `parser` keeps it alive.
   private var current: Current = .none
-  private var owned: (any FeedElementParser)?
   private enum Current {
     case none
     case rss(Unmanaged<RSSParser>)
@@ -110,22 +103,17 @@ package final class XMLFeedReader: XMLFeedHandler {
   package func start(_ raw: Int, attributes: XMLAttributes) -> XMLCapture {
     depth += 1
     let tag = FeedTag(rawValue: raw)
-    switch current {
-    case .rss(let rss): return done ? .none : rss._withUnsafeGuaranteedRef { $0.start(tag, attributes: attributes) }
-    case .atom(let atom):
-      return done ? .none : atom._withUnsafeGuaranteedRef { $0.start(tag, attributes: attributes) }
-    case .none: break
-    }
+    if parser != nil { return done ? .none : startInParser(tag, attributes: attributes) }
     guard let stream, let (format, kind) = Self.root(tag, attributes: attributes) else { return .none }
     rootDepth = depth
     switch kind {
     case .rss:
       let rss = RSSParser(format: format, reader: stream, sink: sink, known: known)
-      owned = rss
+      parser = rss
       current = .rss(.passUnretained(rss))
     case .atom(let acceptsCore, let entry):
       let atom = AtomParser(format: format, acceptsCore: acceptsCore, reader: stream, sink: sink, known: known)
-      owned = atom
+      parser = atom
       current = .atom(.passUnretained(atom))
       // A lone Atom entry is its own root: it is passed in like any entry.
       rootIsEntry = entry
@@ -146,6 +134,16 @@ package final class XMLFeedReader: XMLFeedHandler {
       return
     }
     endInParser(tag, text: text)
+  }
+
+  /// `start` of the format's parser, if there is one yet.
+  @inline(__always)
+  private func startInParser(_ tag: FeedTag, attributes: XMLAttributes) -> XMLCapture {
+    switch current {
+    case .rss(let rss): rss._withUnsafeGuaranteedRef { $0.start(tag, attributes: attributes) }
+    case .atom(let atom): atom._withUnsafeGuaranteedRef { $0.start(tag, attributes: attributes) }
+    case .none: .none
+    }
   }
 
   /// `end` of the format's parser, if there is one yet.
