@@ -56,7 +56,13 @@ let package = Package(
     // The code each fuzz target runs (Fuzz/), here so that the regression tests run exactly the same code.
     .target(name: "WatcherFuzzing", dependencies: ["WatcherPoll"]),
     .target(name: "WatcherCLI", dependencies: ["WatcherPoll"]),
-    .executableTarget(name: "watcher", dependencies: ["WatcherCLI"]),
+    // It exports no symbol (contrib/link/watcher.map says why): a library it loads binds only to its own.
+    .executableTarget(
+      name: "watcher", dependencies: ["WatcherCLI"],
+      linkerSettings: [
+        .unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/contrib/link/watcher.map"])
+      ]
+    ),
     // Benchmarks that print figures: swift run -c release watcher-bench rules|regex|extract
     .executableTarget(name: "watcher-bench", dependencies: ["WatcherPoll", "WatcherTestSupport"]),
     // What the tests share: fixtures and goldens, a loopback HTTP server, scratch directories, child

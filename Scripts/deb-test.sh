@@ -43,6 +43,20 @@ as_user sh -c 'cd && watcher init' | head -1
 as_user watcher check
 as_user sh -c 'cd && watcher poll' 2>&1 | tail -2
 as_user sh -c 'cd && watcher status' >/dev/null
+# The package's binary shows a notification: notify-test as the user, against dunst on a private bus and
+# display (the fixture the notification tests use); a hang there fails within a minute.
+if command -v dunst Xvfb dbus-run-session >/dev/null; then
+  shown=$(mktemp -d)
+  cp "$(dirname "$0")/../Tests/WatcherCLITests/Fixtures/notify-e2e.sh" "$shown/"
+  chown -R "$user" "$shown"
+  as_user bash "$shown/notify-e2e.sh" "$shown/history.json" -- watcher notify-test >"$shown/out" 2>&1 || true
+  [ "$(cat "$shown/history.json.status" 2>/dev/null)" = 0 ] || fail "notify-test did not succeed: $(cat "$shown/out")"
+  grep -q '"watcher: test notification"' "$shown/history.json" || fail "dunst did not show the test notification"
+  echo "deb-test: $(grep '^shown:' "$shown/out")"
+  rm -rf "$shown"
+else
+  fail "dunst, Xvfb and dbus-run-session are needed to show a notification (Scripts/packages.sh)"
+fi
 [ -f "$home/.config/watcher/rules.yaml" ] || fail "init wrote no config"
 grep -q /usr/share/watcher/samples "$home/.config/watcher/rules.yaml" || fail "the config does not read the installed samples"
 ls "$home/.local/state/watcher"/feed-*.json >/dev/null || fail "poll wrote no state"

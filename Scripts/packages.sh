@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
-# The Debian packages watcher needs to build and test, and a function that installs the missing ones
-# (through sudo when not root). Sourced by Scripts/quickstart.sh and .ci/run.
-WATCHER_PACKAGES=(
+# The Debian packages watcher needs, in two lists, and a function that installs the missing ones (through
+# sudo when not root). Sourced by Scripts/quickstart.sh (build and run), Scripts/test.sh and .ci/run
+# (build, run and test).
+
+# Building watcher and running its main job (notifications, fetching): what the quick start installs.
+WATCHER_BUILD_PACKAGES=(
   pkg-config
   libxml2-dev zlib1g-dev   # the feed parser (libxml2 SAX2), gzip-compressed feed files
   libyaml-dev              # the config file
-  libnotify-dev            # desktop notifications
-  libcurl4-openssl-dev     # fetching
+  libcurl4-openssl-dev     # fetching (curl's headers; libcurl4 is loaded when watcher first fetches)
+  libnotify4               # desktop notifications (loaded at the first notification)
+)
+
+# The tests and benchmarks only: what the test command installs, never the quick start. The notification
+# servers among them register D-Bus activation for org.freedesktop.Notifications, which a desktop does not want.
+WATCHER_TEST_PACKAGES=(
+  binutils                 # nm: the test that the shipped binary exports no symbol
   libxml2-utils sfeed      # the parse-speed benchmark's peers (xmllint, sfeed)
   dunst xvfb dbus libglib2.0-bin   # the notification tests: a real server on a private bus and display
   xfce4-notifyd notification-daemon   # ... and two more servers, whose buttons are clicked
@@ -18,15 +27,18 @@ WATCHER_PACKAGES=(
   apprise                  # the apprise: action's tests (json://, ntfy:// and mailto:// to loopback servers)
 )
 
+# install_watcher_packages build|test [--always]: the build list, or the build and test lists; only the
+# missing ones unless --always (CI refreshes the package lists and installs every one).
 install_watcher_packages() {
-  local missing=() pkg
-  for pkg in "${WATCHER_PACKAGES[@]}"; do
+  local wanted=("${WATCHER_BUILD_PACKAGES[@]}") missing=() pkg
+  [ "${1:-}" = test ] && wanted+=("${WATCHER_TEST_PACKAGES[@]}")
+  for pkg in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
   done
-  if [ ${#missing[@]} -eq 0 ] && [ "${1:-}" != "--always" ]; then return 0; fi
+  if [ ${#missing[@]} -eq 0 ] && [ "${2:-}" != "--always" ]; then return 0; fi
   local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo
-  echo "installing: ${missing[*]:-${WATCHER_PACKAGES[*]}}" >&2
+  echo "installing: ${missing[*]:-${wanted[*]}}" >&2
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${WATCHER_PACKAGES[@]}" >/dev/null
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${wanted[@]}" >/dev/null
 }

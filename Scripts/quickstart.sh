@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${WATCHER_BIN:-}" ]; then
   . Scripts/packages.sh
-  install_watcher_packages
+  install_watcher_packages build
   # The same build `make install` and `make deb` use, so neither builds again.
   Scripts/build-static.sh
   WATCHER_BIN=.build-static/release/watcher

@@ -194,7 +194,12 @@ struct CLITests {
 /// The built binary, run as users run it.
 @Suite("watcher binary")
 struct BinaryTests {
+  /// The binary the end-to-end tests run: `WATCHER_TEST_BINARY` when set (Scripts/test.sh sets it to the
+  /// static release build that the quick start, `make install` and the package ship), else the debug build.
   static let binary: URL? = {
+    if let shipped = ProcessInfo.processInfo.environment["WATCHER_TEST_BINARY"], !shipped.isEmpty {
+      return URL(fileURLWithPath: shipped)
+    }
     let candidates = [
       Bundle.main.bundleURL.appendingPathComponent("watcher"),
       Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("watcher"),

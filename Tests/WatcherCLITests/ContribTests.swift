@@ -328,3 +328,26 @@ struct QuickStartTests {
     #expect(created.isEmpty, "\(created)")
   }
 }
+
+@Suite("Packages")
+struct PackageListTests {
+  /// One of Scripts/packages.sh's lists, as bash reads it.
+  static func list(_ name: String) throws -> [String] {
+    let script = Fixtures.repositoryRoot.appendingPathComponent("Scripts/packages.sh").path
+    let result = try ChildProcess.run("/bin/bash", ["-c", ". '\(script)'; printf '%s\\n' \"${\(name)[@]}\""])
+    #expect(result.status == 0, "\(result.errors)")
+    return result.output.split(separator: "\n").map(String.init)
+  }
+
+  @Test("the quick start installs what the build and the main job need, never a test tool or notification server")
+  func quickStartInstallsLittle() throws {
+    let build = try Self.list("WATCHER_BUILD_PACKAGES")
+    let test = try Self.list("WATCHER_TEST_PACKAGES")
+    #expect(build.count <= 7, "\(build)")
+    for tool in ["dunst", "xfce4-notifyd", "notification-daemon", "sfeed", "lintian", "xdotool", "python3-pyatspi"] {
+      #expect(!build.contains(tool), "\(tool) is a test tool")
+      #expect(test.contains(tool), "\(tool) is not installed for the tests")
+    }
+    #expect(Set(build).isDisjoint(with: test))
+  }
+}

@@ -6,6 +6,10 @@
 // GError's message and GList's links, whose layout is GLib's.
 #include <stdint.h>
 
+/* Hidden: the stand-ins below share GLib's and libnotify's names, and must never be what those libraries bind
+   their own calls to (the binary exports nothing either: contrib/link/watcher.map). */
+#pragma GCC visibility push(hidden)
+
 typedef int gboolean;
 typedef int gint;
 typedef char gchar;
@@ -74,3 +78,5 @@ void g_main_loop_run(GMainLoop *loop);
 void g_free(gpointer mem);
 void g_error_free(GError *error);
 void g_list_free_full(GList *list, GFreeFunc free_func);
+
+#pragma GCC visibility pop

@@ -3,7 +3,8 @@
 # Usage: notify-e2e.sh HISTORY_JSON -- CMD...
 # Xvfb (a free display via -displayfd), a private session bus (dbus-run-session) and dunst; waits until
 # dunst owns org.freedesktop.Notifications, runs CMD, closes every notification (so it enters the
-# history), and writes `dunstctl history` to HISTORY_JSON. CMD's exit status is saved in HISTORY_JSON.status.
+# history), and writes `dunstctl history` to HISTORY_JSON. CMD's exit status is saved in HISTORY_JSON.status
+# (124 when it did not end within a minute: a hang fails the test instead of stopping the suite).
 # The recipe is in docs/design.md, "Platform notes".
 set -euo pipefail
 OUT=$1; shift 2
@@ -27,7 +28,7 @@ dbus-run-session -- bash -c '
   dunst -config "$T/dunstrc" >"$T/dunst.log" 2>&1 & DPID=$!
   timeout 10 gdbus wait --session org.freedesktop.Notifications
   set +e
-  "$@"
+  timeout 60 "$@"
   echo $? > "$OUT.status"
   sleep 0.3
   dunstctl close-all
