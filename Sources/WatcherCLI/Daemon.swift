@@ -253,7 +253,7 @@ final class Daemon {
     let now = WallClock.now()
     let next = config.feeds.map { feed -> (String, Date) in
       let state = (try? store.load(url: feed.url, readOnly: true, items: false).state) ?? FeedState(url: feed.url)
-      return (feed.name, Schedule.nextDue(feed, state: state, settings: config.settings))
+      return (feed.name, Schedule.nextDue(feed, state: state, settings: config.settings, now: now))
     }.sorted { $0.1 < $1.1 }
     guard !next.isEmpty else {
       log("no feeds to watch: add one with 'watcher add URL'")

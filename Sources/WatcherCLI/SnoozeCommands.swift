@@ -68,7 +68,7 @@ struct UnsnoozeCommand: Command {
     let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
     guard let store = StateOptions.unlockedStore(directory, terminal: terminal) else { return .failure }
     let now = WallClock.now()
-    guard let until = store.snoozes()[feed.name], until > now else {
+    guard let until = store.snoozes(now: now)[feed.name], until > now else {
       terminal.print("'\(feed.name)' is not snoozed")
       return .success
     }

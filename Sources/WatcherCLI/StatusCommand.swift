@@ -29,7 +29,7 @@ struct StatusCommand: Command {
     ]
     var notes: [String] = []
     let holds = (try? store.hostHolds(readOnly: true)) ?? [:]
-    let snoozes = store.snoozes().filter { $0.value > now }
+    let snoozes = store.snoozes(now: now).filter { $0.value > now }
     for feed in config.feeds {
       // Read only: status never moves, repairs or writes anything.
       let state: FeedState
@@ -47,7 +47,7 @@ struct StatusCommand: Command {
         notes.append("error: feed '\(feed.name)': \(error)")
       }
       let plan = Schedule.plan(
-        feed, state: state, settings: config.settings, hostHold: Schedule.hold(feed, in: holds))
+        feed, state: state, settings: config.settings, hostHold: Schedule.hold(feed, in: holds), now: now)
       let next = plan.at
       let due = next <= now
       let lastError = readError ?? state.lastError ?? state.lastActionError

@@ -351,7 +351,10 @@ package struct FeedReader: Sendable {
       record(decision, for: item, feed: feed, state: &state, outcome: &outcome, digests: &job.digestEntries, now: now)
       if decision.acts, let story = (item.link ?? (FeedLocation.isHTTP(item.key) ? item.key : nil)) {
         job.stories.append(
-          (Poller.identity(item, identity), item.title, Story.bounded(novelty.identity.normalized(story))))
+          (
+            Poller.identity(item, identity), item.title,
+            Story.bounded(novelty.identity.normalized(story) + "\n" + Story.folded(item.title))
+          ))
       }
     }
   }

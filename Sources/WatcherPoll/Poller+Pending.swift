@@ -78,7 +78,7 @@ extension Poller {
 
   /// Whether a pending action is to be tried at `now`: a new one, or a failed one whose wait is over.
   static func isDue(_ action: FeedState.PendingAction, now: Date) -> Bool {
-    action.nextTry.map { $0 <= now } ?? true
+    action.nextTry.map { StoredTime.deadline($0, longest: Schedule.longestRetry, now: now) <= now } ?? true
   }
 
   /// Refreshes the pending actions from the config, holds the notifications quiet hours hold and sets

@@ -135,7 +135,7 @@ public struct Poller {
     var reader = FeedReader(
       config: config, transport: transport, cancellation: cancellation,
       pagesDeadline: ContinuousClock.now + .seconds(config.settings.fullTextBudget.passSeconds))
-    reader.snoozed = Set(store.snoozes().filter { $0.value > now }.keys)
+    reader.snoozed = Set(store.snoozes(readOnly: dryRun, now: now).filter { $0.value > now }.keys)
     var stories: [String: Story]?
     // The feeds whose poll changed nothing but its times: recorded once, after the last batch (PollTimes).
     var times: [String: (times: PollTimes.Times, position: Int)] = [:]
@@ -183,7 +183,9 @@ public struct Poller {
     var throttled: Set<String> = []
     for job in batch {
       guard case .success(let response)? = job.response else { continue }
-      let host = HostPacer.host(of: job.feed.url)
+      // The host that answered: after a redirect, not the feed's own (one host's 429 never holds another's
+      // feeds; the redirected feed backs off on its own).
+      let host = HostPacer.host(of: response.finalURL)
       if response.status == 429 || response.status == 503 {
         // One hold per host and pass, however many of its feeds answered so.
         if throttled.insert(host).inserted {
@@ -226,7 +228,10 @@ public struct Poller {
       outcome.failures.append(.unreadableState(error))
       return .finished(outcome)
     }
-    if force, let until = [state.retryAfterUntil, hostHold].compactMap({ $0 }).max(), until > now {
+    let waits = [state.retryAfterUntil, hostHold].compactMap { $0 }
+    if force, let until = waits.map({ StoredTime.deadline($0, longest: Schedule.longestWait, now: now) }).max(),
+      until > now
+    {
       guard ignoreRetryAfter else {
         outcome.heldUntil = until
         return .finished(outcome)
@@ -235,7 +240,7 @@ public struct Poller {
         "the server asked not to be polled before \(ISODate.format(until)) (Retry-After); polling anyway (--force)")
     }
     guard force || Schedule.isDue(feed, state: state, settings: config.settings, hostHold: hostHold, now: now) else {
-      let plan = Schedule.plan(feed, state: state, settings: config.settings, hostHold: hostHold)
+      let plan = Schedule.plan(feed, state: state, settings: config.settings, hostHold: hostHold, now: now)
       (outcome.nextDue, outcome.nextBecause) = (plan.at, plan.reasons)
       // Not due, but actions left pending by an earlier pass (a crash, a failure whose wait is over) run now.
       // (A pending action whose rule is gone is dropped now, too.)
@@ -353,14 +358,9 @@ public struct Poller {
     times: inout [String: (times: PollTimes.Times, position: Int)]
   ) -> [FeedJob] {
     var read = read
-    // The same story acted on for another feed: not again. The stories are saved before the states.
-    if mode == .normal, dedupe(&read, stories: &stories, now: now, dryRun: dryRun), !dryRun, let stories {
-      do {
-        try store.saveStories(stories, horizon: now.addingTimeInterval(-Double(config.settings.retention)))
-      } catch {
-        for index in read.indices { read[index].outcome.warnings.append("cannot keep the stories acted on: \(error)") }
-      }
-    }
+    // The same story acted on for another feed: not again. The stories are saved after the states, which
+    // hold the actions: a crash between the two can repeat an action, never lose one.
+    let storiesChanged = mode == .normal && dedupe(&read, stories: &stories, now: now, dryRun: dryRun) && !dryRun
     if !dryRun {
       let rekeys = read.flatMap { job in
         (job.outcome.rekeyNote.map {
@@ -400,6 +400,15 @@ public struct Poller {
       toSave.append(job)
     }
     let saved = PassStages.saveStates(toSave.map { ($0.state, $0.saved) }, directory: store.directory)
+    if storiesChanged, let stories {
+      do {
+        try store.saveStories(stories, horizon: now.addingTimeInterval(-Double(config.settings.retention)))
+      } catch {
+        for index in toSave.indices {
+          toSave[index].outcome.warnings.append("cannot keep the stories acted on: \(error)")
+        }
+      }
+    }
     for (job, result) in zip(toSave, saved) where result.timesOnly {
       times[StateStore.fileName(for: job.state.url)] = (PollTimes.Times(of: job.state, since: job.saved), job.position)
     }

@@ -12,8 +12,10 @@ import WatcherSupport
 /// When a feed is next due: the one answer `poll`, `run` and `status` all use.
 public enum Schedule {
   /// The time from which `feed` is due, given its state.
-  public static func nextDue(_ feed: FeedConfig, state: FeedState, settings: Settings, hostHold: Date? = nil) -> Date {
-    plan(feed, state: state, settings: settings, hostHold: hostHold).at
+  public static func nextDue(
+    _ feed: FeedConfig, state: FeedState, settings: Settings, hostHold: Date? = nil, now: Date
+  ) -> Date {
+    plan(feed, state: state, settings: settings, hostHold: hostHold, now: now).at
   }
 
   /// When a feed is next due, and why, in words (`status`, `poll`: "posts about every 3 h; the server asks
@@ -32,14 +34,30 @@ public enum Schedule {
   /// hour or day the feed's `skipHours`/`skipDays` name.
   ///
   /// `hostHold`: until when the feed's host asked not to be polled (429/503, `hosts.json`).
-  public static func plan(_ feed: FeedConfig, state: FeedState, settings: Settings, hostHold: Date? = nil) -> Plan {
+  ///
+  /// Stored times are checked against `now` (`StoredTime`): a last poll recorded in the future, or a wait
+  /// longer than any watcher sets, was written while the clock was ahead, and the feed is due now.
+  public static func plan(
+    _ feed: FeedConfig, state: FeedState, settings: Settings, hostHold: Date? = nil, now: Date
+  ) -> Plan {
+    if let last = state.lastAttempt, StoredTime.isAhead(last, now: now) {
+      return Plan(at: now, reasons: ["its last poll is recorded in the future (the clock was ahead)"])
+    }
+    var state = state
+    state.notBefore = state.notBefore.map { StoredTime.deadline($0, longest: longestWait, now: now) }
     var plan = feedPlan(feed, state: state, settings: settings)
-    if let hostHold, hostHold > plan.at {
+    if let hostHold = hostHold.map({ StoredTime.deadline($0, longest: longestWait, now: now) }), hostHold > plan.at {
       plan.at = hostHold
       plan.reasons.append("its host asked to wait (429/503)")
     }
     return plan
   }
+
+  /// The longest wait watcher sets on a feed or host: a server's `Retry-After`, capped.
+  public static let longestWait = Double(Poller.maxRetryAfter)
+
+  /// The longest wait of a failed action before its next try (a retry's back-off, quiet hours).
+  public static let longestRetry: TimeInterval = 30 * 86_400
 
   /// The hold on `feed`'s host in `holds`, if it is an HTTP feed.
   public static func hold(_ feed: FeedConfig, in holds: [String: HostHold]) -> Date? {
@@ -160,7 +178,7 @@ public enum Schedule {
   public static func isDue(
     _ feed: FeedConfig, state: FeedState, settings: Settings, hostHold: Date? = nil, now: Date
   ) -> Bool {
-    nextDue(feed, state: state, settings: settings, hostHold: hostHold) <= now
+    nextDue(feed, state: state, settings: settings, hostHold: hostHold, now: now) <= now
   }
 }
 
@@ -194,8 +212,10 @@ extension Schedule {
     for feed in config.feeds {
       // Without the known items, which scheduling never looks at (most of each file, read after every pass).
       guard let state = try? store.load(url: feed.url, readOnly: true, items: false).state else { continue }
-      polls.append(nextDue(feed, state: state, settings: config.settings, hostHold: hold(feed, in: holds)))
-      retries += state.pending.compactMap(\.nextTry)
+      polls.append(nextDue(feed, state: state, settings: config.settings, hostHold: hold(feed, in: holds), now: now))
+      retries += state.pending.compactMap {
+        $0.nextTry.map { StoredTime.deadline($0, longest: longestRetry, now: now) }
+      }
       if state.consecutiveFailures > 0 { failing += 1 }
     }
     let nextFeed = (polls + retries).min().map { $0.timeIntervalSince(now) } ?? 60

@@ -96,23 +96,47 @@ extension StateStore {
   }
 
   /// The feeds snoozed, by name, until when (ended ones included until they are saved again).
-  public func snoozes(readOnly: Bool = true) -> [String: Date] {
+  ///
+  /// Checked against `now`: snoozes written while the clock was ahead (the file's `written` time lies in the
+  /// future) keep their length from now, and none lasts longer than the longest snooze from now. Unless
+  /// `readOnly`, such snoozes are saved again as of now, so their length counts from this first look.
+  public func snoozes(readOnly: Bool = true, now: Date) -> [String: Date] {
+    var rebased = false
+    let snoozes = read(readOnly: readOnly, now: now, rebased: &rebased)
+    if rebased, !readOnly { try? save(snoozes, now: now) }
+    return snoozes
+  }
+
+  private func read(readOnly: Bool, now: Date, rebased: inout Bool) -> [String: Date] {
     ((try? readShared(snoozesPath, readOnly: readOnly) { json in
       var snoozes: [String: Date] = [:]
+      var written: Date?
       try json.object { json, key in
+        if key == "written" { return written = try json.optional { try $0.date() } }
         guard key == "feeds" else { return try json.skipValue() }
         try json.object { json, feed in
           if let until = try json.optional({ try $0.date() }), snoozes.count < 10_000 { snoozes[feed] = until }
         }
       }
-      return snoozes
+      let ahead = written.map { StoredTime.isAhead($0, now: now) ? $0.timeIntervalSince(now) : 0 } ?? 0
+      rebased = ahead > 0
+      return snoozes.mapValues {
+        StoredTime.deadline($0.addingTimeInterval(-ahead), longest: Self.longestSnooze, now: now)
+      }
     }) ?? nil) ?? [:]
   }
 
+  /// The longest snooze `watcher snooze` sets.
+  public static let longestSnooze: TimeInterval = 366 * 86_400
+
   /// Snoozes `feed` until `until` (nil: wakes it), keeping the other snoozes that have not ended by `now`.
   public func snooze(_ feed: String, until: Date?, now: Date) throws(StateError) {
-    var snoozes = self.snoozes(readOnly: false).filter { $0.value > now }
+    var snoozes = self.snoozes(readOnly: false, now: now).filter { $0.value > now }
     snoozes[feed] = until
+    try save(snoozes, now: now)
+  }
+
+  private func save(_ snoozes: [String: Date], now: Date) throws(StateError) {
     guard !snoozes.isEmpty else {
       unlink(snoozesPath)
       return
@@ -124,6 +148,7 @@ extension StateStore {
         for (name, until) in snoozes.sorted(by: { $0.key < $1.key }) { json.member(name, until) }
       }
       json.member("version", 1)
+      json.member("written", now)
     }
     try Self.writeAtomically(Data(json.document()), to: snoozesPath, directory: directory)
   }

@@ -75,7 +75,9 @@ extension StateStore {
       let places = digests.indices.flatMap { digest in digests[digest].items.indices.map { (digest, $0) } }
       func collected(_ position: Int) -> Date { digests[places[position].0].items[places[position].1].collected }
       let order = places.indices.sorted { (collected($0), $0) < (collected($1), $1) }
-      let over = ByteBudget.overflow(sizes: sizes, oldestFirst: order, total: document.count, budget: budget.sharedFile)
+      let owners = places.map { digests[$0.0].items[$0.1].feed }
+      let over = ByteBudget.fairOverflow(
+        sizes: sizes, owners: owners, oldestFirst: order, total: document.count, budget: budget.sharedFile)
       var kept = digests
       for index in kept.indices { kept[index].items = [] }
       for (position, place) in places.enumerated() {

@@ -62,7 +62,8 @@ extension StateStore {
   @discardableResult
   public func saveKept(_ kept: [KeptNotification]) throws(StateError) -> [KeptNotification] {
     var (document, sizes) = KeptNotification.document(kept)
-    let over = ByteBudget.overflow(sizes: sizes, total: document.count, budget: budget.sharedFile)
+    let over = ByteBudget.fairOverflow(
+      sizes: sizes, owners: kept.map(\.feed), total: document.count, budget: budget.sharedFile)
     if !over.isEmpty {
       document = KeptNotification.document(kept.indices.filter { !over.contains($0) }.map { kept[$0] }).bytes
     }

@@ -5,7 +5,8 @@ import FoundationEssentials
 import Glibc
 import WatcherSupport
 
-/// A story acted on: its link in the compared form, the feed it was acted on for, and when.
+/// A story acted on: its link in the compared form and its title, the feed it was acted on for, when, and
+/// the actions taken for it (each `rule/kind`).
 ///
 /// The stories live in one file of the state directory, `stories.json`: an item of another feed with the
 /// same story is a duplicate, not acted on again (docs/rules.md, "One story, one set of actions").
@@ -13,17 +14,30 @@ public struct Story: Sendable, Equatable {
   public var story: String
   public var feed: String
   public var time: Date
+  /// The actions taken for it, `rule/kind` each (none in a file of an earlier version: nothing is then taken
+  /// for a repeat).
+  public var actions: [String]
 
-  public init(story: String, feed: String, time: Date) {
+  public init(story: String, feed: String, time: Date, actions: [String] = []) {
     self.story = story
     self.feed = feed
     self.time = time
+    self.actions = actions
   }
+
+  /// The most actions kept for one story.
+  public static let maxActions = 32
 
   /// The most stories kept (the newest); with each cut to `maxBytes`, the file stays under a few MB.
   public static let maxCount = 20_000
   /// A longer story is kept as its hash.
   public static let maxBytes = 512
+
+  /// A title as stories compare it: lowercased, its runs of white space one space (none: empty). Two
+  /// items with one link but other titles are other stories: one feed cannot claim another's next post.
+  public static func folded(_ title: String?) -> String {
+    (title ?? "").lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+  }
 
   /// `story` as it is kept: itself, or its hash when longer than `maxBytes`.
   public static func bounded(_ story: String) -> String {
@@ -44,15 +58,26 @@ extension StateStore {
         guard key == "stories" else { return try json.skipValue() }
         try json.array { json in
           var (story, feed, time): (String?, String?, Date?)
+          var actions: [String] = []
           try json.object { json, member in
             switch member {
             case "story": story = try json.optional { try $0.string() }
             case "feed": feed = try json.optional { try $0.string() }
             case "time": time = try json.optional { try $0.date() }
+            case "actions":
+              try json.array { json in
+                if let action = try json.optional({ try $0.string() }), actions.count < Story.maxActions,
+                  action.utf8.count <= Story.maxBytes
+                {
+                  actions.append(action)
+                }
+              }
             default: try json.skipValue()
             }
           }
-          if let story, let feed, let time { stories[story] = Story(story: story, feed: feed, time: time) }
+          if let story, let feed, let time {
+            stories[story] = Story(story: story, feed: feed, time: time, actions: actions)
+          }
         }
       }
       return stories
@@ -70,6 +95,13 @@ extension StateStore {
         for story in kept.sorted(by: { $0.story < $1.story }) {
           json.element()
           json.object { json in
+            json.key("actions")
+            json.array { json in
+              for action in story.actions.prefix(Story.maxActions) {
+                json.element()
+                json.string(action)
+              }
+            }
             json.member("feed", story.feed)
             json.member("story", story.story)
             json.member("time", story.time)

@@ -32,4 +32,35 @@ public enum ByteBudget {
     }
     return dropped
   }
+
+  /// `overflow` for a file that several feeds share: the positions to drop, each the oldest entry of the
+  /// owner (a feed) that takes the most bytes at that moment, so one feed's flood drops its own entries and
+  /// never another's that takes less (SECURITY.md, "One feed never decides another").
+  public static func fairOverflow(
+    sizes: [Int], owners: [String], oldestFirst order: [Int]? = nil, total: Int, budget: Int
+  ) -> Set<Int> {
+    guard total > budget else { return [] }
+    var queues: [String: [Int]] = [:]
+    var bytes: [String: Int] = [:]
+    for position in order ?? Array(sizes.indices) {
+      queues[owners[position], default: []].append(position)
+      bytes[owners[position], default: 0] += sizes[position]
+    }
+    var next: [String: Int] = [:]
+    var excess = total - budget
+    var dropped: Set<Int> = []
+    while excess > 0, let (owner, _) = bytes.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }), bytes[owner]! > 0 {
+      let index = next[owner, default: 0]
+      guard let queue = queues[owner], index < queue.count else {
+        bytes[owner] = 0
+        continue
+      }
+      let position = queue[index]
+      next[owner] = index + 1
+      dropped.insert(position)
+      excess -= sizes[position]
+      bytes[owner, default: 0] -= sizes[position]
+    }
+    return dropped
+  }
 }

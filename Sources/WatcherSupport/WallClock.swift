@@ -82,3 +82,25 @@ public struct SystemLocalTime: LocalTime {
     return seconds == -1 ? date : Date(timeIntervalSince1970: Double(seconds))
   }
 }
+
+/// Times read back from state, checked against now.
+///
+/// A clock that was ahead and is set right must not leave watcher waiting for a future that will not come:
+/// a time something happened that lies in the future beyond `skew` is taken as now, and a deadline further
+/// ahead than any wait watcher sets is due now (docs/design.md, "Time").
+public enum StoredTime {
+  /// How far ahead a stored time may be before it is not believed (clocks of one machine drift by less).
+  public static let skew: TimeInterval = 300
+
+  /// Whether `date`, a time something happened, lies in the future beyond the skew.
+  public static func isAhead(_ date: Date, now: Date) -> Bool { date > now.addingTimeInterval(skew) }
+
+  /// `date`, a time something happened: now when it lies in the future beyond the skew.
+  public static func happened(_ date: Date, now: Date) -> Date { isAhead(date, now: now) ? now : date }
+
+  /// `date`, a deadline no wait of watcher's puts further than `longest` from when it was set: now when it
+  /// lies further ahead than that (and the skew).
+  public static func deadline(_ date: Date, longest: TimeInterval, now: Date) -> Date {
+    date > now.addingTimeInterval(longest + skew) ? now : date
+  }
+}

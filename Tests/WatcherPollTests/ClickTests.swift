@@ -90,7 +90,7 @@ struct ClickTests {
     _ = h.poll(at: PollerTests.now.addingTimeInterval(3_601))
     #expect(h.runner.actions.map(\.action.key) == ["b"])
     #expect(
-      h.store.snoozes().keys.sorted() == ["test"],
+      h.store.snoozes(now: PollerTests.now).keys.sorted() == ["test"],
       "an ended snooze stays in the file (dropped at the next write) and holds nothing")
   }
 }

@@ -163,11 +163,12 @@ struct DigestTests {
     h.config.rules[0].actions.digestHook = nil
     try h.store.saveDigests([
       Digest(
-        rule: "morning", due: Self.local(23),
-        items: [.init(feed: "test", key: "k", title: "t", link: nil, item: "{}", collected: Self.local(22))])
+        rule: "morning", due: Self.local(23, days: 2),
+        items: [.init(feed: "test", key: "k", title: "t", link: nil, item: "{}", collected: Self.local(22, days: 2))])
     ])
-    let wake = Schedule.nextWake(config: h.config, store: h.store, now: Self.local(23, 30))
-    #expect(wake == Self.local(7, days: 1).timeIntervalSince(Self.local(23, 30)), "\(wake)")
+    // (The evening after the last pass: a time before it would find the feed's last poll in the future.)
+    let wake = Schedule.nextWake(config: h.config, store: h.store, now: Self.local(23, 30, days: 2))
+    #expect(wake == Self.local(7, days: 3).timeIntervalSince(Self.local(23, 30, days: 2)), "\(wake)")
   }
 
   @Test(

@@ -69,11 +69,14 @@ struct PoliteSchedulingTests {
         .poll(config.feeds, force: force, now: time)
     }
 
-    func plan(_ index: Int = 0) throws -> Schedule.Plan {
+    /// The feed's plan as seen at `now` (by default, at its last poll).
+    func plan(_ index: Int = 0, now: Date? = nil) throws -> Schedule.Plan {
       let feed = config.feeds[index]
       let state = try store.load(url: feed.url).state
       let holds = try store.hostHolds(readOnly: true)
-      return Schedule.plan(feed, state: state, settings: config.settings, hostHold: Schedule.hold(feed, in: holds))
+      return Schedule.plan(
+        feed, state: state, settings: config.settings, hostHold: Schedule.hold(feed, in: holds),
+        now: now ?? state.lastAttempt ?? WallClock.now())
     }
   }
 

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Testing
+import WatcherSupport
+import WatcherTestSupport
+
+/// Findings of a hostile review, each through the built binary (SECURITY.md lists them).
+@Suite("Hostile review")
+struct HostileReviewTests {
+  /// An RSS feed of `titles`, each item with its own guid and link.
+  static func rss(_ titles: [String]) -> String {
+    "<rss version=\"2.0\"><channel><title>F</title>"
+      + titles.map { "<item><title>\($0)</title><guid>g-\($0)</guid><link>https://example.org/\($0)</link></item>" }
+      .joined() + "</channel></rss>"
+  }
+
+  @Test("a clock that was a year ahead and is set right: feeds, host holds and snoozes are not a year away")
+  func clockSetRight() throws {
+    let dir = try TemporaryDirectory()
+    let items = Locked(["one"])
+    let busy = Locked(false)
+    let server = try LoopbackHTTPServer { _ in
+      busy.withLock { $0 }
+        ? .init(status: 429, headers: [("Retry-After", "3600")], body: Data())
+        : .ok(Self.rss(items.withLock { $0 }))
+    }
+    defer { server.stop() }
+    let out = dir.url.appendingPathComponent("out").path
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    settings: { first_poll: all, max_age: none, interval: 1h }
+    feeds:
+      - { url: "\(server.url("/feed"))", name: f }
+    rules:
+      - { name: all, match: { title: '' }, hook: 'printf "%s\\n" "$WATCHER_TITLE" >> \(out)' }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let state = dir.url.appendingPathComponent("state").path
+    func watcher(_ arguments: [String], offset: Int) throws -> String {
+      var environment = ActionTests.noBus
+      environment["WATCHER_CLOCK_OFFSET"] = "\(offset)"
+      return try ActionTests.watcher(arguments + ["--config", config, "--state-dir", state], environment: environment)
+        .1
+    }
+    let year = 365 * 86_400
+    _ = try watcher(["poll"], offset: year)
+    _ = try watcher(["snooze", "f", "1h"], offset: year)
+    busy.withLock { $0 = true }
+    _ = try watcher(["poll", "--force"], offset: year + 60)
+    #expect(try String(contentsOfFile: out, encoding: .utf8) == "one\n")
+    // The clock is right again: the feed is due, its host is not held for a year, the snooze is an hour.
+    busy.withLock { $0 = false }
+    items.withLock { $0.append("two") }
+    let status = try watcher(["status"], offset: 0)
+    #expect(status.contains("due") && status.contains("recorded in the future (the clock was ahead)"), "\(status)")
+    let polled = try watcher(["poll"], offset: 0)
+    #expect(try String(contentsOfFile: out, encoding: .utf8) == "one\ntwo\n", "\(polled)")
+    #expect(try watcher(["status"], offset: 0).contains("is snoozed until"))
+    #expect(!(try watcher(["status"], offset: 3_700).contains("is snoozed until")))
+  }
+}
+
+extension HostileReviewTests {
+  @Test(
+    "a feed that publishes another feed's next link first (another title, a tracking parameter) cancels none of its actions"
+  )
+  func oneFeedCannotCancelAnother() throws {
+    let dir = try TemporaryDirectory()
+    func write(_ name: String, _ items: [(title: String, link: String)]) throws -> String {
+      let path = dir.url.appendingPathComponent(name + ".xml").path
+      try
+        ("<rss version=\"2.0\"><channel><title>\(name)</title>"
+        + items.map { "<item><title>\($0.title)</title><guid>\(name)-\($0.link)</guid><link>\($0.link)</link></item>" }
+        .joined() + "</channel></rss>").write(toFile: path, atomically: true, encoding: .utf8)
+      return path
+    }
+    let planet = try write("planet", [("Totally other words", "https://example.org/adv/7?utm_source=planet")])
+    let vendor = try write("vendor", [("Advisory 6", "https://example.org/adv/6")])
+    let out = dir.url.appendingPathComponent("out").path
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    settings: { first_poll: all, max_age: none }
+    feeds:
+      - { url: \(planet), name: planet }
+      - { url: \(vendor), name: vendor }
+    rules:
+      - { name: any, match: { title: '' }, hook: 'printf "%s %s\\n" "$WATCHER_FEED" "$WATCHER_TITLE" >> \(out)' }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let state = dir.url.appendingPathComponent("state").path
+    let arguments = ["poll", "--all", "--config", config, "--state-dir", state]
+    _ = try ActionTests.watcher(arguments, environment: ActionTests.noBus)
+    _ = try write("vendor", [("Advisory 6", "https://example.org/adv/6"), ("Advisory 7", "https://example.org/adv/7")])
+    let (_, output) = try ActionTests.watcher(arguments, environment: ActionTests.noBus)
+    let ran = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
+    #expect(ran.contains("vendor Advisory 7"), "\(ran)\n\(output)")
+    // The same post (same link and title) reported by two feeds still runs the rule's hook once.
+    _ = try write(
+      "planet",
+      [
+        ("Totally other words", "https://example.org/adv/7?utm_source=planet"),
+        ("Advisory 8", "https://example.org/adv/8?utm_source=planet"),
+      ])
+    _ = try ActionTests.watcher(arguments, environment: ActionTests.noBus)
+    _ = try write("vendor", [("Advisory 7", "https://example.org/adv/7"), ("Advisory 8", "https://example.org/adv/8")])
+    _ = try ActionTests.watcher(arguments, environment: ActionTests.noBus)
+    let all = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
+    #expect(all.filter { $0.hasSuffix("Advisory 8") } == ["planet Advisory 8"], "\(all)")
+  }
+}
+
+extension HostileReviewTests {
+  @Test("a redirect target's 429 holds the target's host, not the host that redirected (and its other feeds)")
+  func redirectTargetHoldsOnlyItself() throws {
+    let target = try LoopbackHTTPServer { _ in .init(status: 429, headers: [("Retry-After", "604800")], body: Data()) }
+    defer { target.stop() }
+    let origin = try LoopbackHTTPServer { request in
+      request.path == "/moved"
+        ? .init(status: 302, headers: [("Location", target.url("/feed"))], body: Data())
+        : .ok(Self.rss(["one"]))
+    }
+    defer { origin.stop() }
+    let dir = try TemporaryDirectory()
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    settings: { interval: 1h }
+    feeds:
+      - { url: "\(origin.url("/moved"))", name: moved }
+      - { url: "\(origin.url("/other"))", name: other }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let state = dir.url.appendingPathComponent("state").path
+    for offset in [0, 3_700] {
+      var environment = ActionTests.noBus
+      environment["WATCHER_CLOCK_OFFSET"] = "\(offset)"
+      _ = try ActionTests.watcher(["poll", "--config", config, "--state-dir", state], environment: environment)
+    }
+    #expect(origin.requests.filter { $0.path == "/other" }.count == 2, "\(origin.requests.map(\.path))")
+  }
+}
