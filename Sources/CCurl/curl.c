@@ -95,5 +95,9 @@ CURLcode ccurl_setopt_writefn(CURL *h, CURLoption o, size_t (*v)(char *, size_t,
 CURLcode ccurl_setopt_prereqfn(CURL *h, CURLoption o, int (*v)(void *, char *, char *, int, int)) {
   return setopt()(h, o, v);
 }
+CURLcode ccurl_setopt_xferinfofn(CURL *h, CURLoption o,
+                                 int (*v)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t)) {
+  return setopt()(h, o, v);
+}
 CURLcode ccurl_getinfo_long(CURL *h, CURLINFO i, long *v) { return getinfo()(h, i, v); }
 CURLcode ccurl_getinfo_str(CURL *h, CURLINFO i, char **v) { return getinfo()(h, i, v); }

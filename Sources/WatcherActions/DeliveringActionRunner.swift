@@ -143,10 +143,13 @@ public struct DeliveringActionRunner: ActionRunner {
       }
       secret = text.trimming()
     }
+    let started = ContinuousClock.now
     let answer = WebhookPoster.post(
       Array((webhook.item ?? "{}").utf8), to: webhook.url, secret: secret, timeout: webhook.timeout ?? 10,
-      userAgent: "watcher")
+      userAgent: "watcher", stop: killing)
     if answer.succeeded { return .done }
+    // Ended because watcher is stopping: it stays pending as it was, as a hook does.
+    if answer.cancelled { return .interrupted(seconds: Int((ContinuousClock.now - started).components.seconds)) }
     let failure = ActionFailure.webhook(status: answer.status, detail: answer.detail ?? "")
     log(
       "webhook of rule '\(action.label(feed: feed.name) ?? "")' for '\(action.key)' in feed '\(feed.name)' failed: \(failure)"

@@ -186,6 +186,8 @@ public enum HookRunner {
       // Output is only counted and its stderr tail kept: the buffer is never read before it is written.
       var buffer = [UInt8](unsafeUninitializedCapacity: 65_536) { _, count in count = 65_536 }
       while true {
+        // Waiting on a hook its timeout bounds is progress (systemd's watchdog: Heartbeat).
+        Heartbeat.beat()
         if let drainUntil, outputFD < 0 && errorFD < 0 || Date() >= drainUntil { break }
         if report == nil, !reportOpen {
           lostSupervisor = true

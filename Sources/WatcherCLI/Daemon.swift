@@ -108,6 +108,11 @@ final class Daemon {
     let record = DaemonRecord.path(socket: socketPath)
     writeRecord()
     defer { unlink(record) }
+    // Hooks, webhooks and fetches beat while they are waited on: a batch longer than the watchdog's
+    // interval is not a hang (each has its own timeout).
+    let notifier = systemd
+    Heartbeat.install(every: systemd.watchdogInterval) { notifier.send("WATCHDOG=1") }
+    defer { Heartbeat.install(every: nil) {} }
     systemd.send("READY=1\nSTATUS=\(statusLine(Schedule.overview(config: config, store: store, now: WallClock.now())))")
     return loop()
   }

@@ -139,6 +139,7 @@ public struct CurlTransport: HTTPTransport {
       if !running.isEmpty || !waiting.isEmpty {
         // With nothing running, curl_multi_poll waits the whole timeout: the pacer's wait.
         var ready: Int32 = 0
+        Heartbeat.beat()  // transfers have their deadlines: waiting on them is progress
         curl_multi_poll(multi, nil, 0, Int32(min(1_000, max(1, pacedFor ?? 1_000))), &ready)
       }
     }

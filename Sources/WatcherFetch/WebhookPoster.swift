@@ -17,6 +17,9 @@ public enum WebhookPoster {
     /// Why there was no answer, or the start of the body of a refusal.
     public var detail: String?
 
+    /// Whether watcher stopped it (`stop`): nobody's fault, to try again.
+    public var cancelled = false
+
     /// A 2xx answer.
     public var succeeded: Bool { (200..<300).contains(status) }
   }
@@ -26,9 +29,11 @@ public enum WebhookPoster {
     "sha256=" + SHA256.hex(SHA256.hmac(key: Array(secret.utf8), message: body))
   }
 
-  /// Sends `body` to `url` (http or https only).
+  /// Sends `body` to `url` (http or https only); ends it at once, as cancelled, when `stop` is set (watcher
+  /// stopping), and beats the `Heartbeat` while it waits.
   public static func post(
-    _ body: [UInt8], to url: String, secret: String?, timeout: Int, userAgent: String, headers extra: [String] = []
+    _ body: [UInt8], to url: String, secret: String?, timeout: Int, userAgent: String, headers extra: [String] = [],
+    stop: Cancellation? = nil
   ) -> Answer {
     guard FeedLocation.isHTTP(url) else { return Answer(status: 0, detail: "not an http(s) URL") }
     guard let easy = curl_easy_init() else { return Answer(status: 0, detail: "libcurl could not start") }
@@ -53,14 +58,20 @@ public enum WebhookPoster {
     ccurl_setopt_long(easy, CURLOPT_POST, 1)
     ccurl_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
     // The answer's body is read and thrown away (its first bytes kept for the message).
-    let sink = Sink()
+    let sink = Sink(stop: stop)
     let me = Unmanaged.passRetained(sink)
     defer { me.release() }
     ccurl_setopt_writefn(easy, CURLOPT_WRITEFUNCTION, sinkWrite)
     ccurl_setopt_ptr(easy, CURLOPT_WRITEDATA, me.toOpaque())
+    ccurl_setopt_long(easy, CURLOPT_NOPROGRESS, 0)
+    ccurl_setopt_xferinfofn(easy, CURLOPT_XFERINFOFUNCTION, sinkProgress)
+    ccurl_setopt_ptr(easy, CURLOPT_XFERINFODATA, me.toOpaque())
     let code = body.withUnsafeBytes { raw -> CURLcode in
       ccurl_setopt_ptr(easy, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
       return curl_easy_perform(easy)
+    }
+    if code == CURLE_ABORTED_BY_CALLBACK {
+      return Answer(status: 0, detail: "stopped: watcher is stopping", cancelled: true)
     }
     guard code == CURLE_OK else {
       let reason = String(cString: errors)
@@ -79,6 +90,18 @@ public enum WebhookPoster {
 /// The first bytes of a webhook's answer.
 private final class Sink {
   var start: [UInt8] = []
+  let stop: Cancellation?
+
+  init(stop: Cancellation?) { self.stop = stop }
+}
+
+/// libcurl's progress callback (at least once a second): non-zero ends the transfer.
+private func sinkProgress(
+  _ user: UnsafeMutableRawPointer?, _: curl_off_t, _: curl_off_t, _: curl_off_t, _: curl_off_t
+) -> Int32 {
+  Heartbeat.beat()
+  guard let user else { return 0 }
+  return Unmanaged<Sink>.fromOpaque(user).takeUnretainedValue().stop?.isCancelled == true ? 1 : 0
 }
 
 private func sinkWrite(

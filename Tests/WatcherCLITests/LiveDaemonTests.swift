@@ -262,33 +262,9 @@ struct LiveDaemonTests {
     "systemd's notify protocol: READY=1 once scheduled, STATUS= with feeds, failing and next poll, WATCHDOG=1 from the loop, RELOADING=1 then READY=1 around a reload"
   )
   func notifyProtocol() throws {
-    let dir = try TemporaryDirectory()
-    let path = dir.url.appendingPathComponent("notify.sock").path
-    let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-      for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-    }
-    let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
-    try #require(bound == 0)
-    var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    let received = Locked<[String]>([])
-    let reading = Locked(true)
-    let reader = Thread {
-      var buffer = [UInt8](repeating: 0, count: 4_096)
-      while reading.withLock({ $0 }) {
-        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if count > 0 { received.withLock { $0.append(String(decoding: buffer[..<count], as: UTF8.self)) } }
-      }
-    }
-    reader.start()
-    defer { reading.withLock { $0 = false } }
-    let daemon = try Running(environment: ["NOTIFY_SOCKET": path, "WATCHDOG_USEC": "400000"])
+    let listener = try NotifyListener()
+    let received = listener.received
+    let daemon = try Running(environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "400000"])
     func eventually(_ condition: () -> Bool) -> Bool {
       let deadline = Date().addingTimeInterval(10)
       while Date() < deadline {
@@ -323,6 +299,18 @@ struct LiveDaemonTests {
     #expect(saw { $0 == "STOPPING=1" })
   }
 
+  @Test("the watchdog is fed while hooks run: a batch of hooks longer than WatchdogSec is not taken for a hang")
+  func watchdogDuringHooks() throws {
+    let listener = try NotifyListener()
+    // Four hooks of 1.5 s each against a watchdog of 0.4 s (pinged every 0.2 s).
+    let daemon = try Running(
+      rules: "  - { name: r, match: { title: release }, hook: 'sleep 1.5' }\n",
+      environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "400000"])
+    #expect(listener.received.withLock { $0.filter { $0 == "WATCHDOG=1" }.count } >= 5)
+    #expect(listener.longestWatchdogGap < 1.0, "\(listener.longestWatchdogGap) s without a ping")
+    #expect(daemon.stop() == 0)
+  }
+
   static func connect(_ path: String) throws -> Int32 {
     let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
     var address = sockaddr_un()
@@ -347,5 +335,57 @@ enum DaemonSocketPath {
     let sockets = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".sock") }
     try #require(sockets.count == 1, "\(sockets)")
     return directory + "/" + sockets[0]
+  }
+}
+
+/// A datagram socket standing in for systemd's `$NOTIFY_SOCKET`: what it receives, and when.
+final class NotifyListener {
+  let dir: TemporaryDirectory
+  let path: String
+  let fd: Int32
+  let received = Locked<[String]>([])
+  let times = Locked<[(String, Date)]>([])
+  private let reading = Locked(true)
+
+  init() throws {
+    dir = try TemporaryDirectory()
+    path = dir.url.appendingPathComponent("notify.sock").path
+    fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+    }
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    try #require(bound == 0)
+    var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    let (socketFD, received, times, reading) = (fd, received, times, reading)
+    let reader = Thread {
+      var buffer = [UInt8](repeating: 0, count: 4_096)
+      while reading.withLock({ $0 }) {
+        let count = buffer.withUnsafeMutableBytes { recv(socketFD, $0.baseAddress, $0.count, 0) }
+        if count > 0 {
+          let message = String(decoding: buffer[..<count], as: UTF8.self)
+          received.withLock { $0.append(message) }
+          times.withLock { $0.append((message, Date())) }
+        }
+      }
+    }
+    reader.start()
+  }
+
+  deinit {
+    reading.withLock { $0 = false }
+    usleep(250_000)
+    close(fd)
+  }
+
+  /// The longest time between two `WATCHDOG=1` received so far.
+  var longestWatchdogGap: TimeInterval {
+    let pings = times.withLock { $0.filter { $0.0 == "WATCHDOG=1" }.map(\.1) }
+    return zip(pings, pings.dropFirst()).map { $1.timeIntervalSince($0) }.max() ?? 0
   }
 }

@@ -135,6 +135,23 @@ struct NeverHangTests {
     #expect(journal.components(separatedBy: "not run, watcher was stopping").count - 1 == 2, "\(journal)")
   }
 
+  @Test("SIGTERM ends a webhook in flight after the short grace, not at its timeout; it stays pending")
+  func stopDuringWebhook() throws {
+    let receiver = try LoopbackHTTPServer { _ in .init(status: 200, headers: [], body: Data(), silent: true) }
+    defer { receiver.stop() }
+    let setup = try Setup(
+      rules: "  - { name: r, match: { title: item }, webhook: { url: \"\(receiver.url("/hook"))\", timeout: 120s } }\n")
+    let process = try setup.launch(["poll"])
+    defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    #expect(Self.waitFor(seconds: 20) { !receiver.requests.isEmpty }, "the webhook was not sent")
+    kill(process.processIdentifier, SIGTERM)
+    let signalled = Date()
+    #expect(DaemonTests.wait(process, seconds: 30))
+    let took = Date().timeIntervalSince(signalled)
+    #expect(took < 5, "stopping took \(took) s")
+    #expect(try setup.pending() == 1, "the interrupted webhook is not pending")
+  }
+
   @Test("when watcher itself is killed, its running hook and everything the hook started die too")
   func watcherKilled() throws {
     let setup = try Setup(

@@ -12,5 +12,6 @@ CURLcode ccurl_setopt_ptr(CURL *h, CURLoption o, void *v);
 CURLcode ccurl_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v);
 CURLcode ccurl_setopt_writefn(CURL *h, CURLoption o, size_t (*v)(char *, size_t, size_t, void *));
 CURLcode ccurl_setopt_prereqfn(CURL *h, CURLoption o, int (*v)(void *, char *, char *, int, int));
+CURLcode ccurl_setopt_xferinfofn(CURL *h, CURLoption o, int (*v)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t));
 CURLcode ccurl_getinfo_long(CURL *h, CURLINFO i, long *v);
 CURLcode ccurl_getinfo_str(CURL *h, CURLINFO i, char **v);
