@@ -87,7 +87,10 @@ public struct DeliveringActionRunner: ActionRunner {
     return outcomes
   }
 
-  /// Sends a message through the `apprise` command: no shell, the item's text as arguments, never as code.
+  /// Sends a message through Apprise: its own Python library, started with the interpreter its `apprise`
+  /// command names, with everything (the URLs and their tokens, the title, the body, the pictures) as JSON
+  /// on stdin. Nothing of the item or the URLs is on a command line, where every local user could read it,
+  /// and none of it is code (`AppriseProgram`).
   private func send(_ apprise: FeedState.PendingAction.Apprise, of action: FeedState.PendingAction, feed: FeedConfig)
     -> ActionOutcome
   {
@@ -96,20 +99,23 @@ public struct DeliveringActionRunner: ActionRunner {
     guard let program = HookProgram.resolve("apprise", environment: variables) else {
       return .failed(.other("the apprise command is not installed (Debian and Ubuntu: sudo apt install apprise)"))
     }
-    var arguments = [program, "--input-format", "text", "--notification-type", Self.appriseType(apprise.urgency)]
-    arguments += ["--title", apprise.title, "--body", apprise.body.isEmpty ? apprise.title : apprise.body]
-    if let file = apprise.file { arguments += ["--config", HomePath.expand(file, environment: variables)] }
+    guard let python = AppriseProgram.interpreter(of: program, environment: variables) else {
+      return .failed(.other("\(program) is not the Apprise command (no #! line naming Python)"))
+    }
+    var request: [(String, JSONOutput)] = [
+      ("type", .string(Self.appriseType(apprise.urgency))), ("title", .string(apprise.title)),
+      ("body", .string(apprise.body.isEmpty ? apprise.title : apprise.body)),
+      ("urls", .array(apprise.urls.map { .string($0) })),
+      ("configs", .array(apprise.file.map { [.string(HomePath.expand($0, environment: variables))] } ?? [])),
+    ]
     // The picture is fetched here, by the rules pictures keep to (never from an address more private than
     // the feed's), and attached as a file: Apprise is never handed a URL to fetch itself.
-    if let attach = apprise.attach, let path = images?.paths(for: [attach], feedURL: feed.url).first ?? nil {
-      arguments += ["--attach", path]
-    }
-    // "--": whatever the URLs are, none is read as an option.
-    arguments += ["--"] + apprise.urls
+    let attach = apprise.attach.flatMap { images?.paths(for: [$0], feedURL: feed.url).first ?? nil }
+    request.append(("attach", .array(attach.map { [.string($0)] } ?? [])))
     let started = ContinuousClock.now
     let result = HookRunner.run(
-      program: program, arguments: arguments.map(HookEnvironment.clipped), environment: variables, input: Data(),
-      timeout: 60, stop: killing)
+      program: python, arguments: [python, "-I", "-c", AppriseProgram.script], environment: variables,
+      input: Data(JSONOutput.object(request).text.utf8), timeout: 60, stop: killing)
     if result.succeeded { return .done }
     if result.cancelled { return .interrupted(seconds: Int((ContinuousClock.now - started).components.seconds)) }
     let failure = ActionFailure.hook(result, timeout: 60)

@@ -42,6 +42,47 @@ struct AppriseTests {
     return Poller(config: h.config, store: h.store, transport: CurlTransport(userAgent: "t"), runner: runner)
   }
 
+  /// The command lines of every process of the machine that contain `text`.
+  static func commandLines(containing text: String) -> [String] {
+    let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return pids.filter { $0.allSatisfy(\.isNumber) }.compactMap { pid in
+      guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
+      let line = String(decoding: data.map { $0 == 0 ? 32 : $0 }, as: UTF8.self)
+      return line.contains(text) ? line : nil
+    }
+  }
+
+  @Test(
+    "Apprise gets its URLs (tokens) and the item's text on stdin: none of it is on a command line others can read",
+    .enabled(if: installed, "the apprise command is not installed (CI installs it)"))
+  func nothingOnCommandLines() throws {
+    let seen = Locked<[String]>([])
+    let received = Locked(0)
+    let receiver = try LoopbackHTTPServer { _ in
+      received.withLock { $0 += 1 }
+      // While Apprise waits for this answer, its process and its command line are there to read.
+      seen.withLock {
+        $0 += Self.commandLines(containing: "tok3n-s3cret") + Self.commandLines(containing: "Titl3-text")
+      }
+      return .init(status: 200, body: Data("{}".utf8))
+    }
+    defer { receiver.stop() }
+    var h = try Harness(settings: "  first_poll: all")
+    defer { h.server.stop() }
+    h.config.rules = try ConfigLoader.parse(
+      """
+      feeds: [{ url: x, name: test }]
+      rules:
+        - { name: phone, match: { title: "" }, apprise: { urls: ["json://127.0.0.1:\(receiver.port)/tok3n-s3cret"] } }
+      """, path: "r.yaml"
+    ).rules
+    h.source.items.withLock { $0 = [("a", "Titl3-text", "Sat, 28 Nov 2026 10:00:00 GMT")] }
+    let outcome = poller(h).poll(h.config.feeds, force: true, now: PollerTests.now)[0]
+    #expect(outcome.apprised == 1 && outcome.failures.isEmpty, "\(outcome)")
+    #expect(received.withLock { $0 } == 1)
+    #expect(seen.withLock { $0 }.isEmpty, "\(seen.withLock { $0 })")
+  }
+
   @Test(
     "items go out through apprise (json:// and ntfy:// to loopback), as arguments, never as code; a failure is retried",
     .enabled(if: installed, "the apprise command is not installed (CI installs it)"))
