@@ -5,6 +5,7 @@ import FoundationEssentials
 import Glibc
 import WatcherConfig
 import WatcherState
+import WatcherSupport
 
 /// Why an action failed: typed here, turned into words only where it is shown or stored.
 public enum ActionFailure: Error, Sendable, Equatable {
@@ -148,7 +149,7 @@ public struct PrintingActionRunner: ActionRunner {
           "hook [\(feed.name)] rule '\(action.label(feed: feed.name) ?? "")' would run: \(action.command ?? "")")
       case .webhook:
         output(
-          "webhook [\(feed.name)] rule '\(action.label(feed: feed.name) ?? "")' would POST to \(action.webhook?.url ?? "")"
+          "webhook [\(feed.name)] rule '\(action.label(feed: feed.name) ?? "")' would POST to \(URLSecrets.redacted(action.webhook?.url ?? ""))"
         )
       case .apprise:
         output(

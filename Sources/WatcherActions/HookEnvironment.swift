@@ -16,7 +16,7 @@ public enum HookEnvironment {
 
   /// The variables for `item` of `feed` when `rule` runs its hook, in a stable order.
   public static func variables(item: FeedItem, feed: FeedConfig, rule: String, tags: [String]) -> [(String, String)] {
-    variables(item: item, feedName: feed.name, feedURL: feed.url, rule: rule, tags: tags)
+    variables(item: item, feedName: feed.name, feedURL: URLSecrets.redacted(feed.url), rule: rule, tags: tags)
   }
 
   /// The variables of a pending hook, derived from the document it gets on stdin when it runs.
@@ -28,7 +28,7 @@ public enum HookEnvironment {
     guard let json = action.item else { return [:] }
     if let document = ItemDocument(json: json) {
       let pairs = variables(
-        item: document.item, feedName: document.extra["feed"] ?? "", feedURL: document.extra["feed_url"] ?? "",
+        item: document.item, feedName: document.extra["feed"] ?? "", feedURL: URLSecrets.redacted(document.extra["feed_url"] ?? ""),
         rule: document.extra["rule"] ?? "", tags: document.tags)
       return Dictionary(pairs, uniquingKeysWith: { first, _ in first })
     }

@@ -247,7 +247,9 @@ public enum HookRunner {
     }
 
     package func result(program: String) -> HookResult {
-      let tail = String(decoding: stderr, as: UTF8.self).split(separator: "\n").suffix(5).joined(separator: "\n")
+      // Printable: it is shown on terminals (poll, pending, status, log) and kept in the journal.
+      let tail = Printable.lines(
+        String(decoding: stderr, as: UTF8.self).split(separator: "\n").suffix(5).joined(separator: "\n"))
       var result = HookResult(timedOut: false, stderrTail: tail, stdoutBytes: stdoutBytes)
       guard let report else {
         result.startError = "the hook's supervisor ended unexpectedly"

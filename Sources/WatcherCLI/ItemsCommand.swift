@@ -56,7 +56,7 @@ struct ItemsCommand: Command {
     switch FeedLoader.load([feed], settings: config.settings, transport: transport)[0] {
     case .success(let feed): parsed = feed
     case .failure(let error):
-      terminal.error("error: feed '\(feed.name)' (\(feed.url)): \(error)")
+      terminal.error("error: feed '\(feed.name)' (\(URLSecrets.redacted(feed.url))): \(error)")
       return .failure
     }
     let engine = RuleEngine(rules: config.rules, settings: config.settings.notify)

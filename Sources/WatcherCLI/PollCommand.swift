@@ -284,7 +284,7 @@ enum DryRunPoll {
           text +=
             "\(outcome.feed.name): would send through Apprise (rule '\(action.label(feed: outcome.feed.name) ?? "")'): \(action.summary ?? "")\n"
         case .webhook:
-          let url = action.webhook?.url ?? ""
+          let url = URLSecrets.redacted(action.webhook?.url ?? "")
           fields.append(("url", .string(url)))
           let title = action.title.map { " \(JSONString.literal($0))" } ?? ""
           text +=

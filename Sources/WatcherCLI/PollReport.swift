@@ -79,7 +79,7 @@ enum PollReport {
   static func lines(_ outcome: Poller.Outcome, for audience: Audience) -> [String] {
     let feed = outcome.feed
     let failure =
-      outcome.failures.isEmpty ? nil : "error: feed '\(feed.name)' (\(feed.url)): \(outcome.failureText)"
+      outcome.failures.isEmpty ? nil : "error: feed '\(feed.name)' (\(URLSecrets.redacted(feed.url))): \(outcome.failureText)"
     var lines: [String] = []
     switch audience {
     case .failuresOnly:

@@ -55,7 +55,7 @@ struct StatusCommand: Command {
       let failures = readError != nil ? 1 : state.consecutiveFailures + (state.lastActionError == nil ? 0 : 1)
       rows.append(
         .object([
-          ("name", .string(feed.name)), ("url", .string(feed.url)),
+          ("name", .string(feed.name)), ("url", .string(URLSecrets.redacted(feed.url))),
           ("last_attempt", .optional(state.lastAttempt.map(ISODate.format))),
           ("last_success", .optional(state.lastSuccess.map(ISODate.format))),
           ("next_due", .string(ISODate.format(max(next, state.lastAttempt ?? now)))),

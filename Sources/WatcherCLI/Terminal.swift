@@ -111,14 +111,7 @@ extension Terminal {
   /// Text from outside (a page, a file) made safe to print as one line: every control character (C0,
   /// tab and line breaks included, DEL, C1, and U+2028/U+2029) becomes a space, so it cannot drive the
   /// terminal or forge a line.
-  static func field(_ text: String) -> String {
-    guard text.unicodeScalars.contains(where: isControl) else { return text }
-    return String(String.UnicodeScalarView(text.unicodeScalars.map { isControl($0) ? " " : $0 }))
-  }
-
-  private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar.value == 0x2028 || scalar.value == 0x2029
-  }
+  static func field(_ text: String) -> String { Printable.line(text) }
 
   /// `text` cut to `width` characters, with "…" when cut.
   static func clip(_ text: String, _ width: Int) -> String {

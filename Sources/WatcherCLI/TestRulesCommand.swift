@@ -99,7 +99,7 @@ struct TestRulesCommand: Command {
       }
     }
     for failure in run.failures {
-      terminal.error("error: feed '\(failure.feed.name)' (\(failure.feed.url)): \(failure.reason)")
+      terminal.error("error: feed '\(failure.feed.name)' (\(URLSecrets.redacted(failure.feed.url))): \(failure.reason)")
     }
     if arguments.has(Options.json) {
       let explain = arguments.has(Options.explain)
@@ -222,7 +222,7 @@ struct TestRulesCommand: Command {
         out += "  apprise (rule '\(apprise.rule)'): \(apprise.message.summary)\n"
       }
       for webhook in d.webhooks {
-        out += "  webhook (rule '\(webhook.rule)'): POST to \(webhook.action.url)\n"
+        out += "  webhook (rule '\(webhook.rule)'): POST to \(URLSecrets.redacted(webhook.action.url))\n"
       }
       for hook in d.hooks {
         if let arguments = hook.arguments {

@@ -63,6 +63,21 @@ public struct Template: Sendable, Equatable {
     if !literal.isEmpty { parts.append(.literal(literal)) }
   }
 
+  /// A `run:` program's arguments filled for an item (the first is the program, never a template).
+  ///
+  /// An argument whose leading `-` comes from the item (not from the template's own text) is given a leading
+  /// space, so that item text can never become an option of the program (`{title}` of "-rf" or
+  /// "--exec=…"); after a literal `--` argument, where options have ended, arguments are left as they are.
+  public static func arguments(_ templates: [Template], item: FeedItem, feed: String, tags: [String]) -> [String] {
+    var optionsEnded = false
+    return templates.enumerated().map { index, template in
+      let value = template.render(item, feed: feed, tags: tags)
+      defer { if template.source == "--" { optionsEnded = true } }
+      guard index > 0, !optionsEnded, value.hasPrefix("-"), !template.source.hasPrefix("-") else { return value }
+      return " " + value
+    }
+  }
+
   /// Fills the template for an item.
   public func render(_ item: FeedItem, feed: String, tags: [String]) -> String {
     var out = ""

@@ -442,7 +442,7 @@ package struct FeedReader: Sendable {
       FeedJSONWriter.itemJSON(
         item,
         extra: [
-          ("feed", .string(feed.name)), ("feed_url", .string(feed.url)), ("rule", .string(rule)),
+          ("feed", .string(feed.name)), ("feed_url", .string(URLSecrets.redacted(feed.url))), ("rule", .string(rule)),
           ("tags", .array(decision.tags.map { .string($0) })),
         ])
     }
@@ -507,7 +507,7 @@ package struct FeedReader: Sendable {
     if !decision.hooks.isEmpty { outcome.hooked += 1 }
     if !decision.digests.isEmpty {
       let json = FeedJSONWriter.itemJSON(
-        item, extra: [("feed", .string(feed.name)), ("feed_url", .string(feed.url))])
+        item, extra: [("feed", .string(feed.name)), ("feed_url", .string(URLSecrets.redacted(feed.url)))])
       for rule in decision.digests {
         outcome.digested.append((rule, item.title ?? key))
         digests.append(

@@ -45,7 +45,7 @@ enum PendingRefresh {
         if hook.variables == nil || hook.arguments == nil {
           hook.arguments = now.run.map { templates in
             let document = hook.item.flatMap { ItemDocument(json: $0) } ?? legacy(action)
-            return templates.map { $0.render(document.item, feed: feed.name, tags: document.tags) }
+            return Template.arguments(templates, item: document.item, feed: feed.name, tags: document.tags)
           }
         }
         action.payload = .hook(hook)

@@ -81,7 +81,8 @@ public struct RuleEngine: Sendable {
         decision.hooks.append(
           Decision.Hook(
             rule: name, command: hook.command,
-            arguments: hook.run?.map { $0.render(item, feed: feed.name, tags: decision.tags) }, timeout: hook.timeout))
+            arguments: hook.run.map { Template.arguments($0, item: item, feed: feed.name, tags: decision.tags) },
+            timeout: hook.timeout))
       }
       if let webhook = rules[index].actions.webhook {
         decision.webhooks.append(Decision.Webhook(rule: name, action: webhook))
@@ -110,7 +111,8 @@ public struct RuleEngine: Sendable {
       decision.hooks.append(
         Decision.Hook(
           rule: "feed '\(feed.name)'", source: .feed, command: hook.command,
-          arguments: hook.run?.map { $0.render(item, feed: feed.name, tags: decision.tags) }, timeout: hook.timeout))
+          arguments: hook.run.map { Template.arguments($0, item: item, feed: feed.name, tags: decision.tags) },
+          timeout: hook.timeout))
     }
     if let apprise = feed.apprise, decision.apprise.isEmpty {
       let message = notification(apprise.message, rule: nil, item: item, feed: feed.name, tags: decision.tags)

@@ -246,7 +246,7 @@ extension FeedState {
           action.write(to: &json)
         }
       }
-      json.member("url", url)
+      json.member("url", URLSecrets.redacted(url))  // what it is (the file is named by the whole URL)
       json.member("version", version)
     }
     return json.document()

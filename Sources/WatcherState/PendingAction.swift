@@ -321,7 +321,8 @@ extension FeedState.PendingAction {
       json.member("timeout", hook?.timeout ?? webhook?.timeout)
       json.member("title", title)
       json.member("urgency", (notification?.urgency ?? apprise?.urgency)?.rawValue)
-      json.member("url", webhook?.url)
+      // Without its secrets: the URL as the rule has it is taken again before each try (PendingRefresh).
+      json.member("url", webhook.map { URLSecrets.redacted($0.url) })
     }
   }
 

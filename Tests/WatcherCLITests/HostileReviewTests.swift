@@ -137,3 +137,123 @@ extension HostileReviewTests {
     #expect(origin.requests.filter { $0.path == "/other" }.count == 2, "\(origin.requests.map(\.path))")
   }
 }
+
+extension HostileReviewTests {
+  @Test("URL credentials (user:pass@, ?token=) are used to fetch, and never printed, stored or passed on")
+  func urlSecrets() throws {
+    let failing = Locked(false)
+    let seen = Locked<[LoopbackHTTPServer.Request]>([])
+    let server = try LoopbackHTTPServer { request in
+      seen.withLock { $0.append(request) }
+      if request.path.hasPrefix("/hook") { return .init(status: 500, headers: [], body: Data()) }
+      return failing.withLock { $0 } ? .init(status: 500, headers: [], body: Data()) : .ok(Self.rss(["one"]))
+    }
+    defer { server.stop() }
+    let dir = try TemporaryDirectory()
+    let out = dir.url.appendingPathComponent("out").path
+    let feedURL = "http://reader:hunter2pw@127.0.0.1:\(server.port)/feed?token=s3cr3tTok&page=1"
+    let hookURL = "http://127.0.0.1:\(server.port)/hook?api_key=k3yS3cret"
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    settings: { first_poll: all, max_age: none }
+    feeds:
+      - { url: "\(feedURL)", name: f }
+    rules:
+      - { name: h, match: { title: '' }, hook: 'printf "%s\\n" "$WATCHER_FEED_URL" >> \(out); cat >> \(out)' }
+      - { name: w, match: { title: '' }, webhook: "\(hookURL)" }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let state = dir.url.appendingPathComponent("state").path
+    func watcher(_ arguments: [String]) throws -> String {
+      try ActionTests.watcher(arguments + ["--config", config, "--state-dir", state], environment: ActionTests.noBus).1
+    }
+    var printed = try watcher(["poll", "--dry-run"]) + watcher(["test-rules"]) + watcher(["poll"])
+    failing.withLock { $0 = true }
+    printed +=
+      try watcher(["poll", "--all"]) + watcher(["status", "--json"]) + watcher(["status"])
+      + watcher(["pending"]) + watcher(["log"])
+    // The credentials were used.
+    let fetches = seen.withLock { $0 }.filter { $0.path.hasPrefix("/feed") }
+    #expect(fetches.first?.path.contains("token=s3cr3tTok") == true)
+    #expect(fetches.first?.headers["authorization"]?.hasPrefix("Basic ") == true, "\(fetches.first?.headers ?? [:])")
+    #expect(seen.withLock { $0 }.contains { $0.path.contains("api_key=k3yS3cret") }, "the webhook was not posted")
+    // ... and are nowhere else.
+    var stored = ""
+    for name in try FileManager.default.contentsOfDirectory(atPath: state) {
+      stored += (try? String(contentsOfFile: state + "/" + name, encoding: .utf8)) ?? ""
+    }
+    let passedOn = try String(contentsOfFile: out, encoding: .utf8)
+    for secret in ["hunter2pw", "s3cr3tTok", "k3yS3cret"] {
+      #expect(!printed.contains(secret), "\(secret) printed:\n\(printed)")
+      #expect(!stored.contains(secret), "\(secret) stored")
+      #expect(!passedOn.contains(secret), "\(secret) passed to a hook:\n\(passedOn)")
+    }
+    #expect(passedOn.contains("http://***@127.0.0.1:\(server.port)/feed?token=***&page=1"), "\(passedOn)")
+  }
+}
+
+extension HostileReviewTests {
+  /// Whether `text` holds a character that can drive a terminal (C0 but line breaks and tabs, DEL, C1).
+  static func drivesTerminal(_ text: String) -> Bool {
+    text.unicodeScalars.contains {
+      ($0.value < 0x20 && $0 != "\n" && $0 != "\t") || (0x7F...0x9F).contains($0.value)
+    }
+  }
+
+  @Test("a hook's stderr and a feed's raw date reach no terminal with their escape sequences")
+  func noEscapesToTerminal() throws {
+    let dir = try TemporaryDirectory()
+    let feed = dir.url.appendingPathComponent("feed.xml").path
+    try
+      "<rss version=\"2.0\"><channel><title>x</title><item><title>t</title><guid>g</guid><pubDate>A\u{9B}31mB\u{1B}[2J</pubDate></item></channel></rss>"
+      .write(toFile: feed, atomically: true, encoding: .utf8)
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    settings: { first_poll: all, max_age: none }
+    feeds:
+      - { url: \(feed), name: f }
+    rules:
+      - { name: h, match: { title: '' }, hook: 'printf "\\033]0;pwned\\007\\033[2Jbad\\302\\233K\\n" >&2; exit 1' }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let state = dir.url.appendingPathComponent("state").path
+    var printed = ""
+    for command in [["poll"], ["pending"], ["status"], ["log"], ["status", "--json"]] {
+      printed += try ActionTests.watcher(
+        command + ["--config", config, "--state-dir", state], environment: ActionTests.noBus
+      ).1
+    }
+    #expect(printed.contains("bad"), "the hook's stderr is not shown: \(printed)")
+    #expect(!Self.drivesTerminal(printed), "\(printed.debugDescription)")
+    let parsed = try ActionTests.watcher(["parse", feed], environment: ActionTests.noBus).1
+    #expect(parsed.contains("unparseable date") && !Self.drivesTerminal(parsed), "\(parsed.debugDescription)")
+  }
+}
+
+extension HostileReviewTests {
+  @Test("run: item text that starts with '-' never becomes an option of the program (until a literal --)")
+  func noOptionsFromItems() throws {
+    let dir = try TemporaryDirectory()
+    let feed = dir.url.appendingPathComponent("feed.xml").path
+    try
+      "<rss version=\"2.0\"><channel><title>x</title><item><title>--output=/tmp/x</title><guid>g</guid></item></channel></rss>"
+      .write(toFile: feed, atomically: true, encoding: .utf8)
+    let out = dir.url.appendingPathComponent("out").path
+    let script = dir.url.appendingPathComponent("args").path
+    try "#!/bin/sh\nfor a in \"$@\"; do printf '[%s]\\n' \"$a\"; done > \(out)\n".write(
+      toFile: script, atomically: true, encoding: .utf8)
+    chmod(script, 0o755)
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    settings: { first_poll: all, max_age: none }
+    feeds:
+      - { url: \(feed), name: f }
+    rules:
+      - { name: h, match: { title: '' }, hook: { run: [\(script), "{title}", "-t{title}", "x{title}", "--", "{title}"] } }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    _ = try ActionTests.watcher(
+      ["poll", "--config", config, "--state-dir", dir.url.appendingPathComponent("state").path],
+      environment: ActionTests.noBus)
+    #expect(
+      try String(contentsOfFile: out, encoding: .utf8)
+        == "[ --output=/tmp/x]\n[-t--output=/tmp/x]\n[x--output=/tmp/x]\n[--]\n[--output=/tmp/x]\n")
+  }
+}
