@@ -25,6 +25,8 @@ public struct DeliveringActionRunner: ActionRunner {
   package let killing: Cancellation?
   /// Downloads and caches the items' pictures (`nil`: notifications go out without them).
   package let images: NotificationImages?
+  /// Whether the picture cache's problem was said (once a process).
+  private let cacheRefused = Locked(false)
 
   /// Creates a runner; hooks inherit `environment` plus their `WATCHER_*` variables.
   ///
@@ -102,6 +104,11 @@ public struct DeliveringActionRunner: ActionRunner {
     guard let python = AppriseProgram.interpreter(of: program, environment: variables) else {
       return .failed(.other("\(program) is not the Apprise command (no #! line naming Python)"))
     }
+    if let file = apprise.file,
+      let problem = FileSafety.trustedFileProblem(HomePath.expand(file, environment: variables))
+    {
+      return .failed(.other("the Apprise URL file is not safe to use: \(problem)"))
+    }
     var request: [(String, JSONOutput)] = [
       ("type", .string(Self.appriseType(apprise.urgency))), ("title", .string(apprise.title)),
       ("body", .string(apprise.body.isEmpty ? apprise.title : apprise.body)),
@@ -144,6 +151,9 @@ public struct DeliveringActionRunner: ActionRunner {
       }
       secret = value
     } else if let file = webhook.secretFile {
+      if let problem = FileSafety.trustedFileProblem(HomePath.expand(file)) {
+        return .failed(.webhook(status: 0, detail: "the secret file is not safe to use: \(problem)"))
+      }
       guard let text = try? String(contentsOfFile: HomePath.expand(file), encoding: .utf8) else {
         return .failed(.webhook(status: 0, detail: "cannot read the secret file \(file)"))
       }
@@ -184,6 +194,14 @@ public struct DeliveringActionRunner: ActionRunner {
       // Each item's picture, when it has one and it can be had quickly; otherwise the notification goes
       // out without it.
       let pictures = images?.paths(for: actions.map(\.image), feedURL: feed.url) ?? actions.map { _ in nil }
+      if actions.contains(where: { $0.image != nil }), let problem = images?.problem,
+        cacheRefused.withLock({ said in
+          defer { said = true }
+          return !said
+        })
+      {
+        log("warning: notifications go out without their pictures: the picture cache \(problem)")
+      }
       batch = zip(actions, pictures).map { action, picture in
         var notification = DesktopNotification(action)
         notification.imagePath = picture

@@ -28,7 +28,8 @@ public enum HookEnvironment {
     guard let json = action.item else { return [:] }
     if let document = ItemDocument(json: json) {
       let pairs = variables(
-        item: document.item, feedName: document.extra["feed"] ?? "", feedURL: URLSecrets.redacted(document.extra["feed_url"] ?? ""),
+        item: document.item, feedName: document.extra["feed"] ?? "",
+        feedURL: URLSecrets.redacted(document.extra["feed_url"] ?? ""),
         rule: document.extra["rule"] ?? "", tags: document.tags)
       return Dictionary(pairs, uniquingKeysWith: { first, _ in first })
     }

@@ -108,6 +108,22 @@ public enum HookRunner {
       program: program, arguments: arguments, environment: environment, input: input, timeout: timeout, stop: stop)
   }
 
+  /// Interpreters whose first argument, when it is a file, is the code they run.
+  static let interpreters: Set<String> = [
+    "sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "python", "python3", "perl", "ruby", "node", "lua", "php",
+  ]
+
+  /// Why the hook's program (or the script an interpreter is given) must not run: a file another user owns
+  /// or can write could run their code as you (SECURITY.md, "Files other users control").
+  static func untrusted(program: String, arguments: [String]) -> String? {
+    if let problem = FileSafety.trustedFileProblem(program) { return "not run: the hook's program \(problem)" }
+    let name = program.split(separator: "/").last.map(String.init) ?? program
+    guard interpreters.contains(name) || name.hasPrefix("python3."), arguments.count > 1,
+      !arguments[1].hasPrefix("-"), FileManager.default.fileExists(atPath: arguments[1])
+    else { return nil }
+    return FileSafety.trustedFileProblem(arguments[1]).map { "not run: the hook's script \($0)" }
+  }
+
   /// Runs `program` (an absolute path) with `arguments` (argv, its own name first).
   ///
   /// The supervisor runs a shell script, or the system shell under any name on code or a script, in its
@@ -116,6 +132,9 @@ public enum HookRunner {
     program: String, arguments: [String], environment: [String: String], input: Data, timeout: Int,
     stop: Cancellation? = nil
   ) -> HookResult {
+    if let problem = untrusted(program: program, arguments: arguments) {
+      return HookResult(timedOut: false, startError: problem, stderrTail: "", stdoutBytes: 0)
+    }
     // stdin, stdout and stderr; the supervisor reports on its own socket.
     var pipes: [[Int32]] = []
     defer { for fd in pipes.joined() where fd >= 0 { close(fd) } }

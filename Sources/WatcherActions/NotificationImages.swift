@@ -41,6 +41,9 @@ package struct NotificationImages: Sendable {
   package func paths(for urls: [String?], feedURL: String) -> [String?] {
     var result = [String?](repeating: nil, count: urls.count)
     var missing: [(Int, String)] = []
+    // A cache another user planted (a link, their directory, one they can write): no pictures, rather
+    // than reading, writing or evicting among their files. Checked before it is made, and once it is.
+    guard urls.contains(where: { $0 != nil }), problem == nil else { return result }
     for (index, url) in urls.enumerated() {
       guard let url, FeedLocation.isHTTP(url) else { continue }
       let path = file(for: url)
@@ -54,6 +57,7 @@ package struct NotificationImages: Sendable {
     guard !missing.isEmpty else { return result }
     try? FileManager.default.createDirectory(
       atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    guard problem == nil else { return result }
     let requests = missing.map { _, url in
       var request = FetchRequest(url: url, maxBytes: Self.maxBytes, timeout: Self.timeout)
       request.maxScope = AddressScope.limit(forLink: url, in: feedURL)
@@ -130,13 +134,22 @@ package struct NotificationImages: Sendable {
     return nil
   }
 
-  /// Removes the least recently used files while the cache is over its size.
+  /// Why the cache cannot be used (it, or the directory it is in, is a link, another user's or writable by
+  /// others), nil when it can.
+  package var problem: String? {
+    let parent = String(directory[..<(directory.lastIndex(of: "/") ?? directory.endIndex)])
+    return FileSafety.privateDirectoryProblem(parent) ?? FileSafety.privateDirectoryProblem(directory)
+  }
+
+  /// Removes the least recently used of its own files (`HASH.img`, regular files) while the cache is over
+  /// its size.
   private func evict() {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
     var files: [(path: String, size: Int, used: Int)] = names.compactMap { name in
+      guard name.hasSuffix(".img") else { return nil }
       let path = directory + "/" + name
       var info = stat()
-      guard stat(path, &info) == 0 else { return nil }
+      guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
       return (path, Int(info.st_size), Int(info.st_mtim.tv_sec))
     }
     var total = files.reduce(0) { $0 + $1.size }

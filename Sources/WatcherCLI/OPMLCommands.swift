@@ -67,6 +67,15 @@ struct ImportOPMLCommand: Command {
         terminal.error(Terminal.field("skipped '\(url)': not an http or https URL; only web feeds are imported"))
       }
     }
+    if !plan.invalid.isEmpty {
+      skipped += "; skipped \(plan.invalid.count) whose URL cannot be a line of the config"
+      for url in plan.invalid {
+        terminal.error(
+          Terminal.field(
+            "skipped '\(Terminal.clip(url, 120))': a URL of \(url.utf8.count) bytes with a space, a line break or "
+              + "another control character, or over \(ConfigEditor.maxURLBytes) bytes, cannot be a feed"))
+      }
+    }
     if arguments.has(Options.print) {
       terminal.output(Array(("feeds:\n" + ConfigEditor.entries(plan.added)).utf8))
       terminal.error("\(plan.added.count) new feed\(plan.added.count == 1 ? "" : "s")\(skipped)")

@@ -29,6 +29,26 @@ public enum ConfigEditor {
     /// URLs that are not http(s) feeds (a `file:` path, a `javascript:` link, a relative link), skipped:
     /// an import adds web feeds only.
     public var notWeb: [String] = []
+    /// The URLs that cannot be a line of the config: longer than `maxURLBytes`, or holding a space, a line
+    /// break or another control character.
+    public var invalid: [String] = []
+  }
+
+  /// The longest URL an import writes into the config.
+  public static let maxURLBytes = 8_192
+  /// The longest title an import writes (cut, with "…").
+  public static let maxTitleCharacters = 200
+
+  /// Whether `url` can be written as it is on one line of the config.
+  static func isWritable(_ url: String) -> Bool {
+    url.utf8.count <= maxURLBytes
+      && !url.unicodeScalars.contains { $0.value <= 0x20 || (0x7F...0x9F).contains($0.value) || $0.value == 0x2028 }
+  }
+
+  /// `text` as one printable line of at most `maxTitleCharacters` characters.
+  static func oneLine(_ text: String) -> String {
+    let line = Printable.line(text).trimming(.spaces)
+    return line.count > maxTitleCharacters ? String(line.prefix(maxTitleCharacters - 1)) + "…" : line
   }
 
   /// Which subscriptions are new to `config`, named uniquely (a slug of the title, else of the URL).
@@ -37,6 +57,10 @@ public enum ConfigEditor {
     var names = Set(config.feeds.map(\.name))
     var plan = Plan(added: [], skipped: [])
     for subscription in subscriptions {
+      guard isWritable(subscription.url) else {
+        plan.invalid.append(subscription.url)
+        continue
+      }
       guard FeedLocation.isHTTP(subscription.url), URLComponents(string: subscription.url)?.host?.isEmpty == false
       else {
         plan.notWeb.append(subscription.url)
@@ -54,12 +78,12 @@ public enum ConfigEditor {
       }
       let name =
         kept.flatMap { names.contains($0) ? nil : $0 }
-        ?? uniqueName(title: subscription.title, url: subscription.url, taken: names)
+        ?? uniqueName(title: subscription.title.map(oneLine), url: subscription.url, taken: names)
       names.insert(name)
       var feed = FeedConfig(
-        url: subscription.url, name: name, title: subscription.title.flatMap { $0.isEmpty ? nil : $0 },
-        tags: subscription.tags)
-      feed.site = subscription.site.flatMap { FeedLocation.isHTTP($0) ? $0 : nil }
+        url: subscription.url, name: name, title: subscription.title.map(oneLine).flatMap { $0.isEmpty ? nil : $0 },
+        tags: subscription.tags.prefix(20).map(oneLine).filter { !$0.isEmpty })
+      feed.site = subscription.site.flatMap { FeedLocation.isHTTP($0) && isWritable($0) ? $0 : nil }
       plan.added.append(feed)
     }
     return plan
@@ -68,7 +92,9 @@ public enum ConfigEditor {
   /// A name for a feed: a slug of its title ("The H" → "the-h"), else of its URL, made unique among `taken`
   /// with a counter ("the-h-2").
   public static func uniqueName(title: String?, url: String, taken: Set<String>) -> String {
-    let base = title.map(FeedConfig.slugify).flatMap { $0.isEmpty ? nil : $0 } ?? FeedConfig.slug(for: url)
+    var base = String(
+      (title.map(FeedConfig.slugify).flatMap { $0.isEmpty ? nil : $0 } ?? FeedConfig.slug(for: url)).prefix(60))
+    while base.hasSuffix("-") { base.removeLast() }
     var name = base
     var counter = 2
     while taken.contains(name) {

@@ -23,6 +23,10 @@ public enum ConfigLoader {
     case .read(let bytes): data = bytes
     }
     if let problem = FileSafety.problem(path, groupMayWrite: true) { throw .unsafe(path: path, reason: problem) }
+    let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+    if let problem = FileSafety.directoryProblem(folder.isEmpty ? (path.hasPrefix("/") ? "/" : ".") : folder) {
+      throw .unsafe(path: path, reason: problem)
+    }
     guard let text = String(validating: data, as: UTF8.self) else {
       // A byte that is not UTF-8 would become U+FFFD, and a rule with it would never match: say where.
       let text = String(decoding: data, as: UTF8.self)

@@ -82,6 +82,10 @@ public struct FetchOptions: Sendable, Equatable {
           return .failure(
             FetchOptionsError(description: "header '\(header.name)': cannot read its file \(path): \(why)"))
         }
+        if let problem = FileSafety.trustedFileProblem(expanded) {
+          return .failure(
+            FetchOptionsError(description: "header '\(header.name)': its file is not safe to use: \(problem)"))
+        }
         value = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
       case .environment(let name):
         guard let text = environment[name], !text.isEmpty else {

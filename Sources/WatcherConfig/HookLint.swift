@@ -226,6 +226,9 @@ enum SecretFileLint {
     guard stat(HomePath.expand(file, environment: environment), &info) == 0 else {
       return [Diagnostic(message: "\(name) \(file) does not exist", mark: mark, notes: [format])]
     }
+    if let problem = FileSafety.trustedFileProblem(HomePath.expand(file, environment: environment)) {
+      return [Diagnostic(message: "\(name) is not safe to use: \(problem)", mark: mark)]
+    }
     guard info.st_mode & 0o044 != 0 else { return [] }
     return [
       Diagnostic(

@@ -302,7 +302,9 @@ struct BinaryTests {
     let program = path + "/watcher"
     try FileManager.default.copyItem(atPath: binary.path, toPath: program)
     chmod(program, 0o711)
-    chmod(path, 0o777)
+    // Writable by nobody's process, sticky like /tmp (a config in a directory anyone could replace it in is
+    // refused).
+    chmod(path, 0o1777)
     let items = (1...3).map { "<item><title>T\($0)</title><guid>g\($0)</guid></item>" }.joined()
     try Data("<rss version=\"2.0\"><channel><title>F</title>\(items)</channel></rss>".utf8)
       .write(to: dir.url.appendingPathComponent("feed.xml"))

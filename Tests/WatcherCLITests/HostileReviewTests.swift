@@ -257,3 +257,50 @@ extension HostileReviewTests {
         == "[ --output=/tmp/x]\n[-t--output=/tmp/x]\n[x--output=/tmp/x]\n[--]\n[--output=/tmp/x]\n")
   }
 }
+
+extension HostileReviewTests {
+  @Test("files other users control: a hook script, a secret file or a config directory others can write is refused")
+  func othersFiles() throws {
+    let dir = try TemporaryDirectory()
+    let feed = dir.url.appendingPathComponent("feed.xml").path
+    try Self.rss(["one"]).write(toFile: feed, atomically: true, encoding: .utf8)
+    let ran = dir.url.appendingPathComponent("ran").path
+    let script = dir.url.appendingPathComponent("hook.sh").path
+    try "#!/bin/sh\necho ran >> \(ran)\n".write(toFile: script, atomically: true, encoding: .utf8)
+    chmod(script, 0o757)
+    let shScript = dir.url.appendingPathComponent("plain.sh").path
+    try "echo ran >> \(ran)\n".write(toFile: shScript, atomically: true, encoding: .utf8)
+    chmod(shScript, 0o666)
+    let secret = dir.url.appendingPathComponent("secret").path
+    try "s3cret\n".write(toFile: secret, atomically: true, encoding: .utf8)
+    chmod(secret, 0o622)
+    let receiver = try LoopbackHTTPServer { _ in .init(status: 200, body: Data()) }
+    defer { receiver.stop() }
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    settings: { first_poll: all, max_age: none }
+    feeds:
+      - { url: \(feed), name: f }
+    rules:
+      - { name: script, match: { title: '' }, hook: { run: [\(script)] } }
+      - { name: shell, match: { title: '' }, hook: { run: [sh, \(shScript)] } }
+      - { name: hook, match: { title: '' }, webhook: { url: "\(receiver.url("/h"))", secret_file: \(secret) } }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let state = dir.url.appendingPathComponent("state").path
+    let (_, output) = try ActionTests.watcher(
+      ["poll", "--config", config, "--state-dir", state], environment: ActionTests.noBus)
+    #expect(!FileManager.default.fileExists(atPath: ran), "a script others can write ran")
+    #expect(receiver.requests.isEmpty, "a webhook was signed with a secret others can write")
+    #expect(output.contains("\(script) is writable by every user"), "\(output)")
+    #expect(output.contains("\(shScript) is writable by every user"), "\(output)")
+    #expect(output.contains("the secret file is not safe to use"), "\(output)")
+    // A config in a directory every user can write (without the sticky bit): refused, as the file would be.
+    let open = dir.url.appendingPathComponent("open")
+    try FileManager.default.createDirectory(at: open, withIntermediateDirectories: true)
+    chmod(open.path, 0o777)
+    try FileManager.default.copyItem(atPath: config, toPath: open.path + "/rules.yaml")
+    let check = try ActionTests.watcher(
+      ["check", "--config", open.path + "/rules.yaml"], environment: ActionTests.noBus)
+    #expect(check.0 != 0 && check.1.contains("writable by every user"), "\(check.1)")
+  }
+}

@@ -139,3 +139,31 @@ struct OPMLCommandTests {
     #expect(code == 1 && err.contains("it is a FIFO (named pipe), not a regular file"), "\(err)")
   }
 }
+
+extension OPMLCommandTests {
+  @Test("import-opml writes no huge name or title, and no URL with a line break or a space, into the config")
+  func importBounds() throws {
+    let dir = try TemporaryDirectory()
+    let huge = String(repeating: "Long title ", count: 100_000)
+    let opml = """
+      <opml version="2.0"><body>
+      <outline type="rss" text="\(huge)" xmlUrl="https://example.org/a.xml"/>
+      <outline type="rss" text="Broken" xmlUrl="https://example.org/b.xml&#10;settings: { state_dir: /tmp/x }"/>
+      <outline type="rss" text="Spaced" xmlUrl="https://example.org/c d.xml"/>
+      </body></opml>
+      """
+    let file = dir.url.appendingPathComponent("list.opml").path
+    try opml.write(toFile: file, atomically: true, encoding: .utf8)
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    let result = try ChildProcess.run(
+      try #require(BinaryTests.binary), ["import-opml", file, "--config", config], environment: ActionTests.noBus)
+    #expect(result.status == 0, "\(result.errors)")
+    let text = try String(contentsOfFile: config, encoding: .utf8)
+    #expect(text.utf8.count < 2_000, "\(text.utf8.count) bytes")
+    #expect(!text.contains("state_dir") && !text.contains("c d.xml"), "\(text)")
+    #expect(text.contains("https://example.org/a.xml"))
+    #expect(result.errors.components(separatedBy: "cannot be a feed").count - 1 == 2, "\(result.errors)")
+    let check = try ChildProcess.run(try #require(BinaryTests.binary), ["check", "--config", config])
+    #expect(check.status == 0, "\(check.errors)")
+  }
+}

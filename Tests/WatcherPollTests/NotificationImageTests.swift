@@ -39,6 +39,28 @@ struct NotificationImageTests {
     #expect(server.requests.count == 1, "the second time it came from the cache")
   }
 
+  @Test("a picture cache another user planted (a link, a directory others can write) is never written or evicted")
+  func plantedCache() throws {
+    let server = try LoopbackHTTPServer { _ in .init(status: 200, body: Self.png) }
+    defer { server.stop() }
+    let dir = try TemporaryDirectory()
+    let victim = dir.url.appendingPathComponent("theirs").path
+    try FileManager.default.createDirectory(atPath: victim, withIntermediateDirectories: true)
+    try Data(repeating: 1, count: 1_000).write(to: URL(fileURLWithPath: victim + "/keep.img"))
+    let linked = dir.url.appendingPathComponent("linked").path
+    try FileManager.default.createSymbolicLink(atPath: linked, withDestinationPath: victim)
+    let open = dir.url.appendingPathComponent("open").path
+    try FileManager.default.createDirectory(atPath: open + "/images", withIntermediateDirectories: true)
+    chmod(open + "/images", 0o777)
+    for cache in [linked, open + "/images", linked + "/images"] {
+      let images = NotificationImages(directory: cache, transport: CurlTransport(userAgent: "t"))
+      #expect(images.problem != nil, "\(cache)")
+      #expect(images.paths(for: [server.url("/a.png")], feedURL: server.url("/feed.xml")) == [nil])
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: victim) == ["keep.img"])
+    #expect(server.requests.isEmpty, "nothing fetched for a cache it cannot use")
+  }
+
   @Test("PNG, JPEG, GIF and WebP are images by their headers; an HTML page, garbage or a picture too large is not")
   func sniffing() {
     #expect(NotificationImages.isImage(Self.png))
