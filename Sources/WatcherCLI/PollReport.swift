@@ -24,8 +24,11 @@ enum PollReport {
     }
     var parts: [String] = []
     // Said as it went: shown, kept for when the notification service is back, or held for quiet hours.
-    let shown = max(0, outcome.notified - outcome.kept - outcome.held)
+    let shown = max(0, outcome.notified - outcome.kept - outcome.held - outcome.givenUp)
     if shown > 0 { parts.append("\(shown) notified") }
+    if outcome.givenUp > 0 {
+      parts.append("\(outcome.givenUp) notification\(outcome.givenUp == 1 ? "" : "s") given up (see the warning)")
+    }
     if outcome.kept > 0 {
       let why = outcome.actionProblems.lazy.compactMap { problem -> String? in
         if case .notShown(let failure) = problem { failure.briefly } else { nil }
@@ -79,7 +82,8 @@ enum PollReport {
   static func lines(_ outcome: Poller.Outcome, for audience: Audience) -> [String] {
     let feed = outcome.feed
     let failure =
-      outcome.failures.isEmpty ? nil : "error: feed '\(feed.name)' (\(URLSecrets.redacted(feed.url))): \(outcome.failureText)"
+      outcome.failures.isEmpty
+      ? nil : "error: feed '\(feed.name)' (\(URLSecrets.redacted(feed.url))): \(outcome.failureText)"
     var lines: [String] = []
     switch audience {
     case .failuresOnly:

@@ -45,9 +45,9 @@ public enum ConfigEditor {
       && !url.unicodeScalars.contains { $0.value <= 0x20 || (0x7F...0x9F).contains($0.value) || $0.value == 0x2028 }
   }
 
-  /// `text` as one printable line of at most `maxTitleCharacters` characters.
+  /// `text` cut to `maxTitleCharacters` characters (what YAML cannot hold raw is quoted when written).
   static func oneLine(_ text: String) -> String {
-    let line = Printable.line(text).trimming(.spaces)
+    let line = text.trimming(.spaces)
     return line.count > maxTitleCharacters ? String(line.prefix(maxTitleCharacters - 1)) + "…" : line
   }
 

@@ -63,6 +63,9 @@ extension Poller {
     public var journal: [JournalEntry] = []
     /// Notifications held for quiet hours.
     public var held = 0
+    /// This pass's notifications that could neither be shown nor kept (past `keep_max`, `keep_for` or the
+    /// file's budget): given up, and journaled.
+    public var givenUp = 0
     /// Items whose notifications were not made because the feed is snoozed.
     public var snoozed = 0
     /// Items collected for digests in this pass: (rule, item title).

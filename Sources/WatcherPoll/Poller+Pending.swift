@@ -235,6 +235,7 @@ extension Poller {
         let stayed = min(added.count, bounded.count)
         outcome.held += min(held.count, stayed)
         outcome.kept += max(0, stayed - held.count)
+        outcome.givenUp += added.count - stayed
         if dropped > 0 {
           outcome.warnings.append(
             "gave up on \(dropped) kept notification\(dropped == 1 ? "" : "s"): \(why.joined(separator: "; ")) "

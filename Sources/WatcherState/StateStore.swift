@@ -197,8 +197,24 @@ public final class StateStore {
   }
 
   /// Whether the directory can be written (a poll records nothing, and so acts on nothing, until it can).
+  ///
+  /// Beyond permissions (which root passes, and a read-only mount fails), it writes and syncs a small
+  /// probe file and removes it: a full disk shows only when a write fails.
   public func writeProblem() -> String? {
-    access(directory, W_OK) == 0 ? nil : String(cString: strerror(errno))
+    guard access(directory, W_OK) == 0 else { return String(cString: strerror(errno)) }
+    var template = Array((directory + "/.write-probe-XXXXXX").utf8CString)
+    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    guard fd >= 0 else { return String(cString: strerror(errno)) }
+    let path = String(cString: template)
+    defer {
+      close(fd)
+      unlink(path)
+    }
+    // A page: what one state file needs at the least.
+    let page = [UInt8](repeating: 0x20, count: 4_096)
+    let written = page.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    if written != page.count { return written < 0 ? String(cString: strerror(errno)) : "the disk is full" }
+    return fsync(fd) == 0 ? nil : String(cString: strerror(errno))
   }
 
   /// Writes a feed's state durably and atomically.

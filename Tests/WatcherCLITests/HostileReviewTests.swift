@@ -304,3 +304,102 @@ extension HostileReviewTests {
     #expect(check.0 != 0 && check.1.contains("writable by every user"), "\(check.1)")
   }
 }
+
+extension HostileReviewTests {
+  /// Whether this process may mount a tmpfs (root on Linux, as CI runs).
+  static var canMount: Bool { geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/bin/mount") }
+
+  @Test(
+    "status says so when a full disk makes every poll refuse to act", .enabled(if: canMount, "needs root to mount"))
+  func fullDisk() throws {
+    let dir = try TemporaryDirectory()
+    let state = dir.url.appendingPathComponent("state").path
+    try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+    let mounted = try ChildProcess.run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", state])
+    try #require(mounted.status == 0, "\(mounted.errors)")
+    defer { _ = try? ChildProcess.run("/bin/umount", [state]) }
+    let feed = dir.url.appendingPathComponent("feed.xml").path
+    try Self.rss(["one"]).write(toFile: feed, atomically: true, encoding: .utf8)
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try "feeds:\n  - { url: \(feed), name: f }\n".write(toFile: config, atomically: true, encoding: .utf8)
+    let arguments = ["--config", config, "--state-dir", state]
+    _ = try ActionTests.watcher(["poll"] + arguments, environment: ActionTests.noBus)
+    #expect(!(try ActionTests.watcher(["status"] + arguments, environment: ActionTests.noBus).1.contains("error:")))
+    // The disk fills up.
+    _ = try ChildProcess.run("/bin/sh", ["-c", "cat /dev/zero > '\(state)/filler' 2>/dev/null; true"])
+    let status = try ActionTests.watcher(["status"] + arguments, environment: ActionTests.noBus).1
+    #expect(status.contains("error: cannot write the state directory"), "\(status)")
+    #expect(status.contains("No space left on device") || status.contains("disk is full"), "\(status)")
+  }
+}
+
+extension HostileReviewTests {
+  @Test("under quiet hours, notifications given up past keep_max are not counted as notified")
+  func quietHoursCount() throws {
+    let dir = try TemporaryDirectory()
+    let feed = dir.url.appendingPathComponent("feed.xml").path
+    try Self.rss((0..<30).map { "T\($0)" }).write(toFile: feed, atomically: true, encoding: .utf8)
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    settings:
+      first_poll: all
+      max_age: none
+      notify: { quiet: "00:00-23:59", keep_max: 5, max_per_poll: 100 }
+    feeds:
+      - { url: \(feed), name: f }
+    rules:
+      - { name: n, match: { title: T }, notify: { summary: "{title}" } }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let (_, output) = try ActionTests.watcher(
+      ["poll", "--config", config, "--state-dir", dir.url.appendingPathComponent("state").path],
+      environment: ActionTests.noBus)
+    #expect(output.contains("f: 30 new: 25 notifications given up"), "\(output)")
+    #expect(!output.contains("notified"), "\(output)")
+  }
+}
+
+extension HostileReviewTests {
+  @Test("SIGKILL at random moments of polls loses no action: every item's hook runs, shared stories at least once")
+  func killsLoseNothing() throws {
+    let dir = try TemporaryDirectory()
+    var feeds = ""
+    for feed in 0..<8 {
+      // Feeds pair up: 2k and 2k+1 carry the same five stories (link and title), and five of their own.
+      let shared = (0..<5).map { ("Shared \(feed / 2)-\($0)", "https://example.org/s\(feed / 2)/\($0)") }
+      let own = (0..<5).map { ("Own \(feed)-\($0)", "https://example.org/o\(feed)/\($0)") }
+      let items = (shared + own).map {
+        "<item><title>\($0.0)</title><guid>\(feed)-\($0.1)</guid><link>\($0.1)</link></item>"
+      }
+      let path = dir.url.appendingPathComponent("f\(feed).xml").path
+      try ("<rss version=\"2.0\"><channel><title>F</title>" + items.joined() + "</channel></rss>").write(
+        toFile: path, atomically: true, encoding: .utf8)
+      feeds += "  - { url: \(path), name: f\(feed) }\n"
+    }
+    let log = dir.url.appendingPathComponent("ran").path
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    settings: { first_poll: all, max_age: none, dedupe: true }
+    feeds:
+    \(feeds)rules:
+      - { name: r, match: { title: '' }, hook: 'printf "%s %s\\n" "$WATCHER_FEED" "$WATCHER_TITLE" >> \(log)' }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let state = dir.url.appendingPathComponent("state").path
+    for _ in 0..<30 {
+      let process = try DaemonTests.launch(["poll", "--all", "--config", config, "--state-dir", state])
+      usleep(UInt32.random(in: 0...30_000))
+      kill(process.processIdentifier, SIGKILL)
+      #expect(DaemonTests.wait(process, seconds: 10))
+    }
+    for _ in 0..<2 {
+      let last = try DaemonTests.launch(["poll", "--all", "--config", config, "--state-dir", state])
+      #expect(DaemonTests.wait(last, seconds: 60))
+    }
+    let ran = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
+    for feed in 0..<8 {
+      for index in 0..<5 {
+        #expect(ran.contains("f\(feed) Own \(feed)-\(index)"), "lost: f\(feed) Own \(feed)-\(index)")
+        #expect(ran.contains { $0.hasSuffix(" Shared \(feed / 2)-\(index)") }, "lost: Shared \(feed / 2)-\(index)")
+      }
+    }
+  }
+}
