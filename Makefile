@@ -50,12 +50,19 @@ install:
 	install -m 644 contrib/man/watcher.1 $(MANDIR)/man1/watcher.1
 	install -m 644 contrib/man/watcher-rules.5 $(MANDIR)/man5/watcher-rules.5
 
+# Exactly the files install wrote, then their directories if nothing else is in them: what a hook keeps
+# there (archive-jsonl's ~/.local/share/watcher/archive.jsonl) is the user's.
 uninstall:
 	rm -f $(BINDIR)/watcher $(UNITDIR)/watcher.service $(UNITDIR)/watcher-poll.service $(UNITDIR)/watcher-poll.timer
-	rm -rf $(SHAREDIR)/watcher $(SHAREDIR)/doc/watcher
+	rm -f $(addprefix $(SHAREDIR)/watcher/hooks/,$(notdir $(wildcard contrib/hooks/*)))
+	rm -f $(addprefix $(SHAREDIR)/watcher/samples/,$(notdir $(wildcard samples/*.rss samples/*.atom samples/*.html)))
+	rm -f $(SHAREDIR)/watcher/rules.example.yaml
+	rm -f $(addprefix $(SHAREDIR)/doc/watcher/,README.md CHANGELOG.md $(notdir $(wildcard docs/*.md)))
 	rm -f $(SHAREDIR)/bash-completion/completions/watcher $(SHAREDIR)/zsh/site-functions/_watcher $(SHAREDIR)/fish/vendor_completions.d/watcher.fish
 	rm -f $(MANDIR)/man1/watcher.1 $(MANDIR)/man5/watcher-rules.5
 	rm -f $(SHAREDIR)/applications/watcher.desktop $(SHAREDIR)/icons/hicolor/scalable/apps/watcher.svg
+	for dir in $(SHAREDIR)/watcher/hooks $(SHAREDIR)/watcher/samples $(SHAREDIR)/watcher $(SHAREDIR)/doc/watcher; do \
+	  rmdir $$dir 2>/dev/null || true; done
 
 test:
 	Scripts/test.sh

@@ -89,9 +89,10 @@ public struct DeliveringActionRunner: ActionRunner {
     return outcomes
   }
 
-  /// Sends a message through Apprise: its own Python library, started with the interpreter its `apprise`
-  /// command names, with everything (the URLs and their tokens, the title, the body, the pictures) as JSON
-  /// on stdin. Nothing of the item or the URLs is on a command line, where every local user could read it,
+  /// Sends a message through Apprise's own Python library, as JSON on its stdin.
+  ///
+  /// The library is started with the interpreter its `apprise` command names, and everything (the URLs and
+  /// their tokens, the title, the body, the pictures) is on its stdin. Nothing of the item or the URLs is on a command line, where every local user could read it,
   /// and none of it is code (`AppriseProgram`).
   private func send(_ apprise: FeedState.PendingAction.Apprise, of action: FeedState.PendingAction, feed: FeedConfig)
     -> ActionOutcome

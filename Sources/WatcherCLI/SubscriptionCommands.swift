@@ -192,7 +192,8 @@ struct RemoveCommand: Command {
       let edited = try ConfigEditor.removing(feed, from: config, text: text, path: path)
       let backup = try ConfigEditor.write(edited, to: path)
       terminal.print(
-        "removed '\(feed.name)' (\(URLSecrets.redacted(feed.url))) from \(path)" + (backup.map { " (the old file is \($0))" } ?? ""))
+        "removed '\(feed.name)' (\(URLSecrets.redacted(feed.url))) from \(path)"
+          + (backup.map { " (the old file is \($0))" } ?? ""))
       Subscriptions.tellDaemon(arguments, config: config, path: path, terminal: terminal)
     } catch {
       terminal.error("error: \(error)")

@@ -32,7 +32,10 @@ struct TestOutputCommand: Command {
       text: "If this arrived, the rule '\(name)' reaches you.")
     let feed = FeedConfig(url: "https://example.org/feed.xml", name: "test-output")
     let document = FeedJSONWriter.itemJSON(
-      item, extra: [("feed", .string(feed.name)), ("feed_url", .string(URLSecrets.redacted(feed.url))), ("rule", .string(name))])
+      item,
+      extra: [
+        ("feed", .string(feed.name)), ("feed_url", .string(URLSecrets.redacted(feed.url))), ("rule", .string(name)),
+      ])
     var actions: [FeedState.PendingAction] = []
     if let apprise = rule.actions.apprise {
       var message = FeedState.PendingAction.Apprise(

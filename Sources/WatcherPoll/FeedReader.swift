@@ -57,6 +57,7 @@ package struct FeedReader: Sendable {
       return job
     }
     job.state.lastAttempt = now
+    job.state.name = job.feed.name
     // When nothing of this feed will be acted on (catch-up, a silent first poll, a restart), its items are
     // read for their identity only.
     let silent =
@@ -326,6 +327,14 @@ package struct FeedReader: Sendable {
       }
     }
     state.initialized = true
+    // The first poll at a new URL, its history moved from the old one: what was published since the old
+    // URL's last poll is new; what is older was there to see at the old URL.
+    if let since = state.movedSince {
+      let before = act.count
+      act = act.filter { (items[$0].published ?? .distantFuture) > since }
+      outcome.tooOld += before - act.count
+      state.movedSince = nil
+    }
     if let maxAge = config.settings.maxAge {
       let oldest = now.addingTimeInterval(-Double(maxAge))
       let before = act.count

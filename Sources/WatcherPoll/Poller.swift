@@ -98,6 +98,8 @@ public struct Poller {
     var outcomes: [Outcome] = []
     outcomes.reserveCapacity(feeds.count)
     var due: [PassStages.Due] = []
+    // A feed whose URL changed (a 301 followed in the config, an edit, remove and add): its history follows.
+    let moved = dryRun ? [] : store.adoptMoved(feeds.map { ($0.url, $0.name) })
     var holds = (try? store.hostHolds(readOnly: dryRun)) ?? [:]
     let heldBefore = holds
     // A pass over many feeds holds their states a batch at a time: they are read a chunk at a time to be
@@ -173,6 +175,11 @@ public struct Poller {
     if !dryRun {
       if holds != heldBefore { try? store.saveHostHolds(holds, now: now) }
       store.syncDirectory()
+    }
+    for (name, from) in moved {
+      guard let index = outcomes.firstIndex(where: { $0.feed.name == name }) else { continue }
+      outcomes[index].warnings.append(
+        "its URL changed: its history came along from \(from), so what it published since is new and the rest is not")
     }
     return outcomes
   }

@@ -85,7 +85,10 @@ public struct DryRun: Sendable {
           ),
           (
             "webhooks",
-            .array(d.webhooks.map { .object([("rule", .string($0.rule)), ("url", .string(URLSecrets.redacted($0.action.url)))]) })
+            .array(
+              d.webhooks.map {
+                .object([("rule", .string($0.rule)), ("url", .string(URLSecrets.redacted($0.action.url)))])
+              })
           ),
           (
             "matches",

@@ -41,6 +41,15 @@ public struct FeedState: Sendable, Equatable {
   public var retryAfterUntil: Date?
   /// Where a permanent redirect (301/308) pointed.
   public var movedTo: String?
+  /// The feed's name in the config when this state was last saved: a feed whose URL changes (by a 301
+  /// followed in the config, an edit, `remove` and `add` of the same name) takes its history along
+  /// (`StateStore.adoptMoved`).
+  public var name: String?
+  /// Set when this history came from the feed's previous URL: the last success there.
+  ///
+  /// The first poll of the
+  /// new URL acts on the items published after it (and those without a date), and records the others.
+  public var movedSince: Date?
   /// Whether the feed has been polled successfully at least once (first-poll policy applies until then).
   public var initialized: Bool = false
   /// Items known, by key.
@@ -234,7 +243,9 @@ extension FeedState {
       json.member("last_rekey", lastRekey)
       json.member("last_success", lastSuccess)
       json.member("last_success_before", lastSuccessBefore)
+      json.member("moved_since", movedSince)
       json.member("moved_to", movedTo)
+      json.member("name", name)
       json.member("not_before", notBefore)
       json.member("problem", problem)
       json.member("retry_after_until", retryAfterUntil)
@@ -281,6 +292,8 @@ extension FeedState {
       case "not_before": state.notBefore = try json.optional { try $0.date() }
       case "retry_after_until": state.retryAfterUntil = try json.optional { try $0.date() }
       case "moved_to": state.movedTo = try json.optional { try $0.string() }
+      case "moved_since": state.movedSince = try json.optional { try $0.date() }
+      case "name": state.name = try json.optional { try $0.string() }
       case "initialized": state.initialized = try json.optional { try $0.bool() } ?? false
       case "auto_identity": state.autoIdentity = try json.optional { try $0.string() }
       case "auto_identity_reason": state.autoIdentityReason = try json.optional { try $0.string() }

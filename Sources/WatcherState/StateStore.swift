@@ -203,7 +203,7 @@ public final class StateStore {
   public func writeProblem() -> String? {
     guard access(directory, W_OK) == 0 else { return String(cString: strerror(errno)) }
     var template = Array((directory + "/.write-probe-XXXXXX").utf8CString)
-    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    let fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
     guard fd >= 0 else { return String(cString: strerror(errno)) }
     let path = String(cString: template)
     defer {

@@ -33,7 +33,9 @@ public struct Story: Sendable, Equatable {
   /// A longer story is kept as its hash.
   public static let maxBytes = 512
 
-  /// A title as stories compare it: lowercased, its runs of white space one space (none: empty). Two
+  /// A title as stories compare it: lowercased, its runs of white space one space (none: empty).
+  ///
+  /// Two
   /// items with one link but other titles are other stories: one feed cannot claim another's next post.
   public static func folded(_ title: String?) -> String {
     (title ?? "").lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")

@@ -28,7 +28,9 @@ public enum Heartbeat {
     }
   }
 
-  /// A sign of life: sends one when the last was long enough ago. Cheap enough for a loop's every turn.
+  /// A sign of life: sends one when the last was long enough ago.
+  ///
+  /// Cheap enough for a loop's every turn.
   public static func beat() {
     let now = ContinuousClock.now
     let send: (@Sendable () -> Void)? = installed.withLock { installed in

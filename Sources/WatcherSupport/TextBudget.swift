@@ -49,7 +49,7 @@ public enum ByteBudget {
     var next: [String: Int] = [:]
     var excess = total - budget
     var dropped: Set<Int> = []
-    while excess > 0, let (owner, _) = bytes.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }), bytes[owner]! > 0 {
+    while excess > 0, let (owner, most) = bytes.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }), most > 0 {
       let index = next[owner, default: 0]
       guard let queue = queues[owner], index < queue.count else {
         bytes[owner] = 0

@@ -105,4 +105,27 @@ struct InstallWalkTests {
       log.output.contains("loopback-blog  \"Version 2 released\"  notify (rule 'releases'): not shown, kept for later"),
       "\(log.output)")
   }
+
+  @Test("make uninstall removes exactly what make install wrote: a file a hook keeps beside them stays")
+  func uninstallKeepsUserData() throws {
+    let binary = try #require(BinaryTests.binary)
+    let prefix = try TemporaryDirectory()
+    let environment = ["HOME": prefix.url.path, "PATH": "/usr/bin:/bin", "WATCHER_BIN": binary.path]
+    let arguments = ["-s", "PREFIX=\(prefix.url.path)", "UNITDIR=\(prefix.url.path)/units"]
+    let install = try ChildProcess.run(
+      "/usr/bin/make", ["install"] + arguments, environment: environment, in: Fixtures.repositoryRoot)
+    try #require(install.status == 0, "\(install.errors)")
+    let archive = prefix.url.appendingPathComponent("share/watcher/archive.jsonl").path
+    try "{\"title\":\"kept\"}\n".write(toFile: archive, atomically: true, encoding: .utf8)
+    let uninstall = try ChildProcess.run(
+      "/usr/bin/make", ["uninstall"] + arguments, environment: environment, in: Fixtures.repositoryRoot)
+    #expect(uninstall.status == 0, "\(uninstall.errors)")
+    #expect(FileManager.default.fileExists(atPath: archive), "the hook's archive was deleted")
+    let left = FileManager.default.enumerator(atPath: prefix.url.path)?.compactMap { $0 as? String }.filter {
+      var isDirectory: ObjCBool = false
+      return FileManager.default.fileExists(atPath: prefix.url.path + "/" + $0, isDirectory: &isDirectory)
+        && !isDirectory.boolValue
+    }
+    #expect(left == ["share/watcher/archive.jsonl"], "\(left ?? [])")
+  }
 }
