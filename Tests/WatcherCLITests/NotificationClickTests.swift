@@ -39,9 +39,16 @@ struct NotificationClickTests {
     environment["DIR"] = dir
     let script = Fixtures.url("notify-click.sh", target: "WatcherCLITests").path
     let path = Fixtures.url(scenario, target: "WatcherCLITests").path
-    return HookRunner.run(
+    // The user's home as the session finds it: the servers leave nothing in it (no ~/.config/xfce4, no
+    // ~/.cache/dconf, no AT-SPI sockets).
+    let home = try TemporaryDirectory()
+    environment["HOME"] = home.url.path
+    let result = HookRunner.run(
       command: "/bin/bash '\(script)' '\(server)' '\(path)'", environment: environment, input: Data(),
       timeout: timeout)
+    let left = try FileManager.default.contentsOfDirectory(atPath: home.url.path)
+    #expect(left.isEmpty, "\(server) left \(left) in the user's home")
+    return result
   }
 
   @Test(

@@ -12,6 +12,11 @@ T=$(mktemp -d)
 Xvfb -displayfd 3 -screen 0 320x240x24 -nolisten tcp 3>"$T/d" >"$T/xvfb.log" 2>&1 & XPID=$!
 trap 'kill $XPID 2>/dev/null; rm -rf "$T"' EXIT
 for _ in $(seq 200); do [ -s "$T/d" ] && break; sleep 0.05; done
+# The servers (and the accessibility bus) keep their settings, caches and sockets in a scratch home, never
+# in the user's: xfce4-notifyd writes ~/.config/xfce4, GLib ~/.cache/dconf, AT-SPI sockets in the runtime dir.
+mkdir -m 700 "$T/home" "$T/run"
+export HOME="$T/home" XDG_CONFIG_HOME="$T/home/.config" XDG_CACHE_HOME="$T/home/.cache" \
+  XDG_DATA_HOME="$T/home/.local/share" XDG_RUNTIME_DIR="$T/run"
 # dunst's history has no urgency field, so each urgency gets its own format, which shows in "message".
 # MARKUP=full makes dunst read markup (it then has the body-markup capability); by default it shows plain text.
 printf '[global]\n    markup = %s\n' "${MARKUP:-no}" > "$T/dunstrc"
