@@ -22,6 +22,40 @@ enum ConfigOption {
     }
   }
 
+  /// `load` for the commands that only read (status, log, pending, items, the dry runs): a config file with
+  /// errors blinds none of them.
+  ///
+  /// The errors are printed, then the command goes on with the config the daemon runs (when one runs on
+  /// this file), else with what the rest of the file says, and says which.
+  static func loadForReading(_ arguments: Arguments, terminal: Terminal) -> (config: Config, path: String)? {
+    let candidates = ConfigLocator.candidates(
+      explicit: arguments.value(Options.config), environment: terminal.environment)
+    let path = candidates[0]
+    do {
+      return (try ConfigLoader.load(path: path), path)
+    } catch {
+      guard case .invalid(_, _, let source) = error else {
+        report(error, candidates: candidates, arguments, terminal: terminal)
+        return nil
+      }
+      terminal.errors(Array(error.rendered.utf8))
+      let partial = ConfigLoader.partial(source, path: path)
+      let directory = StateOptions.directory(arguments, config: partial, environment: terminal.environment)
+      if let daemon = DaemonRecord.find(stateDirectory: directory, environment: terminal.environment),
+        daemon.config == DaemonSocket.canonical(path), let text = daemon.text,
+        let running = try? ConfigLoader.parse(
+          text, path: path, baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+      {
+        terminal.error(
+          "note: \(path) has errors (above); this uses the config the daemon (pid \(daemon.pid)) runs, loaded at "
+            + "\(WallClock.shown(daemon.loaded))")
+        return (running, path)
+      }
+      terminal.error("note: \(path) has errors (above); this uses what the rest of the file says")
+      return (partial, path)
+    }
+  }
+
   /// Prints why the config at `candidates[0]` did not load (every place looked at, when none exists).
   static func report(_ error: ConfigError, candidates: [String], _ arguments: Arguments, terminal: Terminal) {
     if case .notFound = error {

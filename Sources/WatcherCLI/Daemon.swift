@@ -31,6 +31,9 @@ final class Daemon {
   var config: Config
   /// The bytes the running config was loaded from, and when.
   var configText: Data?
+  /// The text of the config it runs (the last that loaded), for the record: the dry runs read it while the
+  /// file has errors.
+  var runningText: Data?
   var loaded: Date
   /// The errors of the file on disk, when it changed and does not load.
   var fileErrors: String?
@@ -63,6 +66,7 @@ final class Daemon {
     resolvedConfig = DaemonSocket.canonical(configPath)
     self.config = config
     configText = FileManager.default.contents(atPath: configPath)
+    runningText = configText
     loaded = WallClock.now()
     self.store = store
     self.directory = directory
@@ -248,7 +252,9 @@ final class Daemon {
 
   /// What the daemon says about itself: its pid, its config and when it was loaded, the file's errors.
   var record: DaemonRecord {
-    DaemonRecord(pid: getpid(), config: resolvedConfig, started: started, loaded: loaded, errors: fileErrors)
+    DaemonRecord(
+      pid: getpid(), config: resolvedConfig, started: started, loaded: loaded, errors: fileErrors,
+      text: runningText.map { String(decoding: $0, as: UTF8.self) })
   }
 
   func writeRecord() { record.write(to: DaemonRecord.path(socket: socketPath)) }
@@ -291,6 +297,7 @@ extension Daemon {
       let new = try ConfigLoader.load(path: configPath)
       config = new
       configText = text
+      runningText = text
       loaded = WallClock.now()
       fileErrors = nil
       log("reloaded \(configPath) (\(reason)): \(config.feeds.count) feeds, \(config.rules.count) rules")

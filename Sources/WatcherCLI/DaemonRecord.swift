@@ -22,6 +22,8 @@ struct DaemonRecord: Equatable {
   var loaded: Date
   /// The errors of the config file on disk, when it changed and does not load (the daemon runs the old one).
   var errors: String?
+  /// The text of the config the daemon runs: what the dry runs read while the file has errors.
+  var text: String? = nil
 
   /// The record's path for the daemon whose socket is `socket`.
   static func path(socket: String) -> String {
@@ -38,14 +40,14 @@ struct DaemonRecord: Equatable {
   func write(to path: String) {
     let object = JSONOutput.object([
       ("config", .string(config)), ("errors", .optional(errors)), ("loaded", .string(ISODate.format(loaded))),
-      ("pid", .int(Int(pid))), ("started", .string(ISODate.format(started))),
+      ("pid", .int(Int(pid))), ("started", .string(ISODate.format(started))), ("text", .optional(text)),
     ])
     try? AtomicFile.write(Data(object.compact), to: path, directory: FilePath.directory(path))
   }
 
   /// The record at `path`, when its daemon still runs.
   static func read(_ path: String) -> DaemonRecord? {
-    guard let data = FileManager.default.contents(atPath: path), data.count < 1_000_000,
+    guard let data = FileManager.default.contents(atPath: path), data.count < 40_000_000,
       let object = try? JSONReader.members(data),
       let pid = object["pid"]?.int, let config = object["config"]?.string,
       let started = object["started"]?.string.flatMap(DateParser.parse),
@@ -53,7 +55,8 @@ struct DaemonRecord: Equatable {
       pid > 0, pid < Int(Int32.max), kill(Int32(pid), 0) == 0 || errno == EPERM
     else { return nil }
     return DaemonRecord(
-      pid: Int32(pid), config: config, started: started, loaded: loaded, errors: object["errors"]?.string)
+      pid: Int32(pid), config: config, started: started, loaded: loaded, errors: object["errors"]?.string,
+      text: object["text"]?.string)
   }
 
   /// The record of the daemon that uses `directory`, when one runs.

@@ -24,7 +24,7 @@ struct LogCommand: Command {
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
     let now = WallClock.now()
     guard case .some(let since) = Self.since(arguments, now: now, terminal: terminal) else { return .usage }
-    guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
+    guard let (config, _) = ConfigOption.loadForReading(arguments, terminal: terminal) else { return .config }
     let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
     guard let store = StateOptions.unlockedStore(directory, terminal: terminal) else { return .failure }
     let limits = JournalLimits(keepFor: config.settings.journalKeepFor, keepMax: config.settings.journalKeepMax)

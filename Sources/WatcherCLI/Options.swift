@@ -18,6 +18,7 @@ enum Options {
   static let force = OptionSpec(
     name: "force", help: "poll named feeds even when their server asked to wait (Retry-After)")
   static let json = OptionSpec(name: "json", help: "print JSON")
+  static let wide = OptionSpec(name: "wide", help: "every column at full width, whatever the terminal's width")
   static let print = OptionSpec(name: "print", help: "print the YAML entries instead of editing the config")
   static let dryRun = OptionSpec(
     name: "dry-run", help: "do everything but act and save: print the notifications and hooks the poll would make")

@@ -29,7 +29,11 @@ struct PendingCommand: Command {
       terminal.error("error: --retry and --drop cannot go together")
       return .usage
     }
-    guard let (config, path) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
+    // Listing reads beside a broken config; retrying and dropping act, and wait for a config that loads.
+    let loaded =
+      retry || drop
+      ? ConfigOption.load(arguments, terminal: terminal) : ConfigOption.loadForReading(arguments, terminal: terminal)
+    guard let (config, path) = loaded else { return .config }
     let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
     let keys = arguments.positionals.isEmpty ? nil : Set(arguments.positionals)
     guard retry || drop else { return list(config: config, directory: directory, keys: keys, arguments, terminal) }

@@ -117,9 +117,10 @@ enum PollSetup {
   static func read(_ arguments: Arguments, terminal: Terminal, command: String) -> Result<
     (config: Config, feeds: [FeedConfig], directory: String, path: String), Stop
   > {
-    guard let (config, path) = ConfigOption.load(arguments, terminal: terminal) else {
-      return .failure(Stop(code: .config))
-    }
+    let loaded =
+      arguments.has(Options.dryRun)
+      ? ConfigOption.loadForReading(arguments, terminal: terminal) : ConfigOption.load(arguments, terminal: terminal)
+    guard let (config, path) = loaded else { return .failure(Stop(code: .config)) }
     if arguments.has(Options.all), !arguments.values(Options.feed).isEmpty {
       terminal.error("error: --all and --feed cannot go together")
       return .failure(Stop(code: .usage))

@@ -15,11 +15,11 @@ struct StatusCommand: Command {
   let positionals = Positionals.none()
   let options = [
     Options.config, Options.stateDir,
-    Options.json.described("print JSON (share/doc/watcher/status-json.md)"),
+    Options.json.described("print JSON (share/doc/watcher/status-json.md)"), Options.wide,
   ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
-    guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
+    guard let (config, _) = ConfigOption.loadForReading(arguments, terminal: terminal) else { return .config }
     let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
     guard let store = StateOptions.unlockedStore(directory, terminal: terminal) else { return .failure }
     let now = WallClock.now()
@@ -127,8 +127,12 @@ struct StatusCommand: Command {
           ("feeds", .array(rows)),
         ]).text)
     } else {
+      let width = arguments.has(Options.wide) ? nil : terminal.width
       terminal.output(
-        Array(Self.render(table, color: terminal.outputIsTerminal && terminal.environment["NO_COLOR"] == nil).utf8))
+        Array(
+          Self.render(
+            table, color: terminal.outputIsTerminal && terminal.environment["NO_COLOR"] == nil, width: width
+          ).utf8))
     }
     if let problem = store.writeProblem() {
       notes.insert(
@@ -176,13 +180,31 @@ struct StatusCommand: Command {
 
   /// The table, columns aligned; with `color` (a terminal, unless NO_COLOR) the header is bold and failing
   /// feeds are red.
-  static func render(_ table: [[String]], color: Bool) -> String {
-    let widths = (0..<table[0].count).map { column in table.map { $0[column].count }.max() ?? 0 }
+  ///
+  /// Within `width` columns (a terminal's), no row wraps: the columns that matter least go first (LAST OK,
+  /// SCHEDULE, PENDING), then LAST ERROR is cut, then each line; without a width every column is whole.
+  static func render(_ table: [[String]], color: Bool, width: Int? = nil) -> String {
+    let failing = table.indices.map { $0 > 0 && table[$0][5] != "0" }
+    var table = table
+    func widths() -> [Int] { (0..<table[0].count).map { column in table.map { $0[column].count }.max() ?? 0 } }
+    func total() -> Int { widths().reduce(0, +) + 2 * (table[0].count - 1) }
+    if let width {
+      for header in ["LAST OK", "SCHEDULE", "PENDING"] where total() > width {
+        guard let column = table[0].firstIndex(of: header) else { continue }
+        for index in table.indices { table[index].remove(at: column) }
+      }
+      if total() > width, let error = table[0].firstIndex(of: "LAST ERROR") {
+        let room = max(10, widths()[error] - (total() - width))
+        for index in table.indices { table[index][error] = Terminal.clip(table[index][error], room) }
+      }
+    }
+    let widths = widths()
     var out = ""
     for (index, row) in table.enumerated() {
-      let line = zip(row, widths).map { $0.padded(to: $1) }
+      var line = zip(row, widths).map { $0.padded(to: $1) }
         .joined(separator: "  ").trimming(.spaces)
-      let failing = index > 0 && row[5] != "0"
+      if let width, line.count > width { line = Terminal.clip(line, width) }
+      let failing = failing[index]
       let style = !color ? nil : index == 0 ? "1" : failing ? "31" : nil
       out += (style.map { "\u{1B}[\($0)m\(line)\u{1B}[0m" } ?? line) + "\n"
     }

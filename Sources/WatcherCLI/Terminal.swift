@@ -108,6 +108,16 @@ public struct Terminal: Sendable {
 }
 
 extension Terminal {
+  /// The width the output may take, in columns: `COLUMNS` when set, else the terminal's; nil when the
+  /// output is not a terminal (piped: every column whole).
+  var width: Int? {
+    if let columns = environment["COLUMNS"].flatMap(Int.init), columns > 0 { return max(columns, 40) }
+    guard outputIsTerminal else { return nil }
+    var size = winsize()
+    guard ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+    return max(Int(size.ws_col), 40)
+  }
+
   /// Text from outside (a page, a file) made safe to print as one line: every control character (C0,
   /// tab and line breaks included, DEL, C1, and U+2028/U+2029) becomes a space, so it cannot drive the
   /// terminal or forge a line.

@@ -37,7 +37,7 @@ struct TestRulesCommand: Command {
   ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
-    guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
+    guard let (config, _) = ConfigOption.loadForReading(arguments, terminal: terminal) else { return .config }
     let engine = RuleEngine(rules: config.rules, settings: config.settings.notify)
     var now = WallClock.now()
     if let given = arguments.value(Options.now) {
