@@ -141,8 +141,8 @@ enum StarterConfig {
           mute: true                    # no notification, no hook
           stop: true
 
-        - name: security                # in any feed; 'feeds: [NAME or TAG]' would limit it
-          match: { any: { words: [CVE, vulnerability, exploit] } }
+        - name: security                # in feeds tagged security: not every CVE mentioned in the news
+          match: { all: [{ tag: { equals: security } }, { any: { words: [CVE, vulnerability, exploit] } }] }
           notify: { urgency: critical }
 
         - name: releases

@@ -92,13 +92,15 @@ struct LogCommand: Command {
   /// "2026-11-30 13:05  swift  "Swift 6.3 Released"  hook (rule 'releases'): failed, will retry: exit 3".
   static func line(_ entry: JournalEntry, time showTime: Bool = true) -> String {
     let time = WallClock.shown(entry.time)
-    let title = entry.title.map { JSONString.literal($0) } ?? "(untitled: \(entry.key))"
+    // An event of the feed itself (its ids changed, an item edited) has no item: no "(untitled: )".
+    let title =
+      entry.title.map { JSONString.literal($0) } ?? (entry.key.isEmpty ? "(the feed)" : "(untitled: \(entry.key))")
     let rule = entry.rule.map { " (rule '\($0)')" } ?? ""
     let what: String
     switch entry.outcome {
     case .shown: what = "shown"
     case .kept: what = "not shown, kept for later"
-    case .ok: what = "exit 0"
+    case .ok: what = entry.action == "hook" || entry.action.hasSuffix("_hook") ? "exit 0" : "done"
     case .retry: what = "failed, will retry"
     case .dropped: what = "dropped"
     case .stopped: what = "not run, watcher was stopping; still pending"

@@ -216,6 +216,8 @@ struct StatusCommand: Command {
     guard let date else { return "never" }
     let seconds = Int(max(min(now.timeIntervalSince(date), 1e12), -1e12))
     let future = seconds < 0
+    // A time to come is never "just now": a retry 30 s away is not due.
+    if future, -seconds < 60 { return -seconds < 1 ? "just now" : "in under a minute" }
     guard abs(seconds) >= 30 else { return "just now" }
     let text = Span.text(Double(max(abs(seconds), 60)))
     return future ? "in \(text)" : "\(text) ago"

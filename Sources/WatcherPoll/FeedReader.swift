@@ -279,7 +279,10 @@ package struct FeedReader: Sendable {
         } else if Self.isRepeat(buffer[index], key: key, of: buffer[..<index], in: state, identity: identity) {
           // The same entry twice in one document (or a copy of one known before): not a new one.
           outcome.repeats += 1
-        } else if knewItems, let (old, match) = novelty.known(key: key, item: buffer[index], in: state.items),
+        } else if knewItems,
+          let (old, match) = novelty.known(
+            key: key, item: buffer[index], in: state.items,
+            document: { buffer.map { (Poller.identity($0, identity), $0) } }),
           var known = state.items.removeValue(forKey: old)
         {
           known.lastSeen = now
@@ -508,7 +511,7 @@ package struct FeedReader: Sendable {
     if decision.muted {
       outcome.muted += 1
     } else if decision.notifications.isEmpty && decision.hooks.isEmpty && decision.webhooks.isEmpty
-      && decision.apprise.isEmpty
+      && decision.apprise.isEmpty && decision.digests.isEmpty
     {
       outcome.untouched += 1
     }

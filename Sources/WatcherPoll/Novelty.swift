@@ -16,6 +16,13 @@ import WatcherSupport
 /// keys (ids that changed while links stayed, a guid that became the permalink); for an item without a
 /// link, its title and date. The indexes are built the first time a key is not known, so a poll whose keys
 /// are all known costs nothing more.
+///
+/// Evidence, not resemblance: a field identifies an item only where it is unique. A match counts only when
+/// it names exactly one known item, no other item of the document has the same field, and the known item's
+/// own key is not in the document (then it is still there, and this one is another). Where the evidence is
+/// not enough, the item is new: a repeat can be muted, a lost post is gone. A changelog whose entries all
+/// link to one page (with or without anchors), or a status feed whose incidents all link to the home page,
+/// has no link that identifies an item.
 struct Novelty {
   /// How a known item was found under a new key.
   enum Match: Equatable {
@@ -29,43 +36,71 @@ struct Novelty {
 
   let identity: StoryIdentity
   private var byKey: [String: String]?
+  /// Known keys in their compared form shared by more than one known key.
+  private var sharedKeys: Set<String> = []
   /// Known keys by their items' stories (links, or titles and dates).
   private var byStory: [UInt64: String] = [:]
+  /// Stories that more than one known item has.
+  private var sharedStories: Set<UInt64> = []
+  /// The document's keys, and how many of its items have each story (links, or titles and dates).
+  private var documentKeys: Set<String> = []
+  private var documentStories: [UInt64: Int] = [:]
 
   init(identity: StoryIdentity) {
     self.identity = identity
   }
 
   /// The known key `item` (unknown under `key`) is found under, and how; nil for a new item.
-  mutating func known(key: String, item: FeedItem, in items: [String: FeedState.KnownItem]) -> (String, Match)? {
+  ///
+  /// `document` is every item of the document with its key (read once, the first time a key is unknown).
+  mutating func known(
+    key: String, item: FeedItem, in items: [String: FeedState.KnownItem], document: () -> [(String, FeedItem)]
+  ) -> (String, Match)? {
     // Nothing known (a first poll): nothing to compare with.
     guard !items.isEmpty else { return nil }
-    if byKey == nil { index(items) }
+    if byKey == nil { index(items, document: document()) }
+    // The known item is still in the document under its own key: this one is another.
+    func absent(_ old: String) -> Bool { items[old] != nil && !documentKeys.contains(old) }
     let normalized = identity.normalized(key)
-    if let old = byKey?[normalized], items[old] != nil {
+    if !sharedKeys.contains(normalized), let old = byKey?[normalized], absent(old) {
       return (old, .spelling(identity.difference(old, key)))
     }
     if let link = item.link.map(identity.normalized) {
-      if let old = byStory[StableHash.value(of: link.utf8)] ?? byKey?[link], items[old] != nil { return (old, .link) }
+      let story = StableHash.value(of: link.utf8)
+      // The link identifies one item of the document, and one known item.
+      guard documentStories[story, default: 0] <= 1, !sharedStories.contains(story) else { return nil }
+      if let old = byStory[story] ?? (sharedKeys.contains(link) ? nil : byKey?[link]), absent(old) {
+        return (old, .link)
+      }
       // A new id that is the URL an old item linked to.
-      if FeedLocation.isHTTP(key), let old = byStory[StableHash.value(of: normalized.utf8)], items[old] != nil {
+      let keyStory = StableHash.value(of: normalized.utf8)
+      if FeedLocation.isHTTP(key), !sharedStories.contains(keyStory), let old = byStory[keyStory], absent(old) {
         return (old, .link)
       }
       return nil
     }
     let print = StoryIdentity.fingerprint(title: item.title, published: item.published.map(ISODate.format))
-    if print != 0, let old = byStory[print], items[old] != nil { return (old, .titleAndDate) }
+    guard print != 0, documentStories[print, default: 0] <= 1, !sharedStories.contains(print) else { return nil }
+    if let old = byStory[print], absent(old) { return (old, .titleAndDate) }
     return nil
   }
 
-  private mutating func index(_ items: [String: FeedState.KnownItem]) {
+  private mutating func index(_ items: [String: FeedState.KnownItem], document: [(String, FeedItem)]) {
     var keys: [String: String] = [:]
     keys.reserveCapacity(items.count)
     for (key, item) in items {
-      keys[identity.normalized(key)] = key
-      if item.story != 0 { byStory[item.story] = key }
+      let normalized = identity.normalized(key)
+      if keys.updateValue(key, forKey: normalized) != nil { sharedKeys.insert(normalized) }
+      if item.story != 0, byStory.updateValue(key, forKey: item.story) != nil { sharedStories.insert(item.story) }
     }
     byKey = keys
+    for (key, item) in document {
+      documentKeys.insert(key)
+      let story =
+        item.link.map { StableHash.value(of: identity.normalized($0).utf8) }
+        ?? StoryIdentity.fingerprint(title: item.title, published: item.published.map(ISODate.format))
+      if story != 0 { documentStories[story, default: 0] += 1 }
+    }
   }
 
   /// The hash of a link's compared form, as `KnownItem.story` keeps it.

@@ -71,3 +71,71 @@ struct FeedMoveTests {
     #expect(files.count == 1, "\(files)")
   }
 }
+
+/// A new post is never taken for a known one on evidence that does not name exactly one known item.
+@Suite("No new post lost to resemblance")
+struct NoLostPostTests {
+  /// Polls `feeds` (each a list of (guid, title, link)) in turn with a hook on every item; the titles the
+  /// hook ran for at each poll after the first.
+  static func announced(_ polls: [[(String, String, String)]]) throws -> [[String]] {
+    let dir = try TemporaryDirectory()
+    let feed = dir.url.appendingPathComponent("feed.xml").path
+    let out = dir.url.appendingPathComponent("out").path
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    settings: { max_age: none }
+    feeds:
+      - { url: \(feed), name: f }
+    rules:
+      - { name: all, match: { title: '' }, hook: 'printf "%s\\n" "$WATCHER_TITLE" >> \(out)' }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    var result: [[String]] = []
+    for (index, items) in polls.enumerated() {
+      try
+        ("<rss version=\"2.0\"><channel><title>F</title>"
+        + items.map {
+          "<item><guid isPermaLink=\"false\">\($0.0)</guid><title>\($0.1)</title><link>\($0.2)</link></item>"
+        }
+        .joined() + "</channel></rss>").write(toFile: feed, atomically: true, encoding: .utf8)
+      unlink(out)
+      _ = try ActionTests.watcher(
+        ["poll", "--all", "--config", config, "--state-dir", dir.url.appendingPathComponent("state").path],
+        environment: ActionTests.noBus)
+      if index > 0 {
+        // Sorted: hooks run side by side.
+        let ran = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        result.append(ran.split(separator: "\n").map(String.init).sorted())
+      }
+    }
+    return result
+  }
+
+  @Test("a changelog whose entries link to one page with anchors: two new releases are both announced")
+  func changelogAnchors() throws {
+    let page = "https://example.org/changelog"
+    let old = (1...5).map { ("rel-1.\($0)", "Version 1.\($0)", "\(page)#v1.\($0)") }
+    let new = [("rel-1.6", "Version 1.6", "\(page)#v1.6"), ("rel-1.7", "Version 1.7", "\(page)#v1.7")]
+    let ran = try Self.announced([old, new + old, new + old])
+    #expect(ran == [["Version 1.6", "Version 1.7"], []], "\(ran)")
+  }
+
+  @Test("a status feed whose incidents all link to the home page: each new incident is announced")
+  func statusHomePage() throws {
+    let home = "https://status.example.org/"
+    let old = (1...3).map { ("incident-\($0)", "Incident \($0)", home) }
+    let new = [("incident-4", "Incident 4", home), ("incident-5", "Incident 5", home)]
+    let ran = try Self.announced([old, new + old, new + old])
+    #expect(ran == [["Incident 4", "Incident 5"], []], "\(ran)")
+    // Even when the old ones have left the feed: a link many known items share names none of them.
+    let later = try Self.announced([old, [("incident-6", "Incident 6", home)]])
+    #expect(later == [["Incident 6"]], "\(later)")
+  }
+
+  @Test("a guid that changes while the link stays (and names one item) is still recognised, not announced")
+  func churnStillRecognised() throws {
+    let old = (1...3).map { ("id-a-\($0)", "Post \($0)", "https://example.org/p/\($0)") }
+    let churned = (1...3).map { ("id-b-\($0)", "Post \($0)", "https://example.org/p/\($0)") }
+    let ran = try Self.announced([old, churned])
+    #expect(ran == [[]], "\(ran)")
+  }
+}
