@@ -87,7 +87,10 @@ package struct FeedReader: Sendable {
     } else if current == nil {
       job.state.healthTold = nil
     }
-    if let note = job.outcome.rekeyNote { events.append(.rekeyed(note)) }
+    // Ids that changed are news only wholesale (a migration); one item or a few stay in the journal and status.
+    if let note = job.outcome.rekeyNote, job.outcome.rekeyed >= max(5, job.outcome.items / 4) {
+      events.append(.rekeyed(note))
+    }
     guard !events.isEmpty, mode == .normal, !job.restarted else { return }
     let settings = config.settings.notify
     for event in events {

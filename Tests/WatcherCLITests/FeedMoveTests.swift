@@ -138,4 +138,31 @@ struct NoLostPostTests {
     let ran = try Self.announced([old, churned])
     #expect(ran == [[]], "\(ran)")
   }
+
+  @Test("'changed its item ids' is a notification only wholesale; one item re-keyed stays in the journal")
+  func healthOnlyWholesale() throws {
+    let dir = try TemporaryDirectory()
+    let feed = dir.url.appendingPathComponent("feed.xml").path
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try "settings: { max_age: none }\nfeeds:\n  - { url: \(feed), name: f }\n".write(
+      toFile: config, atomically: true, encoding: .utf8)
+    func poll(_ prefix: (Int) -> String) throws -> String {
+      try
+        ("<rss version=\"2.0\"><channel><title>F</title>"
+        + (1...12).map {
+          "<item><guid isPermaLink=\"false\">\(prefix($0))\($0)</guid><title>P\($0)</title>"
+            + "<link>https://example.org/p/\($0)</link></item>"
+        }.joined() + "</channel></rss>").write(
+          toFile: feed, atomically: true, encoding: .utf8)
+      return try ActionTests.watcher(
+        ["poll", "--all", "--config", config, "--state-dir", dir.url.appendingPathComponent("state").path],
+        environment: ActionTests.noBus
+      ).1
+    }
+    _ = try poll { _ in "a-" }
+    let one = try poll { $0 == 1 ? "b-" : "a-" }
+    #expect(one.contains("1 item re-keyed") && !one.contains("notification is kept"), "\(one)")
+    let all = try poll { _ in "c-" }
+    #expect(all.contains("12 items re-keyed") && all.contains("1 notification is kept"), "\(all)")
+  }
 }
