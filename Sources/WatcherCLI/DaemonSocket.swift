@@ -153,9 +153,13 @@ enum DaemonSocket {
   ///
   /// SIGINT or SIGTERM (routed to `interrupted` by the caller) ends the wait at once: the daemon finishes
   /// the pass on its own.
-  static func ask(_ request: Request, path: String, terminal: Terminal, interrupted: Cancellation? = nil)
-    -> Answer
-  {
+  ///
+  /// A daemon that stops before it answers is said to have (exit 75, "try again"), and one silent for
+  /// `silence` seconds is said to be (once), so a handed-over command never waits without a word.
+  static func ask(
+    _ request: Request, path: String, terminal: Terminal, interrupted: Cancellation? = nil,
+    silence: TimeInterval = 60
+  ) -> Answer {
     if let reason = untrustedDirectory(of: path) {
       terminal.error("error: not asking the daemon: \(reason)")
       return .refused
@@ -175,9 +179,11 @@ enum DaemonSocket {
       return .refused
     }
     Terminal.writeAll(fd, Array((request.line + "\n").utf8))
-    var status: Int32 = 1
+    var status: Int32?
     var pending: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 65_536)
+    var heard = Date()
+    var saidSilent = false
     while true {
       if interrupted?.isCancelled == true {
         terminal.error("\(request.command): interrupted; the daemon finishes the pass")
@@ -186,7 +192,17 @@ enum DaemonSocket {
       var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
       let ready = Glibc.poll(&poller, 1, 100)
       if ready < 0, errno == EINTR { continue }
-      guard ready != 0 else { continue }
+      guard ready != 0 else {
+        if !saidSilent, Date().timeIntervalSince(heard) >= silence {
+          saidSilent = true
+          terminal.error(
+            "note: the daemon has said nothing for \(Span.text(silence)) about this \(request.command); it may be "
+              + "running long hooks, or be stuck ('watcher status'; its log: journalctl --user -u watcher). "
+              + "Ctrl-C stops waiting; the daemon finishes the pass")
+        }
+        continue
+      }
+      heard = Date()
       let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
       if count < 0, errno == EINTR { continue }
       guard count > 0 else { break }
@@ -203,6 +219,12 @@ enum DaemonSocket {
         default: break
         }
       }
+    }
+    guard let status else {
+      terminal.error(
+        "error: the daemon stopped before it finished this \(request.command) (its log: journalctl --user -u "
+          + "watcher); run it again")
+      return .status(75)
     }
     return .status(status)
   }

@@ -4,8 +4,13 @@
 import Foundation
 import Testing
 import WatcherState
+import WatcherTestSupport
 
 @testable import WatcherCLI
+
+#if canImport(Glibc)
+  import Glibc
+#endif
 
 /// Small things a first week with watcher tripped on, each in its words.
 @Suite("The first week's small things")
@@ -36,5 +41,58 @@ struct FirstWeekTests {
     #expect(StatusCommand.relative(Self.now.addingTimeInterval(30), now: Self.now) == "in under a minute")
     #expect(StatusCommand.relative(Self.now.addingTimeInterval(-10), now: Self.now) == "just now")
     #expect(StatusCommand.relative(Self.now.addingTimeInterval(120), now: Self.now) == "in 2 min")
+  }
+}
+
+extension FirstWeekTests {
+  /// A socket at `path` that plays a daemon: reads the request line, then does `answer` with the client.
+  static func fakeDaemon(at path: String, _ answer: @escaping @Sendable (Int32) -> Void) throws -> Int32 {
+    let listening = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+      for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+    }
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(listening, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
+    }
+    try #require(bound == 0 && listen(listening, 4) == 0)
+    Thread {
+      let client = accept(listening, nil, nil)
+      guard client >= 0 else { return }
+      var byte: UInt8 = 0
+      while read(client, &byte, 1) == 1, byte != 10 {}
+      answer(client)
+      close(client)
+    }.start()
+    return listening
+  }
+
+  @Test(
+    "a poll handed to a daemon that dies says so (exit 75); one that is silent is said to be, once",
+    arguments: [false, true])
+  func daemonDiesOrHangs(slow: Bool) throws {
+    let dir = try TemporaryDirectory()
+    chmod(dir.url.path, 0o700)
+    let path = dir.url.appendingPathComponent("daemon.sock").path
+    let listening = try Self.fakeDaemon(at: path) { client in
+      guard slow else { return }
+      usleep(1_500_000)
+      _ = "x 0\n".withCString { write(client, $0, 4) }
+    }
+    defer { close(listening) }
+    let recording = TerminalRecording()
+    let terminal = Terminal(output: { recording.writeOutput($0) }, errors: { recording.writeErrors($0) })
+    let answered = DaemonSocket.ask(
+      DaemonSocket.Request(command: "poll"), path: path, terminal: terminal, silence: slow ? 0.5 : 60)
+    if slow {
+      #expect(answered == .status(0))
+      #expect(recording.errors.components(separatedBy: "has said nothing").count == 2, "\(recording.errors)")
+    } else {
+      #expect(answered == .status(75))
+      #expect(recording.errors.contains("the daemon stopped before it finished this poll"), "\(recording.errors)")
+    }
   }
 }
