@@ -111,6 +111,8 @@ public struct DryRun: Sendable {
       if outcome.decision.muted { s.muted += 1 }
       s.notifications += outcome.decision.notifications.count
       s.hooks += outcome.decision.hooks.count
+      s.webhooks += outcome.decision.webhooks.count
+      s.apprise += outcome.decision.apprise.count
     }
     s.feeds = Set(outcomes.map(\.feed.name)).count
     s.failedFeeds = failures.count
@@ -125,12 +127,15 @@ public struct DryRun: Sendable {
     public var muted = 0
     public var notifications = 0
     public var hooks = 0
+    public var webhooks = 0
+    public var apprise = 0
     public var failedFeeds = 0
 
     package var json: JSONOutput {
       .object([
         ("feeds", .int(feeds)), ("items", .int(items)), ("touched", .int(touched)), ("muted", .int(muted)),
-        ("notifications", .int(notifications)), ("hooks", .int(hooks)), ("failed_feeds", .int(failedFeeds)),
+        ("notifications", .int(notifications)), ("hooks", .int(hooks)), ("webhooks", .int(webhooks)),
+        ("apprise", .int(apprise)), ("failed_feeds", .int(failedFeeds)),
       ])
     }
 
@@ -139,6 +144,8 @@ public struct DryRun: Sendable {
       func n(_ count: Int, _ word: String) -> String { "\(count) \(word)\(count == 1 ? "" : "s")" }
       var line = "\(n(items, "item")) in \(n(feeds, "feed")): \(touched) touched, \(muted) muted, "
       line += "\(n(notifications, "notification")), \(n(hooks, "hook"))"
+      if webhooks > 0 { line += ", \(n(webhooks, "webhook"))" }
+      if apprise > 0 { line += ", \(n(apprise, "Apprise message"))" }
       if failedFeeds > 0 { line += "; \(n(failedFeeds, "feed")) could not be read" }
       return line
     }

@@ -96,3 +96,22 @@ extension FirstWeekTests {
     }
   }
 }
+
+extension FirstWeekTests {
+  @Test("test-rules' summary counts webhooks and Apprise messages too")
+  func summaryCountsEveryOutput() throws {
+    let dir = try TemporaryDirectory()
+    let feed = dir.url.appendingPathComponent("feed.xml").path
+    try HostileReviewTests.rss(["one"]).write(toFile: feed, atomically: true, encoding: .utf8)
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    feeds:
+      - { url: \(feed), name: f }
+    rules:
+      - { name: w, match: { title: '' }, webhook: "http://127.0.0.1:9/hook" }
+      - { name: a, match: { title: '' }, apprise: { urls: ["json://127.0.0.1:9/"] } }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let (_, output) = try ActionTests.watcher(["test-rules", "--config", config], environment: ActionTests.noBus)
+    #expect(output.contains("1 webhook, 1 Apprise message"), "\(output)")
+  }
+}
