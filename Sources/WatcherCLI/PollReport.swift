@@ -90,7 +90,11 @@ enum PollReport {
       return (failure.map { [$0] } ?? []) + (outcome.rekeyNote.map { ["note: feed '\(feed.name)' \($0)"] } ?? [])
     case .poll(let mode):
       lines += outcome.warnings.map { "warning: feed '\(feed.name)': \($0)" }
-      if let until = outcome.heldUntil {
+      if let until = outcome.heldUntil, outcome.heldInPass {
+        lines.append(
+          "note: feed '\(feed.name)': not polled: its host just answered another feed with 429/503; "
+            + "it waits until \(WallClock.shown(until))")
+      } else if let until = outcome.heldUntil {
         lines.append(
           "note: feed '\(feed.name)': not polled: its server asked to wait until \(WallClock.shown(until)) "
             + "(429/503, Retry-After); --force polls it anyway")

@@ -53,6 +53,7 @@ package struct FeedReader: Sendable {
       // Not requested: another feed of its host was just told to wait (hosts.json holds it). Not this
       // feed's failure, and not an attempt.
       job.outcome.heldUntil = now.addingTimeInterval(Double(seconds))
+      job.outcome.heldInPass = true
       job.outcome.polled = false
       return job
     }

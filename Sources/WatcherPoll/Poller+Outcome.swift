@@ -32,6 +32,8 @@ extension Poller {
     public var failures: [FeedFailure] = []
     /// Set when the feed was named (forced) but not polled because its server asked to wait until then.
     public var heldUntil: Date?
+    /// Held because another feed of its host was told to wait in this very pass (even a forced one).
+    public var heldInPass = false
     /// Problems worth reporting that did not stop the feed (corrupt state, parse warnings).
     public var warnings: [String] = []
     /// Actions that failed (a notification service that cannot be reached, a failing hook).

@@ -115,3 +115,29 @@ extension FirstWeekTests {
     #expect(output.contains("1 webhook, 1 Apprise message"), "\(output)")
   }
 }
+
+extension FirstWeekTests {
+  @Test("poll --all --force does not also say '--force polls it anyway' for a feed its host held in that pass")
+  func forceSaysOneThing() throws {
+    let server = try LoopbackHTTPServer { request in
+      request.path == "/busy"
+        ? .init(status: 429, headers: [("Retry-After", "600")], body: Data())
+        : .ok(HostileReviewTests.rss(["one"]))
+    }
+    defer { server.stop() }
+    let dir = try TemporaryDirectory()
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    settings: { concurrency: 1 }
+    feeds:
+      - { url: "\(server.url("/busy"))", name: busy }
+    \((1...4).map { "  - { url: \"\(server.url("/f\($0)"))\", name: f\($0) }" }.joined(separator: "\n"))
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let arguments = ["--config", config, "--state-dir", dir.url.appendingPathComponent("state").path]
+    var said = ""
+    for _ in 0..<2 {
+      said += try ActionTests.watcher(["poll", "--all", "--force"] + arguments, environment: ActionTests.noBus).1
+    }
+    #expect(!said.contains("--force polls it anyway"), "\(said)")
+  }
+}
