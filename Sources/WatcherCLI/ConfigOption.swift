@@ -11,15 +11,7 @@ import WatcherSupport
 enum ConfigOption {
   /// Loads the config the arguments and environment point at, or prints why not and returns the exit code.
   static func load(_ arguments: Arguments, terminal: Terminal) -> (config: Config, path: String)? {
-    let candidates = ConfigLocator.candidates(
-      explicit: arguments.value(Options.config), environment: terminal.environment)
-    let path = candidates[0]
-    do {
-      return (try ConfigLoader.load(path: path), path)
-    } catch {
-      report(error, candidates: candidates, arguments, terminal: terminal)
-      return nil
-    }
+    load(arguments, terminal: terminal, forReading: false)
   }
 
   /// `load` for the commands that only read (status, log, pending, items, the dry runs): a config file with
@@ -28,13 +20,19 @@ enum ConfigOption {
   /// The errors are printed, then the command goes on with the config the daemon runs (when one runs on
   /// this file), else with what the rest of the file says, and says which.
   static func loadForReading(_ arguments: Arguments, terminal: Terminal) -> (config: Config, path: String)? {
+    load(arguments, terminal: terminal, forReading: true)
+  }
+
+  private static func load(_ arguments: Arguments, terminal: Terminal, forReading: Bool) -> (
+    config: Config, path: String
+  )? {
     let candidates = ConfigLocator.candidates(
       explicit: arguments.value(Options.config), environment: terminal.environment)
     let path = candidates[0]
     do {
       return (try ConfigLoader.load(path: path), path)
     } catch {
-      guard case .invalid(_, _, let source) = error else {
+      guard forReading, case .invalid(_, _, let source) = error else {
         report(error, candidates: candidates, arguments, terminal: terminal)
         return nil
       }
