@@ -73,6 +73,7 @@ let package = Package(
       name: "WatcherFeedTests", dependencies: ["WatcherFeed", "WatcherXML", "WatcherRegex", "WatcherTestSupport"]),
     .testTarget(name: "WatcherConfigTests", dependencies: ["WatcherConfig", "WatcherTestSupport"]),
     .testTarget(name: "WatcherRulesTests", dependencies: ["WatcherRules", "WatcherTestSupport"]),
+    .testTarget(name: "WatcherActionsTests", dependencies: ["WatcherActions", "WatcherSupport", "WatcherTestSupport"]),
     .testTarget(name: "WatcherStateTests", dependencies: ["WatcherState", "WatcherTestSupport"]),
     .testTarget(name: "WatcherPollTests", dependencies: ["WatcherPoll", "WatcherFuzzing", "WatcherTestSupport"]),
     .testTarget(

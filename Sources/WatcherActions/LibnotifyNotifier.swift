@@ -20,8 +20,8 @@ public final class LibnotifyNotifier: Notifier {
   private let clicks: (any NotificationClicks)?
   /// What the server said it can do, asked once (`GetCapabilities`).
   private let capabilities = Locked<Capabilities?>(nil)
-  /// The notifications still open that a later one may replace, by `replaces` name: their server ids.
-  private let open = Locked<[String: Int32]>([:])
+  /// The bubbles a later notification replaces, when there is no `bubbles` file to keep them in.
+  private let memory = Locked(BubbleRuns())
   /// Notifications with buttons not yet closed (the helper waits for them).
   private let live = Locked(0)
 
@@ -33,7 +33,8 @@ public final class LibnotifyNotifier: Notifier {
   /// is released when closed.
   ///
   /// `bubbles` is a file that keeps, across processes, the server id of the last bubble of each
-  /// `replaces` name (a digest, "While you were away"), so that the next one replaces it.
+  /// `replaces` name (a digest, "While you were away", a run of critical items: `BubbleRuns`), so that the
+  /// next one replaces it.
   public init(environment: [String: String], clicks: (any NotificationClicks)? = nil, bubbles: String? = nil) {
     self.environment = environment
     self.clicks = clicks
@@ -42,21 +43,26 @@ public final class LibnotifyNotifier: Notifier {
 
   private let bubbles: String?
 
-  /// The ids kept in `bubbles`, by name.
-  private func keptBubbles() -> [String: Int32] {
-    guard let bubbles, let data = FileManager.default.contents(atPath: bubbles), data.count < 65_536,
-      let object = try? JSONReader.members(data)
-    else { return [:] }
-    return object.compactMapValues { $0.int.flatMap { Int32(exactly: $0) } }
+  /// The bubbles kept, in `bubbles` or in memory, changed by `body` (and written back when it returns true).
+  private func withBubbles<T>(_ body: (inout BubbleRuns) -> (T, changed: Bool)) -> T {
+    guard let bubbles else {
+      return memory.withLock { runs in body(&runs).0 }
+    }
+    var runs = BubbleRuns(contentsOf: FileManager.default.contents(atPath: bubbles))
+    let (result, changed) = body(&runs)
+    if changed {
+      try? AtomicFile.write(runs.data, to: bubbles, directory: FilePath.directory(bubbles), mode: 0o600)
+    }
+    return result
   }
 
-  private func keep(_ name: String, id: Int32) {
-    guard let bubbles else { return }
-    var kept = keptBubbles()
-    kept[name] = id
-    if kept.count > 100 { kept = kept.filter { $0.key == name } }
-    let json = JSONOutput.object(kept.sorted { $0.key < $1.key }.map { ($0.key, .int(Int($0.value))) })
-    try? AtomicFile.write(Data(json.compact), to: bubbles, directory: FilePath.directory(bubbles), mode: 0o600)
+  /// Forgets a bubble that closed.
+  fileprivate func closed(_ name: String) {
+    withBubbles { runs in
+      let known = runs.bubbles[name] != nil
+      runs.closed(name)
+      return ((), known)
+    }
   }
 
   /// What a server can do, as watcher uses it.
@@ -107,7 +113,7 @@ public final class LibnotifyNotifier: Notifier {
     return found
   }
 
-  public func show(_ notification: DesktopNotification) throws(ActionError) {
+  public func show(_ original: DesktopNotification) throws(ActionError) {
     if (environment["DBUS_SESSION_BUS_ADDRESS"] ?? "").isEmpty, environment["XDG_RUNTIME_DIR"] == nil {
       throw .notificationService(
         "DBUS_SESSION_BUS_ADDRESS is not set — start watcher from your desktop session or via the systemd user unit")
@@ -121,6 +127,8 @@ public final class LibnotifyNotifier: Notifier {
     }
     if let started { throw .notificationService(started) }
     let caps = serverCapabilities()
+    let now = WallClock.now()
+    let (notification, entries) = withBubbles { runs in (runs.prepare(original, now: now), false) }
     let failure: String? = lock.withLock { _ in
       // Markup only for a server that reads it; a plain-text server shows the text as it is.
       let body = caps.markup ? NotificationMarkup.escape(notification.body) : notification.body
@@ -129,7 +137,7 @@ public final class LibnotifyNotifier: Notifier {
       }
       var keepUntilClosed = false
       defer { if !keepUntilClosed { g_object_unref(UnsafeMutableRawPointer(handle)) } }
-      if let name = notification.replaces, let id = open.withLock({ $0[name] }) ?? keptBubbles()[name] {
+      if let name = notification.replaces, let id = withBubbles({ ($0.bubbles[name]?.id, false) }) {
         watcher_notification_set_id(handle, id)
       }
       let buttons =
@@ -141,7 +149,8 @@ public final class LibnotifyNotifier: Notifier {
           notify_notification_add_action(handle, id, label, clickAction, box, releaseClick)
         }
         live.withLock { $0 += 1 }
-        let counter = Unmanaged.passRetained(ClosedBox(live: live, open: open, name: notification.replaces)).toOpaque()
+        let counter = Unmanaged.passRetained(ClosedBox(live: live, notifier: self, name: notification.replaces))
+          .toOpaque()
         // Released when the server says the notification closed (clicked, expired or dismissed).
         g_signal_connect_data(
           UnsafeMutableRawPointer(handle), "closed", unsafeBitCast(notificationClosed, to: GCallback.self), counter,
@@ -174,8 +183,10 @@ public final class LibnotifyNotifier: Notifier {
       }
       if let name = notification.replaces {
         let id = watcher_notification_get_id(handle)
-        open.withLock { $0[name] = id }
-        keep(name, id: id)
+        withBubbles { runs in
+          runs.shown(name, id: id, entries: entries, now: now)
+          return ((), true)
+        }
       }
       return nil
     }
@@ -297,11 +308,11 @@ private final class ClickBox {
 /// Counts a notification with buttons as closed, and forgets its bubble for replacing.
 private final class ClosedBox {
   let live: Locked<Int>
-  let open: Locked<[String: Int32]>
+  let notifier: LibnotifyNotifier
   let name: String?
-  init(live: Locked<Int>, open: Locked<[String: Int32]>, name: String?) {
+  init(live: Locked<Int>, notifier: LibnotifyNotifier, name: String?) {
     self.live = live
-    self.open = open
+    self.notifier = notifier
     self.name = name
   }
 }
@@ -322,7 +333,7 @@ private let notificationClosed: @convention(c) (gpointer?, gpointer?) -> Void = 
   if let data {
     let box = Unmanaged<ClosedBox>.fromOpaque(data).takeUnretainedValue()
     box.live.withLock { $0 -= 1 }
-    if let name = box.name { _ = box.open.withLock { $0.removeValue(forKey: name) } }
+    if let name = box.name { box.notifier.closed(name) }
   }
   if let notification { g_object_unref(notification) }
 }

@@ -68,8 +68,12 @@ struct NotificationTests {
     rules:
       - name: loud
         feeds: [a]
-        match: { title: '' }
+        match: { title: unicode }
         notify: { summary: "{feed}: {title}", body: "{title} / {text}", urgency: critical }
+      - name: calm
+        feeds: [a]
+        match: { title: plain }
+        notify: { summary: "{feed}: {title}", body: "{title} / {text}" }
     """.write(toFile: config, atomically: true, encoding: .utf8)
     let binary = try #require(BinaryTests.binary)
     let history = dir.url.appendingPathComponent("history.json").path
@@ -92,7 +96,7 @@ struct NotificationTests {
     // history keeps what it was sent), and sent as it is to one that shows plain text.
     let body = markup ? "AT&amp;T &lt;3 Unicode é / Text 0" : "AT&T <3 Unicode é / Text 0"
     #expect(shown.contains { $0 == ("a: AT&T <3 Unicode é", body, "CRITICAL") }, "\(shown)")
-    #expect(shown.contains { $0 == ("a: Plain", "Plain / Text 1", "CRITICAL") })
+    #expect(shown.contains { $0 == ("a: Plain", "Plain / Text 1", "NORMAL") })
     #expect(shown.contains { $0.0 == "7 new items in b: Batch 1, Batch 2, Batch 3, …" && $0.2 == "NORMAL" })
   }
 
@@ -309,5 +313,59 @@ struct NotificationTests {
     #expect(shown.first?.2 == "CRITICAL")
     let after = try ChildProcess.run(binary, ["status"] + arguments, environment: away)
     #expect(!after.errors.contains("kept"), "\(after.errors)")
+  }
+
+  @Test(
+    "critical items of one rule make one bubble while it is open, not a pile; once it is closed, a new one",
+    .enabled(if: available || inCI, "Xvfb, dbus-run-session and dunst are not installed (CI installs them)"))
+  func criticalRun() throws {
+    let dir = try TemporaryDirectory()
+    let path = dir.url.path
+    func write(_ count: Int) throws {
+      var xml = "<rss version=\"2.0\"><channel><title>s</title>"
+      for index in 1...count {
+        xml += "<item><title>CVE \(index)</title><guid>s\(index)</guid><link>https://example.org/\(index)</link></item>"
+      }
+      try (xml + "</channel></rss>").write(toFile: "\(path)/s.xml", atomically: true, encoding: .utf8)
+    }
+    try write(1)
+    try """
+    settings: { first_poll: all, max_age: none }
+    feeds:
+      - { url: \(path)/s.xml, name: s }
+    rules:
+      - { name: security, match: { title: cve }, notify: { summary: "{title}", body: "{feed}", urgency: critical } }
+    """.write(toFile: "\(path)/rules.yaml", atomically: true, encoding: .utf8)
+    let binary = try #require(BinaryTests.binary)
+    // Each poll half an hour after the one before (the feed is due again), the clock injected.
+    func poll(_ step: Int) -> String {
+      "WATCHER_CLOCK_OFFSET=\(step * 1_800) '\(binary.path)' poll --config '\(path)/rules.yaml' --state-dir '\(path)/state'"
+    }
+    // Three polls, an item each, while the bubble stays open; then it is dismissed, and a fourth comes.
+    let feed = "\(path)/s.xml"
+    try """
+    set -e
+    \(poll(0))
+    sed -i 's|</channel>|<item><title>CVE 2</title><guid>s2</guid><link>https://example.org/2</link></item></channel>|' '\(feed)'
+    \(poll(1))
+    sed -i 's|</channel>|<item><title>CVE 3</title><guid>s3</guid><link>https://example.org/3</link></item></channel>|' '\(feed)'
+    \(poll(2))
+    test "$(dunstctl count displayed)" = 1
+    dunstctl close-all
+    for i in $(seq 50); do grep -q critical '\(path)/state/bubbles.json' || break; sleep 0.1; done
+    sed -i 's|</channel>|<item><title>CVE 4</title><guid>s4</guid><link>https://example.org/4</link></item></channel>|' '\(feed)'
+    \(poll(3))
+    """.write(toFile: "\(path)/polls.sh", atomically: true, encoding: .utf8)
+    let history = "\(path)/history.json"
+    let script = Fixtures.url("notify-e2e.sh", target: "WatcherCLITests").path
+    let result = HookRunner.run(
+      command: "/bin/bash '\(script)' '\(history)' -- /bin/bash '\(path)/polls.sh'",
+      environment: ProcessInfo.processInfo.environment, input: Data(), timeout: 60)
+    #expect(result.succeeded, "\(result)")
+    #expect(try String(contentsOfFile: history + ".status", encoding: .utf8) == "0\n", "\(result.stderrTail)")
+    let shown = try Self.history(history)
+    #expect(shown.map(\.0) == ["CVE 3 (and 2 more)", "CVE 4"], "\(shown)")
+    #expect(shown.first?.1 == "s\n\nEarlier:\n• CVE 2\n• CVE 1", "\(shown)")
+    #expect(shown.allSatisfy { $0.2 == "CRITICAL" })
   }
 }
