@@ -42,7 +42,7 @@ struct DigestCommand: Command {
     let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
     if preview {
       guard let store = StateOptions.unlockedStore(directory, terminal: terminal) else { return .failure }
-      let digest = ((try? store.digests(readOnly: true)) ?? []).first { $0.rule == rule }
+      let digest = config.timed((try? store.digests(readOnly: true)) ?? []).first { $0.rule == rule }
       guard let digest, !digest.items.isEmpty else {
         terminal.print("the digest of rule '\(rule)' is empty: nothing collected since it last went out")
         return .success

@@ -90,7 +90,7 @@ struct PendingCommand: Command {
           (
             "digests",
             .array(
-              ((try? store.digests(readOnly: true)) ?? []).map {
+              (config.timed((try? store.digests(readOnly: true)) ?? [])).map {
                 .object([
                   ("rule", .string($0.rule)), ("items", .int($0.items.count)), ("due", .string(ISODate.format($0.due))),
                 ])
@@ -107,7 +107,7 @@ struct PendingCommand: Command {
         "\(rows.count) pending; each is tried again at its next try with its rule's current hook "
           + "('watcher pending --retry' runs them now, '--drop' forgets them)")
     }
-    for digest in (try? store.digests(readOnly: true)) ?? [] {
+    for digest in config.timed((try? store.digests(readOnly: true)) ?? []) {
       terminal.print(
         "digest of rule '\(digest.rule)': \(digest.items.count) item\(digest.items.count == 1 ? "" : "s"), "
           + "goes out at \(WallClock.shown(digest.due))")

@@ -208,6 +208,9 @@ public struct DigestAction: Sendable, Equatable {
     self.at = at
   }
 
+  /// The schedule in a few words, kept with a digest so that a changed `every` or `at` re-times it.
+  public var timing: String { "every \(every)s" + (at.map { " at \($0 / 60):\($0 % 60)" } ?? "") }
+
   /// When a digest whose first item came at `now` goes out: the next `at` (then every `every`) after
   /// `now`, or `now + every`.
   public func due(after now: Date, calendar: some LocalTime = .current) -> Date {

@@ -11,11 +11,33 @@ import WatcherRules
 import WatcherState
 import WatcherSupport
 
+extension DigestAction {
+  /// `digest` timed by this schedule: as it is when it was timed by it (or by a version that did not say
+  /// which), else due at this schedule's time after its first item came — a changed `at:` or `every:`
+  /// counts at once, not after the old time has passed.
+  public func timed(_ digest: Digest) -> Digest {
+    var timed = digest
+    timed.timing = timing
+    guard let old = digest.timing, old != timing, let first = digest.items.map(\.collected).min() else { return timed }
+    timed.due = due(after: first)
+    return timed
+  }
+}
+
+extension Config {
+  /// The digests as their rules' current schedules time them (`DigestAction.timed`).
+  public func timed(_ digests: [Digest]) -> [Digest] {
+    digests.map { digest in
+      rules.first { $0.name == digest.rule }?.actions.digest.map { $0.timed(digest) } ?? digest
+    }
+  }
+}
+
 extension Poller {
   /// Adds items to their rules' digests (a new digest goes out on its rule's schedule); returns warnings
   /// (entries dropped to keep the file within its budget).
   func collect(_ entries: [(rule: String, entry: Digest.Entry)], now: Date) throws(StateError) -> [String] {
-    var digests = try store.digests()
+    var digests = config.timed(try store.digests())
     for (rule, entry) in entries {
       if let index = digests.firstIndex(where: { $0.rule == rule }) {
         guard !digests[index].items.contains(where: { $0.feed == entry.feed && $0.key == entry.key }) else { continue }
@@ -23,7 +45,7 @@ extension Poller {
         digests[index].items = Array(digests[index].items.suffix(Digest.maxItems))
       } else {
         let schedule = config.rules.first { $0.name == rule }?.actions.digest ?? DigestAction(every: 86_400)
-        digests.append(Digest(rule: rule, due: schedule.due(after: now), items: [entry]))
+        digests.append(Digest(rule: rule, due: schedule.due(after: now), items: [entry], timing: schedule.timing))
       }
     }
     return droppedNote(try saveDigests(digests, now: now)).map { [$0] } ?? []
@@ -68,7 +90,7 @@ extension Poller {
   func deliverDigests(_ pass: inout Pass, now: Date) {
     let digests: [Digest]
     do {
-      digests = try store.digests()
+      digests = config.timed(try store.digests())
     } catch {
       pass.digestProblems.append("\(error)")
       return

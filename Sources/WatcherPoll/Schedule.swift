@@ -224,7 +224,7 @@ extension Schedule {
     // expected: the config or the clock may have changed since).
     let holding = ((try? store.keptNotifications(readOnly: true)) ?? []).contains { $0.until != nil }
     let held = holding ? (notify.quiet.isQuiet(now) ? notify.quiet.end(after: now).timeIntervalSince(now) : 0) : nil
-    let digest = ((try? store.digests(readOnly: true)) ?? []).filter { !$0.items.isEmpty }.map { digest in
+    let digest = config.timed((try? store.digests(readOnly: true)) ?? []).filter { !$0.items.isEmpty }.map { digest in
       let at = max(digest.nextAttempt, now)
       return (notify.quiet.holds(notify.urgency, at: at) ? notify.quiet.end(after: at) : at).timeIntervalSince(now)
     }.min()

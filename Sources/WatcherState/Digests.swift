@@ -37,13 +37,19 @@ public struct Digest: Sendable, Equatable {
   public var attempts = 0
   /// When its failed hook is tried again (nil: when it is due).
   public var nextTry: Date?
+  /// The rule's schedule `due` was set by (`DigestAction.timing`): when the config's differs, the digest
+  /// is timed again by the new one (nil: written by a version that did not say).
+  public var timing: String?
 
-  public init(rule: String, due: Date, items: [Entry], attempts: Int = 0, nextTry: Date? = nil) {
+  public init(
+    rule: String, due: Date, items: [Entry], attempts: Int = 0, nextTry: Date? = nil, timing: String? = nil
+  ) {
     self.rule = rule
     self.due = due
     self.items = items
     self.attempts = attempts
     self.nextTry = nextTry
+    self.timing = timing
   }
 
   /// When it next has something to do: its time, or its hook's next try after a failure.
@@ -127,6 +133,7 @@ extension Digest {
             }
             json.member("next_try", digest.nextTry)
             json.member("rule", digest.rule)
+            json.member("timing", digest.timing)
           }
         }
       }
@@ -147,7 +154,7 @@ extension Digest {
       found = true
       try json.array { json in
         var (rule, due, attempts): (String?, Date?, Int) = (nil, nil, 0)
-        var nextTry: Date?
+        var (nextTry, timing): (Date?, String?)
         var entries: [Entry] = []
         try json.object { json, key in
           switch key {
@@ -155,6 +162,7 @@ extension Digest {
           case "due": due = try json.optional { try $0.date() }
           case "attempts": attempts = try json.optional { try $0.int() } ?? 0
           case "next_try": nextTry = try json.optional { try $0.date() }
+          case "timing": timing = try json.optional { try $0.string() }
           case "items":
             guard try !json.null() else { break }
             try json.array { json in
@@ -179,7 +187,9 @@ extension Digest {
         }
         if let rule, let due {
           digests.append(
-            Digest(rule: rule, due: due, items: entries, attempts: min(max(attempts, 0), 1_000), nextTry: nextTry))
+            Digest(
+              rule: rule, due: due, items: entries, attempts: min(max(attempts, 0), 1_000), nextTry: nextTry,
+              timing: timing.map { String($0.prefix(100)) }))
         }
       }
     }

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 import WatcherState
+import WatcherSupport
 import WatcherTestSupport
 
 @testable import WatcherCLI
@@ -139,5 +140,57 @@ extension FirstWeekTests {
       said += try ActionTests.watcher(["poll", "--all", "--force"] + arguments, environment: ActionTests.noBus).1
     }
     #expect(!said.contains("--force polls it anyway"), "\(said)")
+  }
+}
+
+extension FirstWeekTests {
+  @Test("a digest's new at: counts at once: the digest goes out at the new time, not after the old one")
+  func digestNewTime() throws {
+    let dir = try TemporaryDirectory()
+    let feed = try ActionTests.feedFile(in: dir, titles: ["one"])
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    func write(at time: String) throws {
+      try """
+      settings: { first_poll: all, max_age: none }
+      feeds:
+        - { url: \(feed), name: f }
+      rules:
+        - { name: evening, match: { title: one }, digest: { every: 1d, at: "\(time)" } }
+      """.write(toFile: config, atomically: true, encoding: .utf8)
+    }
+    var environment = ActionTests.noBus
+    environment["TZ"] = "UTC"
+    let offset = try #require(DateParser.parse("2026-03-10T09:00:00Z")).timeIntervalSinceNow
+    environment["WATCHER_CLOCK_OFFSET"] = "\(Int(offset.rounded()))"
+    let arguments = ["--config", config, "--state-dir", dir.url.appendingPathComponent("state").path]
+    try write(at: "18:00")
+    _ = try ActionTests.watcher(["poll"] + arguments, environment: environment)
+    func due() throws -> String {
+      try ChildProcess.run(
+        try #require(BinaryTests.binary), ["pending", "--json"] + arguments, environment: environment
+      )
+      .output
+    }
+    let first = try due()
+    #expect(first.contains("\"due\":\"2026-03-10T18:00:00Z\""), "\(first)")
+    // Moved earlier in the day: today at 12:00; moved to the morning: tomorrow at 08:00.
+    try write(at: "12:00")
+    let noon = try due()
+    #expect(noon.contains("\"due\":\"2026-03-10T12:00:00Z\""), "\(noon)")
+    try write(at: "08:00")
+    let morning = try due()
+    #expect(morning.contains("\"due\":\"2026-03-11T08:00:00Z\""), "\(morning)")
+    // The old time passes and nothing goes out; the new one comes and the digest does.
+    func poll(at time: String) throws {
+      let offset = try #require(DateParser.parse(time)).timeIntervalSinceNow
+      environment["WATCHER_CLOCK_OFFSET"] = "\(Int(offset.rounded()))"
+      _ = try ActionTests.watcher(["poll"] + arguments, environment: environment)
+    }
+    try poll(at: "2026-03-10T18:30:00Z")
+    let evening = try due()
+    #expect(evening.contains("\"due\":\"2026-03-11T08:00:00Z\""), "\(evening)")
+    try poll(at: "2026-03-11T08:05:00Z")
+    let sent = try due()
+    #expect(sent.contains("\"digests\":[]"), "\(sent)")
   }
 }
