@@ -40,7 +40,7 @@ extension Daemon {
     case "purge": code = purge(request.action ?? "", terminal: out)
     case "digest":
       log("'watcher digest --send-now' asked to send the digest of rule '\(request.action ?? "")'")
-      code = DigestCommand.sendNow(request.action ?? "", poller: poller(), terminal: out)
+      code = DigestCommand.sendNow(request.action ?? "", poller: poller(), terminal: out, report: logPass)
     default: code = poll(request, terminal: out)
     }
     client.finish(code.rawValue)
@@ -69,7 +69,8 @@ extension Daemon {
   private func pending(_ request: DaemonSocket.Request, terminal out: Terminal) -> ExitCode {
     let keys = request.keys.isEmpty ? nil : Set(request.keys)
     log("'watcher pending --\(request.action ?? "retry")' asked\(keys.map { " for \($0.count) items" } ?? "")")
-    return PendingRun.execute(retry: request.action != "drop", keys: keys, poller: poller(), terminal: out)
+    return PendingRun.execute(
+      retry: request.action != "drop", keys: keys, poller: poller(), terminal: out, report: logPass)
   }
 
   /// `remove --purge`: the state of a feed the config no longer has.

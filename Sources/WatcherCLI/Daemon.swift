@@ -217,8 +217,7 @@ final class Daemon {
         outcome, for: .daemon { self.warned.insert(outcome.feed.name + "\u{0}" + $0).inserted })
       for line in report { log(line) }
     }
-    for problem in pass.digestProblems { log("digest: \(problem)") }
-    for problem in pass.clickProblems { log(problem) }
+    for entry in pass.digestJournal { log(LogCommand.line(entry, time: false)) }
   }
 
   /// A poller with the config the daemon runs now.

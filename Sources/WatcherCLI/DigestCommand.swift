@@ -65,7 +65,11 @@ struct DigestCommand: Command {
 
   /// Makes the rule's digest due now and delivers it as a pass would (its hook, Apprise, the notification;
   /// quiet hours still hold it).
-  static func sendNow(_ rule: String, poller: Poller, terminal: Terminal) -> ExitCode {
+  ///
+  /// `report` gets the pass (the daemon logs it).
+  static func sendNow(
+    _ rule: String, poller: Poller, terminal: Terminal, report: (Poller.Pass) -> Void = { _ in }
+  ) -> ExitCode {
     let now = WallClock.now()
     do {
       var digests = try poller.store.digests()
@@ -81,6 +85,7 @@ struct DigestCommand: Command {
       return .failure
     }
     let pass = poller.pass([], force: false, now: now)
+    report(pass)
     for line in KeptReport.lines(pass, keptNow: 0) { terminal.report(line) }
     let left = ((try? poller.store.digests(readOnly: true)) ?? []).first { $0.rule == rule }
     if let left, !left.items.isEmpty {

@@ -134,7 +134,10 @@ struct PendingCommand: Command {
 
 /// `pending --retry` and `--drop` with the lock held: by the command, or by the daemon it handed them to.
 enum PendingRun {
-  static func execute(retry: Bool, keys: Set<String>?, poller: Poller, terminal: Terminal) -> ExitCode {
+  /// `report` gets the retries' outcomes (the daemon logs them).
+  static func execute(
+    retry: Bool, keys: Set<String>?, poller: Poller, terminal: Terminal, report: (Poller.Pass) -> Void = { _ in }
+  ) -> ExitCode {
     let (config, store) = (poller.config, poller.store)
     // The buttons clicked since the last pass are pending hooks first (and can be named by their item).
     for problem in poller.absorbClicks(now: WallClock.now()) { terminal.error("error: \(problem)") }
@@ -162,6 +165,7 @@ enum PendingRun {
       return failed ? .failure : .success
     }
     let outcomes = poller.retryPending(config.feeds, keys: keys, now: WallClock.now())
+    report(Poller.Pass(outcomes: outcomes))
     var problems: [ActionProblem] = []
     for outcome in outcomes {
       for problem in outcome.actionProblems where !problems.contains(problem) { problems.append(problem) }

@@ -106,7 +106,11 @@ enum PollReport {
       }
       if let note = outcome.rekeyNote { lines.append("note: feed '\(feed.name)' \(note)") }
     case .daemon(let newWarning):
-      guard outcome.polled else { return [] }
+      // A feed not due yet may still have retried what an earlier pass left pending.
+      guard outcome.polled else {
+        return outcome.journal.map { LogCommand.line($0, time: false) }
+          + outcome.actionProblems.filter { !$0.isFailure }.map { "\($0.label): \($0)" }
+      }
       for warning in outcome.warnings where newWarning(warning) {
         lines.append("warning: feed '\(feed.name)': \(warning) (said once; 'watcher parse' shows them all)")
       }

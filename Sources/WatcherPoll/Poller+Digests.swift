@@ -199,5 +199,6 @@ extension Poller {
       pass.digestProblems.append("\(error)")
     }
     try? store.appendJournal(journal, limits: journalLimits, now: now)
+    pass.digestJournal += journal
   }
 }

@@ -122,6 +122,13 @@ extension Poller {
     public var digestsShown: [(rule: String, items: Int)] = []
     /// Why a digest did not go out, when one did not.
     public var digestProblems: [String] = []
+    /// What became of each digest's hook, Apprise message and notification (as the journal records it).
+    public var digestJournal: [JournalEntry] = []
+
+    /// A pass of these outcomes, nothing else done.
+    public init(outcomes: [Outcome]) {
+      self.outcomes = outcomes
+    }
     /// Why the kept notifications could not be shown or stored, when they could not.
     public var keptError: KeptFailure?
   }

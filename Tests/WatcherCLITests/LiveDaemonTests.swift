@@ -161,6 +161,8 @@ struct LiveDaemonTests {
     let sent = try daemon.watcher(["digest", "d", "--send-now"])
     #expect(sent.status == 0 && sent.output.contains("sent the digest of rule 'd'"), "\(sent.output)\(sent.errors)")
     #expect(daemon.waitFor("'watcher digest --send-now' asked to send the digest of rule 'd'"), "\(daemon.log)")
+    // The log says what the digest's actions did, as it does for items.
+    #expect(daemon.waitFor("\"digest of rule 'd'\"  notify (rule 'd'): "), "\(daemon.log)")
     #expect(try daemon.watcher(["digest", "d", "--preview"]).output.contains("is empty"))
     #expect(daemon.stop() == 0)
   }
@@ -179,6 +181,8 @@ struct LiveDaemonTests {
     #expect(try daemon.watcher(["pending"]).output.contains("4 pending"))
     let retried = try daemon.watcher(["pending", "--retry", "g0-0"])
     #expect(retried.output.contains("retried the pending actions of 1 feed: 2 still pending"), "\(retried.errors)")
+    // The daemon's log says what each retry did, as it does for a pass's own actions.
+    #expect(daemon.waitFor("hook (rule 'r'): failed, will retry (attempt 2)"), "\(daemon.log)")
     let dropped = try daemon.watcher(["pending", "--drop"])
     #expect(dropped.status == 0 && dropped.output.contains("dropped 4 pending actions"), "\(dropped.errors)")
     #expect(try daemon.watcher(["pending"]).output.contains("no pending actions"))
