@@ -97,21 +97,27 @@ struct ItemsCommand: Command {
     return .success
   }
 
+  /// `values` without repeats, in their order.
+  private static func distinct(_ values: [String]) -> [String] {
+    values.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
+  }
+
   /// The item's status ("acted on", "not acted on", "new") and why, in words.
   static func explain(
     _ decision: Decision, known: FeedState.KnownItem?, done: [JournalEntry], firstPoll: Date?, settings: Settings,
     item: FeedItem, feed: FeedConfig
   ) -> (String, String) {
-    let rules = decision.matches.map(\.rule).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-    let matched = rules.map { "'\($0)'" }.joined(separator: ", ")
+    let matched = distinct(decision.matches.map(\.rule)).map { "'\($0)'" }.joined(separator: ", ")
     var would: [String] = []
     if !decision.notifications.isEmpty { would.append("notify") }
     if !decision.hooks.isEmpty { would.append("run \(decision.hooks.count == 1 ? "a hook" : "hooks")") }
     if !decision.webhooks.isEmpty { would.append("post a webhook") }
     let actions = would.joined(separator: " and ")
     if !done.isEmpty {
-      let kinds = done.map(\.action).reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } }
-      return ("acted on", kinds.joined(separator: ", ") + (matched.isEmpty ? "" : " (rules \(matched))"))
+      // The rules the journal says acted, not those that match now: a rule added since did not act on it.
+      let kinds = distinct(done.map(\.action))
+      let acted = distinct(done.compactMap(\.rule)).map { "'\($0)'" }.joined(separator: ", ")
+      return ("acted on", kinds.joined(separator: ", ") + (acted.isEmpty ? "" : " (rules \(acted))"))
     }
     if let muted = decision.mutedBy { return ("not acted on", "muted by rule '\(muted)'") }
     guard decision.isTouched, !actions.isEmpty else {

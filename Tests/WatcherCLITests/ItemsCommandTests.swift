@@ -53,4 +53,29 @@ struct ItemsCommandTests {
     let unknown = run(["items", "g", "--config", config, "--state-dir", state])
     #expect(unknown.0 == 64 && unknown.2.contains("no feed named 'g'"), "\(unknown)")
   }
+
+  @Test("an item acted on names the rules that acted, not a rule added since that matches it now")
+  func rulesThatActed() throws {
+    let dir = try TemporaryDirectory()
+    let feed = dir.url.appendingPathComponent("feed.xml").path
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    let state = dir.url.appendingPathComponent("state").path
+    let rules = """
+      settings: { first_poll: all, max_age: none }
+      feeds:
+        - { url: \(feed), name: f }
+      rules:
+        - { name: hit, match: { title: alpha }, hook: 'true' }
+
+      """
+    try rules.write(toFile: config, atomically: true, encoding: .utf8)
+    try Self.feed(["alpha one"]).write(toFile: feed, atomically: true, encoding: .utf8)
+    #expect(run(["poll", "--config", config, "--state-dir", state]).0 == 0)
+    try (rules + "  - { name: later, match: { title: one }, hook: 'true' }\n")
+      .write(toFile: config, atomically: true, encoding: .utf8)
+    let (code, out, err) = run(["items", "f", "--config", config, "--state-dir", state])
+    #expect(code == 0, "\(err)")
+    #expect(out.contains("    acted on: hook (rules 'hit')\n"), "\(out)")
+    #expect(!out.contains("'later'"), "\(out)")
+  }
 }
