@@ -251,8 +251,9 @@ package struct FeedReader: Sendable {
     let identity = Self.identity(feed, state: state)
     var novelty = Novelty(identity: stories)
     var rekeyed: [Novelty.Match] = []
-    let keepDigests = wantsUpdates(feed)
-    let updates = mode == .normal && state.initialized && keepDigests
+    // Each item's digest is kept from its first sight, so that a rule acting on edits (on_update) added
+    // later still sees an edit made before its first poll; known items are hashed only while one wants them.
+    let updates = mode == .normal && state.initialized && wantsUpdates(feed)
     var updated: [Int] = []
     // Only items known before this document can come back under new keys (none on a first poll).
     let knewItems = !state.items.isEmpty
@@ -297,7 +298,7 @@ package struct FeedReader: Sendable {
         } else {
           fresh.append(index)
           state.items[key] = novelty.record(buffer[index], key: key, now: now)
-          if keepDigests, buffer[index].title != nil || buffer[index].text != nil {
+          if buffer[index].title != nil || buffer[index].text != nil {
             state.itemDigests[key] = StoryIdentity.digest(
               title: buffer[index].title, text: buffer[index].text)
           }
@@ -312,9 +313,9 @@ package struct FeedReader: Sendable {
     let horizon = now.addingTimeInterval(-Double(config.settings.retention))
     if state.items.values.contains(where: { $0.lastSeen < horizon }) {
       state.items = state.items.filter { $0.value.lastSeen >= horizon }
-    }
-    if !state.itemDigests.isEmpty {
-      state.itemDigests = keepDigests ? state.itemDigests.filter { state.items[$0.key] != nil } : [:]
+      state.itemDigests = state.itemDigests.filter { state.items[$0.key] != nil }
+    } else if state.itemDigests.count > state.items.count {
+      state.itemDigests = state.itemDigests.filter { state.items[$0.key] != nil }
     }
 
     var act = fresh

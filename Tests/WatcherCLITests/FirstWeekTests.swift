@@ -194,3 +194,40 @@ extension FirstWeekTests {
     #expect(sent.contains("\"digests\":[]"), "\(sent)")
   }
 }
+
+extension FirstWeekTests {
+  @Test("on_update added to a rule sees an edit made before its first poll")
+  func editBeforeOnUpdate() throws {
+    let dir = try TemporaryDirectory()
+    let feed = dir.url.appendingPathComponent("feed.xml").path
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    func rules(onUpdate: Bool) throws {
+      try """
+      settings: { first_poll: all, max_age: none }
+      feeds:
+        - { url: \(feed), name: f }
+      rules:
+        - { name: notes, match: { title: notes }, hook: 'true', on_update: \(onUpdate) }
+      """.write(toFile: config, atomically: true, encoding: .utf8)
+    }
+    let arguments = ["--config", config, "--state-dir", dir.url.appendingPathComponent("state").path]
+    func write(_ titles: [String]) throws {
+      try
+        ("<rss version=\"2.0\"><channel><title>F</title>"
+        + titles.enumerated().map { "<item><title>\($1)</title><guid>g\($0)</guid></item>" }.joined()
+        + "</channel></rss>").write(toFile: feed, atomically: true, encoding: .utf8)
+    }
+    try rules(onUpdate: false)
+    try write(["Notes 1", "Notes 2"])
+    _ = try ActionTests.watcher(["poll"] + arguments, environment: ActionTests.noBus)
+    // The post is edited; then the user turns on_update on; then the poll.
+    try write(["Notes 1", "Notes 2 (fixed)"])
+    try rules(onUpdate: true)
+    var later = ActionTests.noBus
+    later["WATCHER_CLOCK_OFFSET"] = "3600"
+    let (status, output) = try ActionTests.watcher(["poll"] + arguments, environment: later)
+    #expect(status == 0, "\(output)")
+    let log = try ActionTests.watcher(["log"] + arguments, environment: later).1
+    #expect(log.contains("\"Notes 2 (fixed)\"  item: updated, not new"), "\(output)\n\(log)")
+  }
+}
