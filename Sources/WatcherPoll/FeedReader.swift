@@ -89,8 +89,13 @@ package struct FeedReader: Sendable {
       job.state.healthTold = nil
     }
     // Ids that changed are news only wholesale (a migration); one item or a few stay in the journal and status.
-    if let note = job.outcome.rekeyNote, job.outcome.rekeyed >= max(5, job.outcome.items / 4) {
+    // Told at most once a day: a feed whose ids churn on every fetch is one piece of news, not one a poll.
+    if let note = job.outcome.rekeyNote, job.outcome.rekeyed >= max(5, job.outcome.items / 4),
+      StoredTime.deadline(job.state.rekeyTold.map { $0.addingTimeInterval(86_400) } ?? now, longest: 86_400, now: now)
+        <= now
+    {
       events.append(.rekeyed(note))
+      if mode == .normal, !job.restarted { job.state.rekeyTold = now }
     }
     guard !events.isEmpty, mode == .normal, !job.restarted else { return }
     let settings = config.settings.notify

@@ -84,6 +84,8 @@ public struct FeedState: Sendable, Equatable {
   public var problem: String?
   /// The health problem last told in a notification (`FeedHealth.key`), so each is told once.
   public var healthTold: String?
+  /// When a wholesale change of the feed's ids was last told in a notification (told at most once a day).
+  public var rekeyTold: Date?
 
   /// When to poll again, as the feed's last successful answer says (`Schedule` reads it).
   public struct PollHints: Sendable, Equatable {
@@ -203,6 +205,7 @@ extension FeedState {
       json.member("etag", etag)
       json.member("failing_since", failingSince)
       json.member("health_told", healthTold)
+      json.member("rekey_told", rekeyTold)
       if !hints.isEmpty {
         json.key("hints")
         json.object { json in
@@ -302,6 +305,7 @@ extension FeedState {
       case "stories": state.storiesKept = try json.optional { try $0.bool() } ?? false
       case "failing_since": state.failingSince = try json.optional { try $0.date() }
       case "health_told": state.healthTold = try json.optional { try $0.string() }
+      case "rekey_told": state.rekeyTold = try json.optional { try $0.date() }
       case "problem": state.problem = try json.optional { try $0.string() }
       case "hints":
         guard try !json.null() else { break }

@@ -231,3 +231,37 @@ extension FirstWeekTests {
     #expect(log.contains("\"Notes 2 (fixed)\"  item: updated, not new"), "\(output)\n\(log)")
   }
 }
+
+extension FirstWeekTests {
+  @Test("a feed whose ids all change on every fetch is told once a day as news of the feed, not once a poll")
+  func rekeyToldOnce() throws {
+    let dir = try TemporaryDirectory()
+    let feed = dir.url.appendingPathComponent("feed.xml").path
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    settings: { first_poll: all, max_age: none }
+    feeds:
+      - { url: \(feed), name: f, identity: guid }
+    rules:
+      - { name: all, match: { title: post }, notify: true }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let arguments = ["--config", config, "--state-dir", dir.url.appendingPathComponent("state").path]
+    var told = 0
+    for fetch in 0..<4 {
+      try
+        ("<rss version=\"2.0\"><channel><title>F</title>"
+        + (1...8).map {
+          "<item><title>Post \($0)</title><guid>\(fetch)-\($0)</guid><link>https://e.org/\($0)</link></item>"
+        }
+        .joined() + "</channel></rss>").write(toFile: feed, atomically: true, encoding: .utf8)
+      var environment = ActionTests.noBus
+      // Each poll an hour after the one before; the last a day after the second.
+      environment["WATCHER_CLOCK_OFFSET"] = "\([0, 3_600, 7_200, 3_600 + 86_400][fetch])"
+      let output = try ActionTests.watcher(["poll"] + arguments, environment: environment).1
+      if fetch > 0 { #expect(output.contains("changed its item ids"), "\(output)") }
+      let log = try ActionTests.watcher(["log"] + arguments, environment: environment).1
+      told = log.components(separatedBy: "\"feed health: rekeyed\"  notify: not shown").count - 1
+      #expect(told == [0, 1, 1, 2][fetch], "fetch \(fetch): \(log)")
+    }
+  }
+}
