@@ -72,7 +72,10 @@ package final class AtomParser: FeedElementParser {
     entries = ItemPipeline(
       sink: sink,
       prefilter: filter.map { known in
-        { known.stub(id: $0.id, link: AtomParser.alternate($0.links), published: $0.published ?? $0.updated) }
+        {
+          known.stub(
+            id: $0.id, link: AtomParser.alternate($0.links), published: $0.published ?? $0.updated, title: $0.title)
+        }
       },
       normalize: AtomParser.normalize)
   }

@@ -109,10 +109,13 @@ package final class KnownItems {
   /// The item with only its id and link (as `FeedNormalizer.item` gives them, so its key comes out the
   /// same), or nil when it must be read in full.
   ///
-  /// `published` is kept: the schedule learns how often the feed posts from its items' dates.
-  package func stub(id: String?, link: String?, published: Date? = nil) -> FeedItem? {
+  /// `published` is kept: the schedule learns how often the feed posts from its items' dates. When every
+  /// item is read for its identity (a silent first poll, catch-up), so is its title: the item's title and
+  /// date are kept to recognise a migration by (`FeedState.KnownItem.titleAndDate`).
+  package func stub(id: String?, link: String?, published: Date? = nil, title: TextConstruct? = nil) -> FeedItem? {
     var stub = FeedItem(key: "", id: id.flatMap(HTMLText.collapsed), link: link)
     guard stub.id != nil || stub.link != nil else { return nil }
+    if case .all = filter { stub.title = title?.plainText(singleLine: true) }
     ControlCharacters.clean(&stub)
     let base = FeedIdentity.baseKey(stub)
     guard bases.insert(base).inserted else { return nil }

@@ -79,7 +79,8 @@ package final class RSSParser: FeedElementParser {
       prefilter: filter.map { known in
         {
           known.stub(
-            id: $0.guid ?? $0.about, link: RSSParser.link($0), published: $0.pubDate ?? $0.dcDate ?? $0.issued)
+            id: $0.guid ?? $0.about, link: RSSParser.link($0), published: $0.pubDate ?? $0.dcDate ?? $0.issued,
+            title: $0.title ?? $0.fallbackTitle)
         }
       },
       normalize: RSSParser.normalize)

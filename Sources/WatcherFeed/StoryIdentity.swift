@@ -107,16 +107,28 @@ public struct StoryIdentity: Sendable {
       hostStart += 4
     }
     sink.reserve(end - hostStart)
-    for position in hostStart..<hostEnd { sink.add(lower(input[position])) }
+    let host = UnsafeBufferPointer(rebasing: input[hostStart..<hostEnd])
+    if host.contains(where: { $0 >= 0x80 }) || URLSpelling.hasPunycode(host) {
+      // An internationalized host, as Unicode (`xn--caf-dma.example` and `café.example` are one host).
+      for byte in URLSpelling.unicodeHost(host) { sink.add(byte) }
+    } else {
+      for byte in host { sink.add(lower(byte)) }
+    }
     var queryStart = authorityEnd
     while queryStart < end, input[queryStart] != 63 { queryStart += 1 }
     var pathEnd = queryStart
     while pathEnd > authorityEnd, input[pathEnd - 1] == 47 { pathEnd -= 1 }
-    sink.add(UnsafeBufferPointer(rebasing: input[authorityEnd..<pathEnd]))
+    URLSpelling.unescape(UnsafeBufferPointer(rebasing: input[authorityEnd..<pathEnd]), into: &sink)
     guard queryStart + 1 < end else { return true }
     var kept: [Range<Int>] = []
     var pairStart = queryStart + 1
     while pairStart <= end {
+      // `&amp;` is `&` written for HTML once too often.
+      if end - pairStart >= 4, input[pairStart] == 97, input[pairStart + 1] == 109, input[pairStart + 2] == 112,
+        input[pairStart + 3] == 59, pairStart > queryStart + 1
+      {
+        pairStart += 4
+      }
       var pairEnd = pairStart
       while pairEnd < end, input[pairEnd] != 38 { pairEnd += 1 }
       if pairEnd > pairStart {
@@ -127,13 +139,17 @@ public struct StoryIdentity: Sendable {
       pairStart = pairEnd + 1
     }
     guard !kept.isEmpty else { return true }
-    if kept.count > 1 {
-      kept.sort { input[$0].lexicographicallyPrecedes(input[$1]) }
+    // Each parameter with its escapes undone, sorted as it reads.
+    var pairs = kept.map { range in
+      var bytes = ByteSink()
+      URLSpelling.unescape(UnsafeBufferPointer(rebasing: input[range]), into: &bytes)
+      return bytes.bytes
     }
+    if pairs.count > 1 { pairs.sort { $0.lexicographicallyPrecedes($1) } }
     sink.add(63)
-    for (offset, range) in kept.enumerated() {
+    for (offset, pair) in pairs.enumerated() {
       if offset > 0 { sink.add(38) }
-      sink.add(UnsafeBufferPointer(rebasing: input[range]))
+      for byte in pair { sink.add(byte) }
     }
     return true
   }
@@ -178,14 +194,14 @@ public struct StoryIdentity: Sendable {
 }
 
 /// Where `StoryIdentity` walks a compared form: into bytes, or straight into its hash.
-private protocol StorySink {
+protocol StorySink {
   mutating func reserve(_ count: Int)
   mutating func add(_ byte: UInt8)
   mutating func add(_ bytes: UnsafeBufferPointer<UInt8>)
 }
 
 /// The compared form's bytes.
-private struct ByteSink: StorySink {
+struct ByteSink: StorySink {
   var bytes: [UInt8] = []
   mutating func reserve(_ count: Int) { bytes.reserveCapacity(count) }
   mutating func add(_ byte: UInt8) { bytes.append(byte) }

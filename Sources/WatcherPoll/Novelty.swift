@@ -30,7 +30,7 @@ struct Novelty {
     case spelling(String)
     /// A new id, the same link.
     case link
-    /// No link; the same title and date.
+    /// No link, or a migration (most of the document's items unknown at once); the same title and date.
     case titleAndDate
   }
 
@@ -45,6 +45,14 @@ struct Novelty {
   /// The document's keys, and how many of its items have each story (links, or titles and dates).
   private var documentKeys: Set<String> = []
   private var documentStories: [UInt64: Int] = [:]
+  /// Known keys by the titles and dates of items with links, those several known items share, and how many
+  /// of the document's items have each.
+  private var byTitleAndDate: [UInt64: String] = [:]
+  private var sharedTitlesAndDates: Set<UInt64> = []
+  private var documentTitlesAndDates: [UInt64: Int] = [:]
+  /// Whether most of the document's items are unknown: a migration (a platform move, a dropped feed proxy,
+  /// guids that change format), where titles and dates identify items whose ids and links all changed.
+  private var migration = false
 
   init(identity: StoryIdentity) {
     self.identity = identity
@@ -65,23 +73,31 @@ struct Novelty {
     if !sharedKeys.contains(normalized), let old = byKey?[normalized], absent(old) {
       return (old, .spelling(identity.difference(old, key)))
     }
-    if let link = item.link.map(identity.normalized) {
-      let story = StableHash.value(of: link.utf8)
-      // The link identifies one item of the document, and one known item.
-      guard documentStories[story, default: 0] <= 1, !sharedStories.contains(story) else { return nil }
-      if let old = byStory[story] ?? (sharedKeys.contains(link) ? nil : byKey?[link]), absent(old) {
-        return (old, .link)
-      }
-      // A new id that is the URL an old item linked to.
-      let keyStory = StableHash.value(of: normalized.utf8)
-      if FeedLocation.isHTTP(key), !sharedStories.contains(keyStory), let old = byStory[keyStory], absent(old) {
-        return (old, .link)
-      }
-      return nil
-    }
     let print = StoryIdentity.fingerprint(title: item.title, published: item.published.map(ISODate.format))
+    if let link = item.link.map(identity.normalized) {
+      if let old = known(link: link, key: key, normalized: normalized, absent: absent) { return (old, .link) }
+      // A migration: the title and date name one known item and one item of the document.
+      guard migration, print != 0, documentTitlesAndDates[print, default: 0] <= 1,
+        !sharedTitlesAndDates.contains(print), let old = byTitleAndDate[print], absent(old)
+      else { return nil }
+      return (old, .titleAndDate)
+    }
     guard print != 0, documentStories[print, default: 0] <= 1, !sharedStories.contains(print) else { return nil }
     if let old = byStory[print], absent(old) { return (old, .titleAndDate) }
+    return nil
+  }
+
+  /// The known key a new item's link (`link`, compared) names, if it names exactly one.
+  private func known(link: String, key: String, normalized: String, absent: (String) -> Bool) -> String? {
+    let story = StableHash.value(of: link.utf8)
+    // The link identifies one item of the document, and one known item.
+    guard documentStories[story, default: 0] <= 1, !sharedStories.contains(story) else { return nil }
+    if let old = byStory[story] ?? (sharedKeys.contains(link) ? nil : byKey?[link]), absent(old) { return old }
+    // A new id that is the URL an old item linked to.
+    let keyStory = StableHash.value(of: normalized.utf8)
+    if FeedLocation.isHTTP(key), !sharedStories.contains(keyStory), let old = byStory[keyStory], absent(old) {
+      return old
+    }
     return nil
   }
 
@@ -92,27 +108,33 @@ struct Novelty {
       let normalized = identity.normalized(key)
       if keys.updateValue(key, forKey: normalized) != nil { sharedKeys.insert(normalized) }
       if item.story != 0, byStory.updateValue(key, forKey: item.story) != nil { sharedStories.insert(item.story) }
+      if item.titleAndDate != 0, byTitleAndDate.updateValue(key, forKey: item.titleAndDate) != nil {
+        sharedTitlesAndDates.insert(item.titleAndDate)
+      }
     }
     byKey = keys
+    var unknown = 0
     for (key, item) in document {
       documentKeys.insert(key)
-      let story =
-        item.link.map { StableHash.value(of: identity.normalized($0).utf8) }
-        ?? StoryIdentity.fingerprint(title: item.title, published: item.published.map(ISODate.format))
+      if items[key] == nil { unknown += 1 }
+      let print = StoryIdentity.fingerprint(title: item.title, published: item.published.map(ISODate.format))
+      let story = item.link.map { StableHash.value(of: identity.normalized($0).utf8) } ?? print
       if story != 0 { documentStories[story, default: 0] += 1 }
+      if item.link != nil, print != 0 { documentTitlesAndDates[print, default: 0] += 1 }
     }
+    migration = unknown >= 2 && unknown * 2 > document.count
   }
 
   /// The hash of a link's compared form, as `KnownItem.story` keeps it.
   func story(_ link: String, key: String) -> UInt64 { identity.story(link, key: key) }
 
-  /// The record of a new item: its link's story, or (without a link) its title and date, and (when a rule
-  /// acts on edits) its digest.
+  /// The record of a new item: its link's story, or (without a link) its title and date; with a link, its
+  /// title and date beside it (for migrations).
   func record(_ item: FeedItem, key: String, now: Date) -> FeedState.KnownItem {
-    FeedState.KnownItem(
-      firstSeen: now, lastSeen: now,
-      story: item.link.map { story($0, key: key) }
-        ?? StoryIdentity.fingerprint(title: item.title, published: item.published.map(ISODate.format)))
+    let print = StoryIdentity.fingerprint(title: item.title, published: item.published.map(ISODate.format))
+    return FeedState.KnownItem(
+      firstSeen: now, lastSeen: now, story: item.link.map { story($0, key: key) } ?? print,
+      titleAndDate: item.link == nil ? 0 : print)
   }
 
   /// The base of a key given to a repeat inside one document (`KEY#2`), when it is one.

@@ -144,11 +144,15 @@ public struct FeedState: Sendable, Equatable {
     /// 0 when its key tells the same (`StoryIdentity.story`). An item met again under a new key with this
     /// story is this item (its feed changed its ids). A number, not a string: every known item has one.
     public var story: UInt64 = 0
+    /// For an item with a link: the hash of its title and date (`StoryIdentity.fingerprint`), which a
+    /// migration that changes every id and link at once is recognised by (0: none, or not kept).
+    public var titleAndDate: UInt64 = 0
 
-    package init(firstSeen: Date, lastSeen: Date, story: UInt64 = 0) {
+    package init(firstSeen: Date, lastSeen: Date, story: UInt64 = 0, titleAndDate: UInt64 = 0) {
       self.firstSeen = firstSeen
       self.lastSeen = lastSeen
       self.story = story
+      self.titleAndDate = titleAndDate
     }
   }
 }
@@ -236,6 +240,7 @@ extension FeedState {
             json.member("first_seen", item.firstSeen)
             json.member("last_seen", item.lastSeen)
             if item.story != 0 { json.member("story", StableHash.hex(item.story)) }
+            if item.titleAndDate != 0 { json.member("title_date", StableHash.hex(item.titleAndDate)) }
           }
         }
       }
@@ -349,17 +354,18 @@ extension FeedState.KnownItem {
   package init(reading json: inout JSONReader) throws {
     var first: Date?
     var last: Date?
-    var story: UInt64 = 0
+    var (story, titleAndDate): (UInt64, UInt64) = (0, 0)
     try json.object { json, key in
       switch key {
       case "first_seen": first = try json.date()
       case "last_seen": last = try json.date()
       case "story": story = try json.optional { try $0.string() }.map(StableHash.value(hex:)) ?? 0
+      case "title_date": titleAndDate = try json.optional { try $0.string() }.map(StableHash.value(hex:)) ?? 0
       default: try json.skipValue()
       }
     }
     guard let first, let last else { throw json.failure("an item needs 'first_seen' and 'last_seen'") }
-    self.init(firstSeen: first, lastSeen: last, story: story)
+    self.init(firstSeen: first, lastSeen: last, story: story, titleAndDate: titleAndDate)
   }
 }
 

@@ -77,7 +77,9 @@ struct FeedMoveTests {
 struct NoLostPostTests {
   /// Polls `feeds` (each a list of (guid, title, link)) in turn with a hook on every item; the titles the
   /// hook ran for at each poll after the first.
-  static func announced(_ polls: [[(String, String, String)]]) throws -> [[String]] {
+  ///
+  /// With `dated`, each item is published on a day its title names (the number in it).
+  static func announced(_ polls: [[(String, String, String)]], dated: Bool = false) throws -> [[String]] {
     let dir = try TemporaryDirectory()
     let feed = dir.url.appendingPathComponent("feed.xml").path
     let out = dir.url.appendingPathComponent("out").path
@@ -94,7 +96,8 @@ struct NoLostPostTests {
       try
         ("<rss version=\"2.0\"><channel><title>F</title>"
         + items.map {
-          "<item><guid isPermaLink=\"false\">\($0.0)</guid><title>\($0.1)</title><link>\($0.2)</link></item>"
+          "<item><guid isPermaLink=\"false\">\($0.0)</guid><title>\($0.1)</title><link>\($0.2)</link>"
+            + (dated ? "<pubDate>\(Self.day(of: $0.1)) Jan 2026 10:00:00 GMT</pubDate>" : "") + "</item>"
         }
         .joined() + "</channel></rss>").write(toFile: feed, atomically: true, encoding: .utf8)
       unlink(out)
@@ -109,6 +112,9 @@ struct NoLostPostTests {
     }
     return result
   }
+
+  /// The day of January an item titled with a number is published on.
+  static func day(of title: String) -> Int { (Int(title.filter(\.isNumber)) ?? 0) % 28 + 1 }
 
   @Test("a changelog whose entries link to one page with anchors: two new releases are both announced")
   func changelogAnchors() throws {
@@ -164,5 +170,39 @@ struct NoLostPostTests {
     #expect(one.contains("1 item re-keyed") && !one.contains("notification is kept"), "\(one)")
     let all = try poll { _ in "c-" }
     #expect(all.contains("12 items re-keyed") && all.contains("1 notification is kept"), "\(all)")
+  }
+
+  @Test(
+    "links (and ids) spelled another way — percent-escapes or UTF-8, host case, an IDNA host, &amp; — are the same posts; the new one is announced",
+    arguments: [
+      ("https://Example.ORG/caf%C3%A9-", "https://example.org/café-"),
+      ("https://xn--caf-dma.example/p/", "https://café.example/p/"),
+      ("https://example.org/?lang=de&amp;p=", "https://example.org/?lang=de&p="),
+    ])
+  func spellings(before: String, after: String) throws {
+    let old = (1...4).map { ("\(before)\($0)", "Post \($0)", "\(before)\($0)") }
+    let respelled = (1...4).map { ("\(after)\($0)", "Post \($0)", "\(after)\($0)") }
+    let ran = try Self.announced([old, [("\(after)5", "Post 5", "\(after)5")] + respelled])
+    #expect(ran == [["Post 5"]], "\(ran)")
+  }
+
+  @Test("a dropped feed proxy (every link and id changes, titles and dates stay) is a migration: only the new post")
+  func droppedProxy() throws {
+    let old = (1...6).map {
+      ("https://blog.example/?p=\($0)", "Post \($0)", "https://proxy.example/~r/blog/~3/x\($0)/")
+    }
+    let moved = (1...6).map { ("https://blog.example/post-\($0)/", "Post \($0)", "https://blog.example/post-\($0)/") }
+    let new = ("https://blog.example/post-7/", "Post 7", "https://blog.example/post-7/")
+    let ran = try Self.announced([old, [new] + moved, [new] + moved], dated: true)
+    #expect(ran == [["Post 7"], []], "\(ran)")
+  }
+
+  @Test("titles alone never make a migration: a weekly series under one title on new dates is announced")
+  func sameTitleNewDates() throws {
+    let old = (1...3).map { ("w\($0)", "Weekly notes \($0)", "https://example.org/w/\($0)") }
+    // Every id and link new; same title words, other days: new posts, not the old ones.
+    let next = (11...14).map { ("v\($0)", "Weekly notes \($0)", "https://example.org/v/\($0)") }
+    let ran = try Self.announced([old, next], dated: true)
+    #expect(ran == [next.map(\.1).sorted()], "\(ran)")
   }
 }

@@ -26,6 +26,19 @@ struct IdentityTests {
       ("https://a.example.org/x", "https://b.example.org/x", false),
       ("tag:example.org,2026:1", "tag:example.org,2026:1", true),
       ("urn:1", "URN:1", false),
+      // Escapes of what needs none, and internationalized hosts, either way; `&amp;` for `&`.
+      ("https://example.org/caf%C3%A9-3", "https://EXAMPLE.org/café-3", true),
+      ("https://example.org/%7euser/a%2db", "https://example.org/~user/a-b", true),
+      ("https://example.org/a%2fb", "https://example.org/a%2Fb", true),
+      ("https://example.org/a%2Fb", "https://example.org/a/b", false),
+      ("https://example.org/a%20b", "https://example.org/a b", false),
+      ("https://xn--caf-dma.example/post", "https://café.example/post", true),
+      ("https://XN--Caf-dma.example/post", "https://CAFÉ.example/post", true),
+      ("https://xn--mnchen-3ya.de/x", "https://münchen.de/x", true),
+      ("https://xn--caf-dma.example/post", "https://cafe.example/post", false),
+      ("https://xn--zzzz-!!.example/p", "https://xn--zzzz-!!.example/p", true),
+      ("https://example.org/?p=1&amp;lang=de", "https://example.org/?lang=de&p=1", true),
+      ("https://example.org/?q=%C3%A9&p=1", "https://example.org/?p=1&q=é", true),
     ])
   func normalized(_ a: String, _ b: String, _ same: Bool) {
     let identity = StoryIdentity()
