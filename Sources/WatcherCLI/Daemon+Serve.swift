@@ -41,6 +41,8 @@ extension Daemon {
     case "digest":
       log("'watcher digest --send-now' asked to send the digest of rule '\(request.action ?? "")'")
       code = DigestCommand.sendNow(request.action ?? "", poller: poller(), terminal: out, report: logPass)
+    case "announce":
+      code = announce(request, terminal: out)
     default: code = poll(request, terminal: out)
     }
     client.finish(code.rawValue)
@@ -71,6 +73,17 @@ extension Daemon {
     log("'watcher pending --\(request.action ?? "retry")' asked\(keys.map { " for \($0.count) items" } ?? "")")
     return PendingRun.execute(
       retry: request.action != "drop", keys: keys, poller: poller(), terminal: out, report: logPass)
+  }
+
+  /// `items FEED --announce KEY`.
+  private func announce(_ request: DaemonSocket.Request, terminal out: Terminal) -> ExitCode {
+    guard let key = request.keys.first,
+      let feed = StateOptions.named(Array(request.feeds.prefix(1)), config: config, terminal: out)?.first
+    else { return .usage }
+    log("'watcher items \(feed.name) --announce' asked to act on an item after all")
+    let (code, pass) = Announce.execute(key, feed: feed, poller: poller(), terminal: out)
+    if let pass { logPass(pass) }
+    return code
   }
 
   /// `remove --purge`: the state of a feed the config no longer has.

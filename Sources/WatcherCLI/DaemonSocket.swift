@@ -21,7 +21,8 @@ import WatcherSupport
 enum DaemonSocket {
   /// What a client asks for.
   struct Request: Sendable, Equatable {
-    /// `poll`, `catch-up`, `pending` (with `--retry` or `--drop`), `reload`, or `purge` (a removed feed's state).
+    /// `poll`, `catch-up`, `pending` (with `--retry` or `--drop`), `reload`, `purge` (a removed feed's state),
+    /// `digest` (send now) or `announce` (an item after all: `items FEED --announce KEY`).
     var command: String
     /// Feed names (none: the due feeds for a poll, every feed for a catch-up).
     var feeds: [String] = []
@@ -36,7 +37,7 @@ enum DaemonSocket {
     /// The config the client read (an absolute path): the daemon refuses a request for another config.
     var config: String?
 
-    static let commands: Set<String> = ["poll", "catch-up", "pending", "reload", "purge", "digest"]
+    static let commands: Set<String> = ["poll", "catch-up", "pending", "reload", "purge", "digest", "announce"]
 
     var line: String {
       JSONOutput.object([

@@ -24,6 +24,7 @@ struct ItemsCommand: Command {
     Options.config, Options.stateDir,
     Options.since.described("only items first seen (or, never seen, published) since: 30m, 2d, 1w or a date"),
     Options.json.described("print JSON"),
+    Options.announce,
   ]
 
   /// One item and what became of it.
@@ -44,6 +45,9 @@ struct ItemsCommand: Command {
       return .usage
     }
     let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
+    if let key = arguments.value(Options.announce) {
+      return Announce.run(key, feed: feed, arguments, terminal: terminal)
+    }
     guard let store = StateOptions.unlockedStore(directory, terminal: terminal) else { return .failure }
     let state = (try? store.load(url: feed.url, readOnly: true).state) ?? FeedState(url: feed.url)
     let limits = JournalLimits(keepFor: config.settings.journalKeepFor, keepMax: config.settings.journalKeepMax)
@@ -113,6 +117,15 @@ struct ItemsCommand: Command {
     if !decision.hooks.isEmpty { would.append("run \(decision.hooks.count == 1 ? "a hook" : "hooks")") }
     if !decision.webhooks.isEmpty { would.append("post a webhook") }
     let actions = would.joined(separator: " and ")
+    // Taken for a known item under a new key: not announced (the journal says which, and why).
+    if let rekeyed = done.last(where: { $0.action == "identity" && $0.outcome == .rekeyed }) {
+      return (
+        "not announced",
+        "recognised as a known item: \(rekeyed.detail ?? "its feed changed its ids"); "
+          + "'watcher items \(feed.name) --announce \(rekeyed.key)' acts on it after all"
+      )
+    }
+    let done = done.filter { $0.action != "identity" }
     if !done.isEmpty {
       // The rules the journal says acted, not those that match now: a rule added since did not act on it.
       let kinds = distinct(done.map(\.action))

@@ -109,6 +109,7 @@ struct LogCommand: Command {
     case .duplicate: what = "not taken, the same story"
     case .rekeyed: what = "recognised, not announced"
     case .updated: what = "updated, not new"
+    case .resembled: what = "new, announced though it resembled a known item"
     }
     let attempt = entry.attempt > 1 ? " (attempt \(entry.attempt))" : ""
     return (showTime ? "\(time)  " : "") + "\(entry.feed)  \(title)  \(entry.action)\(rule): \(what)\(attempt)"

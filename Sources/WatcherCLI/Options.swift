@@ -54,6 +54,9 @@ enum Options {
     name: "latest", value: "N", help: "act on its newest N items at the first poll (first_poll: latest N)")
   static let preview = OptionSpec(name: "preview", help: "show what the digest has collected and when it goes out")
   static let sendNow = OptionSpec(name: "send-now", help: "send the digest now instead of at its time")
+  static let announce = OptionSpec(
+    name: "announce", value: "KEY",
+    help: "act on an item recognised as a known one after all: the next pass takes it for new (and runs now)")
   static let purge = OptionSpec(
     name: "purge", help: "also delete what watcher remembers of the feed (its state file)")
   // test-rules

@@ -262,9 +262,27 @@ package struct FeedReader: Sendable {
     var updated: [Int] = []
     // Only items known before this document can come back under new keys (none on a first poll).
     let knewItems = !state.items.isEmpty
+    /// One journal entry for an identity decision about one item, a bounded number a poll.
+    func note(_ item: FeedItem, key: String, _ kind: JournalEntry.Outcome, _ detail: String) {
+      guard outcome.identityNotes.count < Novelty.notesPerPoll else { return }
+      outcome.identityNotes.append(
+        JournalEntry(
+          time: now, feed: feed.name, title: item.title, link: item.link, key: key, rule: nil, action: "identity",
+          outcome: kind, detail: detail))
+    }
+    // Items the user asked to act on after all: new, whatever they resemble or however old they are.
+    let asked = Set(state.announce)
+    var announced: [Int] = []
     items.withUnsafeBufferPointer { buffer in
       for index in buffer.indices {
         let key = Poller.identity(buffer[index], identity)
+        if !asked.isEmpty, asked.contains(key), state.items[key] == nil {
+          announced.append(index)
+          fresh.append(index)
+          state.items[key] = novelty.record(buffer[index], key: key, now: now)
+          state.announce.removeAll { $0 == key }
+          continue
+        }
         // The key is hashed once for a known item (the state's keys are URLs: each lookup hashes all of it).
         var slot = state.items.index(forKey: key)
         if slot == nil, knewItems, let earlier = FeedIdentity.keyBeforeCDATAFix(key),
@@ -300,7 +318,11 @@ package struct FeedReader: Sendable {
           state.items[key] = known
           if let digest = state.itemDigests.removeValue(forKey: old) { state.itemDigests[key] = digest }
           rekeyed.append(match)
+          note(buffer[index], key: key, .rekeyed, "taken for the known item \(old) (\(match.words))")
         } else {
+          if knewItems, let why = novelty.resemblance(key: key, item: buffer[index]) {
+            note(buffer[index], key: key, .resembled, why)
+          }
           fresh.append(index)
           state.items[key] = novelty.record(buffer[index], key: key, now: now)
           if buffer[index].title != nil || buffer[index].text != nil {
@@ -354,6 +376,7 @@ package struct FeedReader: Sendable {
       act = act.filter { (items[$0].published ?? now) >= oldest }
       outcome.tooOld = before - act.count
     }
+    if !announced.isEmpty { act = Array(Set(act).union(announced)).sorted() }
     outcome.actedOn = act.count
     if feed.wantsFullText(config.settings), !act.isEmpty {
       let scope = try? job.response?.get().scope

@@ -87,6 +87,44 @@ struct Novelty {
     return nil
   }
 
+  /// Why a new item (`known` found none) looked like a known one, when it did: the evidence, and why it
+  /// was not enough.
+  ///
+  /// Nil when nothing of it resembles a known item.
+  func resemblance(key: String, item: FeedItem) -> String? {
+    guard byKey != nil else { return nil }
+    func why(_ field: String, _ story: UInt64, document: [UInt64: Int], known: [UInt64: String], shared: Set<UInt64>)
+      -> String?
+    {
+      let inDocument = document[story, default: 0]
+      if shared.contains(story) { return "several known items have its \(field)" + also(inDocument) }
+      guard let old = known[story] else { return nil }
+      if documentKeys.contains(old) { return "its \(field) is that of \(old), which is still in the feed" }
+      return inDocument > 1 ? "its \(field) is that of \(old)" + also(inDocument) : nil
+    }
+    func also(_ count: Int) -> String { count > 1 ? ", and \(count) items of the feed have it" : "" }
+    let print = StoryIdentity.fingerprint(title: item.title, published: item.published.map(ISODate.format))
+    if let link = item.link.map(identity.normalized) {
+      let story = StableHash.value(of: link.utf8)
+      if let reason = why("link", story, document: documentStories, known: byStory, shared: sharedStories) {
+        return reason + "; announced as new"
+      }
+      guard migration, print != 0,
+        let reason = why(
+          "title and date", print, document: documentTitlesAndDates, known: byTitleAndDate,
+          shared: sharedTitlesAndDates)
+      else { return nil }
+      return reason + "; announced as new"
+    }
+    guard print != 0,
+      let reason = why("title and date", print, document: documentStories, known: byStory, shared: sharedStories)
+    else { return nil }
+    return reason + "; announced as new"
+  }
+
+  /// The most identity decisions a poll journals, one entry an item.
+  static let notesPerPoll = 50
+
   /// The known key a new item's link (`link`, compared) names, if it names exactly one.
   private func known(link: String, key: String, normalized: String, absent: (String) -> Bool) -> String? {
     let story = StableHash.value(of: link.utf8)
@@ -150,4 +188,15 @@ struct Novelty {
     return String(decoding: key.utf8.prefix(cut), as: UTF8.self)
   }
 
+}
+
+extension Novelty.Match {
+  /// The evidence, in words ("same link").
+  var words: String {
+    switch self {
+    case .spelling(let difference): "same id, spelled with another \(difference)"
+    case .link: "same link"
+    case .titleAndDate: "same title and date"
+    }
+  }
 }

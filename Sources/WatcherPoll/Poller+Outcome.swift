@@ -78,6 +78,9 @@ extension Poller {
     public var rekeyNote: String?
     /// Items seen before whose title or text changed, acted on by the rules with `on_update` (their titles).
     public var updated: [String] = []
+    /// Items taken for known ones under new keys, and new items that resembled known ones: one journal entry
+    /// each (at most `Novelty.notesPerPoll`), so that `items` and `log` show the decision.
+    public var identityNotes: [JournalEntry] = []
     /// Repeats of an item inside one document: the same item, not new.
     public var repeats = 0
     /// New items whose story was acted on for another feed: (item title, that feed).

@@ -377,6 +377,7 @@ public struct Poller {
               outcome: .rekeyed, detail: $0)
           ]
         } ?? [])
+          + job.outcome.identityNotes
           + job.outcome.updated.map {
             JournalEntry(
               time: now, feed: job.feed.name, title: $0, link: nil, key: "", rule: nil, action: "item",

@@ -86,6 +86,10 @@ public struct FeedState: Sendable, Equatable {
   public var healthTold: String?
   /// When a wholesale change of the feed's ids was last told in a notification (told at most once a day).
   public var rekeyTold: Date?
+  /// Keys of items the user asked to act on after all (`watcher items FEED --announce KEY`): the next poll
+  /// takes each for a new item whatever it resembles or however old it is (at most `maxAnnounce`).
+  public var announce: [String] = []
+  public static let maxAnnounce = 100
 
   /// When to poll again, as the feed's last successful answer says (`Schedule` reads it).
   public struct PollHints: Sendable, Equatable {
@@ -210,6 +214,15 @@ extension FeedState {
       json.member("failing_since", failingSince)
       json.member("health_told", healthTold)
       json.member("rekey_told", rekeyTold)
+      if !announce.isEmpty {
+        json.key("announce")
+        json.array { json in
+          for key in announce {
+            json.element()
+            json.string(key)
+          }
+        }
+      }
       if !hints.isEmpty {
         json.key("hints")
         json.object { json in
@@ -311,6 +324,12 @@ extension FeedState {
       case "failing_since": state.failingSince = try json.optional { try $0.date() }
       case "health_told": state.healthTold = try json.optional { try $0.string() }
       case "rekey_told": state.rekeyTold = try json.optional { try $0.date() }
+      case "announce":
+        guard try !json.null() else { break }
+        try json.array { json in
+          let key = try json.string()
+          if state.announce.count < FeedState.maxAnnounce { state.announce.append(key) }
+        }
       case "problem": state.problem = try json.optional { try $0.string() }
       case "hints":
         guard try !json.null() else { break }

@@ -36,6 +36,9 @@ public struct JournalEntry: Sendable, Equatable {
     case rekeyed
     /// An item seen before whose title or text changed: not new; only `on_update` rules act on it.
     case updated
+    /// A new item that resembled a known one (`detail` says which and why the evidence was not enough):
+    /// announced as new all the same.
+    case resembled
   }
 
   /// When it happened.

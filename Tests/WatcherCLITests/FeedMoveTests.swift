@@ -79,8 +79,10 @@ struct NoLostPostTests {
   /// hook ran for at each poll after the first.
   ///
   /// With `dated`, each item is published on a day its title names (the number in it).
-  static func announced(_ polls: [[(String, String, String)]], dated: Bool = false) throws -> [[String]] {
-    let dir = try TemporaryDirectory()
+  static func announced(
+    _ polls: [[(String, String, String)]], dated: Bool = false, in given: TemporaryDirectory? = nil
+  ) throws -> [[String]] {
+    let dir = try given ?? TemporaryDirectory()
     let feed = dir.url.appendingPathComponent("feed.xml").path
     let out = dir.url.appendingPathComponent("out").path
     let config = dir.url.appendingPathComponent("rules.yaml").path
@@ -204,5 +206,51 @@ struct NoLostPostTests {
     let next = (11...14).map { ("v\($0)", "Weekly notes \($0)", "https://example.org/v/\($0)") }
     let ran = try Self.announced([old, next], dated: true)
     #expect(ran == [next.map(\.1).sorted()], "\(ran)")
+  }
+
+  @Test(
+    "the decision is visible: items and log say which new item resembled a known one and why it was announced, and which was taken for which"
+  )
+  func decisionsVisible() throws {
+    let dir = try TemporaryDirectory()
+    let page = "https://example.org/changelog"
+    let old = (1...3).map { ("rel-1.\($0)", "Version 1.\($0)", "\(page)#v1.\($0)") }
+    let new = [("rel-1.4", "Version 1.4", "\(page)#v1.4")]
+    // A churned id for a post whose link names one known item: taken for it.
+    let posts = [("p-a", "Post A", "https://example.org/a")]
+    let churned = [("p-b", "Post A", "https://example.org/a")]
+    _ = try Self.announced([old + posts, new + old + churned], in: dir)
+    let arguments = [
+      "--config", dir.url.appendingPathComponent("rules.yaml").path, "--state-dir",
+      dir.url.appendingPathComponent("state").path,
+    ]
+    let items = try ActionTests.watcher(["items", "f"] + arguments, environment: ActionTests.noBus).1
+    #expect(
+      items.contains("identity: new, announced though it resembled a known item: several known items have its link"),
+      "\(items)")
+    #expect(items.contains("Version 1.4  [seen ") && items.contains("    acted on: hook (rules 'all')"), "\(items)")
+    #expect(
+      items.contains("Post A  [seen ")
+        && items.contains("    not announced: recognised as a known item: taken for the known item p-a (same link)"),
+      "\(items)")
+    let log = try ActionTests.watcher(["log"] + arguments, environment: ActionTests.noBus).1
+    #expect(log.contains("\"Post A\"  identity: recognised, not announced: taken for the known item p-a"), "\(log)")
+
+    // Acted on after all, through a pass: the hook runs for it, once.
+    #expect(items.contains("'watcher items f --announce p-b' acts on it after all"), "\(items)")
+    let out = dir.url.appendingPathComponent("out").path
+    unlink(out)
+    let announced = try ActionTests.watcher(
+      ["items", "f", "--announce", "p-b"] + arguments, environment: ActionTests.noBus)
+    #expect(announced.0 == 0, "\(announced.1)")
+    #expect((try? String(contentsOfFile: out, encoding: .utf8)) == "Post A\n", "\(announced.1)")
+    let after = try ActionTests.watcher(["items", "f"] + arguments, environment: ActionTests.noBus).1
+    #expect(after.contains("Post A  [seen ") && after.contains("    acted on: hook (rules 'all')"), "\(after)")
+    unlink(out)
+    _ = try ActionTests.watcher(["poll", "--all"] + arguments, environment: ActionTests.noBus)
+    #expect((try? String(contentsOfFile: out, encoding: .utf8)) == nil, "acted on once")
+    let unknown = try ActionTests.watcher(
+      ["items", "f", "--announce", "nope"] + arguments, environment: ActionTests.noBus)
+    #expect(unknown.0 == 64 && unknown.1.contains("has no known item 'nope'"), "\(unknown.1)")
   }
 }
