@@ -9,7 +9,9 @@ set -euo pipefail
 SERVER=$1 SCENARIO=$2
 T=$(mktemp -d)
 Xvfb -displayfd 3 -screen 0 1024x768x24 -nolisten tcp 3>"$T/d" >"$T/xvfb.log" 2>&1 & XPID=$!
-trap 'kill $XPID 2>/dev/null; rm -rf "$T"' EXIT
+# A server the bus started may still write its settings while the scratch home goes: try again, and keep
+# the command's own status.
+trap 'status=$?; kill $XPID 2>/dev/null; rm -rf "$T" 2>/dev/null || { sleep 0.5; rm -rf "$T" 2>/dev/null; }; exit $status' EXIT
 for _ in $(seq 200); do [ -s "$T/d" ] && break; sleep 0.05; done
 # The servers (and the accessibility bus) keep their settings, caches and sockets in a scratch home, never
 # in the user's: xfce4-notifyd writes ~/.config/xfce4, GLib ~/.cache/dconf, AT-SPI sockets in the runtime dir.
