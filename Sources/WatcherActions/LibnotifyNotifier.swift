@@ -128,7 +128,11 @@ public final class LibnotifyNotifier: Notifier {
     if let started { throw .notificationService(started) }
     let caps = serverCapabilities()
     let now = WallClock.now()
-    let (notification, entries) = withBubbles { runs in (runs.prepare(original, now: now), false) }
+    // One read of the kept bubbles: what to show, and the bubble it replaces.
+    let (notification, entries, replaced) = withBubbles { runs in
+      let (notification, entries) = runs.prepare(original, now: now)
+      return ((notification, entries, notification.replaces.flatMap { runs.bubbles[$0]?.id }), false)
+    }
     let failure: String? = lock.withLock { _ in
       // Markup only for a server that reads it; a plain-text server shows the text as it is.
       let body = caps.markup ? NotificationMarkup.escape(notification.body) : notification.body
@@ -137,9 +141,7 @@ public final class LibnotifyNotifier: Notifier {
       }
       var keepUntilClosed = false
       defer { if !keepUntilClosed { g_object_unref(UnsafeMutableRawPointer(handle)) } }
-      if let name = notification.replaces, let id = withBubbles({ ($0.bubbles[name]?.id, false) }) {
-        watcher_notification_set_id(handle, id)
-      }
+      if let replaced { watcher_notification_set_id(handle, replaced) }
       let buttons =
         caps.actions && clicks != nil ? Self.buttons(notification, defaultIsButton: caps.defaultIsButton) : []
       if let clicks, !buttons.isEmpty {

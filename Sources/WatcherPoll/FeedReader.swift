@@ -338,10 +338,9 @@ package struct FeedReader: Sendable {
     outcome.newItems = fresh.count
     // Forget items that left the feed longer ago than the retention.
     let horizon = now.addingTimeInterval(-Double(config.settings.retention))
-    if state.items.values.contains(where: { $0.lastSeen < horizon }) {
-      state.items = state.items.filter { $0.value.lastSeen >= horizon }
-      state.itemDigests = state.itemDigests.filter { state.items[$0.key] != nil }
-    } else if state.itemDigests.count > state.items.count {
+    let expired = state.items.values.contains(where: { $0.lastSeen < horizon })
+    if expired { state.items = state.items.filter { $0.value.lastSeen >= horizon } }
+    if expired || state.itemDigests.count > state.items.count {
       state.itemDigests = state.itemDigests.filter { state.items[$0.key] != nil }
     }
 

@@ -73,7 +73,7 @@ struct Novelty {
     if !sharedKeys.contains(normalized), let old = byKey?[normalized], absent(old) {
       return (old, .spelling(identity.difference(old, key)))
     }
-    let print = StoryIdentity.fingerprint(title: item.title, published: item.published.map(ISODate.format))
+    let print = Self.titleAndDate(item)
     if let link = item.link.map(identity.normalized) {
       if let old = known(link: link, key: key, normalized: normalized, absent: absent) { return (old, .link) }
       // A migration: the title and date name one known item and one item of the document.
@@ -103,23 +103,27 @@ struct Novelty {
       return inDocument > 1 ? "its \(field) is that of \(old)" + also(inDocument) : nil
     }
     func also(_ count: Int) -> String { count > 1 ? ", and \(count) items of the feed have it" : "" }
-    let print = StoryIdentity.fingerprint(title: item.title, published: item.published.map(ISODate.format))
+    let print = Self.titleAndDate(item)
+    let reason: String?
     if let link = item.link.map(identity.normalized) {
       let story = StableHash.value(of: link.utf8)
-      if let reason = why("link", story, document: documentStories, known: byStory, shared: sharedStories) {
-        return reason + "; announced as new"
-      }
-      guard migration, print != 0,
-        let reason = why(
-          "title and date", print, document: documentTitlesAndDates, known: byTitleAndDate,
-          shared: sharedTitlesAndDates)
-      else { return nil }
-      return reason + "; announced as new"
+      reason =
+        why("link", story, document: documentStories, known: byStory, shared: sharedStories)
+        ?? (migration && print != 0
+          ? why(
+            "title and date", print, document: documentTitlesAndDates, known: byTitleAndDate,
+            shared: sharedTitlesAndDates) : nil)
+    } else {
+      reason =
+        print == 0
+        ? nil : why("title and date", print, document: documentStories, known: byStory, shared: sharedStories)
     }
-    guard print != 0,
-      let reason = why("title and date", print, document: documentStories, known: byStory, shared: sharedStories)
-    else { return nil }
-    return reason + "; announced as new"
+    return reason.map { $0 + "; announced as new" }
+  }
+
+  /// An item's title and date, hashed (`StoryIdentity.fingerprint`; 0 without both).
+  private static func titleAndDate(_ item: FeedItem) -> UInt64 {
+    StoryIdentity.fingerprint(title: item.title, published: item.published.map(ISODate.format))
   }
 
   /// The most identity decisions a poll journals, one entry an item.
@@ -155,7 +159,7 @@ struct Novelty {
     for (key, item) in document {
       documentKeys.insert(key)
       if items[key] == nil { unknown += 1 }
-      let print = StoryIdentity.fingerprint(title: item.title, published: item.published.map(ISODate.format))
+      let print = Self.titleAndDate(item)
       let story = item.link.map { StableHash.value(of: identity.normalized($0).utf8) } ?? print
       if story != 0 { documentStories[story, default: 0] += 1 }
       if item.link != nil, print != 0 { documentTitlesAndDates[print, default: 0] += 1 }
@@ -169,7 +173,7 @@ struct Novelty {
   /// The record of a new item: its link's story, or (without a link) its title and date; with a link, its
   /// title and date beside it (for migrations).
   func record(_ item: FeedItem, key: String, now: Date) -> FeedState.KnownItem {
-    let print = StoryIdentity.fingerprint(title: item.title, published: item.published.map(ISODate.format))
+    let print = Self.titleAndDate(item)
     return FeedState.KnownItem(
       firstSeen: now, lastSeen: now, story: item.link.map { story($0, key: key) } ?? print,
       titleAndDate: item.link == nil ? 0 : print)
