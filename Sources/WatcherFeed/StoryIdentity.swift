@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
+import FoundationEssentials
 import WatcherSupport
 
 /// What identifies a story, whatever a feed's keys and links carry that does not: the form of an id or link
@@ -182,14 +183,21 @@ public struct StoryIdentity: Sendable {
   }
 
   /// For an item without a link: its title and date, which then stand for it as its story (0 without both).
-  public static func fingerprint(title: String?, published: String?) -> UInt64 {
+  ///
+  /// The hash of "title", the title and the date as `ISODate` writes it, joined by 0x1F; made with no string.
+  public static func fingerprint(title: String?, published: Date?) -> UInt64 {
     guard let title, !title.isEmpty, let published else { return 0 }
-    return StableHash.value(of: ("title\u{1F}" + title + "\u{1F}" + published).utf8)
+    var hash = StableHash.Running()
+    hash.add("title\u{1F}")
+    hash.add(title)
+    hash.add(0x1F)
+    ISODate.append(published, to: &hash)
+    return hash.value
   }
 
   /// Its title and text, to tell an edit from the item as first seen.
   public static func digest(title: String?, text: String?) -> UInt64 {
-    StableHash.value(of: ((title ?? "") + "\u{1F}" + (text ?? "")).utf8)
+    StableHash.value(ofFields: title ?? "", text ?? "")
   }
 }
 

@@ -71,7 +71,9 @@ package struct FeedReader: Sendable {
       // After a corrupt state file the feed starts again silently, whatever first_poll says: its items
       // may have been handled already.
       let feedMode = job.restarted && mode == .normal ? .silentRestart : mode
-      apply(parsed, to: &job, engine: engine, mode: feedMode, now: now)
+      apply(
+        parsed, to: &job, engine: engine, mode: feedMode, now: now,
+        fullText: !readsIdentityOnly(job.feed, state: job.state, silent: silent))
     }
     noteHealth(&job, mode: mode, now: now)
     return job
@@ -210,6 +212,11 @@ package struct FeedReader: Sendable {
     return options
   }
 
+  /// Whether every item of a `silent` read is read for its identity only (no text to tell an edit by).
+  private func readsIdentityOnly(_ feed: FeedConfig, state: FeedState, silent: Bool) -> Bool {
+    silent && Self.identity(feed, state: state) == .guid && !wantsUpdates(feed)
+  }
+
   /// An unchanged feed: the items it held at the last success are still in it.
   private func notModified(_ state: inout FeedState, outcome: inout Poller.Outcome, maxAge: Int?, now: Date) {
     succeed(&state, maxAge: maxAge, now: now)
@@ -244,7 +251,12 @@ package struct FeedReader: Sendable {
 
   /// Diffs the parsed items against the state, applies first-poll and max_age, evaluates rules for the
   /// items to act on, and records pending actions.
-  private func apply(_ parsed: ParsedFeed, to job: inout FeedJob, engine: RuleEngine, mode: Poller.Mode, now: Date) {
+  ///
+  /// `fullText` is false when the items were read for their identity only: their digests would be of their
+  /// titles alone, and tell an edit where there is none.
+  private func apply(
+    _ parsed: ParsedFeed, to job: inout FeedJob, engine: RuleEngine, mode: Poller.Mode, now: Date, fullText: Bool
+  ) {
     let feed = job.feed
     var (state, outcome) = (job.state, job.outcome)
     defer { (job.state, job.outcome) = (state, outcome) }
@@ -325,7 +337,7 @@ package struct FeedReader: Sendable {
           }
           fresh.append(index)
           state.items[key] = novelty.record(buffer[index], key: key, now: now)
-          if buffer[index].title != nil || buffer[index].text != nil {
+          if fullText, buffer[index].title != nil || buffer[index].text != nil {
             state.itemDigests[key] = StoryIdentity.digest(
               title: buffer[index].title, text: buffer[index].text)
           }

@@ -123,7 +123,7 @@ struct Novelty {
 
   /// An item's title and date, hashed (`StoryIdentity.fingerprint`; 0 without both).
   private static func titleAndDate(_ item: FeedItem) -> UInt64 {
-    StoryIdentity.fingerprint(title: item.title, published: item.published.map(ISODate.format))
+    StoryIdentity.fingerprint(title: item.title, published: item.published)
   }
 
   /// The most identity decisions a poll journals, one entry an item.

@@ -9,9 +9,16 @@ import Glibc
 /// Not for security.
 public enum StableHash {
   /// The 64-bit FNV-1a hash `hex(of:)` spells, of these bytes; never 0 (0 stands for "none" where it is kept).
+  @inlinable
   public static func value<Bytes: Sequence>(of bytes: Bytes) -> UInt64 where Bytes.Element == UInt8 {
     var hash = Running()
-    for byte in bytes { hash.add(byte) }
+    let contiguous: Bool? = bytes.withContiguousStorageIfAvailable { buffer in
+      for byte in buffer { hash.add(byte) }
+      return true
+    }
+    if contiguous == nil {
+      for byte in bytes { hash.add(byte) }
+    }
     return hash.value
   }
 
@@ -28,6 +35,26 @@ public enum StableHash {
       hash ^= UInt64(byte)
       hash &*= 0x0000_0100_0000_01b3
     }
+
+    /// A string's UTF-8 bytes, read in place (a native string's storage is contiguous).
+    @inlinable public mutating func add(_ text: String) {
+      let contiguous: Bool? = text.utf8.withContiguousStorageIfAvailable { buffer in
+        for byte in buffer { add(byte) }
+        return true
+      }
+      if contiguous == nil { for byte in text.utf8 { add(byte) } }
+    }
+  }
+
+  /// The hash of several strings' UTF-8 bytes, each after a 0x1F separator but the first: the same as
+  /// `value(of:)` of the joined bytes, with no joined copy made.
+  public static func value(ofFields fields: String...) -> UInt64 {
+    var hash = Running()
+    for (index, field) in fields.enumerated() {
+      if index > 0 { hash.add(0x1F) }
+      hash.add(field)
+    }
+    return hash.value
   }
 
   /// Sixteen hex digits for a hash value.
@@ -112,4 +139,9 @@ extension StableHash {
     fingerprint.add(bytes)
     return fingerprint.finish(context: context)
   }
+}
+
+extension StableHash.Running: ByteAppender {
+  @inlinable public mutating func append(_ byte: UInt8) { add(byte) }
+  @inlinable public mutating func append(bytes: UnsafeBufferPointer<UInt8>) { for byte in bytes { add(byte) } }
 }

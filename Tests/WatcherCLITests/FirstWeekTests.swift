@@ -230,6 +230,36 @@ extension FirstWeekTests {
     let log = try ActionTests.watcher(["log"] + arguments, environment: later).1
     #expect(log.contains("\"Notes 2 (fixed)\"  item: updated, not new"), "\(output)\n\(log)")
   }
+
+  @Test("on_update added after a silent first poll takes no unedited item for an edit")
+  func noEditAfterSilentFirstPoll() throws {
+    let dir = try TemporaryDirectory()
+    let feed = dir.url.appendingPathComponent("feed.xml").path
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    func write(rules onUpdate: Bool, items: [String]) throws {
+      try """
+      settings: { first_poll: silent, max_age: none }
+      feeds:
+        - { url: \(feed), name: f }
+      rules:
+        - { name: notes, match: { title: notes }, hook: 'true', on_update: \(onUpdate) }
+      """.write(toFile: config, atomically: true, encoding: .utf8)
+      try
+        ("<rss version=\"2.0\"><channel><title>F</title>"
+        + items.map { "<item><title>\($0)</title><guid>\($0)</guid><description>about \($0)</description></item>" }
+        .joined() + "</channel></rss>").write(toFile: feed, atomically: true, encoding: .utf8)
+    }
+    let arguments = ["--config", config, "--state-dir", dir.url.appendingPathComponent("state").path]
+    try write(rules: false, items: ["Notes 1", "Notes 2"])
+    _ = try ActionTests.watcher(["poll"] + arguments, environment: ActionTests.noBus)
+    // A new post, and on_update turned on: the two old posts are unchanged.
+    try write(rules: true, items: ["Notes 3", "Notes 1", "Notes 2"])
+    var later = ActionTests.noBus
+    later["WATCHER_CLOCK_OFFSET"] = "3600"
+    let (status, output) = try ActionTests.watcher(["poll"] + arguments, environment: later)
+    #expect(status == 0 && output.contains("f: 1 new: 1 hook\n"), "\(output)")
+    #expect(!output.contains("updated"), "\(output)")
+  }
 }
 
 extension FirstWeekTests {

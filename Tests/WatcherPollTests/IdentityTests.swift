@@ -14,6 +14,16 @@ import WatcherTestSupport
 /// What makes an item new: the compared form of ids and links, and state written by the release before.
 @Suite("Story identity", .serialized)
 struct IdentityTests {
+  @Test("an item's title and date hash as the state has kept them: \"title\", title and ISO date joined by 0x1F")
+  func titleAndDateHash() throws {
+    let date = try #require(DateParser.parse("Sun, 29 Nov 2026 10:00:00 GMT"))
+    let kept = StableHash.value(of: "title\u{1F}Café 3\u{1F}2026-11-29T10:00:00Z".utf8)
+    #expect(StoryIdentity.fingerprint(title: "Café 3", published: date) == kept)
+    #expect(StoryIdentity.fingerprint(title: "", published: date) == 0)
+    #expect(StoryIdentity.fingerprint(title: "Café 3", published: nil) == 0)
+    #expect(StoryIdentity.digest(title: "a", text: "b") == StableHash.value(of: "a\u{1F}b".utf8))
+  }
+
   @Test(
     "the compared form ignores scheme, www., default ports, host case, fragment, trailing slash and tracking parameters, not the rest",
     arguments: [
