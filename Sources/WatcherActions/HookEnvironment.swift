@@ -24,7 +24,7 @@ public enum HookEnvironment {
   /// That is an item's document (its feed, rule and tags are in it), or a digest's array of items. Actions
   /// stored by versions before 2026-12-01 carry the variables they were decided with, and get those.
   public static func variables(for action: FeedState.PendingAction) -> [String: String] {
-    if let stored = action.environment ?? action.hook?.variables { return stored }
+    if let stored = action.environment { return stored }
     guard let json = action.item else { return [:] }
     if let document = ItemDocument(json: json) {
       let pairs = variables(

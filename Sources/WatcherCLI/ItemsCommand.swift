@@ -64,12 +64,12 @@ struct ItemsCommand: Command {
       return .failure
     }
     let engine = RuleEngine(rules: config.rules, settings: config.settings.notify)
-    let identity = FeedReader.identity(feed, state: state)
+    let identity = FeedDecider.identity(feed, state: state)
     // The feed's first poll: the items it recorded share its time.
     let firstPoll = state.items.values.map(\.firstSeen).min()
     var rows: [Row] = []
     for item in parsed.feed.items {
-      let key = Poller.identity(item, identity)
+      let key = identity.key(of: item)
       let known = state.initialized ? state.items[key] : nil
       if let since, (known?.firstSeen ?? item.published ?? now) < since { continue }
       let decision = engine.evaluate(item, feed: feed, now: now)

@@ -173,7 +173,7 @@ struct TestRulesCommand: Command {
       guard let url = config.feeds.first(where: { $0.name == outcome.feed.name })?.url else { continue }
       if states[url] == nil { states[url] = (try? store.load(url: url, readOnly: true).state) ?? FeedState(url: "") }
       guard let state = states[url], state.initialized else { continue }
-      let key = Poller.identity(outcome.item, FeedReader.identity(outcome.feed, state: state))
+      let key = FeedDecider.identity(outcome.feed, state: state).key(of: outcome.item)
       guard let known = state.items[key] else { continue }
       let digest = StoryIdentity.digest(title: outcome.item.title, text: outcome.item.text)
       if let before = state.itemDigests[key], before != digest {

@@ -52,7 +52,7 @@ public enum FuzzHarness: String, CaseIterable, Sendable {
       let now = Date(timeIntervalSince1970: 1_800_000_000)
       let feed = FeedConfig(url: state.url, name: "f", interval: 5_200 * 604_800)
       _ = Schedule.nextDue(feed, state: state, settings: Settings(), now: now)
-      Poller.recordFailure(&state, interval: 5_200 * 604_800, retryAfter: Int.max, now: now)
+      state.recordFailure(interval: 5_200 * 604_800, retryAfter: Int.max, now: now)
       _ = Schedule.isDue(feed, state: state, settings: Settings(), now: now)
       _ = state.pretty
       let kept = state.pending.map { KeptNotification(feed: "f", action: $0) }

@@ -40,9 +40,9 @@ enum PendingRefresh {
         }
         hook.command = now.command
         hook.timeout = now.timeout
-        // Decided in this pass (its variables are still in memory): its arguments were just filled in from
-        // the item by these templates. Otherwise they are filled in again, from the item's document.
-        if hook.variables == nil || hook.arguments == nil {
+        // Decided in this pass: its arguments were just filled in from the item by these templates.
+        // Otherwise they are filled in again, from the item's document.
+        if !hook.decidedInPass || hook.arguments == nil {
           hook.arguments = now.run.map { templates in
             let document = hook.item.flatMap { ItemDocument(json: $0) } ?? legacy(action)
             return Template.arguments(templates, item: document.item, feed: feed.name, tags: document.tags)

@@ -134,10 +134,10 @@ public struct Poller {
     }
     let engine = RuleEngine(rules: config.rules, settings: config.settings.notify)
     // One reader for the pass: its story identity, the rules' buttons and the snoozed feeds are made once.
-    var reader = FeedReader(
+    var reader = FeedDecider(
       config: config, transport: transport, cancellation: cancellation,
       pagesDeadline: ContinuousClock.now + .seconds(config.settings.fullTextBudget.passSeconds))
-    reader.snoozed = Set(store.snoozes(readOnly: dryRun, now: now).filter { $0.value > now }.keys)
+    reader.recorder.snoozed = Set(store.snoozes(readOnly: dryRun, now: now).filter { $0.value > now }.keys)
     var stories: [String: Story]?
     // The feeds whose poll changed nothing but its times: recorded once, after the last batch (PollTimes).
     var times: [String: (times: PollTimes.Times, position: Int)] = [:]
@@ -330,7 +330,7 @@ public struct Poller {
   ///
   /// This is the CPU work of a pass; nothing is written or done here.
   private func read(
-    _ batch: [FeedJob], _ group: [Int], bodies: PassStages.Bodies, reader: FeedReader, mode: Mode,
+    _ batch: [FeedJob], _ group: [Int], bodies: PassStages.Bodies, reader: FeedDecider, mode: Mode,
     engine: RuleEngine, now: Date, dryRun: Bool
   ) -> [FeedJob] {
     let read = Locked([FeedJob?](repeating: nil, count: group.count))
@@ -342,12 +342,12 @@ public struct Poller {
       // with nothing pending); any other reads it whole: before, when there is a body to read, or after.
       let notModified = if case .success(let response)? = job.response { response.status == 304 } else { false }
       if !notModified { job = PassStages.whole(job, directory: directory, readOnly: readOnly) }
-      var polled = reader.read(job, body: bodies.take(index), mode: mode, engine: engine, now: now)
+      var polled = reader.decide(job, body: bodies.take(index), mode: mode, engine: engine, now: now)
       if polled.state.itemsSkipped,
         !polled.state.pending.isEmpty
           || !(polled.saved.map { PollTimes.onlyTimesChanged(polled.state, from: $0) } ?? false)
       {
-        polled = reader.read(
+        polled = reader.decide(
           PassStages.whole(job, directory: directory, readOnly: readOnly), body: [], mode: mode, engine: engine,
           now: now)
       }
@@ -446,22 +446,6 @@ public struct Poller {
     }
   }
 
-  /// Counts a failure and sets when to try again.
-  ///
-  /// Exponential backoff from the feed's interval, capped at a day; a server's Retry-After wins when longer
-  /// (up to a week). Saturating: no interval, count or Retry-After, whatever a state file or a server says,
-  /// can overflow.
-  package static func recordFailure(_ state: inout FeedState, interval: Int, retryAfter: Int?, now: Date) {
-    state.consecutiveFailures = min(max(state.consecutiveFailures, 0), 1_000_000) + 1
-    if state.failingSince == nil { state.failingSince = now }
-    let (scaled, overflow) = max(interval, 1).multipliedReportingOverflow(
-      by: 1 << min(state.consecutiveFailures - 1, 16))
-    let backoff = overflow ? 86_400 : min(86_400, scaled)
-    let held = retryAfter.map { min(max($0, 0), maxRetryAfter) }
-    state.notBefore = now.addingTimeInterval(Double(max(backoff, held ?? 0)))
-    state.retryAfterUntil = held.map { now.addingTimeInterval(Double($0)) }
-  }
-
   /// Saves the state, and returns false when it could not (reported in the outcome).
   ///
   /// `durably` also syncs the directory, so the rename survives a crash.
@@ -473,17 +457,6 @@ public struct Poller {
     } catch {
       outcome.failures.append(.save(error, unsavedActions: state.pending.count))
       return false
-    }
-  }
-
-  /// The key that decides novelty under a feed's identity setting.
-  package static func identity(_ item: FeedItem, _ identity: FeedConfig.Identity) -> String {
-    switch identity {
-    case .guid: return item.key
-    case .link: return item.link ?? item.key
-    case .title: return item.title.map { "title:" + $0 } ?? item.key
-    case .hash:
-      return FeedIdentity.baseKey(FeedItem(key: "", title: item.title, published: item.published, text: item.text))
     }
   }
 }

@@ -60,9 +60,9 @@ extension FeedState {
       ///
       /// They are used as they are for those actions. New actions store none.
       public var environment: [String: String]?
-      /// The variables derived when the action was decided, kept in memory (never stored) so that its first
-      /// run, in the same pass, does not read its document again; a retry derives them from `item`.
-      public var variables: [String: String]?
+      /// Whether it was decided in this pass (in memory, never stored): its arguments were just filled in
+      /// from the item; a retry fills them in again from `item`.
+      public var decidedInPass = false
 
       public init(
         command: String?, arguments: [String]? = nil, timeout: Int? = nil, item: String? = nil,
@@ -420,7 +420,7 @@ extension FeedState.PendingAction {
 }
 
 extension FeedState.PendingAction.Hook: Equatable {
-  /// The same hook: its variables kept in memory are left out, being what its document gives.
+  /// The same hook: whether it was decided in this pass (kept in memory only) is left out.
   public static func == (a: Self, b: Self) -> Bool {
     a.command == b.command && a.arguments == b.arguments && a.timeout == b.timeout && a.item == b.item
       && a.environment == b.environment

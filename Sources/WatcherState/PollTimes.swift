@@ -48,7 +48,7 @@ public enum PollTimes {
     /// Lays these times over `state`, when they are newer than its own.
     ///
     /// The items its file saw at its last success were seen at each unchanged poll since, so they move with
-    /// `lastSuccess` (as `FeedReader.notModified` moves them).
+    /// `lastSuccess` (as `FeedDecider.notModified` moves them).
     func laid(over state: inout FeedState) {
       guard let lastAttempt, lastAttempt > (state.lastAttempt ?? .distantPast) else { return }
       state.lastAttempt = lastAttempt

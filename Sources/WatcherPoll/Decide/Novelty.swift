@@ -73,15 +73,17 @@ struct Novelty {
     if !sharedKeys.contains(normalized), let old = byKey?[normalized], absent(old) {
       return (old, .spelling(identity.difference(old, key)))
     }
-    let print = Self.titleAndDate(item)
     if let link = item.link.map(identity.normalized) {
       if let old = known(link: link, key: key, normalized: normalized, absent: absent) { return (old, .link) }
       // A migration: the title and date name one known item and one item of the document.
-      guard migration, print != 0, documentTitlesAndDates[print, default: 0] <= 1,
+      guard migration else { return nil }
+      let print = Self.titleAndDate(item)
+      guard print != 0, documentTitlesAndDates[print, default: 0] <= 1,
         !sharedTitlesAndDates.contains(print), let old = byTitleAndDate[print], absent(old)
       else { return nil }
       return (old, .titleAndDate)
     }
+    let print = Self.titleAndDate(item)
     guard print != 0, documentStories[print, default: 0] <= 1, !sharedStories.contains(print) else { return nil }
     if let old = byStory[print], absent(old) { return (old, .titleAndDate) }
     return nil
@@ -156,15 +158,18 @@ struct Novelty {
     }
     byKey = keys
     var unknown = 0
-    for (key, item) in document {
+    for (key, _) in document {
       documentKeys.insert(key)
       if items[key] == nil { unknown += 1 }
-      let print = Self.titleAndDate(item)
+    }
+    migration = unknown >= 2 && unknown * 2 > document.count
+    for (_, item) in document {
+      // Titles and dates count for items with links only in a migration.
+      let print = item.link == nil || migration ? Self.titleAndDate(item) : 0
       let story = item.link.map { StableHash.value(of: identity.normalized($0).utf8) } ?? print
       if story != 0 { documentStories[story, default: 0] += 1 }
       if item.link != nil, print != 0 { documentTitlesAndDates[print, default: 0] += 1 }
     }
-    migration = unknown >= 2 && unknown * 2 > document.count
   }
 
   /// The hash of a link's compared form, as `KnownItem.story` keeps it.

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import FoundationEssentials
+import WatcherConfig
+import WatcherFeed
+import WatcherFetch
+import WatcherState
+import WatcherSupport
+
+/// The first step of deciding: what the response (or the file) holds, read into a parsed feed, with the
+/// feed's poll times, validators and failures kept in its state.
+extension FeedDecider {
+  /// The parsed feed, or `nil` when there is nothing new to read (304) or the feed failed.
+  func load(
+    _ feed: FeedConfig, response: Result<FetchResponse, FetchError>?, body: consuming [Data], state: inout FeedState,
+    outcome: inout Poller.Outcome, now: Date, identityOnly: Bool
+  ) -> ParsedFeed? {
+    let interval =
+      feed.isAuto(config.settings)
+      ? Schedule.autoInterval(feed, state: state, settings: config.settings).0
+      : feed.interval ?? config.settings.interval
+    func fail(_ error: FeedLoadError, retryAfter: Int? = nil) -> ParsedFeed? {
+      state.recordFailure(interval: interval, retryAfter: retryAfter, now: now)
+      state.lastError = "\(error)"
+      outcome.failures.append(.load(error))
+      return nil
+    }
+    guard let response else {
+      // A file or a plain path.
+      switch FeedLoader.read(
+        FeedLocation.path(of: feed.url), options: parseOptions(feed, state: state, identityOnly: identityOnly))
+      {
+      case .success(let parsed):
+        succeed(&state)
+        return parsed
+      case .failure(let error):
+        return fail(error)
+      }
+    }
+    switch response {
+    case .failure(let error):
+      return fail(.fetch(error))
+    case .success(let http):
+      if let moved = http.permanentRedirect { state.movedTo = moved }
+      // The body the items were last read from, again: many servers ignore conditional GET and send 200
+      // with the same bytes every time. Nothing in it can be new, so it costs what a 304 costs.
+      var hash = StableHash.Fingerprint()
+      for index in body.indices { body[index].withUnsafeBytes { hash.add($0) } }
+      let fingerprint =
+        (200..<300).contains(http.status) ? hash.finish(context: http.finalURL + "\n" + (http.charset ?? "")) : nil
+      switch http.status {
+      case 304:
+        notModified(&state, outcome: &outcome, maxAge: http.maxAge, now: now)
+        return nil
+      case 200..<300 where state.initialized && fingerprint == state.bodyFingerprint:
+        state.etag = http.etag
+        state.lastModified = http.lastModified
+        notModified(&state, outcome: &outcome, maxAge: http.maxAge, now: now)
+        return nil
+      case 200..<300:
+        state.bodyFingerprint = nil
+        let options = parseOptions(feed, state: state, identityOnly: identityOnly)
+        if let by = FeedHealth.botCheck(status: http.status, body: body) {
+          state.problem = "blocked:\(by)"
+          return fail(.blocked(status: http.status, by: by))
+        }
+        let page = FeedDiscovery.looksLikeHTML(body.first ?? Data()) ? body.first : nil
+        switch FeedLoader.parse(http, pieces: consume body, options: options) {
+        case .success(let parsed):
+          state.etag = http.etag
+          state.lastModified = http.lastModified
+          state.bodyFingerprint = fingerprint
+          succeed(&state, maxAge: http.maxAge, now: now)
+          return parsed
+        case .failure(.parse) where page != nil:
+          state.problem = nil
+          return fail(.page(links: FeedLoader.feedLinks(in: page ?? Data(), response: http)))
+        case .failure(let error):
+          state.problem = nil
+          return fail(error)
+        }
+      case let status:
+        if let by = FeedHealth.botCheck(status: status, body: body) {
+          state.problem = "blocked:\(by)"
+          return fail(.blocked(status: status, by: by), retryAfter: http.retryAfter)
+        }
+        state.problem = status == 410 ? "gone" : nil
+        let asks = status == 429 || status == 503 ? http.retryAfter : nil
+        return fail(.status(status, retryAfter: asks), retryAfter: asks)
+      }
+    }
+  }
+
+  /// How to parse `feed`: with the keys its state knows, so that items seen before are read for their
+  /// identity only (when identity is by id, the default; the other identities need the item's text).
+  fileprivate func parseOptions(_ feed: FeedConfig, state: FeedState, identityOnly: Bool) -> FeedParser.Options {
+    var options = FeedParser.options(config.settings)
+    // A rule that acts on edits needs every item's title and text.
+    guard Self.identity(feed, state: state) == .guid, !wantsUpdates(feed) else { return options }
+    if identityOnly {
+      options.identityOnly = true
+    } else if state.initialized, !state.items.isEmpty {
+      options.knownKeys = Set(state.items.keys)
+    }
+    return options
+  }
+
+  /// Whether every item of a `silent` read is read for its identity only (no text to tell an edit by).
+  func readsIdentityOnly(_ feed: FeedConfig, state: FeedState, silent: Bool) -> Bool {
+    silent && Self.identity(feed, state: state) == .guid && !wantsUpdates(feed)
+  }
+
+  /// An unchanged feed: the items it held at the last success are still in it.
+  fileprivate func notModified(_ state: inout FeedState, outcome: inout Poller.Outcome, maxAge: Int?, now: Date) {
+    succeed(&state, maxAge: maxAge, now: now)
+    outcome.notModified = true
+    for key in state.items.keys where state.items[key]?.lastSeen == state.lastSuccessBefore {
+      state.items[key]?.lastSeen = now
+    }
+  }
+
+  fileprivate func succeed(_ state: inout FeedState, maxAge: Int? = nil, now: Date = WallClock.now()) {
+    state.lastSuccessBefore = state.lastSuccess
+    state.lastSuccess = now
+    state.consecutiveFailures = 0
+    state.failingSince = nil
+    state.problem = nil
+    state.lastError = nil
+    state.retryAfterUntil = nil
+    state.notBefore = maxAge.map { now.addingTimeInterval(Double(min($0, 86_400))) }
+  }
+}
+
+extension FeedState {
+  /// Counts a failure and sets when to try again.
+  ///
+  /// Exponential backoff from the feed's interval, capped at a day; a server's Retry-After wins when longer
+  /// (up to a week). Saturating: no interval, count or Retry-After, whatever a state file or a server says,
+  /// can overflow.
+  package mutating func recordFailure(interval: Int, retryAfter: Int?, now: Date) {
+    consecutiveFailures = min(max(consecutiveFailures, 0), 1_000_000) + 1
+    if failingSince == nil { failingSince = now }
+    let (scaled, overflow) = max(interval, 1).multipliedReportingOverflow(by: 1 << min(consecutiveFailures - 1, 16))
+    let backoff = overflow ? 86_400 : min(86_400, scaled)
+    let held = retryAfter.map { min(max($0, 0), Poller.maxRetryAfter) }
+    notBefore = now.addingTimeInterval(Double(max(backoff, held ?? 0)))
+    retryAfterUntil = held.map { now.addingTimeInterval(Double($0)) }
+  }
+}
