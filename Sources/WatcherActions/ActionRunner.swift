@@ -135,25 +135,25 @@ public struct PrintingActionRunner: ActionRunner {
   }
 
   public func showKept(_ kept: [KeptNotification]) -> ActionOutcome {
-    for entry in kept { output("notify [\(entry.feed)] (kept) \(entry.action.summary ?? "")") }
+    for entry in kept { output("notify [\(entry.feed)] (kept) \(entry.action.notification?.summary ?? "")") }
     return .done
   }
 
   public func run(_ actions: [FeedState.PendingAction], feed: FeedConfig) -> [ActionOutcome] {
     for action in actions {
-      switch action.kind {
-      case .notify:
-        output("notify [\(feed.name)] \(action.summary ?? "")\(action.body.map { $0.isEmpty ? "" : " — \($0)" } ?? "")")
-      case .hook:
+      let rule = action.label(feed: feed.name) ?? ""
+      switch action.payload {
+      case .notify(let notification):
         output(
-          "hook [\(feed.name)] rule '\(action.label(feed: feed.name) ?? "")' would run: \(action.command ?? "")")
-      case .webhook:
+          "notify [\(feed.name)] \(notification.summary)\(notification.body.isEmpty ? "" : " — \(notification.body)")")
+      case .hook(let hook):
         output(
-          "webhook [\(feed.name)] rule '\(action.label(feed: feed.name) ?? "")' would POST to \(URLSecrets.redacted(action.webhook?.url ?? ""))"
+          "hook [\(feed.name)] rule '\(rule)' would run: \(hook.command ?? hook.arguments?.joined(separator: " ") ?? "")"
         )
-      case .apprise:
-        output(
-          "apprise [\(feed.name)] rule '\(action.label(feed: feed.name) ?? "")' would send: \(action.summary ?? "")")
+      case .webhook(let webhook):
+        output("webhook [\(feed.name)] rule '\(rule)' would POST to \(URLSecrets.redacted(webhook.url))")
+      case .apprise(let apprise):
+        output("apprise [\(feed.name)] rule '\(rule)' would send: \(apprise.title)")
       }
     }
     return actions.map { _ in .done }

@@ -76,12 +76,14 @@ public struct DeliveringActionRunner: ActionRunner {
       let outcome: ActionOutcome
       if stopping?.isCancelled == true {
         outcome = .notRun
-      } else if let webhook = action.webhook {
-        outcome = post(webhook, of: action, feed: batch.feed)
-      } else if let apprise = action.apprise {
-        outcome = send(apprise, of: action, feed: batch.feed)
       } else {
-        outcome = runHook(action, feed: batch.feed)
+        switch action.payload {
+        case .webhook(let webhook): outcome = post(webhook, of: action, feed: batch.feed)
+        case .apprise(let apprise): outcome = send(apprise, of: action, feed: batch.feed)
+        case .hook(let hook): outcome = run(hook, of: action, feed: batch.feed)
+        // Shown above, with the rest of its feed's notifications.
+        case .notify: outcome = .done
+        }
       }
       results.withLock { $0[position] = outcome }
     }
@@ -180,13 +182,13 @@ public struct DeliveringActionRunner: ActionRunner {
     if actions.count > settings.notify.maxPerPoll {
       // One summary that names the feed once (item summaries often start with it) and is as urgent as the
       // most urgent item it stands for.
-      let titles = actions.compactMap(\.summary).map { Self.withoutFeed($0, feed.name) }
+      let titles = actions.compactMap(\.notification?.summary).map { Self.withoutFeed($0, feed.name) }
       let first = titles.prefix(3).joined(separator: ", ")
       batch = [
         DesktopNotification(
           summary: "\(actions.count) new items in \(feed.name): \(first)\(titles.count > 3 ? ", …" : "")",
           body: titles.prefix(20).joined(separator: "\n"),
-          urgency: actions.compactMap(\.urgency).max() ?? settings.notify.urgency,
+          urgency: actions.compactMap(\.notification?.urgency).max() ?? settings.notify.urgency,
           expire: settings.notify.expire, icon: settings.notify.icon)
       ]
       batch[0].feed = feed.name
@@ -194,8 +196,9 @@ public struct DeliveringActionRunner: ActionRunner {
     } else {
       // Each item's picture, when it has one and it can be had quickly; otherwise the notification goes
       // out without it.
-      let pictures = images?.paths(for: actions.map(\.image), feedURL: feed.url) ?? actions.map { _ in nil }
-      if actions.contains(where: { $0.image != nil }), let problem = images?.problem,
+      let pictures =
+        images?.paths(for: actions.map(\.notification?.image), feedURL: feed.url) ?? actions.map { _ in nil }
+      if actions.contains(where: { $0.notification?.image != nil }), let problem = images?.problem,
         cacheRefused.withLock({ said in
           defer { said = true }
           return !said
@@ -235,11 +238,13 @@ public struct DeliveringActionRunner: ActionRunner {
       if first.feed != "digest" { notification.feed = first.feed }
     } else {
       // Each line names its feed once (a summary may already start with it).
-      let lines = kept.suffix(20).map { "\($0.feed): \(Self.withoutFeed($0.action.summary ?? "", $0.feed))" }
+      let lines = kept.suffix(20).map {
+        "\($0.feed): \(Self.withoutFeed($0.action.notification?.summary ?? "", $0.feed))"
+      }
       notification = DesktopNotification(
         summary: "While you were away: \(kept.count) notifications",
         body: (kept.count > 20 ? ["…"] : []).joined() + lines.joined(separator: "\n"),
-        urgency: kept.compactMap(\.action.urgency).max() ?? settings.notify.urgency,
+        urgency: kept.compactMap(\.action.notification?.urgency).max() ?? settings.notify.urgency,
         expire: settings.notify.expire, icon: settings.notify.icon)
       // The one summary of what waited: a later one replaces its bubble.
       notification.replaces = "away"
@@ -258,14 +263,16 @@ public struct DeliveringActionRunner: ActionRunner {
     summary.hasPrefix(feed + ": ") ? String(summary.dropFirst(feed.count + 2)) : summary
   }
 
-  private func runHook(_ action: FeedState.PendingAction, feed: FeedConfig) -> ActionOutcome {
+  private func run(_ hook: FeedState.PendingAction.Hook, of action: FeedState.PendingAction, feed: FeedConfig)
+    -> ActionOutcome
+  {
     var variables = environment
     for (name, value) in HookEnvironment.variables(for: action) { variables[name] = value }
-    let timeout = action.timeout ?? 30
-    let input = Data((action.item ?? "{}").utf8)
+    let timeout = hook.timeout ?? 30
+    let input = Data((hook.item ?? "{}").utf8)
     let result: HookResult
     let started = ContinuousClock.now
-    if let arguments = action.arguments, let program = arguments.first {
+    if let arguments = hook.arguments, let program = arguments.first {
       // run: the program itself, found on the hook's PATH, with each argument whole: no shell.
       let path = HookProgram.resolve(program, environment: variables) ?? program
       // Each argument is cut like a variable (64 KiB): Linux refuses longer ones (E2BIG).
@@ -274,7 +281,7 @@ public struct DeliveringActionRunner: ActionRunner {
         timeout: timeout, stop: killing)
     } else {
       result = HookRunner.run(
-        command: action.command ?? "", environment: variables, input: input, timeout: timeout, stop: killing)
+        command: hook.command ?? "", environment: variables, input: input, timeout: timeout, stop: killing)
     }
     if result.succeeded { return .done }
     // Ended because watcher is stopping: not the hook's fault, so it stays pending as it was.

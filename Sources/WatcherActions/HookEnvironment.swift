@@ -24,8 +24,9 @@ public enum HookEnvironment {
   /// That is an item's document (its feed, rule and tags are in it), or a digest's array of items. Actions
   /// stored by versions before 2026-12-01 carry the variables they were decided with, and get those.
   public static func variables(for action: FeedState.PendingAction) -> [String: String] {
-    if let stored = action.environment { return stored }
-    guard let json = action.item else { return [:] }
+    guard case .hook(let hook) = action.payload else { return [:] }
+    if let stored = hook.environment { return stored }
+    guard let json = hook.item else { return [:] }
     if let document = ItemDocument(json: json) {
       let pairs = variables(
         item: document.item, feedName: document.extra["feed"] ?? "",

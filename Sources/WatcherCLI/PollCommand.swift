@@ -254,42 +254,40 @@ enum DryRunPoll {
           ("feed", .string(outcome.feed.name)), ("kind", .string(action.kind.rawValue)), ("key", .string(action.key)),
           ("rule", .optional(action.label(feed: outcome.feed.name))), ("retry", .bool(action.attempts > 0)),
         ]
-        switch action.kind {
-        case .notify:
+        let rule = action.label(feed: outcome.feed.name) ?? ""
+        switch action.payload {
+        case .notify(let notification):
           // Quiet hours hold it until they end, as the real poll would.
           let quiet = config.settings.notify.quiet
-          let heldUntil = quiet.holds(action.urgency ?? .normal, at: now) ? quiet.end(after: now) : nil
+          let heldUntil = quiet.holds(notification.urgency, at: now) ? quiet.end(after: now) : nil
           fields += [
-            ("summary", .string(action.summary ?? "")), ("urgency", .optional(action.urgency?.rawValue)),
+            ("summary", .string(notification.summary)), ("urgency", .string(notification.urgency.rawValue)),
             ("batched", .bool(batched)), ("held_until", .optional(heldUntil.map(ISODate.format))),
           ]
           if let heldUntil {
             text +=
-              "\(outcome.feed.name): would hold for quiet hours until \(WallClock.shown(heldUntil)): \(action.summary ?? "")\n"
+              "\(outcome.feed.name): would hold for quiet hours until \(WallClock.shown(heldUntil)): \(notification.summary)\n"
           } else {
-            text += "\(outcome.feed.name): would notify: \(action.summary ?? "")\n"
+            text += "\(outcome.feed.name): would notify: \(notification.summary)\n"
           }
-        case .hook:
-          fields.append(("command", .string(action.command ?? "")))
-          if let arguments = action.arguments { fields.append(("run", .array(arguments.map { .string($0) }))) }
+        case .hook(let hook):
+          fields.append(("command", .string(hook.command ?? "")))
+          if let arguments = hook.arguments { fields.append(("run", .array(arguments.map { .string($0) }))) }
           // A run: hook shows the arguments it gets (templates filled in), each one whole.
           let what =
-            action.arguments.map { "runs " + $0.map { JSONString.literal($0) }.joined(separator: " ") }
-            ?? (action.command ?? "")
+            hook.arguments.map { "runs " + $0.map { JSONString.literal($0) }.joined(separator: " ") }
+            ?? (hook.command ?? "")
           let title =
             HookEnvironment.variables(for: action)["WATCHER_TITLE"].map { " for \(JSONString.literal($0))" } ?? ""
-          text +=
-            "\(outcome.feed.name): would run the hook of rule '\(action.label(feed: outcome.feed.name) ?? "")'\(title): \(what)\n"
-        case .apprise:
-          fields.append(("title", .string(action.summary ?? "")))
-          text +=
-            "\(outcome.feed.name): would send through Apprise (rule '\(action.label(feed: outcome.feed.name) ?? "")'): \(action.summary ?? "")\n"
-        case .webhook:
-          let url = URLSecrets.redacted(action.webhook?.url ?? "")
+          text += "\(outcome.feed.name): would run the hook of rule '\(rule)'\(title): \(what)\n"
+        case .apprise(let apprise):
+          fields.append(("title", .string(apprise.title)))
+          text += "\(outcome.feed.name): would send through Apprise (rule '\(rule)'): \(apprise.title)\n"
+        case .webhook(let webhook):
+          let url = URLSecrets.redacted(webhook.url)
           fields.append(("url", .string(url)))
           let title = action.title.map { " \(JSONString.literal($0))" } ?? ""
-          text +=
-            "\(outcome.feed.name): would POST\(title) to the webhook of rule '\(action.label(feed: outcome.feed.name) ?? "")': \(url)\n"
+          text += "\(outcome.feed.name): would POST\(title) to the webhook of rule '\(rule)': \(url)\n"
         }
         actions.append(.object(fields))
       }

@@ -111,7 +111,7 @@ extension Poller {
     if quiet.isQuiet(now) {
       let until = quiet.end(after: now)
       state.pending.removeAll { action in
-        guard action.kind == .apprise, quiet.holds(action.urgency ?? .normal, at: now) else { return false }
+        guard case .apprise(let apprise) = action.payload, quiet.holds(apprise.urgency, at: now) else { return false }
         var later = action
         later.nextTry = until
         waiting.append(later)
@@ -121,7 +121,9 @@ extension Poller {
         return true
       }
       state.pending.removeAll { action in
-        guard action.kind == .notify, quiet.holds(action.urgency ?? .normal, at: now) else { return false }
+        guard case .notify(let notification) = action.payload, quiet.holds(notification.urgency, at: now) else {
+          return false
+        }
         held.append(KeptNotification(feed: feed.name, action: action, until: until))
         return true
       }

@@ -237,22 +237,6 @@ extension FeedState {
       set { if let newValue, case .hook = payload { payload = .hook(newValue) } }
     }
 
-    // The payload's fields, read (and set) through the action.
-    public var summary: String? { notification?.summary ?? apprise?.title }
-    public var body: String? { notification?.body ?? apprise?.body }
-    public var urgency: Urgency? { notification?.urgency ?? apprise?.urgency }
-    public var expire: Int? { notification?.expire }
-    public var icon: String? { notification?.icon }
-    public var image: String? {
-      get { notification?.image }
-      set { notification?.image = newValue }
-    }
-    public var command: String? { hook?.command }
-    public var arguments: [String]? { hook?.arguments }
-    public var timeout: Int? { hook?.timeout ?? webhook?.timeout }
-    public var item: String? { hook?.item ?? webhook?.item }
-    public var environment: [String: String]? { hook?.environment }
-
     /// What `status` and the dropped list call it: a hook's command, a notification's summary.
     public var what: String {
       hook?.command ?? webhook.map { "webhook \($0.url)" } ?? apprise.map { "apprise: \($0.title)" }

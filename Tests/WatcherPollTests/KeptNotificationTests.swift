@@ -98,7 +98,7 @@ struct KeptNotificationTests {
     let poller = Poller(config: h.config, store: h.store, transport: CurlTransport(userAgent: "t"), runner: h.runner)
     h.source.items.withLock { $0 = Self.items(3) }
     _ = poller.pass(h.config.feeds, force: true, now: Self.now)
-    #expect(try h.store.keptNotifications().map(\.action.summary) == ["test: Item 1", "test: Item 2"])
+    #expect(try h.store.keptNotifications().map(\.action.notification?.summary) == ["test: Item 1", "test: Item 2"])
     let later = poller.pass(h.config.feeds, force: true, now: Self.now.addingTimeInterval(7_200))
     #expect(later.keptDropped == 2 && later.keptWaiting == 0)
     #expect(try h.store.keptNotifications().isEmpty)

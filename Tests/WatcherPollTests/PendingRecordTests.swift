@@ -167,8 +167,9 @@ extension PendingRecordTests {
     let store = try StateStore(directory: state)
     let kept = try store.keptNotifications()
     #expect(kept.count == 1 && kept[0].feed == "news")
-    #expect(kept[0].action.source == .rule("ping") && kept[0].action.urgency == .critical)
-    #expect(kept[0].action.summary == "news: Release 6.3" && kept[0].action.link == "https://example.org/r63")
+    #expect(kept[0].action.source == .rule("ping") && kept[0].action.notification?.urgency == .critical)
+    #expect(
+      kept[0].action.notification?.summary == "news: Release 6.3" && kept[0].action.link == "https://example.org/r63")
     let before = try store.load(url: "/tmp/up/feed.xml").state
     #expect(before.pending.map(\.kind) == [.hook, .hook, .hook] && before.pending.allSatisfy { $0.attempts == 1 })
     let notifier = KeptNotificationTests.SwitchableNotifier()

@@ -92,7 +92,7 @@ struct PollerTests {
     h.source.items.withLock { $0.append(("c", "C", "Sun, 29 Nov 2026 10:00:00 GMT")) }
     let second = h.poll(at: Self.now.addingTimeInterval(60))
     #expect(second.newItems == 1 && second.actions == 1)
-    #expect(h.runner.actions.map(\.action.summary) == ["C"])
+    #expect(h.runner.actions.map(\.action.notification?.summary) == ["C"])
     let third = h.poll(at: Self.now.addingTimeInterval(120))
     #expect(third.notModified)
     #expect(h.runner.actions.count == 1)
@@ -145,7 +145,7 @@ struct PollerTests {
       second.allSatisfy {
         $0.failures.isEmpty && $0.newItems == (changed.contains(Int($0.feed.name.dropFirst())!) ? 1 : 0)
       })
-    #expect(runner.actions.compactMap(\.action.summary).sorted() == changed.map { "T\($0)-2" }.sorted())
+    #expect(runner.actions.compactMap(\.action.notification?.summary).sorted() == changed.map { "T\($0)-2" }.sorted())
     let third = poller.poll(config.feeds, force: true, now: Self.now.addingTimeInterval(120))
     #expect(third.allSatisfy { $0.newItems == 0 && $0.failures.isEmpty })
     #expect(runner.actions.count == changed.count)
@@ -170,7 +170,7 @@ struct PollerTests {
     // A minute later nothing is due but those actions.
     let later = poller.poll(config.feeds, force: false, now: Self.now.addingTimeInterval(60))
     #expect(later.allSatisfy { !$0.polled && $0.failures.isEmpty }, "\(later.filter { !$0.failures.isEmpty })")
-    #expect(runner.actions.compactMap(\.action.summary).sorted() == ["P3", "P580"])
+    #expect(runner.actions.compactMap(\.action.notification?.summary).sorted() == ["P3", "P580"])
     for feed in [3, 580, 590, 0, 599] {
       let state = try store.load(url: config.feeds[feed].url).state
       #expect(state.items.keys.sorted() == ["g\(feed)-0", "g\(feed)-1"] && state.pending.isEmpty, "feed \(feed)")
@@ -221,7 +221,7 @@ struct PollerTests {
     let outcomes = poller.poll(config.feeds, force: true, now: second)
     #expect(outcomes.allSatisfy { $0.failures.isEmpty }, "\(outcomes.filter { !$0.failures.isEmpty })")
     #expect(outcomes.filter(\.notModified).count == count - 2)
-    #expect(runner.actions.compactMap(\.action.summary).sorted() == ["P9", "T5-2", "T590-2"])
+    #expect(runner.actions.compactMap(\.action.notification?.summary).sorted() == ["P9", "T5-2", "T590-2"])
     for feed in [5, 7, 9, 100, 590] {
       let state = try store.load(url: config.feeds[feed].url).state
       #expect(state.items.count == ([5, 590].contains(feed) ? 3 : 2), "feed \(feed)")
@@ -345,7 +345,7 @@ struct PollerTests {
     #expect(again.notModified && again.newItems == 0)
     state = try h.store.load(url: url).state
     #expect(state.items.count == 3 && state.items.values.allSatisfy { $0.lastSeen == fourth })
-    #expect(h.runner.actions.map(\.action.summary) == ["C"])
+    #expect(h.runner.actions.map(\.action.notification?.summary) == ["C"])
     #expect(h.server.requests.count == 4 && h.server.requests.allSatisfy { $0.headers["if-none-match"] == nil })
 
     // A body that could not be read is never taken as read: the same broken body fails again.
@@ -381,7 +381,7 @@ struct PollerTests {
         $0 = [("a", "A", "Sat, 28 Nov 2026 10:00:00 GMT"), ("b", "B", "Sat, 28 Nov 2026 11:00:00 GMT")]
       }
       _ = h.poll()
-      #expect(h.runner.actions.map(\.action.summary) == expected, "\(setting)")
+      #expect(h.runner.actions.map(\.action.notification?.summary) == expected, "\(setting)")
     }
   }
 
@@ -469,7 +469,7 @@ struct PollerTests {
     _ = Poller(config: h.config, store: h.store, transport: CurlTransport(userAgent: "t"), runner: failing)
       .poll(h.config.feeds, force: true, now: Self.now)
     let state = try h.store.load(url: h.config.feeds[0].url).state
-    #expect(state.pending.map(\.summary) == ["A"])
+    #expect(state.pending.map(\.notification?.summary) == ["A"])
     #expect(state.items.keys.contains("a"))
     h.config.settings.firstPoll = .all
   }
@@ -483,7 +483,7 @@ struct PollerTests {
     #expect(caught.newItems == 1 && caught.actions == 0)
     h.source.items.withLock { $0.append(("b", "B", "Sat, 28 Nov 2026 11:00:00 GMT")) }
     _ = h.poll(at: Self.now.addingTimeInterval(60))
-    #expect(h.runner.actions.map(\.action.summary) == ["B"])
+    #expect(h.runner.actions.map(\.action.notification?.summary) == ["B"])
   }
 
   @Test("Cache-Control max-age is a minimum interval")

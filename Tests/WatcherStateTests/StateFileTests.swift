@@ -175,7 +175,7 @@ struct StateFileTests {
     var note = FeedState.PendingAction(
       kind: .notify, key: "urn:b", rule: nil, summary: "S", body: "B <b>", urgency: .critical, expire: 5,
       icon: "dialog-information", created: date)
-    note.image = "https://x/i.png"
+    note.notification?.image = "https://x/i.png"
     state.pending = [hook, note]
     state.dropped = [.init(key: "urn:c", rule: "r", what: "hook", reason: "timed out", time: date)]
     return state
