@@ -197,7 +197,7 @@ enum DaemonSocket {
         if !saidSilent, Date().timeIntervalSince(heard) >= silence {
           saidSilent = true
           terminal.error(
-            "note: the daemon has said nothing for \(Span.text(silence)) about this \(request.command); it may be "
+            "note: the daemon has said nothing for \(SpokenDuration.text(silence)) about this \(request.command); it may be "
               + "running long hooks, or be stuck ('watcher status'; its log: journalctl --user -u watcher). "
               + "Ctrl-C stops waiting; the daemon finishes the pass")
         }

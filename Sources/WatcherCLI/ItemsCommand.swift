@@ -149,7 +149,7 @@ struct ItemsCommand: Command {
       return ("not acted on", "it was there at the feed's first poll, which records items without acting on them")
     }
     if tooOld == true, let maxAge = settings.maxAge {
-      return ("not acted on", "it was older than max_age (\(Span.text(Double(maxAge)))) when first seen")
+      return ("not acted on", "it was older than max_age (\(SpokenDuration.text(Double(maxAge)))) when first seen")
     }
     return (
       "not acted on",

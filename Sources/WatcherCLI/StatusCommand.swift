@@ -219,7 +219,7 @@ struct StatusCommand: Command {
     // A time to come is never "just now": a retry 30 s away is not due.
     if future, -seconds < 60 { return -seconds < 1 ? "just now" : "in under a minute" }
     guard abs(seconds) >= 30 else { return "just now" }
-    let text = Span.text(Double(max(abs(seconds), 60)))
+    let text = SpokenDuration.text(Double(max(abs(seconds), 60)))
     return future ? "in \(text)" : "\(text) ago"
   }
 }

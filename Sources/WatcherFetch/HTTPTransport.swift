@@ -143,7 +143,7 @@ extension FetchError: CustomStringConvertible {
     case .transport(let message): return message
     case .cancelled: return "cancelled (watcher is stopping)"
     case .hostHeld(let seconds):
-      return "not requested: its host asked to wait (429/503) \(Span.text(Double(seconds))) more"
+      return "not requested: its host asked to wait (429/503) \(SpokenDuration.text(Double(seconds))) more"
     case .notMade(let why): return "not requested: \(why)"
     }
   }

@@ -143,7 +143,7 @@ public enum ArticleLoader {
           (
             name(items[index]),
             .overBudget(
-              "the pages of this feed took \(Span.text(Double(budget.seconds))), its time budget (settings.full_text_budget)"
+              "the pages of this feed took \(SpokenDuration.text(Double(budget.seconds))), its time budget (settings.full_text_budget)"
             )
           ))
       case .failure(let error): failed.append((name(items[index]), error))

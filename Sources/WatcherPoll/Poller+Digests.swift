@@ -163,7 +163,7 @@ extension Poller {
             journal.append(failed)
             continue digestLoop
           }
-          let span = Span.text(now.timeIntervalSince(digest.due))
+          let span = SpokenDuration.text(now.timeIntervalSince(digest.due))
           pass.digestProblems.append(
             "gave up on the digest \(attempt.kind.rawValue) of rule '\(digest.rule)' after \(digest.attempts) attempts over \(span): \(failure)"
           )

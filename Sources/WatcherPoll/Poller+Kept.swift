@@ -69,7 +69,7 @@ extension Poller {
     let overBudget = try store.saveKept(bounded)
     let horizon = now.addingTimeInterval(-Double(settings.keepFor))
     let reasons = [
-      "kept longer than settings.notify.keep_for (\(Span.text(Double(settings.keepFor)))); given up",
+      "kept longer than settings.notify.keep_for (\(SpokenDuration.text(Double(settings.keepFor)))); given up",
       "more than settings.notify.keep_max (\(settings.keepMax)) notifications were kept; the oldest given up",
       "notifications.json would pass its budget of \(ByteCount.format(store.budget.sharedFile)); "
         + "the oldest kept notifications were given up",

@@ -190,7 +190,7 @@ extension Poller {
           attempts: updated.attempts, retries: settings.hookRetries, created: action.created, now: now)
         {
           Self.drop(action, of: feed, from: &state, reason: "\(failure)", now: now)
-          let span = Span.text(now.timeIntervalSince(action.created))
+          let span = SpokenDuration.text(now.timeIntervalSince(action.created))
           outcome.report(
             .hookDropped(rule: rule, item: Self.itemName(action), attempts: updated.attempts, span: span, failure))
           runner.announce(

@@ -85,11 +85,11 @@ public enum Schedule {
     } else {
       let interval = feed.interval ?? settings.interval
       at = last.addingTimeInterval(Double(interval))
-      reasons.append("every \(Span.text(Double(interval)))")
+      reasons.append("every \(SpokenDuration.text(Double(interval)))")
     }
     if let notBefore = state.notBefore, notBefore > at {
       at = notBefore
-      reasons.append("the server asks for \(Span.text(notBefore.timeIntervalSince(last))) (Cache-Control or Expires)")
+      reasons.append("the server asks for \(SpokenDuration.text(notBefore.timeIntervalSince(last))) (Cache-Control or Expires)")
     }
     if feed.isAuto(settings), let skipped = skip(at, hours: state.hints.skipHours, days: state.hints.skipDays) {
       at = skipped
@@ -106,13 +106,13 @@ public enum Schedule {
     let base: Int
     if let every = postInterval(state.hints, at: state.lastAttempt ?? .distantPast) {
       base = min(max(every, bounds.min), bounds.max)
-      var why = "posts about every \(Span.text(Double(every)))"
-      if every < bounds.min { why += "; auto polls at most every \(Span.text(Double(bounds.min)))" }
-      if every > bounds.max { why += "; auto polls at least every \(Span.text(Double(bounds.max)))" }
+      var why = "posts about every \(SpokenDuration.text(Double(every)))"
+      if every < bounds.min { why += "; auto polls at most every \(SpokenDuration.text(Double(bounds.min)))" }
+      if every > bounds.max { why += "; auto polls at least every \(SpokenDuration.text(Double(bounds.max)))" }
       reasons.append(why)
     } else {
       base = bounds.max
-      reasons.append("no dated posts yet; auto polls every \(Span.text(Double(bounds.max)))")
+      reasons.append("no dated posts yet; auto polls every \(SpokenDuration.text(Double(bounds.max)))")
     }
     let seed = feed.url + "\n" + String(Int(state.lastAttempt?.timeIntervalSince1970 ?? 0))
     let jitter = Double(StableHash.value(of: seed.utf8) % 2_001) / 10_000 - 0.1
@@ -123,7 +123,7 @@ public enum Schedule {
     ].compactMap { $0 }.max { $0.0 < $1.0 }
     if let (seconds, source) = asks, min(seconds, 86_400) > interval {
       interval = min(seconds, 86_400)
-      reasons.append("the feed asks for \(Span.text(Double(interval))) (\(source))")
+      reasons.append("the feed asks for \(SpokenDuration.text(Double(interval))) (\(source))")
     }
     return (interval, reasons)
   }

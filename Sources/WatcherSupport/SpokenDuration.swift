@@ -5,7 +5,7 @@ import FoundationEssentials
 import Glibc
 
 /// A length of time as messages say it: "40 s", "3 min", "5 h", "2 d".
-public enum Span {
+public enum SpokenDuration {
   /// `seconds` rounded down to its largest unit (seconds below a minute, hours from one to 48, then days).
   public static func text(_ seconds: TimeInterval) -> String {
     let magnitude = Int(min(abs(seconds), 1e12))
