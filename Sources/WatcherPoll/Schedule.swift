@@ -89,7 +89,8 @@ public enum Schedule {
     }
     if let notBefore = state.notBefore, notBefore > at {
       at = notBefore
-      reasons.append("the server asks for \(SpokenDuration.text(notBefore.timeIntervalSince(last))) (Cache-Control or Expires)")
+      reasons.append(
+        "the server asks for \(SpokenDuration.text(notBefore.timeIntervalSince(last))) (Cache-Control or Expires)")
     }
     if feed.isAuto(settings), let skipped = skip(at, hours: state.hints.skipHours, days: state.hints.skipDays) {
       at = skipped
