@@ -71,9 +71,15 @@ let package = Package(
     // One test target per layer, each depending on its own layer (docs/development.md, "The inner loop").
     .testTarget(
       name: "WatcherFeedTests", dependencies: ["WatcherFeed", "WatcherXML", "WatcherRegex", "WatcherTestSupport"]),
+    .testTarget(name: "WatcherSupportTests", dependencies: ["WatcherSupport", "WatcherTestSupport"]),
+    .testTarget(name: "WatcherRegexTests", dependencies: ["WatcherRegex", "WatcherTestSupport"]),
+    .testTarget(name: "WatcherXMLTests", dependencies: ["WatcherXML", "WatcherTestSupport"]),
+    .testTarget(name: "WatcherFetchTests", dependencies: ["WatcherFetch", "WatcherTestSupport"]),
     .testTarget(name: "WatcherConfigTests", dependencies: ["WatcherConfig", "WatcherTestSupport"]),
     .testTarget(name: "WatcherRulesTests", dependencies: ["WatcherRules", "WatcherTestSupport"]),
-    .testTarget(name: "WatcherActionsTests", dependencies: ["WatcherActions", "WatcherSupport", "WatcherTestSupport"]),
+    .testTarget(
+      name: "WatcherActionsTests",
+      dependencies: ["WatcherActions", "WatcherConfig", "WatcherState", "WatcherSupport", "WatcherTestSupport"]),
     .testTarget(name: "WatcherStateTests", dependencies: ["WatcherState", "WatcherTestSupport"]),
     .testTarget(name: "WatcherPollTests", dependencies: ["WatcherPoll", "WatcherFuzzing", "WatcherTestSupport"]),
     .testTarget(

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 import WatcherSupport
+import WatcherTestSupport
 
 @testable import WatcherFeed
 @testable import WatcherXML

@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+import WatcherTestSupport
 
 @testable import WatcherFeed
 @testable import WatcherXML

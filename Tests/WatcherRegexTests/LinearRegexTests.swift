@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+import WatcherTestSupport
 
 @testable import WatcherRegex
 
@@ -194,18 +195,5 @@ struct LinearRegexTests {
       return await group.reduce(into: []) { $0.append($1) }
     }
     #expect(results.count == 4 && results.allSatisfy { $0 == expected })
-  }
-}
-
-/// A small seeded generator, so a failing case repeats.
-struct SplitMix {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next(_ bound: Int) -> Int {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return Int((z ^ (z >> 31)) % UInt64(bound))
   }
 }

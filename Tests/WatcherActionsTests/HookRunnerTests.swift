@@ -380,7 +380,7 @@ struct HookConcurrencyTests {
     var settings = Settings()
     settings.hookConcurrency = 6
     let runner = DeliveringActionRunner(
-      notifier: KeptNotificationTests.SwitchableNotifier(), settings: settings, environment: [:], log: { _ in })
+      notifier: NoNotifier(), settings: settings, environment: [:], log: { _ in })
     let actions = (1...6).map { index in
       FeedState.PendingAction(
         kind: .hook, key: "k\(index)", rule: "r", command: command, timeout: 60,
@@ -388,5 +388,12 @@ struct HookConcurrencyTests {
     }
     let outcomes = runner.run(actions, feed: FeedConfig(url: "test:", name: "f"))
     #expect(outcomes.allSatisfy { if case .done = $0 { true } else { false } }, "\(outcomes)")
+  }
+}
+
+/// A notification service that is never there (these tests run hooks only).
+struct NoNotifier: Notifier {
+  func show(_ notification: DesktopNotification) throws(ActionError) {
+    throw .notificationService("no notification service (a test)")
   }
 }

@@ -4,7 +4,6 @@
 import Foundation
 import Testing
 import WatcherTestSupport
-import WatcherXML
 
 @testable import WatcherFetch
 @testable import WatcherSupport
