@@ -54,22 +54,9 @@ struct StatusCommand: Command {
       // A feed whose actions failed last time counts as failing, as the poll's summary line counted it.
       let failures = readError != nil ? 1 : state.consecutiveFailures + (state.lastActionError == nil ? 0 : 1)
       rows.append(
-        .object([
-          ("name", .string(feed.name)), ("url", .string(URLSecrets.redacted(feed.url))),
-          ("last_attempt", .optional(state.lastAttempt.map(ISODate.format))),
-          ("last_success", .optional(state.lastSuccess.map(ISODate.format))),
-          ("next_due", .string(ISODate.format(max(next, state.lastAttempt ?? now)))),
-          ("items", .int(state.items.count)),
-          ("consecutive_failures", .int(state.consecutiveFailures)), ("last_error", .optional(lastError)),
-          ("last_action_error", .optional(state.lastActionError)),
-          ("pending_actions", .int(state.pending.count)), ("dropped_actions", .int(state.dropped.count)),
-          ("moved_to", .optional(state.movedTo)),
-          ("identity", .string(!feed.identityChosen && state.autoIdentity != nil ? "link" : feed.identity.rawValue)),
-          ("identity_reason", .optional(feed.identityChosen ? nil : state.autoIdentityReason)),
-          ("due", .bool(due)), ("next_because", .array(plan.reasons.map { .string($0) })),
-          ("health", .optional(FeedHealth.current(state, now: now)?.summary)),
-          ("snoozed_until", .optional(snoozes[feed.name].map(ISODate.format))),
-        ]))
+        Self.row(
+          feed, state: state, next: max(next, state.lastAttempt ?? now), due: due, reasons: plan.reasons,
+          lastError: lastError, snoozedUntil: snoozes[feed.name], now: now))
       table.append([
         feed.name, Self.relative(state.lastAttempt, now: now), Self.relative(state.lastSuccess, now: now),
         due ? "due" : Self.relative(next, now: now), "\(state.items.count)",
@@ -84,26 +71,8 @@ struct StatusCommand: Command {
             + "('watcher unsnooze \(feed.name)')")
       }
     }
-    var stored: [KeptNotification] = []
-    do {
-      stored = try store.keptNotifications(readOnly: true)
-    } catch {
-      notes.append("error: \(error)")
-    }
-    let quiet = config.settings.notify.quiet
-    let held = stored.filter { $0.until != nil }.count
-    let kept = stored.count - held
-    if held > 0 {
-      notes.append(
-        "\(held) notification\(held == 1 ? " is" : "s are") held for quiet hours"
-          + (quiet.isQuiet(now)
-            ? " until \(WallClock.local(quiet.end(after: now)))" : "; quiet hours are over: the next poll shows them"))
-    }
-    if kept > 0 {
-      notes.append(
-        "\(kept) notification\(kept == 1 ? " is" : "s are") kept until the notification service can be reached; "
-          + "the next poll shows them")
-    }
+    let (kept, notificationNotes) = Self.notificationNotes(store, quiet: config.settings.notify.quiet, now: now)
+    notes += notificationNotes
     let daemon = DaemonRecord.find(stateDirectory: directory, environment: terminal.environment)
     if let daemon {
       notes.insert(
@@ -141,6 +110,54 @@ struct StatusCommand: Command {
     }
     for note in notes { terminal.error(note) }
     return .success
+  }
+
+  /// One feed's row of `status --json`.
+  static func row(
+    _ feed: FeedConfig, state: FeedState, next: Date, due: Bool, reasons: [String], lastError: String?,
+    snoozedUntil: Date?, now: Date
+  ) -> JSONOutput {
+    .object([
+      ("name", .string(feed.name)), ("url", .string(URLSecrets.redacted(feed.url))),
+      ("last_attempt", .optional(state.lastAttempt.map(ISODate.format))),
+      ("last_success", .optional(state.lastSuccess.map(ISODate.format))),
+      ("next_due", .string(ISODate.format(next))),
+      ("items", .int(state.items.count)),
+      ("consecutive_failures", .int(state.consecutiveFailures)), ("last_error", .optional(lastError)),
+      ("last_action_error", .optional(state.lastActionError)),
+      ("pending_actions", .int(state.pending.count)), ("dropped_actions", .int(state.dropped.count)),
+      ("moved_to", .optional(state.movedTo)),
+      ("identity", .string(!feed.identityChosen && state.autoIdentity != nil ? "link" : feed.identity.rawValue)),
+      ("identity_reason", .optional(feed.identityChosen ? nil : state.autoIdentityReason)),
+      ("due", .bool(due)), ("next_because", .array(reasons.map { .string($0) })),
+      ("health", .optional(FeedHealth.current(state, now: now)?.summary)),
+      ("snoozed_until", .optional(snoozedUntil.map(ISODate.format))),
+    ])
+  }
+
+  /// How many notifications are kept for the notification service, and the notes on those kept and held.
+  static func notificationNotes(_ store: StateStore, quiet: QuietHours, now: Date) -> (kept: Int, notes: [String]) {
+    var notes: [String] = []
+    var stored: [KeptNotification] = []
+    do {
+      stored = try store.keptNotifications(readOnly: true)
+    } catch {
+      notes.append("error: \(error)")
+    }
+    let held = stored.filter { $0.until != nil }.count
+    let kept = stored.count - held
+    if held > 0 {
+      notes.append(
+        "\(held) notification\(held == 1 ? " is" : "s are") held for quiet hours"
+          + (quiet.isQuiet(now)
+            ? " until \(WallClock.local(quiet.end(after: now)))" : "; quiet hours are over: the next poll shows them"))
+    }
+    if kept > 0 {
+      notes.append(
+        "\(kept) notification\(kept == 1 ? " is" : "s are") kept until the notification service can be reached; "
+          + "the next poll shows them")
+    }
+    return (kept, notes)
   }
 
   /// The notes under the table for one feed: its pending actions and why, what was given up, a move.

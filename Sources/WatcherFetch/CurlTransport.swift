@@ -99,15 +99,7 @@ public struct CurlTransport: HTTPTransport {
     start()
     while !running.isEmpty || !waiting.isEmpty {
       if cancellation?.isCancelled == true {
-        for (_, transfer) in running {
-          results[transfer.index] = .failure(.cancelled)
-          if let easy = transfer.easyHandle {
-            curl_multi_remove_handle(multi, easy)
-            curl_easy_cleanup(easy)
-          }
-          transfer.release()
-        }
-        for index in waiting { results[index] = .failure(.cancelled) }
+        for index in Self.abandon(running, multi: multi) + waiting { results[index] = .failure(.cancelled) }
         break
       }
       var stillRunning: Int32 = 0
@@ -144,6 +136,18 @@ public struct CurlTransport: HTTPTransport {
       }
     }
     return results.map { $0 ?? .failure(.transport("internal error: no result, please report")) }
+  }
+
+  /// Stops the running transfers (watcher is stopping); their requests' indices.
+  private static func abandon(_ running: [Int: Transfer], multi: UnsafeMutableRawPointer) -> [Int] {
+    running.values.map { transfer in
+      if let easy = transfer.easyHandle {
+        curl_multi_remove_handle(multi, easy)
+        curl_easy_cleanup(easy)
+      }
+      transfer.release()
+      return transfer.index
+    }
   }
 }
 

@@ -112,25 +112,7 @@ extension Poller {
       let listing = (lines + (count > 20 ? ["… and \(count - 20) more"] : [])).joined(separator: "\n")
       // What the digest goes out through before its notification: the rule's digest hook, then Apprise (a
       // digest rule's apprise: gets the digest, not each item). A failure retries them all, spaced in time.
-      let rule = config.rules.first { $0.name == digest.rule }
-      var outputs: [FeedState.PendingAction] = []
-      if let hook = rule?.actions.digestHook {
-        outputs.append(
-          FeedState.PendingAction(
-            kind: .hook, key: "digest:\(digest.rule)", rule: digest.rule, command: hook.command,
-            arguments: hook.run?.map { $0.render(FeedItem(key: ""), feed: "digest", tags: []) },
-            timeout: hook.timeout, item: "[" + digest.items.map(\.item).joined(separator: ",") + "]",
-            title: "digest of rule '\(digest.rule)'", created: now))
-      }
-      if let apprise = rule?.actions.apprise {
-        var message = FeedState.PendingAction.Apprise(
-          title: summary, body: listing, urgency: apprise.message.urgency ?? settings.urgency)
-        (message.urls, message.file) = (apprise.urls, apprise.file)
-        outputs.append(
-          FeedState.PendingAction(
-            key: "digest:\(digest.rule)", source: .rule(digest.rule), payload: .apprise(message),
-            title: "digest of rule '\(digest.rule)'", created: now))
-      }
+      let outputs = digestOutputs(digest, summary: summary, listing: listing, now: now)
       for action in outputs {
         var attempt = action
         attempt.attempts = digest.attempts
@@ -175,15 +157,7 @@ extension Poller {
           journal.append(failed)
         }
       }
-      var notification = FeedState.PendingAction(
-        kind: .notify, key: "digest:\(digest.rule)", rule: digest.rule, summary: summary, body: listing,
-        urgency: settings.urgency, expire: settings.expire, icon: settings.icon,
-        title: "digest of rule '\(digest.rule)'", created: now)
-      // "Open all" opens the digest's items.
-      if case .notify(var shown) = notification.payload {
-        shown.links = Array(digest.items.compactMap(\.link).prefix(20))
-        notification.payload = .notify(shown)
-      }
+      let notification = digestNotification(digest, summary: summary, listing: listing, now: now)
       if case .keep(let failure) = runner.showKept([KeptNotification(feed: "digest", action: notification)]) {
         toKeep.append(KeptNotification(feed: "digest", action: notification))
         journal.append(Self.entry(notification, feed: digestFeed, outcome: .kept, now: now, detail: "\(failure)"))
@@ -200,5 +174,50 @@ extension Poller {
     }
     try? store.appendJournal(journal, limits: journalLimits, now: now)
     pass.digestJournal += journal
+  }
+
+  /// What a digest goes out through before its notification: the rule's digest hook, then Apprise (a
+  /// digest rule's apprise: gets the digest, not each item).
+  private func digestOutputs(_ digest: Digest, summary: String, listing: String, now: Date)
+    -> [FeedState.PendingAction]
+  {
+    let rule = config.rules.first { $0.name == digest.rule }
+    let settings = config.settings.notify
+    var outputs: [FeedState.PendingAction] = []
+    if let hook = rule?.actions.digestHook {
+      outputs.append(
+        FeedState.PendingAction(
+          kind: .hook, key: "digest:\(digest.rule)", rule: digest.rule, command: hook.command,
+          arguments: hook.run?.map { $0.render(FeedItem(key: ""), feed: "digest", tags: []) },
+          timeout: hook.timeout, item: "[" + digest.items.map(\.item).joined(separator: ",") + "]",
+          title: "digest of rule '\(digest.rule)'", created: now))
+    }
+    if let apprise = rule?.actions.apprise {
+      var message = FeedState.PendingAction.Apprise(
+        title: summary, body: listing, urgency: apprise.message.urgency ?? settings.urgency)
+      (message.urls, message.file) = (apprise.urls, apprise.file)
+      outputs.append(
+        FeedState.PendingAction(
+          key: "digest:\(digest.rule)", source: .rule(digest.rule), payload: .apprise(message),
+          title: "digest of rule '\(digest.rule)'", created: now))
+    }
+    return outputs
+  }
+
+  /// A digest's notification: its summary, the titles it lists, and "Open all" for its items.
+  private func digestNotification(_ digest: Digest, summary: String, listing: String, now: Date)
+    -> FeedState.PendingAction
+  {
+    let settings = config.settings.notify
+    var notification = FeedState.PendingAction(
+      kind: .notify, key: "digest:\(digest.rule)", rule: digest.rule, summary: summary, body: listing,
+      urgency: settings.urgency, expire: settings.expire, icon: settings.icon,
+      title: "digest of rule '\(digest.rule)'", created: now)
+    // "Open all" opens the digest's items.
+    if case .notify(var shown) = notification.payload {
+      shown.links = Array(digest.items.compactMap(\.link).prefix(20))
+      notification.payload = .notify(shown)
+    }
+    return notification
   }
 }

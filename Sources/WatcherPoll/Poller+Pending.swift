@@ -225,35 +225,42 @@ extension Poller {
     } catch {
       outcome.warnings.append("cannot write the journal: \(error)")
     }
-    // Notifications that could not be shown, or wait for quiet hours to end, move to the kept list (saved
-    // first: never lost); should that fail, they stay pending here.
-    if !toKeep.isEmpty || !held.isEmpty {
-      do {
-        let stored = try store.keptNotifications()
-        let added = toKeep.map { KeptNotification(feed: feed.name, action: $0) } + held
-        let (bounded, dropped, why) = try keep(stored + added, now: now)
-        // Counted as kept or held only when they are: past the bounds, the oldest are given up (and said so),
-        // so those added (the newest, the held last) that stay are the last of what is kept.
-        let stayed = min(added.count, bounded.count)
-        outcome.held += min(held.count, stayed)
-        outcome.kept += max(0, stayed - held.count)
-        outcome.givenUp += added.count - stayed
-        if dropped > 0 {
-          outcome.warnings.append(
-            "gave up on \(dropped) kept notification\(dropped == 1 ? "" : "s"): \(why.joined(separator: "; ")) "
-              + "(see 'watcher log')")
-        }
-      } catch {
-        kept += toKeep + held.map(\.action)
-        outcome.report(.cannotKeep(error))
-      }
-    }
+    kept += moveToKept(toKeep, held: held, feed: feed, outcome: &outcome, now: now)
     // Actions the runner did not report on (a shorter answer), and those waiting for their next try, stay
     // pending.
     kept += state.pending.dropFirst(results.count) + prepared.waiting
     state.pending = kept
     outcome.pendingLeft = kept.count
     save(&state, outcome: &outcome)
+  }
+
+  /// Moves notifications that could not be shown, or wait for quiet hours to end, to the kept list (saved
+  /// first: never lost); returns those that must stay pending because it could not be saved.
+  private func moveToKept(
+    _ toKeep: [FeedState.PendingAction], held: [KeptNotification], feed: FeedConfig, outcome: inout Outcome,
+    now: Date
+  ) -> [FeedState.PendingAction] {
+    guard !toKeep.isEmpty || !held.isEmpty else { return [] }
+    do {
+      let stored = try store.keptNotifications()
+      let added = toKeep.map { KeptNotification(feed: feed.name, action: $0) } + held
+      let (bounded, dropped, why) = try keep(stored + added, now: now)
+      // Counted as kept or held only when they are: past the bounds, the oldest are given up (and said so),
+      // so those added (the newest, the held last) that stay are the last of what is kept.
+      let stayed = min(added.count, bounded.count)
+      outcome.held += min(held.count, stayed)
+      outcome.kept += max(0, stayed - held.count)
+      outcome.givenUp += added.count - stayed
+      if dropped > 0 {
+        outcome.warnings.append(
+          "gave up on \(dropped) kept notification\(dropped == 1 ? "" : "s"): \(why.joined(separator: "; ")) "
+            + "(see 'watcher log')")
+      }
+    } catch {
+      outcome.report(.cannotKeep(error))
+      return toKeep + held.map(\.action)
+    }
+    return []
   }
 
   /// Keeps the feed's state file within its byte budget: the oldest pending actions past it are given up,

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import WatcherSupport
+import WatcherXML
+
+/// A search in lower-case class and id names for any of several parts of names or whole words.
+///
+/// A whole word is delimited by anything but an ASCII letter or digit (bytes of other scripts count as
+/// letters): `nav` matches `site-nav` but not `canvas`. The search is over bytes: it runs for every class
+/// and id of the page, several times.
+struct NamePattern: Sendable {
+  let parts: [String]
+  let words: Set<Substring>
+  init(_ parts: String, words: String = "") {
+    self.parts = parts.split(separator: "|").map(String.init)
+    self.words = Set(words.split(separator: "|"))
+  }
+  func matches(_ names: String) -> Bool {
+    let bytes = names.utf8
+    if parts.contains(where: { bytes.contains(bytes: $0) }) { return true }
+    guard !words.isEmpty else { return false }
+    return bytes.split { byte in
+      byte < 0x80 && !(byte >= 0x61 && byte <= 0x7A || byte >= 0x30 && byte <= 0x39 || byte >= 0x41 && byte <= 0x5A)
+    }.contains { words.contains(Substring($0)) }
+  }
+}
+
+/// The scores: each element's text and link lengths, class weight and content score.
+final class Scorer {
+  struct TextFacts {
+    var length = 0
+    var linkLength = 0
+    var commas = 0
+  }
+
+  private var facts: [ObjectIdentifier: TextFacts] = [:]
+  private var scores: [ObjectIdentifier: Double] = [:]
+  /// Whether class and id names count (`classWeight`), as Readability's FLAG_WEIGHT_CLASSES.
+  private let weighClasses: Bool
+
+  init(weighClasses: Bool = true) {
+    self.weighClasses = weighClasses
+  }
+
+  static let positive = NamePattern(
+    "article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story")
+  static let negative = NamePattern(
+    "-ad-|hidden|banner|combx|comment|com-|contact|foot|footer|footnote|gdpr|masthead|media|meta|outbrain|promo"
+      + "|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|tool|widget|caption|credit|byline")
+
+  /// The weight of an element's class and id names: 25 for each side that looks like content, −25 for each
+  /// that looks like furniture.
+  func classWeight(_ element: HTMLElement) -> Double {
+    guard weighClasses else { return 0 }
+    var weight = 0.0
+    for name in [element.attributes["class"], element.attributes["id"]] {
+      guard let name = name?.lowercased(), !name.isEmpty else { continue }
+      if Self.negative.matches(name) { weight -= 25 }
+      if Self.positive.matches(name) { weight += 25 }
+    }
+    return weight
+  }
+
+  /// The visible text's length (whitespace collapsed), the length inside links, and the commas.
+  func text(_ element: HTMLElement) -> TextFacts {
+    if let known = facts[ObjectIdentifier(element)] { return known }
+    var found = TextFacts()
+    var previousSpace = true
+    for child in element.children {
+      switch child {
+      case .text(let text):
+        for scalar in text.unicodeScalars {
+          let space =
+            scalar.isASCII
+            ? scalar == " " || scalar == "\n" || scalar == "\t" || scalar == "\r" || scalar == "\u{0C}"
+            : scalar.properties.isWhitespace
+          if !(space && previousSpace) { found.length += 1 }
+          previousSpace = space
+          if scalar == "," || scalar == "\u{FF0C}" || scalar == "\u{060C}" || scalar == "\u{3001}" {
+            found.commas += 1
+          }
+        }
+      case .element(let inner):
+        let innerFacts = text(inner)
+        found.length += innerFacts.length
+        found.commas += innerFacts.commas
+        found.linkLength += inner.name == "a" ? innerFacts.length : innerFacts.linkLength
+        previousSpace = false
+      }
+    }
+    facts[ObjectIdentifier(element)] = found
+    return found
+  }
+
+  private var paragraphTexts: [ObjectIdentifier: Int] = [:]
+
+  /// The length of the text in the element's paragraphs (`p`, `pre` and divs that read as one).
+  func paragraphText(_ element: HTMLElement) -> Int {
+    if let known = paragraphTexts[ObjectIdentifier(element)] { return known }
+    let length =
+      Self.isParagraph(element) || element.name == "pre"
+      ? text(element).length : element.elements.reduce(0) { $0 + paragraphText($1) }
+    paragraphTexts[ObjectIdentifier(element)] = length
+    return length
+  }
+
+  /// The element's content score so far (0 for one no paragraph scored).
+  func score(_ element: HTMLElement) -> Double { scores[ObjectIdentifier(element)] ?? 0 }
+
+  /// The share of the element's text that is inside links.
+  func linkDensity(_ element: HTMLElement) -> Double {
+    let facts = text(element)
+    return facts.length == 0 ? 0 : Double(facts.linkLength) / Double(facts.length)
+  }
+
+  static let blockNames: Set<String> = [
+    "address", "article", "aside", "blockquote", "dd", "div", "dl", "dt", "fieldset", "figure", "footer", "form",
+    "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section", "table",
+    "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
+  ]
+  static let scored: Set<String> = ["p", "pre", "td", "section", "h2", "h3", "h4", "h5", "h6"]
+
+  /// Whether the element is a `p`, or a `div` with no block inside that reads as one.
+  static func isParagraph(_ element: HTMLElement) -> Bool {
+    element.name == "p" || (element.name == "div" && !element.elements.contains { blockNames.contains($0.name) })
+  }
+
+  /// The element most likely to be the article, with the siblings that belong to it.
+  func article(in body: HTMLElement) -> HTMLElement {
+    var candidates: [HTMLElement] = []
+    for element in body.descendants {
+      guard Self.scored.contains(element.name) || Self.isParagraph(element) else { continue }
+      let facts = text(element)
+      guard facts.length >= 25 else { continue }
+      let score = 1 + Double(facts.commas) + min(Double(facts.length / 100), 3)
+      var ancestor = element.parent
+      var level = 0
+      while let current = ancestor, level < 5 {
+        if scores[ObjectIdentifier(current)] == nil {
+          scores[ObjectIdentifier(current)] = initialScore(current)
+          candidates.append(current)
+        }
+        let share = level == 0 ? 1 : level == 1 ? 0.5 : 1 / Double(level * 3)
+        scores[ObjectIdentifier(current), default: 0] += score * share
+        if current === body { break }
+        ancestor = current.parent
+        level += 1
+      }
+    }
+    for candidate in candidates {
+      scores[ObjectIdentifier(candidate), default: 0] *= 1 - linkDensity(candidate)
+    }
+    let ranked = candidates.sorted { score($0) > score($1) }
+    guard var top = ranked.first else { return body }
+    var topScore = score(top)
+    // An article in several parts (a page's chunks, each its own box) leaves several good candidates:
+    // boxes of the top one's kind and class, or (as readability has it) three near-equal ones. The
+    // nearest ancestor holding them is the article.
+    let parts = ranked.dropFirst().filter {
+      $0.name == top.name && $0.attributes["class"] == top.attributes["class"] && top.attributes["class"] != nil
+        && score($0) >= topScore * 0.3
+    }
+    let alternatives = ranked.dropFirst().prefix(5).filter { score($0) >= topScore * 0.75 }
+    let (group, needed) = parts.isEmpty ? (alternatives, 3) : (parts, parts.count)
+    if group.count >= needed {
+      var ancestor = top.parent
+      while let current = ancestor, current !== body {
+        if group.filter({ $0.isInside(current) }).count >= needed {
+          top = current
+          break
+        }
+        ancestor = current.parent
+      }
+    }
+    // As Readability.js does: an ancestor that scores higher than the box below it (and no ancestor
+    // between them below a third of the top's score) holds more of the article (a story's intro beside the
+    // `read-more` box of the rest).
+    var lastScore = score(top)
+    let floor = lastScore / 3
+    var ancestor = top.parent
+    while let current = ancestor, current !== body {
+      ancestor = current.parent
+      guard scores[ObjectIdentifier(current)] != nil else { continue }
+      if score(current) < floor { break }
+      if score(current) > lastScore {
+        top = current
+        break
+      }
+      lastScore = score(current)
+    }
+    // A lone child stands for its parent: the parent may carry the title and the other parts.
+    while let parent = top.parent, parent !== body, parent.elements.count == 1 {
+      top = parent
+    }
+    topScore = max(topScore, scores[ObjectIdentifier(top)] ?? 0)
+    guard let parent = top.parent else { return top }
+    let threshold = max(10, topScore * 0.2)
+    let topClass = top.attributes["class"]
+    let article = HTMLElement(name: "div")
+    for sibling in parent.elements {
+      if sibling === top || belongs(sibling, threshold: threshold, topClass: topClass, topScore: topScore) {
+        article.children.append(.element(sibling))
+      }
+    }
+    return article
+  }
+
+  private func belongs(_ sibling: HTMLElement, threshold: Double, topClass: String?, topScore: Double) -> Bool {
+    var score = scores[ObjectIdentifier(sibling)] ?? 0
+    // A sibling of the top one's class is likely another part of it, unless it is mostly links (a `row`
+    // of "Popular" stories beside the `row` of the article).
+    if let topClass, !topClass.isEmpty, sibling.attributes["class"] == topClass, linkDensity(sibling) < 0.5 {
+      score += topScore * 0.2
+    }
+    if score >= threshold && score > 0 { return true }
+    guard Self.isParagraph(sibling) else { return false }
+    let facts = text(sibling)
+    let density = linkDensity(sibling)
+    if facts.length > 80 { return density < 0.25 }
+    let inline = Paragraphs.inline(sibling).trimmingASCIIWhitespace
+    return facts.length > 0 && density == 0 && (inline.hasSuffix(".") || inline.hasSuffix("?") || inline.hasSuffix("!"))
+  }
+
+  private func initialScore(_ element: HTMLElement) -> Double {
+    let base: Double =
+      switch element.name {
+      case "div", "article", "main": 5
+      case "pre", "td", "blockquote": 3
+      case "address", "ol", "ul", "dl", "dd", "dt", "li", "form": -3
+      case "h1", "h2", "h3", "h4", "h5", "h6", "th": -5
+      default: 0
+      }
+    return base + classWeight(element)
+  }
+}
+
+extension HTMLElement {
+  /// Whether this element is `ancestor` or inside it.
+  func isInside(_ ancestor: HTMLElement) -> Bool {
+    var current: HTMLElement? = self
+    while let element = current {
+      if element === ancestor { return true }
+      current = element.parent
+    }
+    return false
+  }
+}
+
+/// An element's text as paragraphs: block elements break lines, inline ones flow.
+enum Paragraphs {
+  static func text(of element: HTMLElement) -> String {
+    var paragraphs: [String] = []
+    var current = ""
+    walk(element, into: &current, paragraphs: &paragraphs)
+    flush(&current, into: &paragraphs)
+    return paragraphs.joined(separator: "\n\n")
+  }
+
+  /// The element's text on one line.
+  static func inline(_ element: HTMLElement) -> String {
+    var text = ""
+    for child in element.children {
+      switch child {
+      case .text(let value): text += value
+      case .element(let inner): text += " " + inline(inner) + " "
+      }
+    }
+    return text
+  }
+
+  private static func walk(_ element: HTMLElement, into current: inout String, paragraphs: inout [String]) {
+    for child in element.children {
+      switch child {
+      case .text(let value): current += value
+      case .element(let inner):
+        if inner.name == "br" {
+          flush(&current, into: &paragraphs)
+        } else if Scorer.blockNames.contains(inner.name) {
+          flush(&current, into: &paragraphs)
+          walk(inner, into: &current, paragraphs: &paragraphs)
+          flush(&current, into: &paragraphs)
+        } else {
+          walk(inner, into: &current, paragraphs: &paragraphs)
+        }
+      }
+    }
+  }
+
+  private static func flush(_ current: inout String, into paragraphs: inout [String]) {
+    if let line = HTMLText.collapsed(current) { paragraphs.append(line) }
+    current = ""
+  }
+}
