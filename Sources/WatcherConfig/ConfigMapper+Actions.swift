@@ -87,25 +87,38 @@ extension ConfigMapper {
       action = WebhookAction(url: url, mark: node.mark)
     } else {
       guard let entries = mapping(node, what) else { return nil }
-      checkKeys(entries, allowed: ["url", "secret_file", "secret_env", "timeout"], in: what)
+      checkKeys(entries, allowed: ["url", "secret", "secret_file", "secret_env", "timeout"], in: what)
       action = WebhookAction(url: "", mark: node.mark)
+      var secrets: [String] = []
       for entry in entries {
         switch entry.key {
         case "url": action.url = string(entry.value, "'url'") ?? ""
-        case "secret_file": action.secretFile = string(entry.value, "'secret_file'")
-        case "secret_env": action.secretEnv = string(entry.value, "'secret_env'")
+        case "secret":
+          secrets.append(entry.key)
+          (action.secretFile, action.secretEnv) = secretSource(entry.value, "'secret' of \(what)")
+        case "secret_file", "secret_env":
+          // The spelling before secrets were read one way everywhere (`{ file: PATH }`, as headers): still read.
+          secrets.append(entry.key)
+          let value = string(entry.value, "'\(entry.key)'")
+          if entry.key == "secret_file" { action.secretFile = value } else { action.secretEnv = value }
+          let new = entry.key == "secret_file" ? "file" : "env"
+          warning(
+            "'\(entry.key)' is the old spelling", at: entry.keyMark,
+            notes: ["write secret: { \(new): \(value ?? "…") }, as a header read from a file or the environment"])
         case "timeout": action.timeout = duration(entry.value, "'timeout'", positive: true).map { min($0, 600) }
         default: break
         }
       }
-      if action.secretFile != nil, action.secretEnv != nil {
-        error("\(what) has both secret_file and secret_env", at: node.mark, notes: ["keep one of them"])
+      if secrets.count > 1 {
+        error(
+          "\(what) has both \(secrets[0]) and \(secrets[1])", at: node.mark,
+          notes: ["keep one: secret: { file: PATH } or secret: { env: VARIABLE }"])
       }
     }
     guard FeedLocation.isHTTP(action.url) else {
       error(
         "\(what) needs an http or https URL, not '\(action.url)'", at: node.mark,
-        notes: ["webhook: { url: https://example.org/hook, secret_file: ~/.config/watcher/webhook.secret }"])
+        notes: ["webhook: { url: https://example.org/hook, secret: { file: ~/.config/watcher/webhook.secret } }"])
       return nil
     }
     return action

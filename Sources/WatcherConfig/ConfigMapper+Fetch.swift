@@ -86,6 +86,24 @@ extension ConfigMapper {
     return options
   }
 
+  /// Where a secret is read, spelled one way everywhere (a header's value, a webhook's secret):
+  /// `{ file: PATH }` (its first line) or `{ env: VARIABLE }`.
+  package mutating func secretSource(_ node: YAMLNode, _ what: String) -> (file: String?, environment: String?) {
+    guard let source = mapping(node, what) else { return (nil, nil) }
+    checkKeys(source, allowed: ["file", "env"], in: what)
+    let file = value("file", in: source).flatMap { string($0, "'file'") }
+    let environment = value("env", in: source).flatMap { string($0, "'env'") }
+    if file == nil, environment == nil {
+      error(
+        "\(what) has no value", at: node.mark,
+        notes: ["write where to read it: { file: ~/.config/watcher/token } or { env: VARIABLE }"])
+    } else if file != nil, environment != nil {
+      error("\(what) has both file and env", at: node.mark, notes: ["keep one of them"])
+      return (nil, nil)
+    }
+    return (file, environment)
+  }
+
   /// `headers: { Name: value, Name: { file: PATH }, Name: { env: VAR } }`.
   private mutating func headers(_ node: YAMLNode, in context: String) -> [FetchOptions.Header] {
     guard let entries = mapping(node, "'headers' of \(context)") else { return [] }
@@ -110,20 +128,15 @@ extension ConfigMapper {
           continue
         }
         value = .text(text)
-      } else if let source = mapping(entry.value, "header '\(entry.key)'") {
-        checkKeys(source, allowed: ["file", "env"], in: "header '\(entry.key)'")
-        if let file = self.value("file", in: source).flatMap({ string($0, "'file'") }) {
+      } else {
+        let (file, environment) = secretSource(entry.value, "header '\(entry.key)'")
+        if let file {
           value = .file(file)
-        } else if let name = self.value("env", in: source).flatMap({ string($0, "'env'") }) {
-          value = .environment(name)
+        } else if let environment {
+          value = .environment(environment)
         } else {
-          error(
-            "header '\(entry.key)' has no value", at: entry.value.mark,
-            notes: ["write the value, or where to read it: { file: ~/.config/watcher/token } or { env: VARIABLE }"])
           continue
         }
-      } else {
-        continue
       }
       headers.append(FetchOptions.Header(name: entry.key, value: value, mark: entry.keyMark))
     }

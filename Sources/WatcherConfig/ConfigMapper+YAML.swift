@@ -245,6 +245,14 @@ extension ConfigMapper {
     diagnostics.append(Diagnostic(message: message, mark: mark, notes: notes))
   }
 
+  /// Records a warning (the file still works), once per place and message.
+  package mutating func warning(_ message: String, at mark: Mark?, notes: [String] = []) {
+    guard reported.insert(Self.reportKey(message, mark)).inserted, diagnostics.count < Self.maxDiagnostics else {
+      return
+    }
+    diagnostics.append(Diagnostic(.warning, message: message, mark: mark, notes: notes))
+  }
+
   /// What makes a diagnostic a repeat: its place and its message.
   static func reportKey(_ message: String, _ mark: Mark?) -> String {
     "\(mark?.line ?? 0):\(mark?.column ?? 0):\(message)"

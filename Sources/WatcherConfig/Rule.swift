@@ -146,7 +146,7 @@ public struct HookAction: Sendable, Equatable {
   }
 }
 
-/// `webhook: { url: https://…, secret_file: ~/.config/watcher/hook.secret, timeout: 10s }`: the item's
+/// `webhook: { url: https://…, secret: { file: ~/.config/watcher/hook.secret }, timeout: 10s }`: the item's
 /// document POSTed to a URL, signed `X-Watcher-Signature: sha256=<HMAC-SHA256 of the body>` when there is a
 /// secret (read from the file or the environment variable when it is sent, never stored or printed).
 public struct WebhookAction: Sendable, Equatable {

@@ -55,7 +55,7 @@ struct WebhookTests {
       rules:
         - name: out
           match: { title: One }
-          webhook: { url: "\(receiver.url("/hook"))", secret_file: "\(secret)", timeout: 5s }
+          webhook: { url: "\(receiver.url("/hook"))", secret: { file: "\(secret)" }, timeout: 5s }
       """, path: "r.yaml"
     ).rules
     h.source.items.withLock {
@@ -118,7 +118,9 @@ struct WebhookTests {
     for (text, message) in [
       ("webhook: file:///etc/passwd", "needs an http or https URL"),
       ("webhook: { url: https://x.example/h, secret_file: a, secret_env: B }", "both secret_file and secret_env"),
-      ("webhook: { url: https://x.example/h, secret: s }", "unknown key 'secret'"),
+      ("webhook: { url: https://x.example/h, secret: s }", "'secret' of 'webhook' in rule 'r'"),
+      ("webhook: { url: https://x.example/h, secret: { file: a }, secret_env: B }", "both secret and secret_env"),
+      ("webhook: { url: https://x.example/h, secret: {} }", "has no value"),
     ] {
       do {
         _ = try ConfigLoader.parse(
@@ -128,6 +130,25 @@ struct WebhookTests {
         #expect(error.rendered.contains(message), "\(error.rendered)")
       }
     }
+  }
+
+  @Test("a secret is read one way everywhere, { file: PATH } or { env: NAME }; the old secret_file is read with a hint")
+  func secretSpelling() throws {
+    func load(_ webhook: String) throws -> Config {
+      try ConfigLoader.parse(
+        "feeds: [{ url: x, name: test }]\nrules:\n  - { name: r, match: { title: a }, webhook: \(webhook) }\n",
+        path: "r.yaml")
+    }
+    let file = try load("{ url: https://x.example/h, secret: { file: ~/s } }")
+    #expect(file.rules[0].actions.webhook?.secretFile == "~/s" && file.notices.isEmpty)
+    let environment = try load("{ url: https://x.example/h, secret: { env: S } }")
+    #expect(environment.rules[0].actions.webhook?.secretEnv == "S")
+    let old = try load("{ url: https://x.example/h, secret_file: ~/s }")
+    #expect(old.rules[0].actions.webhook?.secretFile == "~/s")
+    #expect(old.notices.map(\.severity) == [.warning])
+    #expect(
+      old.notices.first?.notes.contains("write secret: { file: ~/s }, as a header read from a file or the environment")
+        == true)
   }
 
   @Test("the webhook example of docs/rules.md loads")
