@@ -78,7 +78,8 @@ extension ConfigMapper {
     return action
   }
 
-  /// `webhook: URL` or `webhook: { url: URL, secret_file: PATH | secret_env: NAME, timeout: 10s }`.
+  /// `webhook: URL` or `webhook: { url: URL, secret: { file: PATH } | { env: NAME }, timeout: 10s }` (the older
+  /// `secret_file:` and `secret_env:` read too, with a warning).
   package mutating func webhookAction(_ node: YAMLNode, in context: String) -> WebhookAction? {
     let what = "'webhook' in \(context)"
     var action: WebhookAction

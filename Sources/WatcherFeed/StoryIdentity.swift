@@ -197,7 +197,11 @@ public struct StoryIdentity: Sendable {
 
   /// Its title and text, to tell an edit from the item as first seen.
   public static func digest(title: String?, text: String?) -> UInt64 {
-    StableHash.value(ofFields: title ?? "", text ?? "")
+    var hash = StableHash.Running()
+    hash.add(title ?? "")
+    hash.add(0x1F)
+    hash.add(text ?? "")
+    return hash.value
   }
 }
 

@@ -46,17 +46,6 @@ public enum StableHash {
     }
   }
 
-  /// The hash of several strings' UTF-8 bytes, each after a 0x1F separator but the first: the same as
-  /// `value(of:)` of the joined bytes, with no joined copy made.
-  public static func value(ofFields fields: String...) -> UInt64 {
-    var hash = Running()
-    for (index, field) in fields.enumerated() {
-      if index > 0 { hash.add(0x1F) }
-      hash.add(field)
-    }
-    return hash.value
-  }
-
   /// Sixteen hex digits for a hash value.
   public static func hex(_ value: UInt64) -> String {
     let digits = String(value, radix: 16)
