@@ -11,10 +11,10 @@ import WatcherXML
 /// (`article`, `content` and `post` for; `comment`, `sidebar` and `promo` against) and by how much of its
 /// text is links. The best-scoring element is the article; siblings that score near it or read as prose
 /// join it. Within it, lists, tables and boxes that look like link farms, forms or picture galleries are
-/// dropped. Elements that never hold an article (scripts, navigation, hidden elements, and those whose class
-/// or id says menu, share, cookie, sidebar or dateline) are removed before scoring. Both steps are
-/// size-aware: neither removes an element holding most of the text it works on (the page's, or the chosen
-/// box's), whatever its name says.
+/// dropped. Scripts, styles and what the page's own style hides are removed first; then navigation,
+/// buttons, noscript, hidden elements and those whose class or id says menu, share, cookie, sidebar or
+/// dateline. Both steps are size-aware: neither removes an element holding most of the text it works on
+/// (the page's, or the chosen box's), whatever its kind, state or name says.
 public enum ArticleExtractor {
   /// Why a page could not be read.
   public enum Failure: Error, Equatable {
@@ -105,10 +105,15 @@ public enum ArticleExtractor {
   private static func extract(_ root: HTMLElement, _ attempt: Attempt) -> (Article, pageText: Int) {
     let title = title(of: root)
     let body = root.descendants.first { $0.name == "body" } ?? root
-    prune(body) { isHidden($0) }
+    // No kind, state or name prunes an element holding most of the page's paragraph text. libxml2's repair
+    // of a broken template can nest the whole article inside a `<button>` or `<nav>`; a server-rendered
+    // page can stream its article into a `hidden` container that script reveals; a name can be that of a
+    // page-wide wrapper (`Page-ad-margins`, `row site_header`). In each the article is inside.
+    prune(body) { isNeverText($0) || isStyledHidden($0) }
+    let page = Scorer()
+    let pageTotal = page.paragraphText(body)
+    prune(body) { isHidden($0) && page.paragraphText($0) * 2 <= pageTotal }
     wrapTextRuns(body)
-    // A name never prunes an element holding most of the page's paragraph text: that is a page-wide
-    // wrapper (`Page-ad-margins`, `row site_header`), and the article is inside it.
     let sizes = Scorer()
     let total = sizes.paragraphText(body)
     prune(body) { sizes.paragraphText($0) * 2 <= total && isFurniture($0, sizes: sizes) }
@@ -161,11 +166,14 @@ public enum ArticleExtractor {
 
   // MARK: - Before scoring
 
-  /// Elements that never hold the article's text.
-  static let dropped: Set<String> = [
-    "script", "style", "noscript", "template", "iframe", "object", "embed", "svg", "canvas", "nav", "footer",
-    "aside", "button", "select", "input", "textarea", "label", "dialog", "menu", "head", "link", "meta",
+  /// Elements whose content is never text a reader sees: removed before anything is measured.
+  static let neverText: Set<String> = [
+    "script", "style", "template", "iframe", "object", "embed", "svg", "canvas", "select", "input", "textarea",
+    "head", "link", "meta",
   ]
+  /// Elements that do not hold the article's text on a well-formed page, removed unless they hold most of
+  /// the page's (where a repaired page nested the article in them).
+  static let dropped: Set<String> = ["noscript", "nav", "footer", "aside", "button", "label", "dialog", "menu"]
 
   /// Class and id words of page furniture: parts of names, and (after the `/`) whole words of them.
   static let unlikely = NamePattern(
@@ -195,17 +203,28 @@ public enum ArticleExtractor {
     for child in element.elements { prune(child, isFurniture) }
   }
 
-  /// Whether the element is of a kind that never holds the article, or hidden.
+  /// Whether the element's content is never shown as text.
+  ///
+  /// A `<template>` is not shown, except the declarative shadow root of a server-rendered web component
+  /// (`shadowrootmode`), which is its content.
+  private static func isNeverText(_ element: HTMLElement) -> Bool {
+    guard neverText.contains(element.name) else { return false }
+    return element.name != "template"
+      || element.attributes["shadowrootmode"] == nil && element.attributes["shadowroot"] == nil
+  }
+
+  /// Whether the element is of a kind that does not hold the article, or hidden.
   private static func isHidden(_ element: HTMLElement) -> Bool {
     if dropped.contains(element.name) { return true }
     let attributes = element.attributes
-    if attributes["hidden"] != nil || attributes["aria-hidden"] == "true" { return true }
-    if let style = attributes["style"]?.lowercased().filter({ $0 != " " }),
-      style.contains("display:none") || style.contains("visibility:hidden")
-    {
-      return true
-    }
-    return false
+    return attributes["hidden"] != nil || attributes["aria-hidden"] == "true"
+  }
+
+  /// Whether the element's own style hides it: a choice of the page's author, not a state script changes
+  /// (as the `hidden` attribute of a streamed server-rendered part is), so it goes whatever it holds.
+  private static func isStyledHidden(_ element: HTMLElement) -> Bool {
+    guard let style = element.attributes["style"]?.lowercased().filter({ $0 != " " }) else { return false }
+    return style.contains("display:none") || style.contains("visibility:hidden")
   }
 
   /// Whether the element's role, class or id says it is page furniture.

@@ -67,6 +67,43 @@ struct ArticleExtractorTests {
 
   static var proseHTML: String { prose.map { "<p>\($0)</p>" }.joined() }
 
+  @Test(
+    "an article that libxml2's repair nested in a button, navigation or noscript, or that script shows, is read",
+    arguments: [
+      // An unclosed <div> in a header's menu button: the repair puts the rest of the page inside the button.
+      "<header class=\"site-header\"><button class=\"menu-toggle\"><div class=\"icon\"><span>Menu</span></button>"
+        + "</header><main>\(ArticleExtractorTests.articleHTML)</main><footer><p>Town News, 1890.</p></footer>",
+      "<nav><ul><li><a href=\"/\">Home</a><li><a href=\"/news\">News</a></ul><div class=\"drawer\">"
+        + "<main>\(ArticleExtractorTests.articleHTML)</main>",
+      "<noscript><div class=\"warn\">Please turn on JavaScript<div>\(ArticleExtractorTests.articleHTML)</div>",
+      // React's streamed server rendering: the article arrives in a hidden part that script swaps in.
+      "<div id=\"__next\"><nav><a href=\"/\">Home</a></nav><main><template id=\"B:0\"></template>"
+        + "<div class=\"skeleton\">Loading…</div></main></div><div hidden id=\"S:0\">"
+        + "\(ArticleExtractorTests.articleHTML)</div><script>$RC(\"B:0\",\"S:0\")</script>",
+      // A web component rendered on the server: its content is a declarative shadow root.
+      "<site-nav><a href=\"/\">Home</a></site-nav><blog-post><template shadowrootmode=\"open\">"
+        + "\(ArticleExtractorTests.articleHTML)</template></blog-post><template id=\"row\"><p>\(ArticleExtractorTests.prose[0])</p></template>",
+      // A modal's library hides the rest of the page from screen readers while the modal is open.
+      "<div id=\"root\" aria-hidden=\"true\"><main>\(ArticleExtractorTests.articleHTML)</main></div>"
+        + "<div class=\"ReactModal__Overlay\" role=\"dialog\"><p>We use cookies. Accept?</p></div>",
+    ])
+  func articleInsidePrunedKind(_ body: String) throws {
+    let article = try #require(try ArticleExtractor.extract(Self.page(body)))
+    #expect(article.text == Self.prose.joined(separator: "\n\n"), "\(article.text)")
+  }
+
+  @Test("hidden parts that hold little of the page, and parts its style hides, are left out")
+  func hiddenLeftOut() throws {
+    let body = """
+      <div hidden><p>Sign in to keep reading, to comment, to share, and to save articles for later.</p></div>
+      <div aria-hidden="true"><p>Menu: news, sport, weather, culture, opinion, and more.</p></div>
+      \(Self.articleHTML)
+      <div style="display: none"><p>\(Self.prose.joined(separator: " ")) \(Self.prose.joined(separator: " "))</p></div>
+      """
+    let article = try #require(try ArticleExtractor.extract(Self.page(body)))
+    #expect(article.text == Self.prose.joined(separator: "\n\n"), "\(article.text)")
+  }
+
   @Test("a short post is read without the long comment thread under it")
   func shortPostLongComments() throws {
     // Under 500 characters: a retry without the pruning by name would find the comments instead.
