@@ -82,6 +82,12 @@ public enum ArticleExtractor {
       // left to weigh (millions of empty elements) is not read again.
       if pageText == 0 { break }
     }
+    // A page built by script can carry its article only in its linked data (schema.org's `articleBody`).
+    if best?.text.count ?? 0 < minimumText, let root = HTMLTree.parse(bytes, encoding: encoding),
+      let body = LinkedData.articleBody(in: root), body.count > best?.text.count ?? 0
+    {
+      best = Article(title: best?.title ?? title(of: root), text: ControlCharacters.replaced(body))
+    }
     guard let best, !best.text.isEmpty || best.title != nil else { return nil }
     return best
   }

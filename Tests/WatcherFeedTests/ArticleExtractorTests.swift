@@ -92,6 +92,25 @@ struct ArticleExtractorTests {
     #expect(article.text == Self.prose.joined(separator: "\n\n"), "\(article.text)")
   }
 
+  @Test("a page built by script is read from its linked data's articleBody when its HTML holds no article")
+  func linkedDataBody() throws {
+    let body = Self.prose.joined(separator: "\\n")
+    let graph = """
+      {"@context": "https://schema.org", "@graph": [{"@type": "WebSite", "name": "Town News"},
+      {"@type": "NewsArticle", "headline": "Library reopens", "articleBody": "\(body)"}]}
+      """
+    let shell = """
+      <script type="application/ld+json">\(graph)</script><div id="app"><nav><a href="/">Home</a></nav>
+      <p>Loading the story…</p></div>
+      """
+    let article = try #require(try ArticleExtractor.extract(Self.page(shell)))
+    #expect(article.text == Self.prose.joined(separator: "\n\n"), "\(article.text)")
+    // A page whose HTML holds its article keeps the article it shows (linked data often holds a summary).
+    let summary = "<script type=\"application/ld+json\">{\"articleBody\": \"A summary, longer than nothing.\"}</script>"
+    let shown = try #require(try ArticleExtractor.extract(Self.page(summary + Self.articleHTML)))
+    #expect(shown.text == Self.prose.joined(separator: "\n\n"))
+  }
+
   @Test("hidden parts that hold little of the page, and parts its style hides, are left out")
   func hiddenLeftOut() throws {
     let body = """
