@@ -15,7 +15,7 @@ enum Announce {
     guard let (config, path) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
     let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
     let request = DaemonSocket.Request(
-      command: "announce", feeds: [feed.name], keys: [key], config: DaemonSocket.canonical(path))
+      .announce(feed: feed.name, key: key), config: DaemonSocket.canonical(path))
     return Handover.withPoller(config, directory: directory, request: request, terminal: terminal) {
       execute(key, feed: feed, poller: $0, terminal: terminal).code
     }

@@ -57,7 +57,7 @@ struct DigestCommand: Command {
       return .success
     }
     // Sending changes state: the lock, as a poll takes it (or the daemon does it).
-    let request = DaemonSocket.Request(command: "digest", action: rule, config: DaemonSocket.canonical(path))
+    let request = DaemonSocket.Request(.digest(rule: rule), config: DaemonSocket.canonical(path))
     return Handover.withPoller(config, directory: directory, request: request, terminal: terminal) {
       Self.sendNow(rule, poller: $0, terminal: terminal)
     }

@@ -39,8 +39,7 @@ struct PendingCommand: Command {
     guard retry || drop else { return list(config: config, directory: directory, keys: keys, arguments, terminal) }
     // Retrying and dropping change state: they take the lock, as a poll does (or the daemon does them).
     let request = DaemonSocket.Request(
-      command: "pending", action: drop ? "drop" : "retry", keys: arguments.positionals,
-      config: DaemonSocket.canonical(path))
+      .pending(drop: drop, keys: arguments.positionals), config: DaemonSocket.canonical(path))
     return Handover.withPoller(config, directory: directory, request: request, terminal: terminal) {
       PendingRun.execute(retry: retry, keys: keys, poller: $0, terminal: terminal)
     }

@@ -147,8 +147,9 @@ enum PollRun {
     let (lockedStore, code) = Handover.lockedStore(
       directory,
       request: DaemonSocket.Request(
-        command: command, feeds: arguments.values(Options.feed), force: arguments.has(Options.force), all: all,
-        config: DaemonSocket.canonical(path)),
+        .poll(
+          feeds: arguments.values(Options.feed), force: arguments.has(Options.force), all: all,
+          catchUp: command == "catch-up"), config: DaemonSocket.canonical(path)),
       terminal: terminal)
     guard let store = lockedStore else { return code }
     defer { store.unlock() }

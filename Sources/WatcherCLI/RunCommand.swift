@@ -52,7 +52,7 @@ struct ReloadCommand: Command {
     let path = ConfigLocator.candidates(explicit: arguments.value(Options.config), environment: terminal.environment)[0]
     let config = (try? ConfigLoader.load(path: path)) ?? Config()
     let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
-    let request = DaemonSocket.Request(command: "reload", config: DaemonSocket.canonical(path))
+    let request = DaemonSocket.Request(.reload, config: DaemonSocket.canonical(path))
     if let code = Handover.ask(request, directory: directory, terminal: terminal) { return code }
     terminal.error("error: no watcher daemon runs for the state directory \(directory) ('watcher run' starts one)")
     return .failure

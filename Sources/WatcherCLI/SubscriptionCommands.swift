@@ -204,7 +204,7 @@ struct RemoveCommand: Command {
     // Beside a running daemon, the daemon deletes it (it no longer watches the feed once it reloaded).
     let (store, code) = Handover.lockedStore(
       directory,
-      request: DaemonSocket.Request(command: "purge", action: feed.url, config: DaemonSocket.canonical(path)),
+      request: DaemonSocket.Request(.purge(url: feed.url), config: DaemonSocket.canonical(path)),
       terminal: terminal)
     guard let store else { return code }
     defer { store.unlock() }

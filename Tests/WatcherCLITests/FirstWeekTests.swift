@@ -87,7 +87,7 @@ extension FirstWeekTests {
     let recording = TerminalRecording()
     let terminal = Terminal(output: { recording.writeOutput($0) }, errors: { recording.writeErrors($0) })
     let answered = DaemonSocket.ask(
-      DaemonSocket.Request(command: "poll"), path: path, terminal: terminal, silence: slow ? 0.5 : 60)
+      DaemonSocket.Request(.poll(feeds: [])), path: path, terminal: terminal, silence: slow ? 0.5 : 60)
     if slow {
       #expect(answered == .status(0))
       #expect(recording.errors.components(separatedBy: "has said nothing").count == 2, "\(recording.errors)")

@@ -19,44 +19,67 @@ import WatcherSupport
 /// checks that the other is the same user (`SO_PEERCRED`); the client also checks that the socket's
 /// directory is the user's own and closed to others.
 enum DaemonSocket {
-  /// What a client asks for.
+  /// What a client asks for, and the config it read.
   struct Request: Sendable, Equatable {
-    /// `poll`, `catch-up`, `pending` (with `--retry` or `--drop`), `reload`, `purge` (a removed feed's state),
-    /// `digest` (send now) or `announce` (an item after all: `items FEED --announce KEY`).
-    var command: String
-    /// Feed names (none: the due feeds for a poll, every feed for a catch-up).
-    var feeds: [String] = []
-    /// `--force`: poll named feeds even when their server asked to wait.
-    var force = false
-    /// `poll --all`: every feed, due or not.
-    var all = false
-    /// For `pending`: `retry` or `drop`; for `purge`: the feed's URL.
-    var action: String?
-    /// For `pending`: the item keys (none: all).
-    var keys: [String] = []
+    /// What the daemon is to do.
+    enum Ask: Sendable, Equatable {
+      /// `poll` (`catchUp`: `catch-up`) of the named feeds (none: the due feeds for a poll, every feed for a
+      /// catch-up); `force` polls named feeds even when their server asked to wait; `all` is `poll --all`.
+      case poll(feeds: [String], force: Bool = false, all: Bool = false, catchUp: Bool = false)
+      /// `pending --retry` or `--drop` of the items with these keys (none: all).
+      case pending(drop: Bool, keys: [String])
+      /// `reload`: read the config again, and say what runs.
+      case reload
+      /// `remove --purge`: delete the state of the feed at this URL, which the config no longer has.
+      case purge(url: String)
+      /// `digest --send-now` of this rule's digest.
+      case digest(rule: String)
+      /// `items FEED --announce KEY`: act on an item after all.
+      case announce(feed: String, key: String)
+
+      /// The command's name, as the user typed it and as the request line carries it.
+      var command: String {
+        switch self {
+        case .poll(_, _, _, let catchUp): catchUp ? "catch-up" : "poll"
+        case .pending: "pending"
+        case .reload: "reload"
+        case .purge: "purge"
+        case .digest: "digest"
+        case .announce: "announce"
+        }
+      }
+    }
+
+    var ask: Ask
     /// The config the client read (an absolute path): the daemon refuses a request for another config.
     var config: String?
 
-    static let commands: Set<String> = ["poll", "catch-up", "pending", "reload", "purge", "digest", "announce"]
+    var command: String { ask.command }
 
+    /// The request line.
+    ///
+    /// Its fields are those of every release (a daemon and a command of different
+    /// versions meet across an upgrade): `command`, `feeds`, `force`, `all`, `keys`, `config`, and `action`
+    /// (`retry` or `drop` for `pending`, the URL for `purge`, the rule for `digest`).
     var line: String {
-      JSONOutput.object([
+      var (feeds, keys, force, all, action): ([String], [String], Bool, Bool, String?) = ([], [], false, false, nil)
+      switch ask {
+      case .poll(let names, let forced, let every, _): (feeds, force, all) = (names, forced, every)
+      case .pending(let drop, let items): (action, keys) = (drop ? "drop" : "retry", items)
+      case .reload: break
+      case .purge(let url): action = url
+      case .digest(let rule): action = rule
+      case .announce(let feed, let key): (feeds, keys) = ([feed], [key])
+      }
+      return JSONOutput.object([
         ("command", .string(command)), ("feeds", .array(feeds.map { .string($0) })), ("force", .bool(force)),
         ("all", .bool(all)), ("action", .optional(action)), ("keys", .array(keys.map { .string($0) })),
         ("config", .optional(config)),
       ]).text
     }
 
-    init(
-      command: String, feeds: [String] = [], force: Bool = false, all: Bool = false, action: String? = nil,
-      keys: [String] = [], config: String? = nil
-    ) {
-      self.command = command
-      self.feeds = feeds
-      self.force = force
-      self.all = all
-      self.action = action
-      self.keys = keys
+    init(_ ask: Ask, config: String? = nil) {
+      self.ask = ask
       self.config = config
     }
 
@@ -75,11 +98,28 @@ enum DaemonSocket {
           lists[key] = list
         }
       }
-      guard read != nil, let command = scalars["command"]?.string, Self.commands.contains(command) else { return nil }
-      self.init(
-        command: command, feeds: lists["feeds"] ?? [], force: scalars["force"]?.bool ?? false,
-        all: scalars["all"]?.bool ?? false, action: scalars["action"]?.string, keys: lists["keys"] ?? [],
-        config: scalars["config"]?.string)
+      guard read != nil, let command = scalars["command"]?.string else { return nil }
+      let (feeds, keys, action) = (lists["feeds"] ?? [], lists["keys"] ?? [], scalars["action"]?.string)
+      let ask: Ask
+      switch command {
+      case "poll", "catch-up":
+        ask = .poll(
+          feeds: feeds, force: scalars["force"]?.bool ?? false, all: scalars["all"]?.bool ?? false,
+          catchUp: command == "catch-up")
+      case "pending": ask = .pending(drop: action == "drop", keys: keys)
+      case "reload": ask = .reload
+      case "purge":
+        guard let action else { return nil }
+        ask = .purge(url: action)
+      case "digest":
+        guard let action else { return nil }
+        ask = .digest(rule: action)
+      case "announce":
+        guard let feed = feeds.first, let key = keys.first else { return nil }
+        ask = .announce(feed: feed, key: key)
+      default: return nil
+      }
+      self.init(ask, config: scalars["config"]?.string)
     }
   }
 

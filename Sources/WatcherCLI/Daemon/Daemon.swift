@@ -22,9 +22,6 @@ import WatcherSupport
 /// from a client (`poll`, `catch-up`, `pending`, `reload`, `purge`), a reload. Signals, clients and the
 /// config watcher only queue what they bring and wake the loop. It sleeps until the next thing is due.
 final class Daemon {
-  /// How long the config file must be quiet after a change before it is read (a save is several events).
-  static let debounce: TimeInterval = 0.3
-
   let configPath: String
   /// The config file with symlinks resolved: what a client's `--config` is compared with.
   let resolvedConfig: String
@@ -48,16 +45,14 @@ final class Daemon {
   let clicked: Locked<Bool>
   let signals = Locked<[Int32]>([])
   let clients = Locked<[DaemonSocket.Client]>([])
-  /// When the config file last changed on disk, until it is read.
+  /// When the config file last changed on disk, until the loop takes it.
   let configChanged = Locked<Date?>(nil)
   let systemd: SystemdNotifier
   let socketPath: String
   let transport = CurlTransport(userAgent: WatcherCLI.userAgent)
   let notifier: LibnotifyNotifier
-  /// When the next pass of its own is due.
-  var nextPass = Date.distantPast
-  /// How many passes in a row had a feed that could not save its state.
-  var unsavedPasses = 0
+  /// When it does what: its next pass, a reload, a back-off.
+  var plan = DaemonPlan()
   /// A feed's parser warnings are logged once, not on every poll.
   var warned: Set<String> = []
 
@@ -105,7 +100,7 @@ final class Daemon {
     defer { listener?.stop() }
     let changed = configChanged
     let watcher = ConfigWatcher(path: configPath) {
-      changed.withLock { $0 = Date() }
+      changed.withLock { $0 = WallClock.now() }
       wake.signal()
     }
     if watcher == nil { log("warning: cannot watch \(configPath) for changes; reload with SIGHUP or 'watcher reload'") }
@@ -131,10 +126,13 @@ final class Daemon {
         guard signal == SIGHUP else { return stop() }
         reload(because: "SIGHUP")
       }
-      if let changed = configChanged.withLock({ $0 }), Date().timeIntervalSince(changed) >= Self.debounce {
-        configChanged.withLock { $0 = nil }
-        reloadIfChanged(because: "the file changed")
+      if let changed = configChanged.withLock({ changed in
+        defer { changed = nil }
+        return changed
+      }) {
+        plan.configFileChanged(at: changed)
       }
+      if plan.takeReload(at: WallClock.now()) { reloadIfChanged(because: "the file changed") }
       let waiting = clients.withLock { waiting in
         defer { waiting = [] }
         return waiting
@@ -146,9 +144,9 @@ final class Daemon {
         defer { clicked = false }
         return clicked
       }) {
-        nextPass = min(nextPass, WallClock.now())
+        plan.passSoon(at: WallClock.now())
       }
-      if WallClock.now() >= nextPass { pass() }
+      if plan.passDue(at: WallClock.now()) { pass() }
       // Its state directory gone or replaced: nothing it does could be saved, and another watcher could
       // take the directory. It stops with a failure, so that systemd starts it again with a directory.
       if let problem = store.lockProblem() {
@@ -156,12 +154,7 @@ final class Daemon {
         systemd.send("STOPPING=1")
         return .tempfail
       }
-      var sleep = min(max(nextPass.timeIntervalSince(WallClock.now()), 0.05), 3_600)
-      if let changed = configChanged.withLock({ $0 }) {
-        sleep = min(sleep, max(0.01, Self.debounce - Date().timeIntervalSince(changed)))
-      }
-      if let interval = systemd.watchdogInterval { sleep = min(sleep, interval) }
-      _ = wake.wait(timeout: .now() + sleep)
+      _ = wake.wait(timeout: .now() + plan.sleep(at: WallClock.now(), watchdog: systemd.watchdogInterval))
     }
   }
 
@@ -171,10 +164,8 @@ final class Daemon {
     return .success
   }
 
-  /// The daemon's own pass over the due feeds, logged; then when the next one is due.
-  ///
-  /// A pass whose feeds could not save their state (a full disk, a read-only file system) would find them
-  /// due again at once: the next pass waits a minute, then twice as long each time, up to an hour.
+  /// The daemon's own pass over the due feeds, logged; then when the next one is due (later when feeds
+  /// could not save their state: ``DaemonPlan/passed(startedAt:unsaved:)``).
   private func pass() {
     let now = WallClock.now()
     let pass = poller().pass(config.feeds, force: false, now: now)
@@ -183,19 +174,17 @@ final class Daemon {
     let unsaved = pass.outcomes.contains { outcome in
       outcome.failures.contains { if case .save = $0 { true } else { false } }
     }
-    unsavedPasses = unsaved ? unsavedPasses + 1 : 0
-    if unsaved {
-      let wait = min(60 * pow(2, Double(min(unsavedPasses - 1, 6))), 3_600)
-      nextPass = max(nextPass, now.addingTimeInterval(wait))
+    if let wait = plan.passed(startedAt: now, unsaved: unsaved) {
       log("warning: feeds could not save their state; the next pass is in \(Int(wait / 60)) min")
     }
   }
 
   /// Sets when the next pass is due (with a little jitter so feeds spread out) and tells systemd.
   func schedule() {
-    let overview = Schedule.overview(config: config, store: store, now: WallClock.now())
-    let jitter = Double.random(in: 0...min(5, max(0, overview.wake) * 0.05))
-    nextPass = WallClock.now().addingTimeInterval(overview.wake + jitter)
+    let now = WallClock.now()
+    let overview = Schedule.overview(config: config, store: store, now: now)
+    plan.schedule(
+      at: now, wake: overview.wake, jitter: DaemonPlan.jitter(wake: overview.wake, unit: .random(in: 0...1)))
     systemd.send("STATUS=\(statusLine(overview))")
   }
 
@@ -301,7 +290,7 @@ extension Daemon {
       fileErrors = nil
       log("reloaded \(configPath) (\(reason)): \(config.feeds.count) feeds, \(config.rules.count) rules")
       // New feeds may be due at once; the next pass is worked out afresh.
-      nextPass = .distantPast
+      plan.reloaded()
     } catch {
       let rendered = error.rendered
       configText = text

@@ -72,7 +72,7 @@ enum Handover {
   static func reloadDaemon(configPath: String, directory: String, terminal: Terminal) {
     guard DaemonRecord.find(stateDirectory: directory, environment: terminal.environment) != nil else { return }
     _ = ask(
-      DaemonSocket.Request(command: "reload", config: DaemonSocket.canonical(configPath)), directory: directory,
+      DaemonSocket.Request(.reload, config: DaemonSocket.canonical(configPath)), directory: directory,
       terminal: terminal)
   }
 

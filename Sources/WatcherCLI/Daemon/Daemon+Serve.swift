@@ -28,22 +28,22 @@ extension Daemon {
     }
     if let note = record.configNote { out.error("note: \(note)".trimming(.newlines)) }
     let code: ExitCode
-    switch request.command {
-    case "reload":
+    switch request.ask {
+    case .reload:
       if fileErrors == nil {
         out.print(
           "the daemon runs \(configPath), loaded at \(WallClock.shown(loaded)): \(config.feeds.count) feeds, \(config.rules.count) rules"
         )
       }
       code = fileErrors == nil ? .success : .config
-    case "pending": code = pending(request, terminal: out)
-    case "purge": code = purge(request.action ?? "", terminal: out)
-    case "digest":
-      log("'watcher digest --send-now' asked to send the digest of rule '\(request.action ?? "")'")
-      code = DigestCommand.sendNow(request.action ?? "", poller: poller(), terminal: out, report: logPass)
-    case "announce":
-      code = announce(request, terminal: out)
-    default: code = poll(request, terminal: out)
+    case .pending(let drop, let keys): code = pending(drop: drop, keys: keys, terminal: out)
+    case .purge(let url): code = purge(url, terminal: out)
+    case .digest(let rule):
+      log("'watcher digest --send-now' asked to send the digest of rule '\(rule)'")
+      code = DigestCommand.sendNow(rule, poller: poller(), terminal: out, report: logPass)
+    case .announce(let feed, let key): code = announce(key, feed: feed, terminal: out)
+    case .poll(let feeds, let force, let all, let catchUp):
+      code = poll(feeds, force: force, all: all, catchUp: catchUp, terminal: out)
     }
     client.finish(code.rawValue)
     if client.isGone { log("'watcher \(request.command)' stopped reading; its answer was dropped") }
@@ -51,35 +51,29 @@ extension Daemon {
   }
 
   /// `poll` and `catch-up`: a pass of the feeds asked for, reported to the client and logged.
-  private func poll(_ request: DaemonSocket.Request, terminal out: Terminal) -> ExitCode {
-    let mode: Poller.Mode = request.command == "catch-up" ? .catchUp : .normal
-    guard
-      let feeds = request.feeds.isEmpty
-        ? config.feeds : StateOptions.named(request.feeds, config: config, terminal: out)
+  private func poll(_ names: [String], force: Bool, all: Bool, catchUp: Bool, terminal out: Terminal) -> ExitCode {
+    let command = catchUp ? "catch-up" : "poll"
+    guard let feeds = names.isEmpty ? config.feeds : StateOptions.named(names, config: config, terminal: out)
     else { return .usage }
-    let what =
-      request.all ? " of every feed" : request.feeds.isEmpty ? "" : " of \(request.feeds.joined(separator: ", "))"
-    log("'watcher \(request.command)' asked for a pass\(what)")
+    let what = all ? " of every feed" : names.isEmpty ? "" : " of \(names.joined(separator: ", "))"
+    log("'watcher \(command)' asked for a pass\(what)")
     let (code, pass) = PollRun.execute(
-      poller(), feeds: feeds, named: !request.feeds.isEmpty || request.all, force: request.force, mode: mode,
-      command: request.command, terminal: out, shutdown: shutdown)
+      poller(), feeds: feeds, named: !names.isEmpty || all, force: force, mode: catchUp ? .catchUp : .normal,
+      command: command, terminal: out, shutdown: shutdown)
     logPass(pass)
     return code
   }
 
   /// `pending --retry` and `--drop`.
-  private func pending(_ request: DaemonSocket.Request, terminal out: Terminal) -> ExitCode {
-    let keys = request.keys.isEmpty ? nil : Set(request.keys)
-    log("'watcher pending --\(request.action ?? "retry")' asked\(keys.map { " for \($0.count) items" } ?? "")")
-    return PendingRun.execute(
-      retry: request.action != "drop", keys: keys, poller: poller(), terminal: out, report: logPass)
+  private func pending(drop: Bool, keys: [String], terminal out: Terminal) -> ExitCode {
+    let keys = keys.isEmpty ? nil : Set(keys)
+    log("'watcher pending --\(drop ? "drop" : "retry")' asked\(keys.map { " for \($0.count) items" } ?? "")")
+    return PendingRun.execute(retry: !drop, keys: keys, poller: poller(), terminal: out, report: logPass)
   }
 
   /// `items FEED --announce KEY`.
-  private func announce(_ request: DaemonSocket.Request, terminal out: Terminal) -> ExitCode {
-    guard let key = request.keys.first,
-      let feed = StateOptions.named(Array(request.feeds.prefix(1)), config: config, terminal: out)?.first
-    else { return .usage }
+  private func announce(_ key: String, feed name: String, terminal out: Terminal) -> ExitCode {
+    guard let feed = StateOptions.named([name], config: config, terminal: out)?.first else { return .usage }
     log("'watcher items \(feed.name) --announce' asked to act on an item after all")
     let (code, pass) = Announce.execute(key, feed: feed, poller: poller(), terminal: out)
     if let pass { logPass(pass) }
