@@ -30,12 +30,13 @@ let package = Package(
     // libcurl and libnotify, loaded when first called (curl.c, notify.c), not at every command's start-up.
     // curl's headers come from libcurl4-openssl-dev; the libraries at run time from libcurl4 and libnotify4.
     .target(name: "CHookSupervisor"),
+    .target(name: "CWatcherXML", dependencies: ["CLibXML2"]),
     .target(name: "CCurl"),
     .target(name: "CNotify"),
 
     .target(name: "WatcherSupport"),
     .target(name: "WatcherRegex", dependencies: ["WatcherSupport"]),
-    .target(name: "WatcherXML", dependencies: ["WatcherSupport", "CLibXML2"]),
+    .target(name: "WatcherXML", dependencies: ["WatcherSupport", "CLibXML2", "CWatcherXML"]),
     .target(name: "WatcherFeed", dependencies: ["WatcherXML", "WatcherSupport", "CZlib"]),
     .target(
       name: "WatcherConfig", dependencies: ["WatcherFeed", "WatcherXML", "WatcherRegex", "WatcherSupport", "CYaml"]),

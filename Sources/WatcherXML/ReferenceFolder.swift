@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-internal import CLibXML2
+internal import CWatcherXML
 import WatcherSupport
 
 #if canImport(Glibc)

@@ -2,6 +2,7 @@
 // Copyright the watcher authors.
 
 internal import CLibXML2
+internal import CWatcherXML
 import FoundationEssentials
 import Glibc
 import WatcherSupport
