@@ -79,6 +79,25 @@ enum InstalledFiles {
     return nil
   }
 
+  /// An installed document (`share/doc/watcher/NAME` beside the binary's `bin/`), or for a binary built in
+  /// a checkout the checkout's `docs/NAME`; `nil` when there is neither.
+  static func document(_ name: String, executable: String = CommandLine.executablePath) -> String? {
+    let binary = URL(fileURLWithPath: executable).resolvingSymlinksInPath()
+    var directory = binary.deletingLastPathComponent()
+    let installed = directory.deletingLastPathComponent().appendingPathComponent("share/doc/watcher/" + name)
+    if FileManager.default.fileExists(atPath: installed.path) { return installed.path }
+    for _ in 0..<4 {
+      directory = directory.deletingLastPathComponent()
+      let candidate = directory.appendingPathComponent("docs/" + name)
+      if FileManager.default.fileExists(atPath: candidate.path),
+        FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path)
+      {
+        return candidate.path
+      }
+    }
+    return nil
+  }
+
   private static func isSamples(_ directory: URL) -> Bool {
     FileManager.default.fileExists(atPath: directory.appendingPathComponent("swift-blog.atom").path)
   }

@@ -33,7 +33,7 @@ public enum WatcherCLI {
     ParseCommand(), ExtractCommand(), AddCommand(), RemoveCommand(), LogCommand(), ItemsCommand(), PendingCommand(),
     DigestCommand(),
     NotifyTestCommand(), TestOutputCommand(), SnoozeCommand(), UnsnoozeCommand(),
-    ImportOPMLCommand(),
+    ImportOPMLCommand(), MCPCommand(),
     ExportOPMLCommand(), CompletionsCommand(),
   ]
 
