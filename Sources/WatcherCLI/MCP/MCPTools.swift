@@ -388,7 +388,8 @@ struct MCPTools: Sendable {
 
   /// A proposal with the code that confirms it, or the proposal's failure.
   static func confirmRequest(_ proposal: JSONOutput, code: String) -> JSONOutput {
-    guard case .object(var members) = proposal, !members.contains(where: { $0.0 == "isError" }) else {
+    guard case .object(var members) = proposal, !members.contains(where: { $0.0 == "isError" && $0.1 == .bool(true) })
+    else {
       return proposal
     }
     members.insert(
