@@ -25,7 +25,21 @@ WATCHER_TEST_PACKAGES=(
   desktop-file-utils       # the contrib tests: desktop-file-validate of watcher.desktop
   dpkg-dev lintian         # make deb (dpkg-shlibdeps derives Depends) and its lint in CI
   apprise                  # the apprise: action's tests (json://, ntfy:// and mailto:// to loopback servers)
+  python3-venv             # the MCP test's reference client (the `mcp` package from PyPI, in a venv)
 )
+
+# install_mcp_client: the reference MCP client (PyPI's `mcp`) in .build/mcp-venv, for the test that drives
+# `watcher mcp` with it; prints the venv's python, or nothing (with a warning) when PyPI cannot be reached.
+install_mcp_client() {
+  local venv=.build/mcp-venv
+  if ! "$venv/bin/python" -c "import mcp" 2>/dev/null; then
+    { python3 -m venv "$venv" && "$venv/bin/pip" install -q mcp; } >&2 2>&1 || {
+      echo "warning: cannot install the MCP reference client from PyPI; its test is skipped" >&2
+      return 0
+    }
+  fi
+  echo "$PWD/$venv/bin/python"
+}
 
 # install_watcher_packages build|test [--always]: the build list, or the build and test lists; only the
 # missing ones unless --always (CI refreshes the package lists and installs every one).

@@ -11,6 +11,8 @@ cd "$(dirname "$0")/.."
 install_watcher_packages test
 Scripts/build-static.sh
 export WATCHER_TEST_BINARY="$PWD/.build-static/release/watcher"
+WATCHER_MCP_PYTHON=$(install_mcp_client)
+export WATCHER_MCP_PYTHON
 swift build 2>&1 | grep -v "warning: 'main': Source files for target" || true
 test "${PIPESTATUS[0]}" -eq 0
 swift format lint --strict -r Sources Tests Package.swift

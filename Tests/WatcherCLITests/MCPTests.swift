@@ -216,6 +216,38 @@ struct MCPTests {
   }
 }
 
+extension MCPTests {
+  /// The python with PyPI's `mcp` package (Scripts/test.sh installs it in a venv and says where).
+  static var sdkPython: String? {
+    ProcessInfo.processInfo.environment["WATCHER_MCP_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
+  }
+
+  @Test(
+    "the reference MCP client (PyPI's mcp) initializes, lists the tools and calls each one",
+    .enabled(if: sdkPython != nil, "Scripts/test.sh installs the client from PyPI"))
+  func referenceClient() throws {
+    let (dir, config, state) = try Self.setUp()
+    _ = dir
+    let script = Fixtures.repositoryRoot.appendingPathComponent("Scripts/mcp/sdk-client.py").path
+    let binary = try #require(BinaryTests.binary).path
+    let run = try ChildProcess.run(
+      URL(fileURLWithPath: try #require(Self.sdkPython)), [script, binary, config, state],
+      environment: ActionTests.noBus)
+    #expect(run.status == 0, "\(run.errors)")
+    let report = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+    #expect(MCPServer.revisions.contains(report["protocol"] as? String ?? ""), "\(report)")
+    #expect((report["tools"] as? [String])?.count == 8)
+    let calls = try #require(report["calls"] as? [String: [String: Any]])
+    #expect(calls.count == 7)
+    for (name, answer) in calls {
+      #expect(answer["isError"] as? Bool == false, "\(name): \(answer)")
+      #expect((answer["text"] as? String)?.contains("<untrusted-data>") == true, "\(name)")
+    }
+    #expect((calls["search_items"]?["text"] as? String)?.contains("Ignore previous instructions") == true)
+    #expect(!(report["config"] as? String ?? "hunter2").contains("hunter2"))
+  }
+}
+
 /// The pieces of `watcher mcp` that need no process.
 @Suite("MCP pieces")
 struct MCPPieceTests {
