@@ -81,9 +81,10 @@ struct CheckCommand: Command {
   let name = "check"
   let summary = "validate the config; print every problem (exit 78 if invalid)"
   let positionals = Positionals.none()
-  let options = [Options.config]
+  let options = [Options.config, Options.json.described("print the problems as JSON (docs/check-json.md)")]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
+    let json = arguments.has(Options.json)
     let candidates = ConfigLocator.candidates(
       explicit: arguments.value(Options.config), environment: terminal.environment)
     let path = candidates[0]
@@ -95,7 +96,11 @@ struct CheckCommand: Command {
       config = try ConfigLoader.load(path: path)
     } catch {
       guard case .invalid(_, let diagnostics, let source) = error else {
-        ConfigOption.report(error, candidates: candidates, arguments, terminal: terminal)
+        if json {
+          terminal.error(Self.json(path: path, config: nil, problems: [], unreadable: error.rendered).text)
+        } else {
+          ConfigOption.report(error, candidates: candidates, arguments, terminal: terminal)
+        }
         return .config
       }
       errors = diagnostics
@@ -105,11 +110,15 @@ struct CheckCommand: Command {
     let all = (errors.isEmpty ? config.notices + findings : errors + findings).sorted {
       ($0.mark ?? Mark(line: 0, column: 0)) < ($1.mark ?? Mark(line: 0, column: 0))
     }
+    let count = all.filter { $0.severity == .error }.count
+    if json {
+      terminal.print(Self.json(path: path, config: count > 0 ? nil : config, problems: all, unreadable: nil).text)
+      return count > 0 ? .config : .success
+    }
     if !all.isEmpty {
       let source = try? String(contentsOfFile: path, encoding: .utf8)
       terminal.errors(Array(DiagnosticRenderer.render(all, path: path, source: source).utf8))
     }
-    let count = all.filter { $0.severity == .error }.count
     if count > 0 {
       terminal.error("\(count) error\(count == 1 ? "" : "s") in \(path)")
       if !errors.isEmpty { ConfigOption.daemonNote(arguments, terminal: terminal) }
@@ -119,6 +128,28 @@ struct CheckCommand: Command {
     let rules = config.rules.count
     terminal.print("\(path): \(feeds) feed\(feeds == 1 ? "" : "s"), \(rules) rule\(rules == 1 ? "" : "s"): OK")
     return .success
+  }
+
+  /// `check --json`: whether the config is valid, its size when it is, and every problem with its place.
+  static func json(path: String, config: Config?, problems: [Diagnostic], unreadable: String?) -> JSONOutput {
+    .object([
+      ("version", .int(1)), ("config", .string(path)),
+      ("valid", .bool(unreadable == nil && !problems.contains { $0.severity == .error })),
+      ("feeds", config.map { .int($0.feeds.count) } ?? .null), ("rules", config.map { .int($0.rules.count) } ?? .null),
+      ("unreadable", .optional(unreadable.map(Printable.lines))),
+      (
+        "problems",
+        .array(
+          problems.map { problem in
+            .object([
+              ("severity", .string(problem.severity.rawValue)), ("message", .string(problem.message)),
+              ("line", problem.mark.map { .int($0.line) } ?? .null),
+              ("column", problem.mark.map { .int($0.column) } ?? .null),
+              ("notes", .array(problem.notes.map { .string($0) })),
+            ])
+          })
+      ),
+    ])
   }
 
   /// What `check` finds beyond the config's own rules: hooks, Apprise and webhook targets, fetch options.

@@ -291,3 +291,35 @@ struct MCPPieceTests {
     #expect(reader.finish() == .line(Array("ij".utf8)))
   }
 }
+
+/// `check --json`: the problems with their places, for scripts and the MCP server.
+@Suite("check --json")
+struct CheckJSONTests {
+  @Test("a valid config, an invalid one and a missing one, each as one JSON document")
+  func shapes() throws {
+    let dir = try TemporaryDirectory()
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try
+      "feeds:\n  - { url: https://example.org/feed.xml, name: a }\nrules:\n  - name: r\n    match: { nonsense: 1 }\n    mute: true\n"
+      .write(toFile: config, atomically: true, encoding: .utf8)
+    let bad = try ChildProcess.run(try #require(BinaryTests.binary), ["check", "--json", "--config", config])
+    #expect(bad.status == 78 && bad.errors.isEmpty, "\(bad.errors)")
+    let invalid = try #require(try JSONSerialization.jsonObject(with: Data(bad.output.utf8)) as? [String: Any])
+    #expect(invalid["version"] as? Int == 1 && invalid["valid"] as? Bool == false)
+    let problem = try #require(
+      (invalid["problems"] as? [[String: Any]])?.first { $0["severity"] as? String == "error" })
+    #expect(problem["line"] as? Int == 5 && (problem["message"] as? String)?.contains("nonsense") == true)
+
+    try "feeds:\n  - { url: https://example.org/feed.xml, name: a }\n".write(
+      toFile: config, atomically: true, encoding: .utf8)
+    let good = try ChildProcess.run(try #require(BinaryTests.binary), ["check", "--json", "--config", config])
+    let valid = try #require(try JSONSerialization.jsonObject(with: Data(good.output.utf8)) as? [String: Any])
+    #expect(good.status == 0 && valid["valid"] as? Bool == true && valid["feeds"] as? Int == 1)
+
+    let missing = try ChildProcess.run(
+      try #require(BinaryTests.binary), ["check", "--json", "--config", config + ".none"])
+    let error = try #require(try JSONSerialization.jsonObject(with: Data(missing.errors.utf8)) as? [String: Any])
+    #expect(missing.status == 78 && missing.output.isEmpty && error["valid"] as? Bool == false)
+    #expect((error["unreadable"] as? String)?.contains("no config file found") == true)
+  }
+}
