@@ -16,7 +16,7 @@ public enum URLSecrets {
   ]
 
   /// Whether a query parameter's name says its value is a secret.
-  static func isSecret(_ name: Substring) -> Bool {
+  package static func isSecret(_ name: Substring) -> Bool {
     let lower = String(name.lowercased().map { $0 == "-" ? "_" : $0 })
     return names.contains(lower) || lower.hasSuffix("_token") || lower.hasSuffix("_key") || lower.hasSuffix("secret")
       || lower.hasSuffix("password")

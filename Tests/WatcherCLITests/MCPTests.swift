@@ -273,7 +273,7 @@ struct MCPPieceTests {
   func redaction() {
     #expect(
       Redaction.text("see https://u:p@h.org/f?token=t&page=2#x ok")
-        == "see https://[redacted]@h.org/f?token=[redacted]&page=2#x ok")
+        == "see https://***@h.org/f?token=***&page=2#x ok")
     #expect(Redaction.text("tgram://123456:ABC/987") == "tgram://[redacted]")
     #expect(Redaction.text("https://example.org/a?b=c") == "https://example.org/a?b=c")
     let config =

@@ -1,20 +1,19 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
+import WatcherSupport
+
 /// Secrets taken out of what an assistant is shown: passwords in URLs, token-like query parameters, Apprise
 /// URLs (whose host and path are the credentials), and in config text the values of secret-like keys and of
 /// every header.
 enum Redaction {
   static let mark = "[redacted]"
-  /// Query parameters and config keys whose values are secrets.
-  static let secretNames = [
-    "token", "secret", "password", "passwd", "auth", "authorization", "apikey", "api_key", "api-key", "key",
-    "sig", "signature", "access_token", "cookie", "session",
-  ]
 
+  /// Whether a config key's value is a secret: a query parameter's secret names (`URLSecrets`), and the
+  /// headers that carry credentials.
   static func isSecretName(_ name: String) -> Bool {
-    let lower = name.lowercased()
-    return secretNames.contains { lower == $0 || lower.hasSuffix("_" + $0) || lower.hasSuffix("-" + $0) }
+    URLSecrets.isSecret(Substring(name))
+      || ["authorization", "cookie", "proxy-authorization"].contains(name.lowercased())
   }
 
   /// `text` with every URL in it redacted (text around them is kept).
@@ -34,31 +33,16 @@ enum Redaction {
     return out + url(token)
   }
 
-  /// One URL redacted: anything but http(s) and file loses all after its scheme; http(s) loses its
-  /// user information and the values of secret-like query parameters.
+  /// One URL redacted: anything but http(s) and file loses all after its scheme (Apprise's URLs, whose host
+  /// and path are credentials); http(s) loses its user information and secret query values (`URLSecrets`).
   static func url(_ token: String) -> String {
-    let characters = Array(token)
-    guard
-      let start = (0..<max(0, characters.count - 2)).first(where: {
-        characters[$0] == ":" && characters[$0 + 1] == "/" && characters[$0 + 2] == "/"
-      }), start > 0
-    else { return token }
-    let scheme = String(characters[..<start]).lowercased()
-    let schemeCharacters = scheme.allSatisfy { $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }
-    guard schemeCharacters else { return token }
-    let head = String(characters[..<(start + 3)])
-    guard ["http", "https", "file"].contains(scheme) else { return head + mark }
-    var rest = Array(characters[(start + 3)...])
-    let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.count
-    if let at = rest[..<authorityEnd].lastIndex(of: "@") { rest = Array(mark) + rest[at...] }
-    guard let query = rest.firstIndex(of: "?") else { return head + String(rest) }
-    let fragment = rest[query...].firstIndex(of: "#") ?? rest.count
-    let pairs = String(rest[(query + 1)..<fragment]).split(separator: "&", omittingEmptySubsequences: false)
-    let cleaned = pairs.map { pair -> String in
-      guard let equals = pair.firstIndex(of: "="), isSecretName(String(pair[..<equals])) else { return String(pair) }
-      return String(pair[...equals]) + mark
+    guard let colon = token.firstIndex(of: ":"), token[colon...].hasPrefix("://"), colon > token.startIndex else {
+      return token
     }
-    return head + String(rest[...query]) + cleaned.joined(separator: "&") + String(rest[fragment...])
+    let scheme = token[..<colon].lowercased()
+    guard scheme.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }) else { return token }
+    guard ["http", "https", "file"].contains(scheme) else { return scheme + "://" + mark }
+    return URLSecrets.redacted(token)
   }
 
   private static func trimmed(_ text: Substring) -> String {
