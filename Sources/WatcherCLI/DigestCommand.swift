@@ -18,6 +18,7 @@ struct DigestCommand: Command {
   let options = [
     Options.config, Options.stateDir,
     Options.preview, Options.sendNow,
+    Options.json.described("with --preview: the digest as JSON (docs/json.md)"),
   ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
@@ -43,6 +44,10 @@ struct DigestCommand: Command {
     if preview {
       guard let store = StateOptions.unlockedStore(directory, terminal: terminal) else { return .failure }
       let digest = config.timed((try? store.digests(readOnly: true)) ?? []).first { $0.rule == rule }
+      if arguments.has(Options.json) {
+        terminal.print(Self.json(rule: rule, digest: digest).text)
+        return .success
+      }
       guard let digest, !digest.items.isEmpty else {
         terminal.print("the digest of rule '\(rule)' is empty: nothing collected since it last went out")
         return .success
@@ -61,6 +66,24 @@ struct DigestCommand: Command {
     return Handover.withPoller(config, directory: directory, request: request, terminal: terminal) {
       Self.sendNow(rule, poller: $0, terminal: terminal)
     }
+  }
+
+  /// `digest --preview --json`: the rule, when its digest goes out (null when it has nothing), its items.
+  static func json(rule: String, digest: Digest?) -> JSONOutput {
+    let items = digest?.items ?? []
+    return .document([
+      ("rule", .string(rule)), ("due", .optional(items.isEmpty ? nil : digest.map { ISODate.format($0.due) })),
+      (
+        "items",
+        .array(
+          items.map { item in
+            .object([
+              ("feed", .string(item.feed)), ("key", .string(item.key)), ("title", .optional(item.title)),
+              ("link", .optional(item.link)), ("collected", .string(ISODate.format(item.collected))),
+            ])
+          })
+      ),
+    ])
   }
 
   /// Makes the rule's digest due now and delivers it as a pass would (its hook, Apprise, the notification;

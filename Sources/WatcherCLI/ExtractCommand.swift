@@ -68,7 +68,7 @@ struct ExtractCommand: Command {
     }
     let url = arguments.value(Options.base) ?? source
     if arguments.has(Options.json) {
-      let json = JSONOutput.object([
+      let json = JSONOutput.document([
         ("url", .string(url)), ("title", .optional(article.title)), ("content", .string(article.text)),
       ])
       terminal.output(json.pretty + [10])

@@ -159,7 +159,7 @@ struct ItemsCommand: Command {
   }
 
   static func json(_ rows: [Row], feed: FeedConfig) -> JSONOutput {
-    .object([
+    .document([
       ("feed", .string(feed.name)),
       (
         "items",

@@ -49,7 +49,7 @@ struct LogCommand: Command {
       return follow(store.journalPath, since: since == nil ? [] : entries, feeds: feeds, arguments, terminal)
     }
     if arguments.has(Options.json) {
-      terminal.print(JSONOutput.object([("entries", .array(entries.map(\.json)))]).text)
+      terminal.print(JSONOutput.document([("entries", .array(entries.map(\.json)))]).text)
       return .success
     }
     if entries.isEmpty {

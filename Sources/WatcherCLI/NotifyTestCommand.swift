@@ -12,9 +12,12 @@ struct NotifyTestCommand: Command {
   let name = "notify-test"
   let summary = "show one notification; explain what is wrong when it cannot (session bus, server, capabilities)"
   let positionals = Positionals.none()
-  let options: [OptionSpec] = []
+  let options = [
+    Options.json.described("print the server, what watcher sends it and the outcome as JSON (docs/json.md)")
+  ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
+    let json = arguments.has(Options.json)
     let notifier = LibnotifyNotifier(environment: terminal.environment)
     let server: LibnotifyNotifier.ServerInfo
     do {
@@ -23,15 +26,25 @@ struct NotifyTestCommand: Command {
       terminal.error("error: \(error)")
       return .failure
     }
-    terminal.print(
-      "notification server: \(server.name) \(server.version) (\(server.vendor)), specification \(server.specVersion)")
-    terminal.print("capabilities: \(server.capabilities.joined(separator: ", "))")
     // What watcher sends it, as its capabilities decide.
     let caps = LibnotifyNotifier.Capabilities(
       capabilities: server.capabilities, server: server.name, specVersion: server.specVersion)
-    terminal.print(
-      "sends: \(caps.markup ? "markup" : "plain text"), \(caps.actions ? "buttons" : "no buttons"), "
-        + "pictures as \(caps.imageHint)")
+    var notes: [String] = []
+    if !server.capabilities.contains("body") {
+      notes.append("this server shows summaries only: notification bodies (the item's text) are not shown")
+    }
+    if !server.capabilities.contains("actions") {
+      notes.append(
+        "this server has no actions: notifications carry no buttons, and clicking one does not open its item's link")
+    }
+    if !json {
+      terminal.print(
+        "notification server: \(server.name) \(server.version) (\(server.vendor)), specification \(server.specVersion)")
+      terminal.print("capabilities: \(server.capabilities.joined(separator: ", "))")
+      terminal.print(
+        "sends: \(caps.markup ? "markup" : "plain text"), \(caps.actions ? "buttons" : "no buttons"), "
+          + "pictures as \(caps.imageHint)")
+    }
     do {
       try notifier.show(
         DesktopNotification(
@@ -42,15 +55,24 @@ struct NotifyTestCommand: Command {
       terminal.error("error: the server is there but did not take the notification: \(error)")
       return .failure
     }
-    terminal.print("shown: \"watcher: test notification\"")
-    if !server.capabilities.contains("body") {
-      terminal.print("note: this server shows summaries only: notification bodies (the item's text) are not shown")
-    }
-    if !server.capabilities.contains("actions") {
+    if json {
       terminal.print(
-        "note: this server has no actions: notifications carry no buttons, and clicking one does not open its item's link"
-      )
+        JSONOutput.document([
+          (
+            "server",
+            .object([
+              ("name", .string(server.name)), ("version", .string(server.version)), ("vendor", .string(server.vendor)),
+              ("spec_version", .string(server.specVersion)),
+              ("capabilities", .array(server.capabilities.map { .string($0) })),
+            ])
+          ),
+          ("markup", .bool(caps.markup)), ("buttons", .bool(caps.actions)), ("pictures", .string("\(caps.imageHint)")),
+          ("shown", .string("watcher: test notification")), ("notes", .array(notes.map { .string($0) })),
+        ]).text)
+      return .success
     }
+    terminal.print("shown: \"watcher: test notification\"")
+    for note in notes { terminal.print("note: " + note) }
     return .success
   }
 }

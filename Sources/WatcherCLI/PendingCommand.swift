@@ -85,7 +85,7 @@ struct PendingCommand: Command {
         ])
       }
       terminal.print(
-        JSONOutput.object([
+        JSONOutput.document([
           ("pending", .array(rows)), ("kept_notifications", .int(kept.count)), ("held", .array(heldRows)),
           (
             "digests",

@@ -79,15 +79,11 @@ struct PollCommand: Command {
   let options = [
     Options.config, Options.stateDir, Options.feed, Options.all.described("every feed, due or not"), Options.force,
     Options.dryRun,
-    Options.json.described("with --dry-run: the actions as JSON (share/doc/watcher/rules.md)"),
+    Options.json.described("what the pass did as JSON (docs/json.md); with --dry-run, the actions it would make"),
   ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
     if arguments.has(Options.dryRun) { return DryRunPoll.run(arguments, terminal: terminal) }
-    if arguments.has(Options.json) {
-      terminal.error("error: --json goes with --dry-run")
-      return .usage
-    }
     return PollRun.run(arguments, terminal: terminal, mode: .normal, command: name)
   }
 }
@@ -99,6 +95,7 @@ struct CatchUpCommand: Command {
   let positionals = Positionals.none("name feeds with --feed")
   let options = [
     Options.config, Options.stateDir, Options.feed, Options.all.described("every feed, due or not"), Options.force,
+    Options.json.described("what the pass did as JSON (docs/json.md)"),
   ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
@@ -149,7 +146,7 @@ enum PollRun {
       request: DaemonSocket.Request(
         .poll(
           feeds: arguments.values(Options.feed), force: arguments.has(Options.force), all: all,
-          catchUp: command == "catch-up"), config: DaemonSocket.canonical(path)),
+          catchUp: command == "catch-up", json: arguments.has(Options.json)), config: DaemonSocket.canonical(path)),
       terminal: terminal)
     guard let store = lockedStore else { return code }
     defer { store.unlock() }
@@ -179,7 +176,7 @@ enum PollRun {
     let named = !arguments.values(Options.feed).isEmpty || all
     return execute(
       poller, feeds: feeds, named: named, force: arguments.has(Options.force), mode: mode, command: command,
-      terminal: terminal, shutdown: shutdown, clearProgress: progress != nil
+      terminal: terminal, shutdown: shutdown, clearProgress: progress != nil, json: arguments.has(Options.json)
     ).code
   }
 
@@ -187,7 +184,7 @@ enum PollRun {
   /// `poll` or `catch-up` that asked it.
   static func execute(
     _ poller: Poller, feeds: [FeedConfig], named: Bool, force: Bool, mode: Poller.Mode, command: String,
-    terminal: Terminal, shutdown: Shutdown, clearProgress: Bool = false
+    terminal: Terminal, shutdown: Shutdown, clearProgress: Bool = false, json: Bool = false
   ) -> (code: ExitCode, pass: Poller.Pass) {
     let pass = poller.pass(feeds, force: named || mode == .catchUp, ignoreRetryAfter: force, mode: mode)
     let outcomes = pass.outcomes
@@ -211,14 +208,15 @@ enum PollRun {
     if mode == .normal { line += ", \(actions) action\(actions == 1 ? "" : "s")" }
     if failed > 0 { line += ", \(failed) failed" }
     terminal.print(line)
+    let code: ExitCode = failed > 0 || shutdown.signal != nil ? .failure : .success
     if let signal = shutdown.signal {
       let pending = outcomes.reduce(0) { $0 + $1.pendingLeft }
       terminal.error(
         "\(command): stopped by signal \(signal); \(pending) action\(pending == 1 ? "" : "s") left pending for the next poll"
       )
-      return (.failure, pass)
     }
-    return (failed > 0 ? .failure : .success, pass)
+    if json { terminal.print(PollReport.json(pass, command: command, failed: failed, signal: shutdown.signal).text) }
+    return (code, pass)
   }
 }
 
@@ -306,7 +304,7 @@ enum DryRunPoll {
     }
     for line in PollReport.notDue(pass.outcomes, now: now) { terminal.report(line) }
     if arguments.has(Options.json) {
-      terminal.print(JSONOutput.object([("actions", .array(actions))]).text)
+      terminal.print(JSONOutput.document([("actions", .array(actions))]).text)
     } else {
       terminal.output(Array(text.utf8))
       terminal.print(

@@ -13,11 +13,15 @@ import WatcherSupport
 /// and its hooks still run; the snooze is kept in the state (`snoozed.json`), not the config.
 struct SnoozeCommand: Command {
   let name = "snooze"
-  let summary = "stop a feed's notifications for a while (default: a day); it is still polled"
+  let summary = "stop a feed's notifications for a while (default: a day); without a FEED, list the snoozed"
   let positionals = Positionals.any("FEED [DURATION]")
-  let options = [Options.config, Options.stateDir]
+  let options = [
+    Options.config, Options.stateDir,
+    Options.json.described("without a FEED: the snoozed feeds as JSON (docs/json.md)"),
+  ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
+    if arguments.positionals.isEmpty { return list(arguments, terminal: terminal) }
     guard (1...2).contains(arguments.positionals.count) else {
       terminal.error("error: snooze needs a FEED, and may take a DURATION (2h, 3d)")
       return .usage
@@ -49,6 +53,27 @@ struct SnoozeCommand: Command {
     terminal.print(
       "'\(feed.name)' is snoozed until \(WallClock.shown(until)): it is polled, its hooks "
         + "run, it notifies nobody; 'watcher unsnooze \(feed.name)' ends it")
+    return .success
+  }
+
+  /// `watcher snooze [--json]`: the feeds snoozed now, and until when.
+  private func list(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
+    guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
+    let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
+    guard let store = StateOptions.unlockedStore(directory, terminal: terminal) else { return .failure }
+    let snoozed = store.snoozes(now: WallClock.now()).sorted { ($0.value, $0.key) < ($1.value, $1.key) }
+    if arguments.has(Options.json) {
+      let rows = snoozed.map {
+        JSONOutput.object([("feed", .string($0.key)), ("until", .string(ISODate.format($0.value)))])
+      }
+      terminal.print(JSONOutput.document([("snoozed", .array(rows))]).text)
+    } else if snoozed.isEmpty {
+      terminal.print("no feed is snoozed")
+    } else {
+      for (feed, until) in snoozed {
+        terminal.print(Terminal.field("\(feed): snoozed until \(WallClock.shown(until))"))
+      }
+    }
     return .success
   }
 }

@@ -91,7 +91,7 @@ struct StatusCommand: Command {
           ])
         } ?? .null
       terminal.print(
-        JSONOutput.object([
+        JSONOutput.document([
           ("state_dir", .string(directory)), ("kept_notifications", .int(kept)), ("daemon", daemonJSON),
           ("feeds", .array(rows)),
         ]).text)

@@ -94,6 +94,9 @@ public enum WatcherCLI {
       }
       return unknownCommand(first, terminal: terminal)
     }
+    // With --json, every line on either stream is JSON (JSONMode).
+    let jsonMode = arguments.contains("--json") && command.options.contains { $0.name == Options.json.name }
+    let terminal = jsonMode ? JSONMode.terminal(terminal) : terminal
     do throws(UsageError) {
       let parsed = try ArgumentParser.parse(
         Array(arguments.dropFirst()), options: command.allOptions, command: command.name)

@@ -99,7 +99,7 @@ public struct DryRun: Sendable {
           ),
         ].filter { $0.0 != "content" || outcome.item.content != nil } + explanation)
     }
-    return .object([("items", .array(items)), ("summary", summary.json)])
+    return .document([("items", .array(items)), ("summary", summary.json)])
   }
 
   /// Counts over all outcomes.

@@ -16,6 +16,12 @@ public indirect enum JSONOutput: Sendable, Equatable {
     return false
   }
 
+  /// The document a command prints with `--json`: an object whose first member is the schema's `version`
+  /// (1; a change that is not an addition makes it 2).
+  public static func document(_ members: [(String, JSONOutput)]) -> JSONOutput {
+    .object([("version", .int(1))] + members)
+  }
+
   /// A string, or `null` for `nil`.
   public static func optional(_ value: String?) -> JSONOutput { value.map { .string($0) } ?? .null }
 

@@ -168,8 +168,10 @@ struct CLITests {
     #expect(err == "error: -: the document is larger than the 100 bytes limit (--max-size BYTES raises it)\n")
     let (fileTooLarge, _, fileErr) = run(["parse", "--json", "--max-size", "100", fixture])
     #expect(fileTooLarge == 1)
+    // With --json the error is JSON too, with the same words.
     #expect(
-      fileErr == "error: \(fixture): the document is larger than the 100 bytes limit (--max-size BYTES raises it)\n")
+      fileErr == "{\"version\":1,\"level\":\"error\",\"message\":\"\(fixture): the document is larger than the 100 "
+        + "bytes limit (--max-size BYTES raises it)\",\"details\":[]}\n")
   }
 
   @Test("a document that is not a feed is an error naming the file and what it is (a page: what it links to)")

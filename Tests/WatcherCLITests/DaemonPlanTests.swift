@@ -113,7 +113,8 @@ struct DaemonRequestTests {
     "every request survives its line",
     arguments: [
       Request(.poll(feeds: ["a", "b"], force: true), config: "/c.yaml"), Request(.poll(feeds: [], all: true)),
-      Request(.poll(feeds: ["a"], catchUp: true)), Request(.pending(drop: true, keys: ["k1", "k2"])),
+      Request(.poll(feeds: ["a"], catchUp: true)), Request(.poll(feeds: [], json: true)),
+      Request(.pending(drop: true, keys: ["k1", "k2"])),
       Request(.pending(drop: false, keys: [])), Request(.reload, config: "/c.yaml"),
       Request(.purge(url: "https://example.org/feed")), Request(.digest(rule: "daily")),
       Request(.announce(feed: "news", key: "guid:1")),

@@ -96,7 +96,7 @@ struct JournalTests {
     let kept = try #require(entries.first { $0["rule"] as? String == "shown" })
     #expect(kept["action"] as? String == "notify" && kept["outcome"] as? String == "kept")
     // The keys, in the documented order.
-    #expect(json.output.hasPrefix("{\"entries\":[{\"time\":"))
+    #expect(json.output.hasPrefix("{\"version\":1,\"entries\":[{\"time\":"))
 
     #expect(try setup.watcher(["log", "--feed", "swift"]).output == log.output)
     let unknown = try setup.watcher(["log", "--feed", "swfit"])

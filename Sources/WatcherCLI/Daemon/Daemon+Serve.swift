@@ -42,8 +42,8 @@ extension Daemon {
       log("'watcher digest --send-now' asked to send the digest of rule '\(rule)'")
       code = DigestCommand.sendNow(rule, poller: poller(), terminal: out, report: logPass)
     case .announce(let feed, let key): code = announce(key, feed: feed, terminal: out)
-    case .poll(let feeds, let force, let all, let catchUp):
-      code = poll(feeds, force: force, all: all, catchUp: catchUp, terminal: out)
+    case .poll(let feeds, let force, let all, let catchUp, let json):
+      code = poll(feeds, force: force, all: all, catchUp: catchUp, json: json, terminal: out)
     }
     client.finish(code.rawValue)
     if client.isGone { log("'watcher \(request.command)' stopped reading; its answer was dropped") }
@@ -51,7 +51,9 @@ extension Daemon {
   }
 
   /// `poll` and `catch-up`: a pass of the feeds asked for, reported to the client and logged.
-  private func poll(_ names: [String], force: Bool, all: Bool, catchUp: Bool, terminal out: Terminal) -> ExitCode {
+  private func poll(
+    _ names: [String], force: Bool, all: Bool, catchUp: Bool, json: Bool, terminal out: Terminal
+  ) -> ExitCode {
     let command = catchUp ? "catch-up" : "poll"
     guard let feeds = names.isEmpty ? config.feeds : StateOptions.named(names, config: config, terminal: out)
     else { return .usage }
@@ -59,7 +61,7 @@ extension Daemon {
     log("'watcher \(command)' asked for a pass\(what)")
     let (code, pass) = PollRun.execute(
       poller(), feeds: feeds, named: !names.isEmpty || all, force: force, mode: catchUp ? .catchUp : .normal,
-      command: command, terminal: out, shutdown: shutdown)
+      command: command, terminal: out, shutdown: shutdown, json: json)
     logPass(pass)
     return code
   }

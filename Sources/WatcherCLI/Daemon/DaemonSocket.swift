@@ -25,7 +25,8 @@ enum DaemonSocket {
     enum Ask: Sendable, Equatable {
       /// `poll` (`catchUp`: `catch-up`) of the named feeds (none: the due feeds for a poll, every feed for a
       /// catch-up); `force` polls named feeds even when their server asked to wait; `all` is `poll --all`.
-      case poll(feeds: [String], force: Bool = false, all: Bool = false, catchUp: Bool = false)
+      /// `json`: the client asked for `--json`, and is sent the pass's JSON document after its lines.
+      case poll(feeds: [String], force: Bool = false, all: Bool = false, catchUp: Bool = false, json: Bool = false)
       /// `pending --retry` or `--drop` of the items with these keys (none: all).
       case pending(drop: Bool, keys: [String])
       /// `reload`: read the config again, and say what runs.
@@ -40,7 +41,7 @@ enum DaemonSocket {
       /// The command's name, as the user typed it and as the request line carries it.
       var command: String {
         switch self {
-        case .poll(_, _, _, let catchUp): catchUp ? "catch-up" : "poll"
+        case .poll(_, _, _, let catchUp, _): catchUp ? "catch-up" : "poll"
         case .pending: "pending"
         case .reload: "reload"
         case .purge: "purge"
@@ -63,19 +64,23 @@ enum DaemonSocket {
     /// (`retry` or `drop` for `pending`, the URL for `purge`, the rule for `digest`).
     var line: String {
       var (feeds, keys, force, all, action): ([String], [String], Bool, Bool, String?) = ([], [], false, false, nil)
+      var json = false
       switch ask {
-      case .poll(let names, let forced, let every, _): (feeds, force, all) = (names, forced, every)
+      case .poll(let names, let forced, let every, _, let asJSON):
+        (feeds, force, all, json) = (names, forced, every, asJSON)
       case .pending(let drop, let items): (action, keys) = (drop ? "drop" : "retry", items)
       case .reload: break
       case .purge(let url): action = url
       case .digest(let rule): action = rule
       case .announce(let feed, let key): (feeds, keys) = ([feed], [key])
       }
-      return JSONOutput.object([
-        ("command", .string(command)), ("feeds", .array(feeds.map { .string($0) })), ("force", .bool(force)),
-        ("all", .bool(all)), ("action", .optional(action)), ("keys", .array(keys.map { .string($0) })),
-        ("config", .optional(config)),
-      ]).text
+      return JSONOutput.object(
+        [
+          ("command", .string(command)), ("feeds", .array(feeds.map { .string($0) })), ("force", .bool(force)),
+          ("all", .bool(all)), ("action", .optional(action)), ("keys", .array(keys.map { .string($0) })),
+          ("config", .optional(config)),
+        ] + (json ? [("json", .bool(true))] : [])
+      ).text
     }
 
     init(_ ask: Ask, config: String? = nil) {
@@ -105,7 +110,7 @@ enum DaemonSocket {
       case "poll", "catch-up":
         ask = .poll(
           feeds: feeds, force: scalars["force"]?.bool ?? false, all: scalars["all"]?.bool ?? false,
-          catchUp: command == "catch-up")
+          catchUp: command == "catch-up", json: scalars["json"]?.bool ?? false)
       case "pending": ask = .pending(drop: action == "drop", keys: keys)
       case "reload": ask = .reload
       case "purge":
