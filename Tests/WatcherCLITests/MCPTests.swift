@@ -323,3 +323,34 @@ struct CheckJSONTests {
     #expect((error["unreadable"] as? String)?.contains("no config file found") == true)
   }
 }
+
+extension LiveDaemonTests {
+  @Test("beside a running daemon, watcher mcp answers from the state, and a confirmed rule is reloaded by it")
+  func mcpBesideTheDaemon() throws {
+    let daemon = try Running()
+    let arguments = ["--config", daemon.config, "--state-dir", daemon.state, "--allow-edits"]
+    func session(_ lines: [String]) throws -> [String: [String: Any]] {
+      let input = Data((lines.joined(separator: "\n") + "\n").utf8)
+      let result = try ChildProcess.run(
+        try #require(BinaryTests.binary), ["mcp"] + arguments, environment: daemon.environment, stdin: input)
+      var answers: [String: [String: Any]] = [:]
+      for line in result.output.split(separator: "\n") {
+        let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        answers["\(object?["id"] ?? "none")"] = object
+      }
+      return answers
+    }
+    let rule = "name: quiet\nmatch: { title: release }\nmute: true"
+    let first = try session([
+      try MCPTests.call(1, "feed_status", [:]), try MCPTests.call(2, "add_rule", ["rule": rule]),
+    ])
+    let status = try #require(MCPTests.toolResult(first["1"]).json as? [String: Any])
+    #expect((status["daemon"] as? [String: Any])?["pid"] as? Int == Int(daemon.process.processIdentifier))
+    let code = try #require(
+      ((first["2"]?["result"] as? [String: Any])?["_meta"] as? [String: Any])?["confirmation"] as? String)
+    let done = try session([try MCPTests.call(1, "add_rule", ["rule": rule, "confirm": code])])
+    #expect(try !MCPTests.toolResult(done["1"]).isError, "\(String(describing: done["1"]))")
+    #expect(daemon.waitFor("2 feeds, 2 rules"), "\(daemon.log)")
+    #expect(daemon.stop() == 0)
+  }
+}
