@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The libcurl functions watcher calls, resolved from libcurl.so.4 when the first one is called. The binary
-// does not link libcurl: its thirty dependencies cost every command ~5 ms of start-up, and most commands
-// never fetch.
+// does not link libcurl: its thirty dependencies cost every command start-up time, and most commands
+// never fetch (docs/benchmarks.md, "Measurements behind the code").
 #include "CCurl.h"
 #include <dlfcn.h>
 #include <pthread.h>

@@ -5,13 +5,13 @@
 // Swift, and the one fork made from watcher (the spawner's, at start or on first use) runs only
 // async-signal-safe code before it settles.
 //
-// Why not a fork per hook: on the virtual machines this runs on, a fork of even a small process costs
-// 0.3-0.5 ms and of watcher 2 ms or more, which tripled the cost of a hook. A supervisor is forked once and
+// Why not a fork per hook: on virtual machines a fork of watcher costs several times that of a small
+// process, which tripled the cost of a hook (docs/benchmarks.md, "Measurements behind the code"). A supervisor is forked once and
 // runs hooks one after another.
 //
 // Why a shell host: a shell hook (`/bin/sh -c COMMAND`) started with posix_spawn costs an exec of the shell,
-// its dynamic linking and start-up, 0.7-0.9 ms of CPU here; a subshell forked by a shell that is already
-// running costs a fifth of that. So a supervisor keeps a shell reading commands from a pipe (the host) and
+// its dynamic linking and start-up; a subshell forked by a shell that is already running costs a fifth of
+// that. So a supervisor keeps a shell reading commands from a pipe (the host) and
 // hands it each shell hook as `( … )`: the host forks the subshell, waits for it and writes its status on a
 // pipe. Item data reaches the host only inside single quotes, which the shell takes byte for byte (every
 // byte but NUL, which no environment can hold); the command is the user's, run with `eval` in the subshell,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // libnotify's functions (and GLib's, found through it), resolved from libnotify.so.4 when the first one is
-// called: only a notification needs them, and linking them costs every command ~2 ms of start-up.
+// called: only a notification needs them, and linking them costs every command start-up time.
 #include "CNotify.h"
 #include <dlfcn.h>
 #include <pthread.h>

@@ -67,8 +67,7 @@ public struct Settings: Sendable, Equatable {
   /// Where state files live; `nil` for the XDG default.
   public var stateDir: String?
   /// Hooks run at once: by default twice the processors (each hook's fork and exec wait on the kernel
-  /// as much as they compute; measured with Scripts/bench/hook-speed.sh on 2 cores, 2,000 hooks: 1 at once
-  /// 2.80 s, 2 1.64 s, 3 1.60 s, 4 1.51 s, 6 1.54 s), at most 16.
+  /// as much as they compute: docs/benchmarks.md, "Measurements behind the code"), at most 16.
   public var hookConcurrency: Int = Settings.defaultHookConcurrency
   /// Twice the processors the process may use (`Processors.available`), at least 2 and at most 16.
   public static let defaultHookConcurrency = min(16, max(2, 2 * Processors.available))

@@ -42,15 +42,14 @@ package final class ItemPipeline<Raw: Sendable> {
   /// pool has no threads (one processor), where a batch waiting is only memory.
   ///
   /// What is in flight is the parse's working set, and it must fit the processor's own cache (1–2 MiB of
-  /// L2): 8 batches of 128 items of the 57 MB feed did not, and while another process used the shared L3,
-  /// the parse took 1.48–1.67× sfeed's CPU on one core against 1.16–1.26× with batches of 64 and none
-  /// waiting (docs/benchmarks.md, eighth round).
+  /// L2): 8 batches of 128 items of the 57 MB feed did not (docs/benchmarks.md, "Measurements behind the
+  /// code").
   private let maxInFlight: Int
   /// A sleeping worker is woken once this many batches wait, not for each.
   ///
   /// A batch is normalized faster than it is parsed, so a worker woken for each slept and woke some 400 times
-  /// a 57 MB parse, and each wake-up of a sleeping processor costs CPU (docs/benchmarks.md, fourth round:
-  /// 4–11% of the parse's CPU). Four batches of 128 without a sink; two of 64 with one, where a fifth would
+  /// a 57 MB parse, and each wake-up of a sleeping processor costs CPU (docs/benchmarks.md, "Measurements
+  /// behind the code"). Four batches of 128 without a sink; two of 64 with one, where a fifth would
   /// make the parser help.
   private let wakeAt: Int
   /// Raw items the workers are done with, to be released on the parser's thread, which made them.

@@ -10,8 +10,8 @@ import WatcherSupport
 /// state file per feed.
 ///
 /// A pass of 10,000 unchanged feeds (every answer 304) would otherwise replace 10,000 files, and creating
-/// and fsyncing that many inodes was most of the daemon's CPU (measured: 0.9 ms of kernel time per feed on
-/// ext4). So would a pass over feeds whose server ignores conditional GET and sends its unchanged body with
+/// and fsyncing that many inodes was most of the daemon's CPU (docs/benchmarks.md, "Measurements behind the
+/// code"). So would a pass over feeds whose server ignores conditional GET and sends its unchanged body with
 /// a new `ETag`, or none any more. A feed's own file stays as it was; `StateStore.load` lays the newer poll
 /// from here over it. The file only ever holds times and validators: losing it, or finding it corrupt, makes
 /// feeds look polled a little earlier than they were, with the validators of their earlier poll, so they

@@ -9,8 +9,8 @@ import Glibc
 ///
 /// The thread that hands work over keeps working too (a parser reads on while its batches are normalized,
 /// `perform`'s caller takes indices), so it counts as the first: one thread more than the processors would
-/// make that thread share a processor, and it is the one everything waits for. Measured on the 57 MB parse
-/// on two cores: 0.715 s with two pool threads beside the parser, 0.635 s with one (docs/benchmarks.md).
+/// make that thread share a processor, and it is the one everything waits for (docs/benchmarks.md,
+/// "Measurements behind the code").
 ///
 /// Why not libdispatch's global queues: on Linux, their first use starts a monitor that wakes the process
 /// once a second for as long as it lives, so a daemon idle between polls was never idle. Plain threads made

@@ -45,9 +45,8 @@ package final class XMLStreamParser {
 
   /// The shortest run of text (between two tags) decoded before libxml2 reads the document (`TextRuns`).
   ///
-  /// A run cut costs about as much as a hundred bytes of plain text left to libxml2. On the 6 MB plain feed
-  /// (callgrind): 32 bytes took 381.9 M instructions, 64 took 380.3 M, 128 took 379.7 M. (Marking runs with
-  /// an empty element instead of a character reference took 380.0 M at 128 and 410 M at 64.)
+  /// A run cut costs about as much as a hundred bytes of plain text left to libxml2 (docs/benchmarks.md,
+  /// "Measurements behind the code").
   package static let defaultMinimumRun = 128
 
   /// Creates a parser that reports to `handler`; `documentURL` is the base for relative links.
