@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Drives `watcher mcp` with the reference MCP client (the `mcp` package from PyPI), as an assistant would.
 
-Usage: sdk-client.py WATCHER CONFIG STATE_DIR [--allow-edits]
+Usage: sdk-client.py WATCHER CONFIG STATE_DIR FEED
 Prints one JSON object: the negotiated revision, the tools listed, and each tool's answer (text, isError).
 Exits 1 when the session fails. Tests/WatcherCLITests/MCPTests.swift runs it when the package is installed.
 """
@@ -14,9 +14,8 @@ from mcp.client.stdio import stdio_client
 
 
 async def main():
-    watcher, config, state = sys.argv[1:4]
-    extra = sys.argv[4:]
-    params = StdioServerParameters(command=watcher, args=["mcp", "--config", config, "--state-dir", state] + extra)
+    watcher, config, state, feed = sys.argv[1:5]
+    params = StdioServerParameters(command=watcher, args=["mcp", "--config", config, "--state-dir", state])
     report = {}
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
@@ -32,6 +31,7 @@ async def main():
                 "pending_actions": {},
                 "dry_run": {"feed": "news"},
                 "propose_rule": {"rule": "name: evil\nmatch: { title: instructions }\ntag: [suspicious]"},
+                "propose_feed": {"url": feed, "name": "another"},
             }
             report["calls"] = {}
             for name, arguments in calls.items():

@@ -229,16 +229,20 @@ extension MCPTests {
     let (dir, config, state) = try Self.setUp()
     _ = dir
     let script = Fixtures.repositoryRoot.appendingPathComponent("Scripts/mcp/sdk-client.py").path
+    // A feed the config does not have yet, for propose_feed.
+    let other = dir.url.appendingPathComponent("other.xml").path
+    try FileManager.default.copyItem(atPath: dir.url.appendingPathComponent("feed.xml").path, toPath: other)
     let binary = try #require(BinaryTests.binary).path
     let run = try ChildProcess.run(
-      URL(fileURLWithPath: try #require(Self.sdkPython)), [script, binary, config, state],
+      URL(fileURLWithPath: try #require(Self.sdkPython)),
+      [script, binary, config, state, other],
       environment: ActionTests.noBus)
     #expect(run.status == 0, "\(run.errors)")
     let report = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
     #expect(MCPServer.revisions.contains(report["protocol"] as? String ?? ""), "\(report)")
     #expect((report["tools"] as? [String])?.count == 8)
     let calls = try #require(report["calls"] as? [String: [String: Any]])
-    #expect(calls.count == 7)
+    #expect(calls.count == 8)
     for (name, answer) in calls {
       #expect(answer["isError"] as? Bool == false, "\(name): \(answer)")
       #expect((answer["text"] as? String)?.contains("<untrusted-data>") == true, "\(name)")
