@@ -107,11 +107,12 @@ public enum HTMLText {
 
   /// `text` with each line's whitespace collapsed, blank lines dropped, lines joined by `\n`; `nil` if empty.
   public static func collapsedLines(_ text: String) -> String? {
+    // One line that needs nothing (most short texts): itself, without splitting.
+    if isCollapsed(text) { return text.isEmpty ? nil : text }
     var lines: [String] = []
-    for line in text.split(
-      omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
-    {
-      if let clean = collapsed(String(line)) { lines.append(clean) }
+    // By bytes: `\n` and `\r` are ASCII, and empty pieces (the middle of `\r\n`) are dropped.
+    for line in text.utf8.split(omittingEmptySubsequences: true, whereSeparator: { $0 == 0x0A || $0 == 0x0D }) {
+      if let clean = collapsed(String(Substring(line))) { lines.append(clean) }
     }
     return lines.isEmpty ? nil : lines.joined(separator: "\n")
   }

@@ -83,3 +83,15 @@ struct HTMLTextTests {
     }
   }
 }
+
+extension HTMLTextTests {
+  @Test(
+    "collapsedLines collapses each line and drops blank ones, whatever the line ends (CR LF, CR, LF)",
+    arguments: [
+      ("one line", "one line"), ("  東京   line  ", "東京 line"), ("a\r\nb\rc\nd", "a\nb\nc\nd"),
+      ("\n\n  first \n\n second\u{00A0}word \r\n", "first\nsecond word"), ("", nil), (" \n \r\n ", nil),
+    ] as [(String, String?)])
+  func collapsedLines(_ input: String, _ expected: String?) {
+    #expect(HTMLText.collapsedLines(input) == expected)
+  }
+}

@@ -106,14 +106,26 @@ static inline void watcher_capture_characters(void *ctx, const xmlChar *ch, int 
     if (n > room) watcher_capture_cut(c);
     return;
   }
-  for (size_t i = 0; i < n; i++) {
-    const char *escaped = ch[i] == '<' ? "&lt;" : ch[i] == '&' ? "&amp;" : ch[i] == '>' ? "&gt;" : NULL;
-    size_t length = escaped ? strlen(escaped) : 1;
+  /* XHTML: the runs between `<`, `&` and `>` are copied whole, each of those three escaped. */
+  size_t i = 0;
+  while (i < n) {
+    size_t j = i;
+    while (j < n && ch[j] != '<' && ch[j] != '&' && ch[j] != '>') j++;
+    size_t room = c->limit > c->count ? c->limit - c->count : 0;
+    watcher_capture_append(c, ch + i, j - i < room ? j - i : room);
+    if (j - i > room) {
+      watcher_capture_cut(c);
+      return;
+    }
+    if (j == n) return;
+    const char *escaped = ch[j] == '<' ? "&lt;" : ch[j] == '&' ? "&amp;" : "&gt;";
+    size_t length = strlen(escaped);
     if (c->count + length > c->limit) {
       watcher_capture_cut(c);
       return;
     }
-    watcher_capture_append(c, escaped ? (const unsigned char *)escaped : ch + i, length);
+    watcher_capture_append(c, (const unsigned char *)escaped, length);
+    i = j + 1;
   }
 }
 
