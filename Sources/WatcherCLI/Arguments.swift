@@ -1,7 +1,47 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
+import FoundationEssentials
 import WatcherConfig
+import WatcherSupport
+
+/// What an option's value must be, checked once by the parser, with one wording for each kind; the
+/// command then reads it typed (`Arguments.count`, `date`, `duration`, `since`).
+enum OptionValue: Sendable, Equatable {
+  /// A whole number from 1 to `max`, of `unit` (bytes, items).
+  case count(unit: String, max: Int = Int.max)
+  /// A date: ISO 8601 (2026-11-29T12:00:00Z) or a day (2026-11-29).
+  case date
+  /// A duration (30m, 2h, 1d, 1w), or also `auto` when `auto` is true.
+  case duration(auto: Bool)
+  /// A point in the past: a duration back from now (30m, 2d, 1w) or a date.
+  case since
+
+  /// What the value must be, in the words of every error about it.
+  var expected: String {
+    switch self {
+    case .count(let unit, let max):
+      "a whole number of \(unit)" + (max == Int.max ? " above 0" : " from 1 to \(max)")
+    case .date: "a date such as 2026-11-29T12:00:00Z or 2026-11-29"
+    case .duration(let auto): "a duration such as 30m, 2h or 1d" + (auto ? ", or auto" : "")
+    case .since: "a duration back from now (30m, 2d, 1w) or a date (2026-11-30)"
+    }
+  }
+
+  func accepts(_ text: String) -> Bool {
+    switch self {
+    case .count(_, let max): Int(text).map { $0 > 0 && $0 <= max } ?? false
+    case .date: Self.date(text) != nil
+    case .duration(let auto): auto && text == "auto" || (ConfigMapper.parseDuration(text) ?? 0) > 0
+    case .since: ConfigMapper.parseDuration(text) != nil || Self.date(text) != nil
+    }
+  }
+
+  /// A date as `--now`, `--published` and `--since` take one.
+  static func date(_ text: String) -> Date? {
+    DateParser.parse(text) ?? DateParser.parse(text + "T00:00:00Z")
+  }
+}
 
 /// One option a command accepts, declared once (`Options.swift`) and looked up by that declaration.
 struct OptionSpec: Sendable, Equatable {
@@ -15,13 +55,19 @@ struct OptionSpec: Sendable, Equatable {
   var help: String
   /// Whether it may be given more than once (`--feed A --feed B`); shown as `...` in the synopsis.
   var repeatable = false
+  /// What its value must be, when the parser checks it (`nil`: any text).
+  var kind: OptionValue?
 
-  init(name: String, short: Character? = nil, value: String? = nil, help: String, repeatable: Bool = false) {
+  init(
+    name: String, short: Character? = nil, value: String? = nil, help: String, repeatable: Bool = false,
+    kind: OptionValue? = nil
+  ) {
     self.name = name
     self.short = short
     self.value = value
     self.help = help
     self.repeatable = repeatable
+    self.kind = kind
   }
 
   /// The same option, described for one command's help.
@@ -98,6 +144,18 @@ struct Arguments {
   func value(_ option: OptionSpec) -> String? { values[option.name]?.last }
   /// Every value given to the option, in order.
   func values(_ option: OptionSpec) -> [String] { values[option.name] ?? [] }
+  /// A `.count` option's value.
+  func count(_ option: OptionSpec) -> Int? { value(option).flatMap { Int($0) } }
+  /// A `.date` option's value.
+  func date(_ option: OptionSpec) -> Date? { value(option).flatMap(OptionValue.date) }
+  /// A `.duration` option's value in seconds (`nil` when not given, or given as `auto`).
+  func duration(_ option: OptionSpec) -> Int? { value(option).flatMap(ConfigMapper.parseDuration) }
+  /// A `.since` option's point in time, counted back from `now`.
+  func since(_ option: OptionSpec, now: Date) -> Date? {
+    guard let text = value(option) else { return nil }
+    if let seconds = ConfigMapper.parseDuration(text) { return now.addingTimeInterval(-Double(seconds)) }
+    return OptionValue.date(text)
+  }
 
   fileprivate mutating func add(_ option: OptionSpec, value: String?) {
     if let value {
@@ -167,6 +225,10 @@ enum ArgumentParser {
           index += 1
         } else {
           throw UsageError(message: "option '--\(spec.name)' needs a value (\(spec.value ?? "VALUE"))", note: nil)
+        }
+        if let kind = spec.kind, !kind.accepts(value) {
+          throw UsageError(
+            message: "--\(spec.name) takes \(kind.expected); '\(Printable.line(value))' is not one", note: nil)
         }
         result.add(spec, value: value)
       } else {

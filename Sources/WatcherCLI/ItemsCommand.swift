@@ -39,7 +39,7 @@ struct ItemsCommand: Command {
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
     let now = WallClock.now()
-    guard case .some(let since) = LogCommand.since(arguments, now: now, terminal: terminal) else { return .usage }
+    let since = arguments.since(Options.since, now: now)
     guard let (config, _) = ConfigOption.loadForReading(arguments, terminal: terminal) else { return .config }
     guard let feed = StateOptions.named([arguments.positionals[0]], config: config, terminal: terminal)?.first else {
       return .usage

@@ -23,7 +23,7 @@ struct LogCommand: Command {
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
     let now = WallClock.now()
-    guard case .some(let since) = Self.since(arguments, now: now, terminal: terminal) else { return .usage }
+    let since = arguments.since(Options.since, now: now)
     guard let (config, _) = ConfigOption.loadForReading(arguments, terminal: terminal) else { return .config }
     let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
     guard let store = StateOptions.unlockedStore(directory, terminal: terminal) else { return .failure }
@@ -114,21 +114,5 @@ struct LogCommand: Command {
     let attempt = entry.attempt > 1 ? " (attempt \(entry.attempt))" : ""
     return (showTime ? "\(time)  " : "") + "\(entry.feed)  \(title)  \(entry.action)\(rule): \(what)\(attempt)"
       + (entry.detail.map { ": \($0)" } ?? "")
-  }
-
-  /// `--since`: nil when not given, or .some(nil) (said why) when it is not a duration or a date.
-  static func since(_ arguments: Arguments, now: Date, terminal: Terminal) -> Date?? {
-    guard let text = arguments.value(Options.since) else { return .some(nil) }
-    guard let parsed = since(text, now: now) else {
-      terminal.error("error: --since needs a duration (30m, 2d, 1w) or a date (2026-11-30), not '\(text)'")
-      return nil
-    }
-    return .some(parsed)
-  }
-
-  /// A point in time from `--since`: a duration before `now`, or a date.
-  static func since(_ text: String, now: Date) -> Date? {
-    if let seconds = ConfigMapper.parseDuration(text) { return now.addingTimeInterval(-Double(seconds)) }
-    return DateParser.parse(text) ?? DateParser.parse(text + "T00:00:00Z")
   }
 }

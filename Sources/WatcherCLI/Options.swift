@@ -27,14 +27,16 @@ enum Options {
   static let charset = OptionSpec(
     name: "charset", value: "NAME", help: "the encoding to assume when the feed declares none")
   static let maxSize = OptionSpec(
-    name: "max-size", value: "BYTES", help: "refuse documents larger than this (default 20000000)")
-  static let maxItems = OptionSpec(name: "max-items", value: "N", help: "read at most N items (default 10000)")
+    name: "max-size", value: "BYTES", help: "refuse documents larger than this (default 20000000)",
+    kind: .count(unit: "bytes"))
+  static let maxItems = OptionSpec(
+    name: "max-items", value: "N", help: "read at most N items (default 10000)", kind: .count(unit: "items"))
   // extract
   static let base = OptionSpec(
     name: "base", value: "URL", help: "the address a saved page came from (shown as its url)")
   // log
   static let since = OptionSpec(
-    name: "since", value: "WHEN", help: "only entries newer than this: a duration (2d, 3h) or a date")
+    name: "since", value: "WHEN", help: "only entries newer than this: a duration (2d, 3h) or a date", kind: .since)
   static let follow = OptionSpec(
     name: "follow", help: "go on printing each entry as it is written, by any poll or the daemon, until interrupted")
   // pending
@@ -49,9 +51,11 @@ enum Options {
   static let fullText = OptionSpec(
     name: "full-text", help: "fetch each new item's article, for rules on 'content' (full_text: true)")
   static let interval = OptionSpec(
-    name: "interval", value: "DURATION", help: "how often to poll it: 30m, 2h, 1d, or auto (as often as it posts)")
+    name: "interval", value: "DURATION", help: "how often to poll it: 30m, 2h, 1d, or auto (as often as it posts)",
+    kind: .duration(auto: true))
   static let latest = OptionSpec(
-    name: "latest", value: "N", help: "act on its newest N items at the first poll (first_poll: latest N)")
+    name: "latest", value: "N", help: "act on its newest N items at the first poll (first_poll: latest N)",
+    kind: .count(unit: "items", max: 10_000))
   static let preview = OptionSpec(name: "preview", help: "show what the digest has collected and when it goes out")
   static let sendNow = OptionSpec(name: "send-now", help: "send the digest now instead of at its time")
   static let announce = OptionSpec(
@@ -74,6 +78,7 @@ enum Options {
     name: "category", value: "NAME", help: "… with this category (repeatable)", repeatable: true)
   static let link = OptionSpec(name: "link", value: "URL", help: "… with this link")
   static let published = OptionSpec(
-    name: "published", value: "DATE", help: "… published at this date (ISO 8601; default: now)")
-  static let now = OptionSpec(name: "now", value: "DATE", help: "evaluate age conditions as of this date (ISO 8601)")
+    name: "published", value: "DATE", help: "… published at this date (ISO 8601; default: now)", kind: .date)
+  static let now = OptionSpec(
+    name: "now", value: "DATE", help: "evaluate age conditions as of this date (ISO 8601)", kind: .date)
 }

@@ -24,15 +24,8 @@ struct ParseCommand: Command {
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
     let source = arguments.positionals[0]
     var options = FeedParser.Options(charset: arguments.value(Options.charset))
-    let limits = [(Options.maxSize, "bytes", \FeedParser.Options.maxBytes), (Options.maxItems, "items", \.maxItems)]
-    for (option, unit, limit) in limits {
-      guard let text = arguments.value(option) else { continue }
-      guard let value = Int(text), value > 0 else {
-        terminal.error("error: --\(option.name) needs a positive number of \(unit), not '\(text)'")
-        return .usage
-      }
-      options[keyPath: limit] = value
-    }
+    if let bytes = arguments.count(Options.maxSize) { options.maxBytes = bytes }
+    if let items = arguments.count(Options.maxItems) { options.maxItems = items }
     let json = arguments.has(Options.json)
     let box = WriterBox(json: json, sink: terminal.outputBytes)
     // A file or standard input streams: each item is written as soon as it is read, so memory stays flat

@@ -50,24 +50,12 @@ struct AddCommand: Command {
     var given = arguments.positionals[0]
     // The entry's own settings, checked before anything is fetched.
     var interval: (seconds: Int?, auto: Bool?) = (nil, nil)
-    if let text = arguments.value(Options.interval) {
-      if text == "auto" {
-        interval.auto = true
-      } else if let seconds = ConfigMapper.parseDuration(text), seconds > 0 {
-        interval = (seconds, false)
-      } else {
-        terminal.error("error: --interval takes a duration such as 30m, 2h or 1d, or auto; '\(text)' is neither")
-        return .usage
-      }
+    if arguments.value(Options.interval) == "auto" {
+      interval.auto = true
+    } else if let seconds = arguments.duration(Options.interval) {
+      interval = (seconds, false)
     }
-    var latest: Int?
-    if let text = arguments.value(Options.latest) {
-      guard let n = Int(text), n > 0, n <= 10_000 else {
-        terminal.error("error: --latest takes a number of items from 1 to 10000; '\(text)' is not one")
-        return .usage
-      }
-      latest = n
-    }
+    let latest = arguments.count(Options.latest)
     guard let (config, path, text) = Subscriptions.editableConfig(arguments, terminal: terminal) else {
       return .config
     }

@@ -39,14 +39,7 @@ struct TestRulesCommand: Command {
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
     guard let (config, _) = ConfigOption.loadForReading(arguments, terminal: terminal) else { return .config }
     let engine = RuleEngine(rules: config.rules, settings: config.settings.notify)
-    var now = WallClock.now()
-    if let given = arguments.value(Options.now) {
-      guard let date = DateParser.parse(given) else {
-        terminal.error("error: --now needs a date such as 2026-11-29T12:00:00Z, not '\(given)'")
-        return .usage
-      }
-      now = date
-    }
+    let now = arguments.date(Options.now) ?? WallClock.now()
     var run = DryRun()
     let synthetic = [Options.title, Options.text, Options.content, Options.category, Options.link, Options.published]
       .contains { !arguments.values($0).isEmpty }
@@ -63,14 +56,7 @@ struct TestRulesCommand: Command {
         guard let named = StateOptions.named([name], config: config, terminal: terminal)?.first else { return .usage }
         feed = named
       }
-      var published = now
-      if let given = arguments.value(Options.published) {
-        guard let date = DateParser.parse(given) else {
-          terminal.error("error: --published needs a date such as 2026-11-29T12:00:00Z, not '\(given)'")
-          return .usage
-        }
-        published = date
-      }
+      let published = arguments.date(Options.published) ?? now
       var item = FeedItem(
         key: "test", title: arguments.value(Options.title), link: arguments.value(Options.link),
         categories: arguments.values(Options.category), published: published, text: arguments.value(Options.text))

@@ -38,7 +38,7 @@ struct CLITests {
     (["parse", "a", "b"], 64, "needs exactly one FILE"),
     (["parse", "--jsn", "x"], 64, "did you mean '--json'?"),
     (["parse", "--max-size"], 64, "needs a value"),
-    (["parse", "--max-size", "ten", "x"], 64, "positive number of bytes"),
+    (["parse", "--max-size", "ten", "x"], 64, "--max-size takes a whole number of bytes above 0; 'ten' is not one"),
     (["parse", "--json=yes", "x"], 64, "takes no value"),
     (["help", "nosuch"], 64, "unknown command 'nosuch'"),
     (["--bogus"], 64, "a command comes first"),

@@ -87,3 +87,28 @@ extension CommandDeclarationTests {
     #expect(namedDry.1.contains("local: would notify"), "\(namedDry)")
   }
 }
+
+extension CommandDeclarationTests {
+  @Test("typed option values are checked by the parser, with one wording per kind, before the command runs")
+  func typedValues() {
+    let cases: [([String], String)] = [
+      (["parse", "--max-items", "-3", "x"], "--max-items takes a whole number of items above 0; '-3' is not one"),
+      (["log", "--since", "soon"], "--since takes a duration back from now (30m, 2d, 1w) or a date (2026-11-30)"),
+      (["items", "f", "--since", "yesterday"], "--since takes a duration back from now"),
+      (
+        ["test-rules", "--now", "noon"],
+        "--now takes a date such as 2026-11-29T12:00:00Z or 2026-11-29; 'noon' is not one"
+      ),
+      (["test-rules", "--title", "t", "--published", "x"], "--published takes a date such as"),
+      (
+        ["add", "https://example.org/f", "--interval", "0m"],
+        "--interval takes a duration such as 30m, 2h or 1d, or auto"
+      ),
+    ]
+    for (argv, message) in cases {
+      let (code, out, err) = run(argv)
+      #expect(code == 64 && out.isEmpty, "\(argv)")
+      #expect(err.hasPrefix("error: " + message), "\(argv): \(err)")
+    }
+  }
+}

@@ -114,7 +114,8 @@ struct SubscriptionTests {
     let auto = run(["add", server.url("/other"), "--config", config, "--interval", "auto", "--print"])
     #expect(auto.0 == 0 && auto.1.contains("interval: auto"), "\(auto)")
     for (option, value, message) in [
-      ("--interval", "often", "--interval takes a duration"), ("--latest", "0", "--latest takes a number"),
+      ("--interval", "often", "--interval takes a duration"),
+      ("--latest", "0", "--latest takes a whole number of items from 1 to 10000"),
     ] {
       let refused = run(["add", server.url("/x"), "--config", config, option, value])
       #expect(refused.0 == 64 && refused.2.contains(message), "\(refused)")
