@@ -172,6 +172,7 @@ struct ReferenceFolder {
           c.step()
         }
         guard c.r < n else { break }
+        if depth > 0, cutsSection(&c) { continue }
         // A `<`: an ordinary tag is read here too, up to its `>` if no quote comes first.
         c.step()
         state = .lessThan
@@ -235,14 +236,54 @@ struct ReferenceFolder {
     guard run.count >= minimumRun, run.count >= 8, runs.add(run, referenceEnd: written &+ c.w &+ 8) else {
       return false
     }
+    putReference(replacing: run, &c)
+    c.r = stop
+    return true
+  }
+
+  /// Writes `&#xE000;` at the write position in place of `cut` (which it never overruns: a cut is longer),
+  /// with the edit that gives back its columns to warnings after it on its line.
+  @inline(__always)
+  private mutating func putReference(replacing cut: UnsafeBufferPointer<UInt8>, _ c: inout Cursor) {
     // libxml2 counts columns in characters.
-    let columns = run.count &- Self.count(continuationBytesIn: run)
+    let columns = cut.count &- Self.count(continuationBytesIn: cut)
     // As little-endian words: "&#xE" and "000;".
     UnsafeMutableRawPointer(c.p + c.w).storeBytes(of: UInt32(0x4578_2326).littleEndian, as: UInt32.self)
     UnsafeMutableRawPointer(c.p + (c.w &+ 4)).storeBytes(of: UInt32(0x3B30_3030).littleEndian, as: UInt32.self)
     if columns != 8 { edits.append(Edit(offset: written &+ c.w &+ 7, shift: columns &- 8)) }
     c.w &+= 8
-    c.r = stop
+  }
+
+  /// Cuts the CDATA section at the read position (`<![CDATA[…]]>`) out of what libxml2 reads, as `cut` cuts
+  /// a run: libxml2 reads a section character by character, slowly once it is not ASCII.
+  ///
+  /// Only a section on one line (the line numbers of warnings after it stay true), ending in this buffer,
+  /// long enough, whose characters libxml2 takes as they are (no control character, no CR) is cut; its
+  /// content is the run, as written.
+  private mutating func cutsSection(_ c: inout Cursor) -> Bool {
+    let open = 9  // `<![CDATA[`
+    guard let runs, c.n &- c.r > open &+ minimumRun &+ 3, c.p[c.r &+ 1] == UInt8(ascii: "!"),
+      memcmp(c.p + c.r, "<![CDATA[", open) == 0
+    else { return false }
+    let start = c.r &+ open
+    var from = start
+    var end = -1
+    while let found = memchr(c.p + from, Int32(UInt8(ascii: "]")), c.n &- from) {
+      let i = c.p.distance(to: found.assumingMemoryBound(to: UInt8.self))
+      guard i &+ 2 < c.n else { return false }
+      if c.p[i &+ 1] == UInt8(ascii: "]"), c.p[i &+ 2] == UInt8(ascii: ">") {
+        end = i
+        break
+      }
+      from = i &+ 1
+    }
+    guard end >= start &+ max(minimumRun, 8) else { return false }
+    let content = UnsafeBufferPointer(start: c.p + start, count: end &- start)
+    guard !content.contains(where: { $0 < 0x20 && $0 != 9 }),
+      runs.add(content, referenceEnd: written &+ c.w &+ 8, literal: true)
+    else { return false }
+    putReference(replacing: UnsafeBufferPointer(start: c.p + c.r, count: end &+ 3 &- c.r), &c)
+    c.r = end &+ 3
     return true
   }
 

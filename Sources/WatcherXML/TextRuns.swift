@@ -12,7 +12,8 @@ import WatcherSupport
 /// a name lookup and a callback for every reference, and character by character once the text is not
 /// ASCII. A run of text (up to the next tag or newline) is decoded here in one pass instead, exactly as
 /// libxml2 would have reported it (the five predefined references, numeric ones, HTML named entities, CR as
-/// LF); a run libxml2 might read any other way (an invalid reference, a literal `>`) is left to it.
+/// LF); a run libxml2 might read any other way (an invalid reference, a literal `>`) is left to it. A CDATA
+/// section on one line is a run too, kept as written (libxml2 reads those character by character).
 ///
 /// In its place libxml2 reads `&#xE000;`, a character reference it reports as U+E000 with one callback, and
 /// after any error too (it drops only entity references then). The C `characters` callback
@@ -66,7 +67,9 @@ final class TextRuns {
 
   /// Decodes `run` (text, no `<` or newline in it) and keeps it for the reference that will end at `end`;
   /// false, keeping nothing, when libxml2 might read it otherwise.
-  func add(_ run: UnsafeBufferPointer<UInt8>, referenceEnd end: Int) -> Bool {
+  ///
+  /// A `literal` run (a CDATA section's content) is kept as written, not decoded.
+  func add(_ run: UnsafeBufferPointer<UInt8>, referenceEnd end: Int, literal: Bool = false) -> Bool {
     guard count < Self.maxBytes, let source = run.baseAddress, !run.isEmpty else { return false }
     let n = run.count
     // Decoding never lengthens: every reference is longer than the UTF-8 it stands for.
@@ -86,8 +89,9 @@ final class TextRuns {
       capture.pointee.runs = UnsafePointer(entries)
     }
     guard let bytes, let entries else { return false }
-    let written = Self.decode(source, n, into: bytes + count)
+    let written = literal ? n : Self.decode(source, n, into: bytes + count)
     guard written >= 0 else { return false }
+    if literal { memcpy(bytes + count, source, n) }
     entries[index] = watcher_run(start: count, count: written, end: end)
     count += written
     capture.pointee.run_count = index + 1

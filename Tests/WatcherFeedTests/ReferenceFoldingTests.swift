@@ -216,3 +216,36 @@ struct ReferenceFoldingTests {
     }
   }
 }
+
+extension ReferenceFoldingTests {
+  /// CDATA sections of every kind: long HTML with `&lt;` and CJK, `]` and `]]` inside, one on several lines,
+  /// one with a CR, a short one, one in an XHTML content, and a warning after them.
+  static let sections = """
+    <?xml version="1.0" encoding="UTF-8"?>
+    <rss version="2.0"><channel><title>T</title>
+    <item><title>One</title><description><![CDATA[<p>東京 &lt; code <pre>if (a &lt; b && c > d) x-&gt;y;</pre> \
+    a ] and ]] and ] ] inside, <a href="https://example.org/?a=1&amp;b=2">link</a> Zürich naïve</p>]]></description>
+    <guid>g1</guid></item>
+    <item><title>Two</title><description><![CDATA[first line of a section
+    second line of the same section, long enough to be a run if it were one]]></description><guid>g2</guid></item>
+    <item><title>Three</title><description>before <![CDATA[short]]> after <![CDATA[a section beside text, \
+    longer than eight bytes]]> end</description><guid>g3</guid></item>
+    <item><title>Four</title><description><![CDATA[a carriage\rreturn inside a section that is long enough]]>\
+    </description><guid>g4</guid><category>a & b</category></item>
+    </channel></rss>
+    """
+
+  @Test("CDATA sections cut out of what libxml2 reads read the same as those it reads, cut anywhere")
+  func cdataSections() {
+    Self.expectSame(Self.sections, sizes: [Self.sections.utf8.count] + Array(1...24) + [50, 99, 200])
+    let (feed, warnings) = Self.read(Array(Self.sections.utf8), folding: true, chunkSize: 1 << 20, minimumRun: 16)
+    #expect(feed?.items.first?.html?.contains("a ] and ]] and ] ] inside") == true, "\(String(describing: feed))")
+    #expect(warnings.isEmpty)
+    let atom = """
+      <feed xmlns="http://www.w3.org/2005/Atom"><title>T</title><entry><id>e1</id><title>x</title>
+      <content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml">before <![CDATA[a <b>section</b> & \
+      more text inside XHTML content]]> after</div></content></entry></feed>
+      """
+    Self.expectSame(atom, sizes: [atom.utf8.count] + Array(1...12))
+  }
+}
