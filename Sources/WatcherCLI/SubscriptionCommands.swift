@@ -47,7 +47,7 @@ struct AddCommand: Command {
   }
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
-    var given = arguments.positionals[0]
+    let given = arguments.positionals[0]
     // The entry's own settings, checked before anything is fetched.
     var interval: (seconds: Int?, auto: Bool?) = (nil, nil)
     if arguments.value(Options.interval) == "auto" {
@@ -59,54 +59,8 @@ struct AddCommand: Command {
     guard let (config, path, text) = Subscriptions.editableConfig(arguments, terminal: terminal) else {
       return .config
     }
-    // The feed: the URL itself, or the first feed its page links to.
-    let transport = CurlTransport(userAgent: WatcherCLI.userAgent)
-    let options = FeedParser.options(config.settings)
-    let found: Result<FeedLoader.Found, FeedLoadError>
-    if let bare = Self.bareHost(given) {
-      // `www.example.org` (no scheme, no such file): https, then http, as `check` suggests.
-      var result = FeedLoader.loadOrDiscover("https://" + bare, options: options, transport: transport)
-      given = "https://" + bare
-      if case .failure(.fetch) = result {
-        terminal.error("note: https://\(bare) did not answer; trying http://\(bare)")
-        let plain = FeedLoader.loadOrDiscover("http://" + bare, options: options, transport: transport)
-        if case .failure(.fetch) = plain {} else { (result, given) = (plain, "http://" + bare) }
-      }
-      found = result
-    } else {
-      found = FeedLoader.loadOrDiscover(given, options: options, transport: transport)
-    }
-    var url = given
-    let parsed: ParsedFeed
-    switch found {
-    case .failure(let error):
-      terminal.error("error: \(given): \(error)")
-      return .failure
-    case .success(.feed(let feed)):
-      parsed = feed
-    case .success(.page(let links, let refused)):
-      for reason in refused { terminal.error(Terminal.field("ignored the page's feed link \(reason)")) }
-      guard let first = links.first else {
-        terminal.error(
-          "error: \(given): the page links to no feed (no <link rel=\"alternate\"> of an RSS, Atom or JSON Feed type)")
-        terminal.error("note: give the feed's own URL; sites often link it as 'RSS' or 'Feed'")
-        return .failure
-      }
-      if links.count > 1 {
-        terminal.error(
-          "\(given) links to \(links.count) feeds; taking the first (name another with 'watcher add URL'):")
-        for link in links {
-          terminal.error(Terminal.field("  \(link.url)  \(link.type)\(link.title.map { "  \"\($0)\"" } ?? "")"))
-        }
-      }
-      url = first.url
-      switch FeedLoader.load(url, options: options, transport: transport) {
-      case .success(let feed): parsed = feed
-      case .failure(let error):
-        terminal.error("error: \(url) (linked from \(given)): \(error)")
-        return .failure
-      }
-    }
+    guard let (url, parsed) = Self.find(given, options: FeedParser.options(config.settings), terminal: terminal)
+    else { return .failure }
     if let existing = config.feeds.first(where: { ConfigEditor.normalized($0.url) == ConfigEditor.normalized(url) }) {
       terminal.error("error: \(url) is already in the config as '\(existing.name)'")
       return .failure
@@ -151,6 +105,59 @@ struct AddCommand: Command {
       terminal.error("error: \(error)")
       return .failure
     }
+  }
+
+  /// The feed at `given`: the URL itself (a bare host tried with https, then http), or the first feed its
+  /// page links to; what went wrong said, and nil.
+  static func find(_ given: String, options: FeedParser.Options, terminal: Terminal) -> (String, ParsedFeed)? {
+    var given = given
+    let transport = CurlTransport(userAgent: WatcherCLI.userAgent)
+    let found: Result<FeedLoader.Found, FeedLoadError>
+    if let bare = Self.bareHost(given) {
+      // `www.example.org` (no scheme, no such file): https, then http, as `check` suggests.
+      var result = FeedLoader.loadOrDiscover("https://" + bare, options: options, transport: transport)
+      given = "https://" + bare
+      if case .failure(.fetch) = result {
+        terminal.error("note: https://\(bare) did not answer; trying http://\(bare)")
+        let plain = FeedLoader.loadOrDiscover("http://" + bare, options: options, transport: transport)
+        if case .failure(.fetch) = plain {} else { (result, given) = (plain, "http://" + bare) }
+      }
+      found = result
+    } else {
+      found = FeedLoader.loadOrDiscover(given, options: options, transport: transport)
+    }
+    var url = given
+    let parsed: ParsedFeed
+    switch found {
+    case .failure(let error):
+      terminal.error("error: \(given): \(error)")
+      return nil
+    case .success(.feed(let feed)):
+      parsed = feed
+    case .success(.page(let links, let refused)):
+      for reason in refused { terminal.error(Terminal.field("ignored the page's feed link \(reason)")) }
+      guard let first = links.first else {
+        terminal.error(
+          "error: \(given): the page links to no feed (no <link rel=\"alternate\"> of an RSS, Atom or JSON Feed type)")
+        terminal.error("note: give the feed's own URL; sites often link it as 'RSS' or 'Feed'")
+        return nil
+      }
+      if links.count > 1 {
+        terminal.error(
+          "\(given) links to \(links.count) feeds; taking the first (name another with 'watcher add URL'):")
+        for link in links {
+          terminal.error(Terminal.field("  \(link.url)  \(link.type)\(link.title.map { "  \"\($0)\"" } ?? "")"))
+        }
+      }
+      url = first.url
+      switch FeedLoader.load(url, options: options, transport: transport) {
+      case .success(let feed): parsed = feed
+      case .failure(let error):
+        terminal.error("error: \(url) (linked from \(given)): \(error)")
+        return nil
+      }
+    }
+    return (url, parsed)
   }
 }
 
