@@ -21,6 +21,8 @@ CJK and accented text; `dc:creator`; three categories; `isPermaLink="false"` urn
 
 --format xhtml writes Atom entries whose content is `type="xhtml"`: markup inside a `div`, not text.
 
+--format json writes JSON Feed 1.1 items of the plain shape (sfeed reads no JSON: compare with plain RSS).
+
 --format atom writes the same items as an Atom feed (`entry`, `link href`, `category term`, an ISO date,
 `author/name`, `content type="html"`): the second harness's feeds alternate between the two formats.
 """
@@ -91,14 +93,39 @@ def media_tags(rng, i):
                 i, 60 + i % 3000, i, sentence(rng, 12), i % 90, i % 60, i, i, 1_000_000 + i))
 
 
+def write_json_feed(a):
+    """JSON Feed 1.1: the plain items, their HTML in `content_html` (escaped as JSON, not as XML)."""
+    import json
+    rng = random.Random(42)
+    per_item = int(a.target_mb * 1_000_000 / a.items)
+    with open(a.out, "w", encoding="utf-8") as f:
+        f.write('{"version": "https://jsonfeed.org/version/1.1", "title": "Benchmark feed", '
+                '"home_page_url": "https://example.com/", "items": [\n')
+        for i in range(a.items):
+            parts, size = [], 300
+            while size + 150 < per_item:
+                p = '<p>%s <a href="https://example.com/%d">link</a> &amp; more.</p>' % (
+                    sentence(rng, rng.randint(8, 20)), i)
+                parts.append(p)
+                size += len(p)
+            item = {"id": "post-%d" % i, "url": "https://example.com/posts/%d" % i,
+                    "title": sentence(rng, rng.randint(5, 11)), "content_html": "".join(parts),
+                    "date_published": "%d-%02d-%02dT%02d:%02d:00Z" % (2020 + i % 6, 1 + i % 12, 1 + i % 28, i % 24, i % 60),
+                    "authors": [{"name": "Author %d" % (i % 97)}], "tags": rng.sample(CATS, rng.randint(1, 3))}
+            f.write(("," if i else "") + json.dumps(item, ensure_ascii=False) + "\n")
+        f.write("]}\n")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--items", type=int, default=50000)
     ap.add_argument("--target-mb", type=float, default=60)
     ap.add_argument("--workload", choices=["plain", "dense", "mixed", "media"], default="plain")
-    ap.add_argument("--format", choices=["rss", "atom", "xhtml"], default="rss")
+    ap.add_argument("--format", choices=["rss", "atom", "xhtml", "json"], default="rss")
     a = ap.parse_args()
+    if a.format == "json":
+        return write_json_feed(a)
     dense = a.workload == "dense"
     mixed = a.workload == "mixed"
     xhtml = a.format == "xhtml"

@@ -22,7 +22,12 @@ package enum JSONFeedParser {
   package static func parse(_ data: Data) throws -> (Feed, [FeedWarning]) {
     let root: JSONValue
     do {
-      root = try JSONDecoder().decode(JSONValue.self, from: data)
+      // JSONReader is strict (RFC 8259, valid UTF-8, 256 levels); what it refuses, JSONDecoder may take.
+      if let read = try? JSONValue.read(data) {
+        root = read
+      } else {
+        root = try JSONDecoder().decode(JSONValue.self, from: data)
+      }
     } catch {
       // JSONDecoder says only "not valid JSON"; JSONReader says where and what.
       do {

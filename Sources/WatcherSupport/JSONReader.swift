@@ -429,6 +429,22 @@ extension JSONReader {
     }
   }
 
+  /// The first byte of the next value (`{`, `[`, `"`, a digit or `-`, `t`, `f`, `n`), or nil at the end.
+  package mutating func peek() -> UInt8? {
+    skipSpace()
+    return index < bytes.count ? bytes[index] : nil
+  }
+
+  /// The next value, a number of any form, as a `Double`.
+  package mutating func double() throws -> Double {
+    skipSpace()
+    let start = index
+    try number()
+    let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+    guard let value = Double(text) else { throw failure("the number is out of range", at: start) }
+    return value
+  }
+
   /// The next value as a scalar.
   package mutating func scalar() throws -> JSONScalar {
     skipSpace()
