@@ -42,10 +42,12 @@ struct MCPTests {
   }
 
   /// The answers to `lines`, by id (the id-less error answers under "null").
-  static func session(_ lines: [String], arguments: [String]) throws -> [String: [String: Any]] {
+  static func session(
+    _ lines: [String], arguments: [String], environment: [String: String] = ActionTests.noBus
+  ) throws -> [String: [String: Any]] {
     let input = Data((lines.joined(separator: "\n") + "\n").utf8)
     let result = try ChildProcess.run(
-      try #require(BinaryTests.binary), ["mcp"] + arguments, environment: ActionTests.noBus, stdin: input)
+      try #require(BinaryTests.binary), ["mcp"] + arguments, environment: environment, stdin: input)
     #expect(result.status == 0, "\(result.errors)")
     var answers: [String: [String: Any]] = [:]
     for line in result.output.split(separator: "\n") {
@@ -334,15 +336,7 @@ extension LiveDaemonTests {
     let daemon = try Running()
     let arguments = ["--config", daemon.config, "--state-dir", daemon.state, "--allow-edits"]
     func session(_ lines: [String]) throws -> [String: [String: Any]] {
-      let input = Data((lines.joined(separator: "\n") + "\n").utf8)
-      let result = try ChildProcess.run(
-        try #require(BinaryTests.binary), ["mcp"] + arguments, environment: daemon.environment, stdin: input)
-      var answers: [String: [String: Any]] = [:]
-      for line in result.output.split(separator: "\n") {
-        let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-        answers["\(object?["id"] ?? "none")"] = object
-      }
-      return answers
+      try MCPTests.session(lines, arguments: arguments, environment: daemon.environment)
     }
     let rule = "name: quiet\nmatch: { title: release }\nmute: true"
     let first = try session([
