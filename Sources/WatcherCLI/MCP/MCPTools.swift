@@ -297,7 +297,25 @@ struct MCPTools: Sendable {
     if let feed = arguments["feed"]?.string { argv += ["--feed", feed] }
     if arguments["all"]?.bool == true { argv.append("--all") }
     guard let text = arguments["config"]?.string else { return command(argv) }
-    return withScratchConfig(text) { path in command(argv, config: path) }
+    return withScratchConfig(text) { path in
+      // Only the feeds the user has: a config from the client must not make watcher fetch an address of the
+      // client's choosing (which a prompt could steer to carry data out, or to a private address).
+      if let unknown = Self.unknownFeeds(in: path, comparedWith: configPath) {
+        return Self.failure(
+          "dry_run reads only the feeds of the config in use; not in it: \(unknown.joined(separator: ", ")) "
+            + "(propose_feed tries a new one)")
+      }
+      return command(argv, config: path)
+    }
+  }
+
+  /// The feed URLs of the config at `path` that the config at `current` does not have (nil when none; the
+  /// config's own errors are left to the command to say).
+  static func unknownFeeds(in path: String, comparedWith current: String) -> [String]? {
+    guard let proposed = try? ConfigLoader.load(path: path) else { return nil }
+    let known = Set(((try? ConfigLoader.load(path: current))?.feeds ?? []).map { ConfigEditor.normalized($0.url) })
+    let unknown = proposed.feeds.map(\.url).filter { !known.contains(ConfigEditor.normalized($0)) }
+    return unknown.isEmpty ? nil : unknown
   }
 
   private func proposeRule(_ rule: String) -> JSONOutput {
