@@ -45,8 +45,8 @@ struct DaemonTests {
   }
 
   static func wait(_ process: Process, seconds: Double) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while process.isRunning, Date() < deadline { usleep(10_000) }
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1_000))
+    while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
     return !process.isRunning
   }
 

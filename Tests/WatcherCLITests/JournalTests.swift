@@ -239,8 +239,10 @@ struct JournalTests {
     func lines(_ path: String) -> [Substring] {
       ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\n")
     }
-    let deadline = Date().addingTimeInterval(20)
-    while Date() < deadline, lines(jsonOut).count < count || lines(textOut).count < count { usleep(100_000) }
+    let deadline = ContinuousClock.now + .seconds(20)
+    while ContinuousClock.now < deadline, lines(jsonOut).count < count || lines(textOut).count < count {
+      usleep(100_000)
+    }
     // Each line is one entry of `log --json`, complete, in the order written.
     let followed = try lines(jsonOut).map {
       try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])

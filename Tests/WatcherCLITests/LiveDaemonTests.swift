@@ -59,8 +59,8 @@ struct LiveDaemonTests {
 
     /// Waits (up to 10 s) until the log contains `text`.
     func waitFor(_ text: String, count: Int = 1) -> Bool {
-      let deadline = Date().addingTimeInterval(10)
-      while Date() < deadline {
+      let deadline = ContinuousClock.now + .seconds(10)
+      while ContinuousClock.now < deadline {
         if log.components(separatedBy: text).count - 1 >= count { return true }
         usleep(20_000)
       }
@@ -276,8 +276,8 @@ struct LiveDaemonTests {
     let received = listener.received
     let daemon = try Running(environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "400000"])
     func eventually(_ condition: () -> Bool) -> Bool {
-      let deadline = Date().addingTimeInterval(10)
-      while Date() < deadline {
+      let deadline = ContinuousClock.now + .seconds(10)
+      while ContinuousClock.now < deadline {
         if condition() { return true }
         usleep(20_000)
       }

@@ -62,9 +62,9 @@ struct NeverHangTests {
   }
 
   static func waitFor(seconds: Double, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1_000))
     while !condition() {
-      if Date() > deadline { return false }
+      if ContinuousClock.now > deadline { return false }
       usleep(20_000)
     }
     return true

@@ -262,9 +262,9 @@ struct AppriseTests {
     h.source.items.withLock { $0 = [("a", "One", "Sat, 28 Nov 2026 10:00:00 GMT")] }
     let outcome = poller(h).poll(h.config.feeds, force: true, now: PollerTests.now)[0]
     #expect(outcome.apprised == 1 && outcome.pendingLeft == 0, "\(outcome)")
-    let deadline = Date().addingTimeInterval(10)
+    let deadline = ContinuousClock.now + .seconds(10)
     var mail = ""
-    while Date() < deadline, !mail.contains("END MESSAGE") {
+    while ContinuousClock.now < deadline, !mail.contains("END MESSAGE") {
       usleep(100_000)
       mail = (try? String(contentsOfFile: received, encoding: .utf8)) ?? ""
     }
