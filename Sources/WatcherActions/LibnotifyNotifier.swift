@@ -4,7 +4,6 @@
 internal import CNotify
 import FoundationEssentials
 import Glibc
-import WatcherConfig
 import WatcherSupport
 
 /// Desktop notifications through libnotify (the only file that imports it).

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import WatcherConfig
 import WatcherState
 import WatcherSupport
 

@@ -4,7 +4,6 @@
 import WatcherConfig
 import WatcherPoll
 import WatcherState
-import WatcherSupport
 
 /// `watcher items FEED --announce KEY`: an item watcher took for a known one (its feed changed its ids, or
 /// so it seemed) is acted on after all, through the normal path: the item is forgotten and marked, and a

@@ -3,7 +3,6 @@
 
 import FoundationEssentials
 import Glibc
-import WatcherActions
 import WatcherConfig
 import WatcherSupport
 

@@ -3,9 +3,7 @@
 
 import FoundationEssentials
 import Glibc
-import WatcherActions
 import WatcherConfig
-import WatcherFetch
 import WatcherPoll
 import WatcherState
 import WatcherSupport

@@ -3,7 +3,6 @@
 
 import FoundationEssentials
 import Glibc
-import WatcherRegex
 import WatcherSupport
 
 /// The actions a rule (or a feed) asks for, checked as they are read.

@@ -4,7 +4,6 @@
 import FoundationEssentials
 import Glibc
 import WatcherRegex
-import WatcherSupport
 
 /// A rule's match: conditions and patterns, checked as they are read.
 extension ConfigMapper {

@@ -3,8 +3,6 @@
 
 import FoundationEssentials
 import Glibc
-import WatcherRegex
-import WatcherSupport
 
 /// The rules: each rule's scope, match, actions and names, checked as they are read.
 extension ConfigMapper {

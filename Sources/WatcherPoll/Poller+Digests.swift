@@ -6,7 +6,6 @@ import Glibc
 import WatcherActions
 import WatcherConfig
 import WatcherFeed
-import WatcherFetch
 import WatcherRules
 import WatcherState
 import WatcherSupport

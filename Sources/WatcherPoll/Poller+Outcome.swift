@@ -5,11 +5,8 @@ import FoundationEssentials
 import Glibc
 import WatcherActions
 import WatcherConfig
-import WatcherFeed
-import WatcherFetch
 import WatcherRules
 import WatcherState
-import WatcherSupport
 
 extension Poller {
   /// What happened to one feed.

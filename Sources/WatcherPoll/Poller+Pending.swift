@@ -5,8 +5,6 @@ import FoundationEssentials
 import Glibc
 import WatcherActions
 import WatcherConfig
-import WatcherFeed
-import WatcherFetch
 import WatcherRules
 import WatcherState
 import WatcherSupport

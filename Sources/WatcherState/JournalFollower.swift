@@ -3,8 +3,6 @@
 
 import FoundationEssentials
 import Glibc
-import WatcherSupport
-
 #if canImport(Glibc)
   import Glibc
 #endif

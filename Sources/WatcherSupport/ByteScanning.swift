@@ -14,12 +14,6 @@ public enum ByteScanning {
     (word &- ones) & ~word & highs != 0
   }
 
-  /// Whether any byte of `word` equals `byte`.
-  @inlinable @inline(__always)
-  public static func hasByte(_ word: UInt64, _ byte: UInt8) -> Bool {
-    hasZeroByte(word ^ (ones &* UInt64(byte)))
-  }
-
   /// Whether any byte of `word` is below `limit` (`limit` ≤ 128; exact when no byte is ≥ 128).
   @inlinable @inline(__always)
   public static func hasByteBelow(_ word: UInt64, _ limit: UInt8) -> Bool {

@@ -3,7 +3,6 @@
 
 internal import CWatcherXML
 import Glibc
-import WatcherSupport
 
 /// Runs of character data cut out of the document before libxml2 reads it, decoded here, and handed to the
 /// capture when libxml2 reaches the reference left in their place (`ReferenceFolder`).

@@ -3,7 +3,6 @@
 
 import Foundation
 import Testing
-import WatcherCLI
 import WatcherFeed
 import WatcherTestSupport
 

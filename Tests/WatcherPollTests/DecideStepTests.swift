@@ -7,8 +7,6 @@ import WatcherConfig
 import WatcherFeed
 import WatcherRules
 import WatcherState
-import WatcherSupport
-
 @testable import WatcherPoll
 
 /// The steps of deciding, each on its own: the diff against the state, the selection of what to act on, and

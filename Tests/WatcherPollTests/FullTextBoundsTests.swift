@@ -9,7 +9,6 @@ import WatcherFeed
 import WatcherFetch
 import WatcherPoll
 import WatcherState
-import WatcherSupport
 import WatcherTestSupport
 
 /// `full_text` within bounds: what a page adds to the state is cut, and pages cost a bounded time.

@@ -9,7 +9,6 @@ import WatcherFetch
 import WatcherPoll
 import WatcherState
 import WatcherSupport
-import WatcherTestSupport
 
 /// What makes an item new: the compared form of ids and links, and state written by the release before.
 @Suite("Story identity", .serialized)

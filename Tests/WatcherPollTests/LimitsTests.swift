@@ -9,7 +9,6 @@ import WatcherTestSupport
 @testable import WatcherConfig
 @testable import WatcherFeed
 @testable import WatcherFetch
-@testable import WatcherRules
 @testable import WatcherXML
 
 /// The limits that bound memory and time for hostile feed content (issue #7).

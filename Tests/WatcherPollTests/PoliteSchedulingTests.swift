@@ -4,7 +4,6 @@
 import Foundation
 import Testing
 import WatcherConfig
-import WatcherFeed
 import WatcherFetch
 import WatcherPoll
 import WatcherState

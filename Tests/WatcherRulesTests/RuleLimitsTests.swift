@@ -3,7 +3,6 @@
 
 import Foundation
 import Testing
-import WatcherConfig
 import WatcherFeed
 import WatcherRules
 

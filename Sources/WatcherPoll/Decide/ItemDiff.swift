@@ -5,7 +5,6 @@ import FoundationEssentials
 import WatcherConfig
 import WatcherFeed
 import WatcherState
-import WatcherSupport
 
 /// The second step of deciding: a document's items told apart from what the feed's state knows.
 ///

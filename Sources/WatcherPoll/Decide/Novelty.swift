@@ -3,7 +3,6 @@
 
 import FoundationEssentials
 import Glibc
-import WatcherConfig
 import WatcherFeed
 import WatcherState
 import WatcherSupport
