@@ -62,44 +62,38 @@ enum InstalledFiles {
   /// The directory of the sample feeds: `share/watcher/samples` beside the binary's `bin/`, or, for a
   /// binary built in a checkout, the checkout's `samples/`; `nil` when there is neither.
   static func samples(executable: String = CommandLine.executablePath) -> String? {
-    let binary = URL(fileURLWithPath: executable).resolvingSymlinksInPath()
-    var directory = binary.deletingLastPathComponent()
-    let installed = directory.deletingLastPathComponent().appendingPathComponent("share/watcher/samples")
-    if isSamples(installed) { return installed.path }
-    // A checkout: .build/<config>/watcher, .build/<triple>/<config>/watcher.
-    for _ in 0..<4 {
-      directory = directory.deletingLastPathComponent()
-      let candidate = directory.appendingPathComponent("samples")
-      if isSamples(candidate),
-        FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path)
-      {
-        return candidate.path
-      }
+    find("share/watcher/samples", checkout: "samples", executable: executable) {
+      FileManager.default.fileExists(atPath: $0.appendingPathComponent("swift-blog.atom").path)
     }
-    return nil
   }
 
   /// An installed document (`share/doc/watcher/NAME` beside the binary's `bin/`), or for a binary built in
   /// a checkout the checkout's `docs/NAME`; `nil` when there is neither.
   static func document(_ name: String, executable: String = CommandLine.executablePath) -> String? {
+    find("share/doc/watcher/" + name, checkout: "docs/" + name, executable: executable) {
+      FileManager.default.fileExists(atPath: $0.path)
+    }
+  }
+
+  /// `installed` under the prefix of the binary's `bin/`, else `checkout` in the checkout that built it
+  /// (`.build/<config>/watcher`, `.build/<triple>/<config>/watcher`), whichever `exists`.
+  private static func find(
+    _ installed: String, checkout: String, executable: String, exists: (URL) -> Bool
+  ) -> String? {
     let binary = URL(fileURLWithPath: executable).resolvingSymlinksInPath()
     var directory = binary.deletingLastPathComponent()
-    let installed = directory.deletingLastPathComponent().appendingPathComponent("share/doc/watcher/" + name)
-    if FileManager.default.fileExists(atPath: installed.path) { return installed.path }
+    let prefixed = directory.deletingLastPathComponent().appendingPathComponent(installed)
+    if exists(prefixed) { return prefixed.path }
     for _ in 0..<4 {
       directory = directory.deletingLastPathComponent()
-      let candidate = directory.appendingPathComponent("docs/" + name)
-      if FileManager.default.fileExists(atPath: candidate.path),
+      let candidate = directory.appendingPathComponent(checkout)
+      if exists(candidate),
         FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path)
       {
         return candidate.path
       }
     }
     return nil
-  }
-
-  private static func isSamples(_ directory: URL) -> Bool {
-    FileManager.default.fileExists(atPath: directory.appendingPathComponent("swift-blog.atom").path)
   }
 }
 

@@ -41,12 +41,12 @@ enum JSONRPC {
     guard case .object = value, value["jsonrpc"]?.string == "2.0" else {
       return .failure(Failure(code: .invalidRequest, message: "not a JSON-RPC 2.0 request object"))
     }
-    let id: JSONOutput?
-    switch value["id"] {
-    case nil: id = nil
-    case .string(let text)?: id = .string(text)
-    case .number(let number)? where number == number.rounded() && abs(number) < 1e15: id = .int(Int(number))
-    default: return .failure(Failure(code: .invalidRequest, message: "the id must be a string or an integer"))
+    var id: JSONOutput?
+    if let given = value["id"] {
+      guard let valid = Self.id(given) else {
+        return .failure(Failure(code: .invalidRequest, message: "the id must be a string or an integer"))
+      }
+      id = valid
     }
     guard let method = value["method"]?.string else {
       return .failure(Failure(code: .invalidRequest, message: "the request has no method"))
@@ -57,10 +57,15 @@ enum JSONRPC {
   /// The id of a line that could not be read as a request, when it has one.
   static func id(of line: [UInt8]) -> JSONOutput {
     guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(line)) else { return .null }
-    switch value["id"] {
-    case .string(let text)?: return .string(text)
-    case .number(let number)? where number == number.rounded() && abs(number) < 1e15: return .int(Int(number))
-    default: return .null
+    return value["id"].flatMap(Self.id) ?? .null
+  }
+
+  /// An id as JSON-RPC allows one: a string or an integer; nil for anything else.
+  private static func id(_ value: JSONValue) -> JSONOutput? {
+    switch value {
+    case .string(let text): .string(text)
+    case .number(let number) where number == number.rounded() && abs(number) < 1e15: .int(Int(number))
+    default: nil
     }
   }
 

@@ -186,19 +186,31 @@ struct MCPTools: Sendable {
 
   /// Runs `watcher ARGS --config … [--state-dir …]` in process: its exit status, output and errors.
   func run(_ arguments: [String], config: String? = nil) -> (code: Int32, output: String, errors: String) {
-    let (output, errors) = (Locked<[UInt8]>([]), Locked<[UInt8]>([]))
-    let terminal = Terminal(
-      output: { bytes in output.withLock { $0 += bytes } }, errors: { bytes in errors.withLock { $0 += bytes } },
-      environment: environment.merging(["NO_COLOR": "1"]) { _, new in new })
+    let (terminal, said) = capturing()
     var argv = arguments + ["--config", config ?? configPath]
     let takesStateDirectory = WatcherCLI.commands.first { $0.name == arguments.first }?.options.contains {
       $0.name == Options.stateDir.name
     }
     if let stateDirectory, takesStateDirectory == true { argv += ["--state-dir", stateDirectory] }
     let code = WatcherCLI.run(argv, terminal: terminal)
+    let (output, errors) = said()
+    return (code, output, errors)
+  }
+
+  /// A terminal that keeps what it is given, and how to read it back (standard output, standard error).
+  private func capturing() -> (Terminal, () -> (String, String)) {
+    let (output, errors) = (Locked<[UInt8]>([]), Locked<[UInt8]>([]))
+    let terminal = Terminal(
+      output: { bytes in output.withLock { $0 += bytes } }, errors: { bytes in errors.withLock { $0 += bytes } },
+      environment: environment.merging(["NO_COLOR": "1"]) { _, new in new })
     return (
-      code, output.withLock { String(decoding: $0, as: UTF8.self) },
-      errors.withLock { String(decoding: $0, as: UTF8.self) }
+      terminal,
+      {
+        (
+          output.withLock { String(decoding: $0, as: UTF8.self) },
+          errors.withLock { String(decoding: $0, as: UTF8.self) }
+        )
+      }
     )
   }
 
@@ -370,20 +382,18 @@ struct MCPTools: Sendable {
       do { backup = try ConfigEditor.write(updated, to: configPath) } catch {
         return Self.failure("cannot write \(configPath): \(error)")
       }
-      let said = Locked<[UInt8]>([])
-      let terminal = Terminal(
-        output: { bytes in said.withLock { $0 += bytes } }, errors: { bytes in said.withLock { $0 += bytes } },
-        environment: environment)
+      let (terminal, said) = capturing()
       if let config = try? ConfigLoader.load(path: configPath),
         let arguments = try? ArgumentParser.parse(
           stateDirectory.map { ["--state-dir", $0] } ?? [], options: [Options.stateDir], command: "mcp")
       {
         Subscriptions.tellDaemon(arguments, config: config, path: configPath, terminal: terminal)
       }
+      let (toldOut, toldErrors) = said()
       return Self.answer(
         .object([
           ("rule", .string(RuleText.entry(rule))), ("config", .string(configPath)), ("backup", .optional(backup)),
-          ("said", .string(said.withLock { String(decoding: $0, as: UTF8.self) })),
+          ("said", .string(toldOut + toldErrors)),
         ]),
         note: "Added to the config.")
     }
