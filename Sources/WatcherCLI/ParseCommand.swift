@@ -19,6 +19,8 @@ struct ParseCommand: Command {
     Options.charset,
     Options.maxSize,
     Options.maxItems,
+    Self.base,
+    Self.jsonl,
   ]
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
@@ -26,6 +28,19 @@ struct ParseCommand: Command {
     var options = FeedParser.Options(charset: arguments.value(Options.charset))
     if let bytes = arguments.count(Options.maxSize) { options.maxBytes = bytes }
     if let items = arguments.count(Options.maxItems) { options.maxItems = items }
+    if !FeedLocation.isHTTP(source), source != "-" {
+      let path = FeedLocation.path(of: source)
+      let head = Self.readFile(path, limit: 2_048)
+      if Self.wantsPage(arguments, bytes: head) {
+        guard let bytes = Self.readFile(path, limit: options.maxBytes), bytes.count <= options.maxBytes else {
+          terminal.error("error: \(source): cannot read the page, or it is larger than --max-size")
+          return .failure
+        }
+        let url = arguments.value(Self.base) ?? "file://" + path
+        return Self.printPage(
+          bytes, url: url, charset: arguments.value(Options.charset), arguments: arguments, terminal: terminal)
+      }
+    }
     let json = arguments.has(Options.json)
     let box = WriterBox(json: json, sink: terminal.outputBytes)
     // A file or standard input streams: each item is written as soon as it is read, so memory stays flat

@@ -3,6 +3,7 @@
 
 import FoundationEssentials
 import Glibc
+import WatcherFeed
 import WatcherState
 import WatcherSupport
 
@@ -80,26 +81,7 @@ public struct FeedHealth: Sendable, Equatable {
     for piece in body where head.count < 65_536 { head.append(piece.prefix(65_536 - head.count)) }
     let text = LowercasedASCII(head)
     guard text.contains("<html") || text.contains("<!doctype html") || text.contains("<head") else { return nil }
-    let signatures: [(String, [String])] = [
-      (
-        "Cloudflare",
-        [
-          "cf-chl", "cf_chl_opt", "just a moment...", "just a moment…", "challenge-platform",
-          "attention required! | cloudflare", "cf-browser-verification",
-        ]
-      ),
-      ("DDoS-Guard", ["ddos-guard"]),
-      ("Sucuri", ["sucuri website firewall", "sucuri-cloudproxy"]),
-      ("Imperva", ["_incapsula_resource", "incapsula incident id"]),
-      ("Akamai", ["akamai bot manager", "errors.edgesuite.net"]),
-      ("PerimeterX", ["px-captcha", "perimeterx"]),
-      ("DataDome", ["captcha-delivery.com", "datadome"]),
-      ("AWS WAF", ["awswaf", "aws-waf-token"]),
-      ("Vercel", ["vercel security checkpoint"]),
-      ("Anubis", ["anubis_challenge", "making sure you're not a bot", "making sure you&#39;re not a bot"]),
-      ("Reddit", ["whoa there, pardner", "blocked by network security"]),
-    ]
-    for (service, marks) in signatures where marks.contains(where: text.contains) { return service }
+    if let service = BotCheck.service(in: text) { return service }
     if status != 200, text.contains("captcha") { return "a CAPTCHA page" }
     return nil
   }

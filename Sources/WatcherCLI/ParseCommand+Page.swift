@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import FoundationEssentials
+import Glibc
+import WatcherFeed
+import WatcherFetch
+import WatcherSupport
+
+/// `watcher parse PAGE`: the list of posts found on a page that has no feed, and where it was found.
+extension ParseCommand {
+  static let base = OptionSpec(
+    name: "base", value: "URL",
+    help: "read the input as a web page fetched from URL and print the posts of its list (links resolve against URL)")
+  static let jsonl = OptionSpec(
+    name: "jsonl", help: "with a page: one JSON line per post, or one status line saying why there is none")
+
+  /// Whether the input is to be read as a page: asked for, or a file that is HTML.
+  static func wantsPage(_ arguments: Arguments, bytes: [UInt8]?) -> Bool {
+    if arguments.has(base) || arguments.has(jsonl) { return true }
+    guard let bytes else { return false }
+    return FeedDiscovery.looksLikeHTML(Data(bytes.prefix(2_048)))
+  }
+
+  /// Prints the page's posts as text, a JSON document or JSON lines.
+  static func printPage(
+    _ bytes: [UInt8], url: String, charset: String?, arguments: Arguments, terminal: Terminal
+  ) -> ExitCode {
+    let listing = PageItems.read(bytes, url: url, encoding: charset)
+    if arguments.has(jsonl) {
+      guard listing.status == .list else {
+        terminal.print(
+          JSONOutput.object([("status", .string(listing.status.rawValue)), ("reason", .string(listing.reason))]).text)
+        return .success
+      }
+      for item in listing.items { terminal.print(json(item).text) }
+      return .success
+    }
+    if arguments.has(Options.json) {
+      terminal.print(
+        JSONOutput.document([
+          ("page", .string(url)), ("status", .string(listing.status.rawValue)), ("reason", .string(listing.reason)),
+          ("selector", .optional(listing.selector)), ("items", .array(listing.items.map(json))),
+        ]).text)
+      return .success
+    }
+    guard listing.status == .list else {
+      terminal.print("\(Printable.line(url)): no items: \(listing.reason)")
+      return .success
+    }
+    terminal.print("\(Printable.line(url)): found \(Printable.line(listing.reason))")
+    for item in listing.items {
+      terminal.print("")
+      terminal.print("\(Printable.line(item.date ?? "(no date)"))  \(Printable.line(item.title))")
+      terminal.print("    \(Printable.line(item.link))")
+      if let summary = item.summary { terminal.print("    \(Printable.line(String(summary.prefix(120))))") }
+    }
+    terminal.print("\n\(listing.items.count) item\(listing.items.count == 1 ? "" : "s")")
+    return .success
+  }
+
+  static func json(_ item: PageItem) -> JSONOutput {
+    var members: [(String, JSONOutput)] = [("title", .string(item.title)), ("link", .string(item.link))]
+    if let date = item.date { members.append(("date", .string(date))) }
+    if let summary = item.summary { members.append(("summary", .string(summary))) }
+    if let image = item.image { members.append(("image", .string(image))) }
+    members.append(("id", .string(item.link)))
+    return .object(members)
+  }
+}
+
+extension ParseCommand {
+  /// Up to `limit` bytes of the file at `path` (one more, so a caller sees it was longer), or `nil` when it
+  /// cannot be opened.
+  static func readFile(_ path: String, limit: Int) -> [UInt8]? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while bytes.count <= limit {
+      let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, min($0.count, limit + 1 - bytes.count)) }
+      if n < 0, errno == EINTR { continue }
+      guard n > 0 else { break }
+      bytes += buffer[..<n]
+    }
+    return bytes
+  }
+}
