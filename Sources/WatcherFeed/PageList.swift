@@ -30,7 +30,7 @@ enum PageList {
   static let skipped: Set<String> = ["script", "style", "noscript", "template", "svg", "head", "select", "iframe"]
 
   /// The most links a row may hold.
-  static let maxRowLinks = 30
+  static let maxRowLinks = 60
 
   /// How many levels above a link a row may start.
   static let maxLevels = 8
@@ -60,22 +60,14 @@ enum PageList {
       }
     }
     var best: (score: Double, level: Int, found: Found)?
-    var debug: [(Double, String)] = []
-    for group in groups.values where group.members.count >= 2 {
+    for group in groups.values.sorted(by: { $0.key < $1.key }) where group.members.count >= 2 {
       guard let (score, found) = evaluate(group, root: root, base: base) else { continue }
-      debug.append(
-        (
-          score,
-          "\(found.listing.items.count) L\(group.level) \(shapes.selectorPart(found.members[0])) \(found.listing.items[0].title.prefix(40)) text=\(found.textLength)"
-        ))
-      if best == nil || score > best!.score * 1.000_001
-        || (abs(score - best!.score) <= best!.score * 0.000_001 && group.level > best!.level)
-      {
-        best = (score, group.level, found)
+      if let current = best {
+        // Of equal scores (the same rows at several levels), the outermost.
+        let tie = abs(score - current.score) <= current.score * 0.000_001
+        guard score > current.score && !tie || tie && group.level > current.level else { continue }
       }
-    }
-    if getenv("WATCHER_PAGE_DEBUG") != nil {
-      for (score, line) in debug.sorted(by: { $0.0 > $1.0 }).prefix(8) { print("DEBUG \(score) \(line)") }
+      best = (score, group.level, found)
     }
     guard var found = best?.found else { return nil }
     found.listing.selector = selector(for: found.members, root: root, shapes: &shapes)
@@ -95,11 +87,11 @@ enum PageList {
         link = element.flatMap { $0.attributes["href"] ?? $0.descendants.first { $0.name == "a" }?.attributes["href"] }
           .flatMap { PageItems.absolute($0, base: base) }
       } else {
-        link = mainAnchor(of: rowAnchors)?.link
+        link = mainAnchor(of: rowAnchors, in: row)?.link
       }
       guard let link, seen.insert(link).inserted else { continue }
       var title = pins.title.flatMap { pin in row.descendantsAndSelf.first { pin.matches($0) } }.map(text) ?? ""
-      if title.isEmpty { title = mainAnchor(of: rowAnchors).map { titleText(for: $0, in: row) } ?? "" }
+      if title.isEmpty { title = mainAnchor(of: rowAnchors, in: row).map { titleText(for: $0, in: row) } ?? "" }
       guard !title.isEmpty else { continue }
       var item = details(of: row, title: title, link: link, base: base)
       if let pin = pins.date, let element = row.descendantsAndSelf.first(where: { pin.matches($0) }) {
@@ -148,9 +140,12 @@ enum PageList {
     var members: [HTMLElement] = []
     var seen: Set<String> = []
     var (duplicates, dated, headed, pictured, summarized) = (0, 0, 0, 0, 0)
+    var places: [String: Int] = [:]
     for (member, anchors) in zip(group.members, group.anchors) {
       // A row has a few links; an element with dozens is a part of the page, not a row.
-      guard anchors.count <= maxRowLinks, let main = mainAnchor(of: anchors), !isInline(main) else { continue }
+      guard anchors.count <= maxRowLinks, let main = mainAnchor(of: anchors, in: member), !isInline(main) else {
+        continue
+      }
       let title = titleText(for: main, in: member)
       guard !title.isEmpty else { continue }
       guard seen.insert(comparable(main.link)).inserted else {
@@ -164,8 +159,12 @@ enum PageList {
       if main.inHeading || member.descendantsAndSelf.contains(where: isHeading) { headed += 1 }
       items.append(item)
       members.append(member)
+      places[path(from: member, to: main.element), default: 0] += 1
     }
     guard items.count >= 3 else { return nil }
+    // Rows have their title link in one place; links found anywhere in a row are not a list's.
+    let alike = Double(places.values.max() ?? 0) / Double(items.count)
+    guard alike >= 0.5 else { return nil }
     // Siblings of any shape are rows only when most of them are of one kind.
     if group.siblings {
       let kinds = Dictionary(grouping: members) { Shapes.kind(of: $0) }.values.map(\.count).max() ?? 0
@@ -190,7 +189,7 @@ enum PageList {
     let marks: Double = 0.6 * Double(dated) + 0.2 * Double(headed) + 0.15 * Double(pictured + summarized)
     score *= 1 + marks / count
     score *= Double(items.count) / Double(items.count + duplicates)
-    score *= place
+    score *= place * alike
     if group.siblings { score *= 0.8 }
     let textLength = members.reduce(0) { $0 + text($1).count }
     let noun = items.count == 1 ? "post" : "posts"
@@ -276,14 +275,50 @@ enum PageList {
   ]
 
   /// The link that stands for a row: one in (or around) a heading, else the one with the longest text.
-  static func mainAnchor(of anchors: [Anchor]) -> Anchor? {
+  static func mainAnchor(of anchors: [Anchor], in row: HTMLElement) -> Anchor? {
     if let heading = anchors.first(where: { $0.inHeading && !$0.text.isEmpty }) { return heading }
     if let around = anchors.first(where: { anchor in
       anchor.element.descendants.contains { headings.contains($0.name) }
     }) {
       return around
     }
+    // A link in the row's header or title part (`.release-header`, `.post-title`).
+    if let titled = anchors.first(where: { anchor in
+      guard !anchor.text.isEmpty else { return false }
+      var element = anchor.element.parent
+      while let current = element, current !== row {
+        if let marks = current.attributes["class"]?.lowercased(),
+          ["title", "headline", "header", "heading"].contains(where: marks.contains)
+        {
+          return true
+        }
+        element = current.parent
+      }
+      return false
+    }) {
+      return titled
+    }
     return anchors.max { $0.text.count < $1.text.count }
+  }
+
+  /// Whether `first` comes before `second` in `row`, both being inside it.
+  static func precedes(_ first: HTMLElement, _ second: HTMLElement, in row: HTMLElement) -> Bool {
+    for element in row.descendants {
+      if element === first { return true }
+      if element === second { return false }
+    }
+    return false
+  }
+
+  /// The tags from `row` down to `element`, which is inside it.
+  static func path(from row: HTMLElement, to element: HTMLElement) -> String {
+    var tags: [String] = []
+    var current: HTMLElement? = element
+    while let here = current, here !== row, tags.count < maxLevels + 1 {
+      tags.append(here.name)
+      current = here.parent
+    }
+    return tags.reversed().joined(separator: ">")
   }
 
   /// Whether a link is a word or two inside a paragraph of prose, not a row's title.
@@ -300,12 +335,14 @@ enum PageList {
   static func titleText(for anchor: Anchor, in row: HTMLElement) -> String {
     let generic = anchor.text.isEmpty || genericTexts.contains(anchor.text.lowercased())
     if !generic, anchor.inHeading { return anchor.text }
-    // A row's heading is its title when its link is elsewhere ("Read the report").
-    if let heading = row.descendantsAndSelf.first(where: isHeading),
-      !heading.descendants.contains(where: { $0 === anchor.element }) || generic
-    {
+    // A row's heading before its link is its title when the link says what to do ("View report").
+    let words = anchor.text.split(whereSeparator: \.isWhitespace).count
+    if generic || words <= 2, let heading = row.descendantsAndSelf.first(where: isHeading) {
       let value = text(heading)
-      if !value.isEmpty, value.count >= anchor.text.count || generic { return value }
+      let before = heading.descendants.contains { $0 === anchor.element } || precedes(heading, anchor.element, in: row)
+      if !value.isEmpty, generic || before && value.split(whereSeparator: \.isWhitespace).count > words {
+        return value
+      }
     }
     if !generic { return anchor.text }
     for name in ["title", "aria-label"] {

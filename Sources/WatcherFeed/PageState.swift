@@ -134,8 +134,8 @@ enum PageState {
       if members["@type"]?.string == "ItemList", let list = members["itemListElement"] {
         best = longestList(in: list, base: base, depth: depth + 1)
       }
-      for key in members.keys.sorted() {
-        let inner = longestList(in: members[key]!, base: base, depth: depth + 1)
+      for (_, member) in members.sorted(by: { $0.key < $1.key }) {
+        let inner = longestList(in: member, base: base, depth: depth + 1)
         if inner.count > best.count { best = inner }
       }
       return best
