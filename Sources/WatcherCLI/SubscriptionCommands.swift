@@ -9,6 +9,7 @@ import WatcherFetch
 import WatcherPoll
 import WatcherState
 import WatcherSupport
+import WatcherXML
 
 #if canImport(Glibc)
   import Glibc
@@ -32,7 +33,14 @@ struct AddCommand: Command {
     Options.interval,
     Options.latest,
     Options.print.described("print the YAML entry instead of editing the config"),
+    Self.page,
+    Self.select,
   ]
+
+  static let page = OptionSpec(
+    name: "page", help: "watch the page's own list of posts as a feed (page: URL), for a site that has no feed")
+  static let select = OptionSpec(
+    name: "select", help: "with --page: also write the CSS selector of the list found (items:), to read and keep")
 
   /// A host (and path) written without a scheme, that is not a file: `www.example.org/blog`.
   static func bareHost(_ given: String) -> String? {
@@ -59,7 +67,11 @@ struct AddCommand: Command {
     guard let (config, path, text) = Subscriptions.editableConfig(arguments, terminal: terminal) else {
       return .config
     }
-    guard let (url, parsed) = Self.find(given, options: FeedParser.options(config.settings), terminal: terminal)
+    let asPage = arguments.has(Self.page) || arguments.has(Self.select)
+    guard
+      let (url, parsed, page) = Self.find(
+        given, options: FeedParser.options(config.settings), terminal: terminal, asPage: asPage,
+        select: arguments.has(Self.select))
     else { return .failure }
     if let existing = config.feeds.first(where: { ConfigEditor.normalized($0.url) == ConfigEditor.normalized(url) }) {
       terminal.error("error: \(url) is already in the config as '\(existing.name)'")
@@ -76,6 +88,7 @@ struct AddCommand: Command {
     }
     let tags = (arguments.values(Options.tag)).map(FeedConfig.slugify).filter { !$0.isEmpty }
     var feed = FeedConfig(url: url, name: name, title: title, tags: tags)
+    feed.page = page
     (feed.interval, feed.autoInterval) = interval
     feed.notify = arguments.has(Options.notifyAll)
     if arguments.has(Options.fullText) { feed.fullText = true }
@@ -109,7 +122,9 @@ struct AddCommand: Command {
 
   /// The feed at `given`: the URL itself (a bare host tried with https, then http), or the first feed its
   /// page links to; what went wrong said, and nil.
-  static func find(_ given: String, options: FeedParser.Options, terminal: Terminal) -> (String, ParsedFeed)? {
+  static func find(
+    _ given: String, options: FeedParser.Options, terminal: Terminal, asPage: Bool = false, select: Bool = false
+  ) -> (String, ParsedFeed, FeedConfig.Page?)? {
     var given = given
     let transport = CurlTransport(userAgent: WatcherCLI.userAgent)
     let found: Result<FeedLoader.Found, FeedLoadError>
@@ -133,13 +148,26 @@ struct AddCommand: Command {
       terminal.error("error: \(given): \(error)")
       return nil
     case .success(.feed(let feed)):
+      guard !asPage else {
+        terminal.error("error: \(given) is a feed, not a page: add it without --page")
+        return nil
+      }
       parsed = feed
-    case .success(.page(let links, let refused)):
+    case .success(.page(let links, let refused, let page, let pageURL)):
       for reason in refused { terminal.error(Terminal.field("ignored the page's feed link \(reason)")) }
+      if asPage { return Self.pageFeed(page, url: pageURL, given: given, select: select, terminal: terminal) }
       guard let first = links.first else {
         terminal.error(
           "error: \(given): the page links to no feed (no <link rel=\"alternate\"> of an RSS, Atom or JSON Feed type)")
-        terminal.error("note: give the feed's own URL; sites often link it as 'RSS' or 'Feed'")
+        let listing = PageItems.read(page, url: pageURL)
+        if listing.status == .list {
+          terminal.error(Terminal.field("note: no feed; found \(listing.reason)"))
+          terminal.error(
+            "note: watch it as a feed: watcher add \(given) --page (--select also writes the selector it found)")
+        } else {
+          terminal.error(Terminal.field("note: no list of posts on it either: \(listing.reason)"))
+          terminal.error("note: give the feed's own URL; sites often link it as 'RSS' or 'Feed'")
+        }
         return nil
       }
       if links.count > 1 {
@@ -157,7 +185,29 @@ struct AddCommand: Command {
         return nil
       }
     }
-    return (url, parsed)
+    return (url, parsed, nil)
+  }
+
+  /// The page's list of posts as a page feed (`--page`), with its selector pinned (`--select`).
+  static func pageFeed(_ page: [UInt8], url: String, given: String, select: Bool, terminal: Terminal) -> (
+    String, ParsedFeed, FeedConfig.Page?
+  )? {
+    let listing = PageItems.read(page, url: url)
+    guard listing.status == .list else {
+      terminal.error(Terminal.field("error: \(given): no list of posts on the page: \(listing.reason)"))
+      return nil
+    }
+    terminal.error(Terminal.field("found \(listing.reason)"))
+    var options = FeedConfig.Page()
+    if select {
+      if let text = listing.selector, let rows = try? HTMLSelector(text) {
+        options.pins = PageItems.Pins(items: rows)
+      } else {
+        terminal.error("note: the list comes from the data the page embeds, not its markup: no selector to write")
+      }
+    }
+    guard case .success(let parsed) = FeedLoader.page(page, url: url, charset: nil, page: options) else { return nil }
+    return (url, parsed, options)
   }
 }
 

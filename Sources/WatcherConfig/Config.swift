@@ -3,6 +3,7 @@
 
 import FoundationEssentials
 import Glibc
+import WatcherFeed
 import WatcherRegex
 import WatcherSupport
 import WatcherXML
@@ -223,6 +224,17 @@ public struct FeedConfig: Sendable, Equatable {
   ///
   /// A printer-friendly or text-only page; the item's own link stays as it is.
   public var linkRewrite: LinkRewrite?
+  /// A page watched for its list of posts (`page: URL`), not a feed: its rows are the items, each keyed by
+  /// its link.
+  public struct Page: Sendable, Equatable {
+    /// The selectors that pin the list (`items:`); `nil`: the list is found on each fetch.
+    public var pins: PageItems.Pins?
+
+    public init(pins: PageItems.Pins? = nil) { self.pins = pins }
+  }
+
+  /// The entry's page options when it is a page (`page: URL`), `nil` for a feed.
+  public var page: Page?
   /// What this feed's first poll acts on (`first_poll:`); nil: `settings.first_poll`.
   public var firstPoll: Settings.FirstPoll?
   /// Where the entry starts in the file.

@@ -3,7 +3,9 @@
 
 import FoundationEssentials
 import Glibc
+import WatcherFeed
 import WatcherSupport
+import WatcherXML
 
 #if canImport(Glibc)
   import Glibc
@@ -115,7 +117,9 @@ public enum ConfigEditor {
   public static func entries(_ feeds: [FeedConfig], indent: String = "  ") -> String {
     var out = ""
     for feed in feeds {
-      out += "\(indent)- url: \(quoted(feed.url))\n\(indent)  name: \(quoted(feed.name))\n"
+      out +=
+        "\(indent)- \(feed.page == nil ? "url" : "page"): \(quoted(feed.url))\n\(indent)  name: \(quoted(feed.name))\n"
+      if let rows = feed.page?.pins?.items { out += "\(indent)  items: \(quoted(rows.text))\n" }
       if let title = feed.title, title != feed.name { out += "\(indent)  title: \(quoted(title))\n" }
       if let site = feed.site { out += "\(indent)  site: \(quoted(site))\n" }
       if !feed.tags.isEmpty { out += "\(indent)  tags: [\(feed.tags.map(quoted).joined(separator: ", "))]\n" }

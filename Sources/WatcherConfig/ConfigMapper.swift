@@ -59,7 +59,7 @@ package struct ConfigMapper {
   package static let feedKeys =
     [
       "url", "name", "title", "site", "interval", "tags", "notify", "hook", "apprise", "identity", "full_text",
-      "dedupe", "first_poll", "content_selector", "link_rewrite",
+      "dedupe", "first_poll", "content_selector", "link_rewrite", "page", "items",
     ] + fetchKeys
   package static let ruleKeys = [
     "name", "feeds", "match", "tag", "mute", "notify", "hook", "stop", "digest", "digest_hook", "on_update", "webhook",
@@ -301,9 +301,16 @@ package struct ConfigMapper {
       let context = "feeds[\(index + 1)]"
       guard let entries = mapping(element, context) else { continue }
       checkKeys(entries, allowed: Self.feedKeys, in: context)
-      guard let urlNode = value("url", in: entries) else {
+      if let both = value("page", in: entries), value("url", in: entries) != nil {
         error(
-          "\(context) has no 'url'", at: element.mark, notes: ["every feed needs 'url: https://…' (or a file path)"])
+          "\(context) has both 'url' and 'page'", at: both.mark,
+          notes: ["'url: URL' watches a feed; 'page: URL' watches the list of posts of a page that has none"])
+        continue
+      }
+      guard let urlNode = value("url", in: entries) ?? value("page", in: entries) else {
+        error(
+          "\(context) has no 'url'", at: element.mark,
+          notes: ["every feed needs 'url: https://…' (or a file path), or 'page: https://…' for a page without a feed"])
         continue
       }
       guard let written = string(urlNode, "'url'") else { continue }
@@ -311,6 +318,7 @@ package struct ConfigMapper {
       // A relative path means relative to the config file, wherever watcher is started from.
       let url = FeedLocation.resolve(written, against: baseDirectory)
       var feed = FeedConfig(url: url, name: FeedConfig.slug(for: written), mark: element.mark)
+      feed.page = page(entries, in: context)
       if let nameNode = value("name", in: entries), let name = string(nameNode, "'name'") {
         feed.name = name
       }

@@ -50,6 +50,8 @@ public enum FeedFormat: String, Sendable, Equatable, CaseIterable {
   case json10 = "json-1.0"
   /// JSON Feed 1.1.
   case json11 = "json-1.1"
+  /// A web page's list of posts (a page feed, `page: URL`), not a feed format.
+  case page = "html-page"
 }
 
 /// What a feed says about how often to poll it.

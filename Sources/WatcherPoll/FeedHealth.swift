@@ -15,7 +15,7 @@ import WatcherSupport
 /// it once per change (`settings.notify.health`).
 public struct FeedHealth: Sendable, Equatable {
   public enum Kind: String, Sendable {
-    case failing, moved, blocked, gone, rekeyed
+    case failing, moved, blocked, gone, rekeyed, page
   }
 
   public var kind: Kind
@@ -39,6 +39,14 @@ public struct FeedHealth: Sendable, Equatable {
           "watcher cannot pass it: ask the site to exempt its feed, look for another feed URL on the site "
           + "(watcher add PAGE), or give the feed a 'user_agent', 'headers' or a 'cookies' file from your browser",
         key: "blocked:\(by)")
+    }
+    if let problem = state.problem, problem.hasPrefix("page:") {
+      return FeedHealth(
+        kind: .page, summary: String(problem.dropFirst("page:".count)),
+        advice:
+          "'watcher parse URL' shows what the page holds now; if the site changed its layout, pin the list with "
+          + "'items: CSS selector' on the feed ('watcher add URL --select' finds one)",
+        key: problem)
     }
     if state.problem == "gone" {
       return FeedHealth(

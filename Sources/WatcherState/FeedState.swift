@@ -21,6 +21,8 @@ public struct FeedState: Sendable, Equatable {
   /// The fingerprint of the last 200 response's body (with its URL and charset), set once its items were
   /// read: the same body again, from a server that ignores conditional GET, is handled like a 304.
   public var bodyFingerprint: String?
+  /// How many rows a page feed's list had when last read: a list that shrinks to almost nothing is told.
+  public var pageRows: Int?
   /// When a poll was last attempted.
   public var lastAttempt: Date?
   /// When a poll last succeeded (200 or 304).
@@ -268,6 +270,7 @@ extension FeedState {
       json.member("moved_to", movedTo)
       json.member("name", name)
       json.member("not_before", notBefore)
+      json.member("page_rows", pageRows)
       json.member("problem", problem)
       json.member("retry_after_until", retryAfterUntil)
       if storiesKept { json.member("stories", true) }
@@ -304,6 +307,7 @@ extension FeedState {
       case "etag": state.etag = try json.optional { try $0.string() }
       case "last_modified": state.lastModified = try json.optional { try $0.string() }
       case "body_fingerprint": state.bodyFingerprint = try json.optional { try $0.string() }
+      case "page_rows": state.pageRows = try json.optional { try $0.int() }
       case "last_attempt": state.lastAttempt = try json.optional { try $0.date() }
       case "last_success": state.lastSuccess = try json.optional { try $0.date() }
       case "last_success_before": state.lastSuccessBefore = try json.optional { try $0.date() }

@@ -23,6 +23,8 @@ public enum FeedLoadError: Error, Sendable, Equatable {
   case blocked(status: Int, by: String)
   /// An HTML page, not a feed; the feeds it links to (maybe none).
   case page(links: [String])
+  /// A watched page (`page: URL`) that gave no list of posts, and why.
+  case noList(String)
 }
 
 extension FeedLoadError: CustomStringConvertible {
@@ -35,6 +37,8 @@ extension FeedLoadError: CustomStringConvertible {
     case .read(let reason): return "cannot read: \(reason)"
     case .blocked(let status, let by):
       return "HTTP \(status): answered by a bot check (\(by)) instead of the feed"
+    case .noList(let reason):
+      return "no list of posts on the page: \(reason) ('watcher parse URL' shows what it holds)"
     case .page(let links):
       guard let first = links.first else {
         return "found an HTML page, not a feed, and it links to no feed: find the site's feed URL "
@@ -72,18 +76,23 @@ public enum FeedLoader {
       feeds.map(\.url),
       requests: feeds.map {
         Poller.request($0, state: FeedState(url: $0.url), settings: settings, environment: environment)
-      }, options: FeedParser.options(settings), concurrency: settings.concurrency, transport: transport)
+      }, options: FeedParser.options(settings), concurrency: settings.concurrency, transport: transport,
+      pages: feeds.map(\.page))
   }
 
   /// `load`, with the request made for each source (one per source; only the http(s) ones are used).
   static func load(
     _ sources: [String], requests: [Result<FetchRequest, FetchError>], options: FeedParser.Options,
-    concurrency: Int, transport: any HTTPTransport
+    concurrency: Int, transport: any HTTPTransport, pages: [FeedConfig.Page?]? = nil
   ) -> [Result<ParsedFeed, FeedLoadError>] {
     let remote = sources.indices.filter { FeedLocation.isHTTP(sources[$0]) }
     let made = remote.compactMap { try? requests[$0].get() }
     var fetched = transport.fetch(made, concurrency: concurrency).reversed() as [Result<FetchResponse, FetchError>]
-    var results = sources.map { read(FeedLocation.path(of: $0), options: options) }
+    let pages = pages ?? sources.map { _ in nil }
+    var results = sources.indices.map { index in
+      let path = FeedLocation.path(of: sources[index])
+      return pages[index].map { page(path: path, options: options, page: $0) } ?? read(path, options: options)
+    }
     for index in remote {
       let result: Result<FetchResponse, FetchError>
       switch requests[index] {
@@ -99,6 +108,12 @@ public enum FeedLoader {
           } else {
             results[index] = .failure(.status(response.status, retryAfter: response.retryAfter))
           }
+          continue
+        }
+        if let page = pages[index] {
+          results[index] = Self.page(
+            response.pieces.reduce(into: [UInt8]()) { $0 += $1 }, url: response.finalURL, charset: response.charset,
+            page: page)
           continue
         }
         results[index] = parse(response, options: options)
@@ -145,8 +160,9 @@ public enum FeedLoader {
     /// The URL is a feed.
     case feed(ParsedFeed)
     /// The URL is an HTML page; these are the feeds it links to (maybe none), in page order, and the links
-    /// refused, each with why (not http(s), or more private than the page).
-    case page([FeedDiscovery.Link], refused: [String])
+    /// refused, each with why (not http(s), or more private than the page); and the page, to read its list
+    /// of posts from when it links to no feed.
+    case page([FeedDiscovery.Link], refused: [String], page: [UInt8], url: String)
   }
 
   /// Loads `source` like `load`, and when it is an HTML page rather than a feed, finds the feeds it links to
@@ -210,7 +226,7 @@ public enum FeedLoader {
       }
       return true
     }
-    return .success(.page(links, refused: refused))
+    return .success(.page(links, refused: refused, page: Array(body), url: pageURL))
   }
 
   /// The http(s) feeds an HTML page in a response links to, no more private than the page.

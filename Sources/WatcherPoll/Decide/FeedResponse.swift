@@ -28,9 +28,18 @@ extension FeedDecider {
     }
     guard let response else {
       // A file or a plain path.
-      switch FeedLoader.read(
-        FeedLocation.path(of: feed.url), options: parseOptions(feed, state: state, identityOnly: identityOnly))
-      {
+      let path = FeedLocation.path(of: feed.url)
+      let options = parseOptions(feed, state: state, identityOnly: identityOnly)
+      let read =
+        feed.page.map { FeedLoader.page(path: path, options: options, page: $0) }
+        ?? FeedLoader.read(path, options: options)
+      if feed.page != nil {
+        switch pageRead(read, state: &state) {
+        case .success(let parsed): return parsed
+        case .failure(let error): return fail(error)
+        }
+      }
+      switch read {
       case .success(let parsed):
         succeed(&state)
         return parsed
@@ -61,6 +70,23 @@ extension FeedDecider {
       case 200..<300:
         state.bodyFingerprint = nil
         let options = parseOptions(feed, state: state, identityOnly: identityOnly)
+        if let page = feed.page {
+          state.problem = nil
+          let bytes = body.reduce(into: [UInt8]()) { $0 += $1 }
+          let read = FeedLoader.page(bytes, url: http.finalURL, charset: http.charset, page: page)
+          let parsed: ParsedFeed
+          switch pageRead(read, state: &state) {
+          case .success(let read): parsed = read
+          case .failure(let error): return fail(error)
+          }
+          state.etag = http.etag
+          state.lastModified = http.lastModified
+          state.bodyFingerprint = fingerprint
+          state.notBefore = http.maxAge.map { now.addingTimeInterval(Double(min($0, 86_400))) }
+          return parsed
+        }
+        // A page feed's body is a page: whether it is a challenge is the page reader's to say (sites load
+        // their protection's script on every page).
         if let by = FeedHealth.botCheck(status: http.status, body: body) {
           state.problem = "blocked:\(by)"
           return fail(.blocked(status: http.status, by: by))
@@ -90,6 +116,31 @@ extension FeedDecider {
         return fail(.status(status, retryAfter: asks), retryAfter: asks)
       }
     }
+  }
+
+  /// A page feed's read: its list as the parsed feed, with what the list's health says in the state (a list
+  /// gone, turned into a bot challenge, or shrunk to a fifth of what it was is a problem told once).
+  fileprivate func pageRead(_ read: Result<ParsedFeed, FeedLoadError>, state: inout FeedState) -> Result<
+    ParsedFeed, FeedLoadError
+  > {
+    switch read {
+    case .failure(.blocked(_, let by)):
+      state.problem = "blocked:\(by)"
+    case .failure(.noList(let reason)):
+      state.problem = "page:no list of posts on the page any more: \(reason)"
+    case .failure:
+      state.problem = nil
+    case .success(let parsed):
+      let rows = parsed.feed.items.count
+      let before = state.pageRows ?? 0
+      succeed(&state)
+      state.pageRows = rows
+      if before >= 5, rows * 5 < before {
+        state.problem = "page:the list shrank from \(before) to \(rows) rows"
+        state.pageRows = before
+      }
+    }
+    return read
   }
 
   /// How to parse `feed`: with the keys its state knows, so that items seen before are read for their

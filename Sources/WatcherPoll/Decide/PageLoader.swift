@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import FoundationEssentials
+import WatcherConfig
+import WatcherFeed
+import WatcherFetch
+import WatcherSupport
+
+/// Page feeds (`page: URL`): the page's list of posts as a feed, each row an item keyed by its link.
+extension FeedLoader {
+  /// The items of the page `bytes` fetched from `url`.
+  public static func page(_ bytes: [UInt8], url: String, charset: String?, page: FeedConfig.Page)
+    -> Result<ParsedFeed, FeedLoadError>
+  {
+    let listing = PageItems.read(bytes, url: url, encoding: charset, pins: page.pins)
+    switch listing.status {
+    case .blocked: return .failure(.blocked(status: 200, by: listing.reason))
+    case .noList: return .failure(.noList(listing.reason))
+    case .list: return .success(ParsedFeed(feed: feed(listing, url: url)))
+    }
+  }
+
+  /// The page read from a file (`page: /path/to/saved.html`).
+  static func page(path: String, options: FeedParser.Options, page: FeedConfig.Page) -> Result<
+    ParsedFeed, FeedLoadError
+  > {
+    guard case .read(let data) = ChunkedFile.readRegularFile(path, maxBytes: options.maxBytes) else {
+      return .failure(.read("cannot read the page (not a regular file, or larger than max_size)"))
+    }
+    return Self.page(Array(data), url: URL(fileURLWithPath: path).absoluteString, charset: options.charset, page: page)
+  }
+
+  /// The listing as a feed: one item a row, keyed and linked by the row's link.
+  static func feed(_ listing: PageListing, url: String) -> Feed {
+    let items = listing.items.map { row in
+      FeedItem(
+        key: row.link, id: row.link, title: row.title, link: row.link,
+        published: row.date.flatMap(DateParser.parse), text: row.summary, image: row.image)
+    }
+    return Feed(title: nil, link: url, format: .page, items: items)
+  }
+}
