@@ -81,12 +81,13 @@ public enum PageItems {
   /// The list of posts on the page `bytes` fetched from `url`.
   public static func read(_ bytes: [UInt8], url: String, encoding: String? = nil, pins: Pins? = nil) -> PageListing {
     guard let root = HTMLTree.parse(bytes, encoding: encoding) else { return .none(.noList, "the page is empty") }
-    if let challenge = BotCheck.challenge(in: bytes, root: root) {
+    let base = baseURL(of: root, url: url)
+    let markup = pins == nil ? PageList.best(in: root, base: base, page: url) : nil
+    // A challenge says little else; a page with a clear list only loads the protection's script.
+    if markup?.strong != true, let challenge = BotCheck.challenge(in: bytes, root: root) {
       return .none(.blocked, "the page is a bot challenge (\(challenge)), not the site's content")
     }
-    let base = baseURL(of: root, url: url)
     if let pins { return PageList.pinned(pins, root: root, base: base, page: url) }
-    let markup = PageList.best(in: root, base: base, page: url)
     if PageList.isArticle(root, list: markup) { return .none(.noList, "a single article, not a list of posts") }
     if let markup, markup.strong { return markup.listing }
     if let embedded = PageState.items(in: root, base: base), !embedded.items.isEmpty { return embedded }

@@ -156,7 +156,9 @@ enum PageList {
       if item.date != nil { dated += 1 }
       if item.image != nil { pictured += 1 }
       if item.summary != nil { summarized += 1 }
-      if main.inHeading || member.descendantsAndSelf.contains(where: isHeading) { headed += 1 }
+      if main.inHeading || inTitlePart(main, of: member) || member.descendantsAndSelf.contains(where: isHeading) {
+        headed += 1
+      }
       items.append(item)
       members.append(member)
       places[path(from: member, to: main.element), default: 0] += 1
@@ -283,22 +285,24 @@ enum PageList {
       return around
     }
     // A link in the row's header or title part (`.release-header`, `.post-title`).
-    if let titled = anchors.first(where: { anchor in
-      guard !anchor.text.isEmpty else { return false }
-      var element = anchor.element.parent
-      while let current = element, current !== row {
-        if let marks = current.attributes["class"]?.lowercased(),
-          ["title", "headline", "header", "heading"].contains(where: marks.contains)
-        {
-          return true
-        }
-        element = current.parent
-      }
-      return false
-    }) {
-      return titled
-    }
+    if let titled = anchors.first(where: { !$0.text.isEmpty && inTitlePart($0, of: row) }) { return titled }
     return anchors.max { $0.text.count < $1.text.count }
+  }
+
+  /// Whether a link is in its row's header or title part (`.release-header`, `.post-title`).
+  static func inTitlePart(_ anchor: Anchor, of row: HTMLElement) -> Bool {
+    var titled = false
+    var element = anchor.element === row ? nil : anchor.element.parent
+    while let current = element {
+      if current === row { return titled }
+      if let marks = current.attributes["class"]?.lowercased(),
+        ["title", "headline", "header", "heading"].contains(where: marks.contains)
+      {
+        titled = true
+      }
+      element = current.parent
+    }
+    return false
   }
 
   /// Whether `first` comes before `second` in `row`, both being inside it.
@@ -362,7 +366,7 @@ enum PageList {
     var longest = ""
     for element in row.descendantsAndSelf {
       switch element.name {
-      case "time" where item.date == nil:
+      case _ where item.date == nil && (element.name == "time" || element.attributes["datetime"] != nil):
         let value = element.attributes["datetime"].map(collapse) ?? text(element)
         if !value.isEmpty { item.date = value }
       case "img" where item.image == nil:
