@@ -5,6 +5,7 @@ import FoundationEssentials
 import Glibc
 import WatcherFeed
 import WatcherFetch
+import WatcherPoll
 import WatcherSupport
 
 /// `watcher parse PAGE`: the list of posts found on a page that has no feed, and where it was found.
@@ -24,7 +25,7 @@ extension ParseCommand {
 
   /// Prints the page's posts as text, a JSON document or JSON lines.
   static func printPage(
-    _ bytes: [UInt8], url: String, charset: String?, arguments: Arguments, terminal: Terminal
+    _ bytes: [UInt8], source: String, url: String, charset: String?, arguments: Arguments, terminal: Terminal
   ) -> ExitCode {
     let listing = PageItems.read(bytes, url: url, encoding: charset)
     if arguments.has(jsonl) {
@@ -44,9 +45,14 @@ extension ParseCommand {
         ]).text)
       return .success
     }
+    let feeds = FeedDiscovery.links(in: String(decoding: bytes, as: UTF8.self), pageURL: url).map(\.url)
     guard listing.status == .list else {
-      terminal.print("\(Printable.line(url)): no items: \(listing.reason)")
-      return .success
+      terminal.error("error: \(Printable.line(source)): \(FeedLoadError.page(links: feeds))")
+      terminal.error("note: no list of posts on it either: \(listing.reason)")
+      return .failure
+    }
+    if let feed = feeds.first {
+      terminal.error("note: the page links to the feed \(Printable.line(feed)): 'watcher add' subscribes to it")
     }
     terminal.print("\(Printable.line(url)): found \(Printable.line(listing.reason))")
     for item in listing.items {

@@ -38,7 +38,8 @@ struct ParseCommand: Command {
         }
         let url = arguments.value(Self.base) ?? "file://" + path
         return Self.printPage(
-          bytes, url: url, charset: arguments.value(Options.charset), arguments: arguments, terminal: terminal)
+          bytes, source: source, url: url, charset: arguments.value(Options.charset), arguments: arguments,
+          terminal: terminal)
       }
     }
     let json = arguments.has(Options.json)
@@ -49,7 +50,19 @@ struct ParseCommand: Command {
     let encode = json ? FeedJSONWriter.encode : FeedTextWriter.encode
     let result: Result<[FeedWarning], FeedLoadError>
     if FeedLocation.isHTTP(source) {
-      result = FeedLoader.load(source, options: options, transport: CurlTransport(userAgent: WatcherCLI.userAgent))
+      let transport = CurlTransport(userAgent: WatcherCLI.userAgent)
+      let loaded =
+        Self.wantsPage(arguments, bytes: nil) ? nil : FeedLoader.load(source, options: options, transport: transport)
+      // A page (asked for, or what the URL turned out to be): its list of posts.
+      if loaded == nil || { if case .failure(.page) = loaded { true } else { false } }(),
+        case .success(.page(_, _, let page, let pageURL)) = FeedLoader.loadOrDiscover(
+          source, options: options, transport: transport)
+      {
+        return Self.printPage(
+          page, source: source, url: arguments.value(Self.base) ?? pageURL, charset: arguments.value(Options.charset),
+          arguments: arguments, terminal: terminal)
+      }
+      result = (loaded ?? FeedLoader.load(source, options: options, transport: transport))
         .map { parsed in
           box.begin(parsed.feed)
           for item in parsed.feed.items { box.item(item, encoded: nil) }

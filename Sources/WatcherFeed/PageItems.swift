@@ -49,6 +49,8 @@ public struct PageListing: Sendable, Equatable {
   /// A CSS selector that picks the items' elements on this page, when they came from its markup: what
   /// `items:` pins.
   public var selector: String?
+  /// The protection whose challenge the page is (`blocked`).
+  public var blockedBy: String?
 
   /// A page without items, and why.
   public static func none(_ status: Status, _ reason: String) -> PageListing {
@@ -85,7 +87,9 @@ public enum PageItems {
     let markup = pins == nil ? PageList.best(in: root, base: base, page: url) : nil
     // A challenge says little else; a page with a clear list only loads the protection's script.
     if markup?.strong != true, let challenge = BotCheck.challenge(in: bytes, root: root) {
-      return .none(.blocked, "the page is a bot challenge (\(challenge)), not the site's content")
+      var listing = PageListing.none(.blocked, "the page is a bot challenge (\(challenge)), not the site's content")
+      listing.blockedBy = challenge
+      return listing
     }
     if let pins { return PageList.pinned(pins, root: root, base: base, page: url) }
     if PageList.isArticle(root, list: markup) { return .none(.noList, "a single article, not a list of posts") }

@@ -186,7 +186,8 @@ struct CLITests {
     #expect(
       err
         == "error: \(page.path): found an HTML page, not a feed, and it links to no feed: find the site's feed URL "
-        + "(often /feed, /rss or /atom.xml)\n")
+        + "(often /feed, /rss or /atom.xml)\nnote: no list of posts on it either: the page has almost no content of "
+        + "its own (an app that renders in the browser?)\n")
     let empty = dir.url.appendingPathComponent("empty.xml")
     try Data().write(to: empty)
     #expect(run(["parse", empty.path]).2 == "error: \(empty.path): not a feed: the document is empty\n")

@@ -15,7 +15,7 @@ extension FeedLoader {
   {
     let listing = PageItems.read(bytes, url: url, encoding: charset, pins: page.pins)
     switch listing.status {
-    case .blocked: return .failure(.blocked(status: 200, by: listing.reason))
+    case .blocked: return .failure(.blocked(status: 200, by: listing.blockedBy ?? "a bot check"))
     case .noList: return .failure(.noList(listing.reason))
     case .list: return .success(ParsedFeed(feed: feed(listing, url: url)))
     }
