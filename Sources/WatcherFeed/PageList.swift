@@ -21,8 +21,6 @@ enum PageList {
     var listing: PageListing
     /// Whether the list is clear enough to be taken over data the page embeds.
     var strong: Bool
-    /// The characters of the rows' titles and summaries.
-    var textLength: Int
     var members: [HTMLElement]
   }
 
@@ -60,8 +58,9 @@ enum PageList {
       }
     }
     var best: (score: Double, level: Int, found: Found)?
+    let rows = Rows()
     for group in groups.values.sorted(by: { $0.key < $1.key }) where group.members.count >= 2 {
-      guard let (score, found) = evaluate(group, root: root, base: base) else { continue }
+      guard let (score, found) = evaluate(group, root: root, base: base, rows: rows) else { continue }
       if let current = best {
         // Of equal scores (the same rows at several levels), the outermost.
         let tie = abs(score - current.score) <= current.score * 0.000_001
@@ -135,33 +134,66 @@ enum PageList {
   }
 
   /// The group as a list and its score, or `nil` when fewer than two rows have a distinct link and a title.
-  static func evaluate(_ group: Group, root: HTMLElement, base: String) -> (Double, Found)? {
+  /// What one row is, whatever group it is counted in (its links are the same in all of them).
+  struct Row {
+    var item: PageItem
+    var comparableLink: String
+    var headed: Bool
+    var place: Double
+    /// The tags from the row down to its title link.
+    var path: String
+    var words: Int
+    var letterWords: Int
+  }
+
+  /// Rows already read, by element (`nil`: the element is not a row).
+  final class Rows {
+    var known: [ObjectIdentifier: Row?] = [:]
+    var places: [ObjectIdentifier: (factor: Double, inMain: Bool)] = [:]
+  }
+
+  static func row(_ member: HTMLElement, anchors: [Anchor], base: String, rows: Rows) -> Row? {
+    let id = ObjectIdentifier(member)
+    if let known = rows.known[id] { return known }
+    var made: Row?
+    // A row has a few links; an element with dozens is a part of the page, not a row.
+    if anchors.count <= maxRowLinks, let main = mainAnchor(of: anchors, in: member), !isInline(main) {
+      let title = titleText(for: main, in: member)
+      if !title.isEmpty {
+        let words = title.split(whereSeparator: \.isWhitespace)
+        made = Row(
+          item: details(of: member, title: title, link: main.link, base: base), comparableLink: comparable(main.link),
+          headed: main.inHeading || inTitlePart(main, of: member)
+            || member.descendantsAndSelf.contains(where: isHeading),
+          place: placeFactor(member, rows: rows), path: path(from: member, to: main.element), words: words.count,
+          letterWords: words.count(where: { $0.contains(where: \.isLetter) }))
+      }
+    }
+    rows.known[id] = made
+    return made
+  }
+
+  static func evaluate(_ group: Group, root: HTMLElement, base: String, rows: Rows) -> (Double, Found)? {
     var items: [PageItem] = []
     var members: [HTMLElement] = []
+    var facts: [Row] = []
     var seen: Set<String> = []
     var (duplicates, dated, headed, pictured, summarized) = (0, 0, 0, 0, 0)
     var places: [String: Int] = [:]
     for (member, anchors) in zip(group.members, group.anchors) {
-      // A row has a few links; an element with dozens is a part of the page, not a row.
-      guard anchors.count <= maxRowLinks, let main = mainAnchor(of: anchors, in: member), !isInline(main) else {
-        continue
-      }
-      let title = titleText(for: main, in: member)
-      guard !title.isEmpty else { continue }
-      guard seen.insert(comparable(main.link)).inserted else {
+      guard let row = row(member, anchors: anchors, base: base, rows: rows) else { continue }
+      guard seen.insert(row.comparableLink).inserted else {
         duplicates += 1
         continue
       }
-      let item = details(of: member, title: title, link: main.link, base: base)
-      if item.date != nil { dated += 1 }
-      if item.image != nil { pictured += 1 }
-      if item.summary != nil { summarized += 1 }
-      if main.inHeading || inTitlePart(main, of: member) || member.descendantsAndSelf.contains(where: isHeading) {
-        headed += 1
-      }
-      items.append(item)
+      if row.item.date != nil { dated += 1 }
+      if row.item.image != nil { pictured += 1 }
+      if row.item.summary != nil { summarized += 1 }
+      if row.headed { headed += 1 }
+      items.append(row.item)
       members.append(member)
-      places[path(from: member, to: main.element), default: 0] += 1
+      facts.append(row)
+      places[row.path, default: 0] += 1
     }
     guard items.count >= 3 else { return nil }
     // Rows have their title link in one place; links found anywhere in a row are not a list's.
@@ -173,19 +205,16 @@ enum PageList {
       guard 2 * kinds >= members.count else { return nil }
     }
     // Two-word titles without dates or headings are a menu ("Sign up", "Log in"), not posts.
-    let medianWordsAll = items.map { $0.title.split(whereSeparator: \.isWhitespace).count }.sorted()[items.count / 2]
+    let medianWordsAll = facts.map(\.words).sorted()[items.count / 2]
     guard medianWordsAll >= 3 || 2 * dated >= items.count || 2 * headed >= items.count else { return nil }
     let count = Double(items.count)
-    let words = items.map {
-      $0.title.split(whereSeparator: \.isWhitespace).count(where: { $0.contains(where: \.isLetter) })
-    }
-    .sorted()
+    let words = facts.map(\.letterWords).sorted()
     let medianWords = words[words.count / 2]
     let medianLength = items.map(\.title.count).sorted()[items.count / 2]
     // Rows of a list have titles of their own; links whose texts repeat row after row ("pdf", "flag",
     // "hide") are the fields of rows, not rows.
     let distinctTitles = Double(Set(items.map { $0.title.lowercased() }).count) / count
-    let place = members.reduce(0) { $0 + placeFactor($1) } / count
+    let place = facts.reduce(0) { $0 + $1.place } / count
     var score = pow(count, 0.7) * titleFactor(words: medianWords, length: medianLength)
     score *= distinctTitles * distinctTitles
     let marks: Double = 0.6 * Double(dated) + 0.2 * Double(headed) + 0.15 * Double(pictured + summarized)
@@ -193,13 +222,12 @@ enum PageList {
     score *= Double(items.count) / Double(items.count + duplicates)
     score *= place * alike
     if group.siblings { score *= 0.8 }
-    let textLength = members.reduce(0) { $0 + text($1).count }
     let noun = items.count == 1 ? "post" : "posts"
     let listing = PageListing(
       status: .list, items: items,
       reason: "a list of \(items.count) \(noun) like '\(items[0].title.prefix(60))'", selector: nil)
     let strong = items.count >= 4 && medianWords >= 2 && place >= 1
-    return (score, Found(listing: listing, strong: strong, textLength: textLength, members: members))
+    return (score, Found(listing: listing, strong: strong, members: members))
   }
 
   /// How much a group's titles read like the titles of posts: by the median title's words and length.
@@ -220,8 +248,8 @@ enum PageList {
   /// A heading element, or one whose class says it is the title (`.title`, `.headline`).
   static func isHeading(_ element: HTMLElement) -> Bool {
     if headings.contains(element.name) { return true }
-    guard element.name != "a", let marks = element.attributes["class"]?.lowercased() else { return false }
-    return marks.contains("title") || marks.contains("headline")
+    guard element.name != "a", let marks = element.attributes["class"] else { return false }
+    return classSays(marks, ["title", "headline"])
   }
 
   /// Words of class names, ids and roles that mark the parts of a page that are not its content.
@@ -233,24 +261,51 @@ enum PageList {
   ]
 
   /// How much a row's place on the page counts: its ancestors' tags, classes, ids and roles.
-  static func placeFactor(_ member: HTMLElement) -> Double {
-    var factor = 1.0
-    var element: HTMLElement? = member.parent
-    var inMain = false
-    while let current = element {
-      switch current.name {
-      case "nav", "footer", "aside": factor = min(factor, 0.15)
-      case "header" where current.parent?.name == "body": factor = min(factor, 0.3)
-      case "main": inMain = true
-      default: break
-      }
-      let marks = [current.attributes["class"], current.attributes["id"], current.attributes["role"]]
-        .compactMap { $0?.lowercased() }.joined(separator: " ")
-      if marks.contains("main") || marks.contains("content") { inMain = true }
-      if !marks.isEmpty, asideWords.contains(where: { marks.contains($0) }) { factor = min(factor, 0.15) }
-      element = current.parent
-    }
+  static func placeFactor(_ member: HTMLElement, rows: Rows) -> Double {
+    guard let parent = member.parent else { return 1 }
+    let (factor, inMain) = place(of: parent, rows: rows)
     return inMain ? factor * 1.3 : factor
+  }
+
+  /// The place factor of what is inside `element`, and whether that is in the main content; kept per element.
+  static func place(of element: HTMLElement, rows: Rows) -> (factor: Double, inMain: Bool) {
+    let id = ObjectIdentifier(element)
+    if let known = rows.places[id] { return known }
+    var (factor, inMain) = element.parent.map { place(of: $0, rows: rows) } ?? (1, false)
+    switch element.name {
+    case "nav", "footer", "aside": factor = min(factor, 0.15)
+    case "header" where element.parent?.name == "body": factor = min(factor, 0.3)
+    case "main": inMain = true
+    default: break
+    }
+    var marks: [UInt8] = []
+    for name in ["class", "id", "role"] {
+      if let value = element.attributes[name] { marks += value.utf8.map { $0 &- 65 < 26 ? $0 | 0x20 : $0 } + [32] }
+    }
+    if !marks.isEmpty {
+      if contains(marks, "main") || contains(marks, "content") { inMain = true }
+      if asideWords.contains(where: { contains(marks, $0) }) { factor = min(factor, 0.15) }
+    }
+    rows.places[id] = (factor, inMain)
+    return (factor, inMain)
+  }
+
+  /// Whether a class attribute has one of `words` in it, in any case.
+  static func classSays(_ marks: String, _ words: [String]) -> Bool {
+    let lowered = marks.utf8.map { $0 &- 65 < 26 ? $0 | 0x20 : $0 }
+    return words.contains { contains(lowered, $0) }
+  }
+
+  /// Whether the bytes `haystack` contain `needle` (ASCII).
+  static func contains(_ haystack: [UInt8], _ needle: String) -> Bool {
+    let needle = Array(needle.utf8)
+    guard let first = needle.first, haystack.count >= needle.count else { return false }
+    var index = 0
+    while index + needle.count <= haystack.count {
+      if haystack[index] == first, haystack[index..<(index + needle.count)].elementsEqual(needle) { return true }
+      index += 1
+    }
+    return false
   }
 
   // MARK: - Rows
@@ -295,9 +350,7 @@ enum PageList {
     var element = anchor.element === row ? nil : anchor.element.parent
     while let current = element {
       if current === row { return titled }
-      if let marks = current.attributes["class"]?.lowercased(),
-        ["title", "headline", "header", "heading"].contains(where: marks.contains)
-      {
+      if let marks = current.attributes["class"], classSays(marks, ["title", "headline", "header", "heading"]) {
         titled = true
       }
       element = current.parent
@@ -376,9 +429,7 @@ enum PageList {
         let value = text(element)
         if value.count > longest.count, value != title { longest = value }
       default:
-        if item.date == nil, let marks = element.attributes["class"]?.lowercased(),
-          marks.contains("date") || marks.contains("time") || marks.contains("published")
-        {
+        if item.date == nil, let marks = element.attributes["class"], classSays(marks, ["date", "time", "published"]) {
           let value = text(element)
           if !value.isEmpty, value.count <= 40, value.contains(where: \.isNumber) { item.date = value }
         }
@@ -483,8 +534,24 @@ enum PageList {
     return collapse(parts.reversed().joined())
   }
 
+  /// `text` with runs of white space as one space, and none at either end.
   static func collapse(_ text: String) -> String {
-    text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+    var out = String.UnicodeScalarView()
+    var pending = false
+    for scalar in text.unicodeScalars {
+      let space =
+        scalar.value < 0x80
+        ? scalar == " " || scalar == "\n" || scalar == "\t" || scalar == "\r" || scalar.value == 0x0C
+        : scalar.properties.isWhitespace
+      if space {
+        pending = !out.isEmpty
+      } else {
+        if pending { out.append(" ") }
+        pending = false
+        out.append(scalar)
+      }
+    }
+    return String(out)
   }
 
   /// An address as rows are told apart: without its fragment and trailing slash.
@@ -554,6 +621,20 @@ struct Shapes {
     element.name + (classes(of: element, sorted: false).first.map { "." + $0 } ?? "")
   }
 
+  private var parts: [ObjectIdentifier: (part: String, kind: String?)] = [:]
+
+  /// The element's tag and classes as a selector (`article.post`), and its kind (tag and first class); kept.
+  mutating func shape(_ element: HTMLElement) -> (part: String, kind: String?) {
+    let id = ObjectIdentifier(element)
+    if let known = parts[id] { return known }
+    let classes = Self.classes(of: element, sorted: false)
+    let made = (
+      ([element.name] + classes.sorted().map { "." + $0 }).joined(), classes.first.map { element.name + "." + $0 }
+    )
+    parts[id] = made
+    return made
+  }
+
   func selectorPart(_ element: HTMLElement) -> String {
     ([element.name] + Self.classes(of: element).map { "." + $0 }).joined()
   }
@@ -577,7 +658,7 @@ struct Shapes {
     let id = ObjectIdentifier(element)
     if let key = strict[id] { return key }
     let parent = element.parent.map { strictKey($0) } ?? 0
-    let key = pair(parent, intern(selectorPart(element)), loose: false)
+    let key = pair(parent, intern(shape(element).part), loose: false)
     strict[id] = key
     return key
   }
@@ -588,9 +669,8 @@ struct Shapes {
     var keys = [strictKey(element), looseKey(element)]
     // Siblings of any shape: rows a page writes with different tags or classes.
     if let parent = element.parent { keys.append(sibling(parent)) }
-    let classes = Self.classes(of: element, sorted: false)
-    if let first = classes.first {
-      keys.append(pair(-1, intern(element.name + "." + first), loose: true))
+    if let kind = shape(element).kind {
+      keys.append(pair(-1, intern(kind), loose: true))
     } else if element.name == "article" {
       keys.append(pair(-1, intern(element.name), loose: true))
     }
@@ -600,7 +680,7 @@ struct Shapes {
   /// The element's tag and classes under its ancestors' tags only.
   mutating func looseKey(_ element: HTMLElement) -> Int {
     let parent = element.parent.map { tagKey($0) } ?? 0
-    return pair(parent, intern(selectorPart(element)), loose: true)
+    return pair(parent, intern(shape(element).part), loose: true)
   }
 
   private var siblings: [ObjectIdentifier: Int] = [:]
