@@ -133,7 +133,6 @@ enum PageList {
     }
   }
 
-  /// The group as a list and its score, or `nil` when fewer than two rows have a distinct link and a title.
   /// What one row is, whatever group it is counted in (its links are the same in all of them).
   struct Row {
     var item: PageItem
@@ -152,6 +151,7 @@ enum PageList {
     var places: [ObjectIdentifier: (factor: Double, inMain: Bool)] = [:]
   }
 
+  /// The row `member` makes with the links in it, or `nil` when it is not one; read once.
   static func row(_ member: HTMLElement, anchors: [Anchor], base: String, rows: Rows) -> Row? {
     let id = ObjectIdentifier(member)
     if let known = rows.known[id] { return known }
@@ -173,6 +173,8 @@ enum PageList {
     return made
   }
 
+  /// The group as a list and its score, or `nil` when it is not one: fewer than three rows with a distinct
+  /// link and a title, title links in no one place, a menu, siblings of too many kinds.
   static func evaluate(_ group: Group, root: HTMLElement, base: String, rows: Rows) -> (Double, Found)? {
     var items: [PageItem] = []
     var members: [HTMLElement] = []
