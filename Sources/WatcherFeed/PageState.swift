@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
-import FoundationEssentials
 import WatcherXML
 
 /// The posts a script-built page embeds as data: JSON-LD `ItemList`s, Next.js `__NEXT_DATA__`, JSON script

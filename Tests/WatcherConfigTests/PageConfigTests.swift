@@ -9,14 +9,7 @@ import WatcherXML
 /// `page: URL` entries and the `items:` selectors that pin their list.
 @Suite("Page feeds in the config")
 struct PageConfigTests {
-  func errors(_ yaml: String) -> String {
-    do {
-      _ = try ConfigLoader.parse(yaml, path: "c.yaml")
-      return ""
-    } catch {
-      return error.rendered
-    }
-  }
+  func errors(_ yaml: String) -> String { FetchConfigTests().errors(yaml) }
 
   @Test("a page entry, with its list pinned by a selector or by row, title, link and date selectors")
   func pages() throws {

@@ -33,18 +33,11 @@ extension FeedDecider {
       let read =
         feed.page.map { FeedLoader.page(path: path, options: options, page: $0) }
         ?? FeedLoader.read(path, options: options)
-      if feed.page != nil {
-        switch pageRead(read, state: &state) {
-        case .success(let parsed): return parsed
-        case .failure(let error): return fail(error)
-        }
-      }
+      if case .success = read { succeed(&state) }
+      if feed.page != nil { notePage(read, state: &state) }
       switch read {
-      case .success(let parsed):
-        succeed(&state)
-        return parsed
-      case .failure(let error):
-        return fail(error)
+      case .success(let parsed): return parsed
+      case .failure(let error): return fail(error)
       }
     }
     switch response {
@@ -70,40 +63,35 @@ extension FeedDecider {
       case 200..<300:
         state.bodyFingerprint = nil
         let options = parseOptions(feed, state: state, identityOnly: identityOnly)
-        if let page = feed.page {
-          state.problem = nil
-          let bytes = body.reduce(into: [UInt8]()) { $0 += $1 }
-          let read = FeedLoader.page(bytes, url: http.finalURL, charset: http.charset, page: page)
-          let parsed: ParsedFeed
-          switch pageRead(read, state: &state) {
-          case .success(let read): parsed = read
-          case .failure(let error): return fail(error)
+        let read: Result<ParsedFeed, FeedLoadError>
+        var page: Data?
+        if let pageFeed = feed.page {
+          read = FeedLoader.page(
+            body.reduce(into: [UInt8]()) { $0 += $1 }, url: http.finalURL, charset: http.charset, page: pageFeed)
+        } else {
+          // A page feed's body is a page: whether it is a challenge is the page reader's to say (sites load
+          // their protection's script on every page).
+          if let by = FeedHealth.botCheck(status: http.status, body: body) {
+            state.problem = "blocked:\(by)"
+            return fail(.blocked(status: http.status, by: by))
           }
-          state.etag = http.etag
-          state.lastModified = http.lastModified
-          state.bodyFingerprint = fingerprint
-          state.notBefore = http.maxAge.map { now.addingTimeInterval(Double(min($0, 86_400))) }
-          return parsed
+          page = FeedDiscovery.looksLikeHTML(body.first ?? Data()) ? body.first : nil
+          read = FeedLoader.parse(http, pieces: consume body, options: options)
         }
-        // A page feed's body is a page: whether it is a challenge is the page reader's to say (sites load
-        // their protection's script on every page).
-        if let by = FeedHealth.botCheck(status: http.status, body: body) {
-          state.problem = "blocked:\(by)"
-          return fail(.blocked(status: http.status, by: by))
-        }
-        let page = FeedDiscovery.looksLikeHTML(body.first ?? Data()) ? body.first : nil
-        switch FeedLoader.parse(http, pieces: consume body, options: options) {
+        switch read {
         case .success(let parsed):
           state.etag = http.etag
           state.lastModified = http.lastModified
           state.bodyFingerprint = fingerprint
           succeed(&state, maxAge: http.maxAge, now: now)
+          if feed.page != nil { notePage(read, state: &state) }
           return parsed
         case .failure(.parse) where page != nil:
           state.problem = nil
           return fail(.page(links: FeedLoader.feedLinks(in: page ?? Data(), response: http)))
         case .failure(let error):
           state.problem = nil
+          if feed.page != nil { notePage(read, state: &state) }
           return fail(error)
         }
       case let status:
@@ -118,29 +106,25 @@ extension FeedDecider {
     }
   }
 
-  /// A page feed's read: its list as the parsed feed, with what the list's health says in the state (a list
-  /// gone, turned into a bot challenge, or shrunk to a fifth of what it was is a problem told once).
-  fileprivate func pageRead(_ read: Result<ParsedFeed, FeedLoadError>, state: inout FeedState) -> Result<
-    ParsedFeed, FeedLoadError
-  > {
+  /// What a page feed's read says of its list's health, in the state (a list gone, turned into a bot
+  /// challenge, or shrunk to a fifth of what it was is a problem, told once); after `succeed` or `fail`.
+  fileprivate func notePage(_ read: Result<ParsedFeed, FeedLoadError>, state: inout FeedState) {
     switch read {
     case .failure(.blocked(_, let by)):
       state.problem = "blocked:\(by)"
     case .failure(.noList(let reason)):
       state.problem = "page:no list of posts on the page any more: \(reason)"
     case .failure:
-      state.problem = nil
+      break
     case .success(let parsed):
       let rows = parsed.feed.items.count
       let before = state.pageRows ?? 0
-      succeed(&state)
       state.pageRows = rows
       if before >= 5, rows * 5 < before {
         state.problem = "page:the list shrank from \(before) to \(rows) rows"
         state.pageRows = before
       }
     }
-    return read
   }
 
   /// How to parse `feed`: with the keys its state knows, so that items seen before are read for their
