@@ -64,6 +64,35 @@ struct PageFeedTests {
       }
       return html + "</table></body></html>"
     },
+    "job board": { numbers in
+      var html = "<html><body><h1>Open positions</h1><ul class=\"jobs\">"
+      for n in numbers {
+        html += """
+          <li class="job"><a class="job-link" href="/jobs/\(4000 + n)">Senior welder for the night shift, site \(n)</a>
+          <span class="location">Springfield</span><span class="date">Dec \(n)</span></li>
+          """
+      }
+      return html
+        + "</ul><div class=\"pagination\"><a href=\"?page=2\">2</a><a href=\"?page=3\">3</a></div></body></html>"
+    },
+    "shop's new arrivals as product cards": { numbers in
+      var html = "<html><body><div class=\"grid\">"
+      for n in numbers {
+        html += """
+          <div class="product-card"><a href="/p/sku-\(n)"><img src="/img/\(n).jpg" alt=""></a>
+          <h3 class="product-title"><a href="/p/sku-\(n)">Handmade ceramic mug model \(n)</a></h3>
+          <span class="price">€\(10 + n)</span><button>Add to cart</button></div>
+          """
+      }
+      return html + "</div></body></html>"
+    },
+    "script-built page with a JavaScript state object": { numbers in
+      let posts = numbers.map { "{ headline: 'Dispatch \($0) from the field', permalink: '/d/\($0)', }" }
+      return """
+        <html><body><div id="app"></div><script>window.__INITIAL_STATE__ = { list: [\(posts.joined(separator: ","))], \
+        total: \(numbers.count) };</script></body></html>
+        """
+    },
     "script-built page with Next.js data": { numbers in
       let posts = numbers.map { "{\"title\":\"Launch note \($0)\",\"url\":\"/notes/\($0)\"}" }
       return """
