@@ -155,12 +155,14 @@ struct AddCommand: Command {
       parsed = feed
     case .success(.page(let links, let refused, let page, let pageURL)):
       for reason in refused { terminal.error(Terminal.field("ignored the page's feed link \(reason)")) }
-      if asPage { return Self.pageFeed(page, url: pageURL, given: given, select: select, terminal: terminal) }
+      if asPage {
+        return Self.pageFeed(page, url: pageURL, given: given, select: select, options: options, terminal: terminal)
+      }
       guard let first = links.first else {
         terminal.error(
           "error: \(given): the page links to no feed (no <link rel=\"alternate\"> of an RSS, Atom or JSON Feed type)")
         let listing = PageItems.read(page, url: pageURL)
-        if listing.status == .list {
+        if listing.status == .list || listing.alternative != nil {
           terminal.error(Terminal.field("note: no feed; found \(listing.reason)"))
           terminal.error(
             "note: watch it as a feed: watcher add \(given) --page (--select also writes the selector it found)")
@@ -189,10 +191,21 @@ struct AddCommand: Command {
   }
 
   /// The page's list of posts as a page feed (`--page`), with its selector pinned (`--select`).
-  static func pageFeed(_ page: [UInt8], url: String, given: String, select: Bool, terminal: Terminal) -> (
+  static func pageFeed(
+    _ page: [UInt8], url: String, given: String, select: Bool, options: FeedParser.Options, terminal: Terminal
+  ) -> (
     String, ParsedFeed, FeedConfig.Page?
   )? {
-    let listing = PageItems.read(page, url: url)
+    var (listing, url, page) = (PageItems.read(page, url: url), url, page)
+    // A page built from WordPress's REST API: its posts, read from the route it names.
+    if listing.status != .list, let api = listing.alternative {
+      terminal.error(Terminal.field("note: no list in the page itself; reading the posts of \(api)"))
+      let transport = CurlTransport(userAgent: WatcherCLI.userAgent)
+      if case .success(let body) = FeedLoader.linked(api, from: url, options: options, transport: transport) {
+        let posts = PageItems.read(body, url: api)
+        if posts.status == .list { (listing, url, page) = (posts, api, body) }
+      }
+    }
     guard listing.status == .list else {
       terminal.error(Terminal.field("error: \(given): no list of posts on the page: \(listing.reason)"))
       return nil

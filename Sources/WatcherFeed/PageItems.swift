@@ -48,13 +48,16 @@ public struct PageListing: Sendable, Equatable {
   public var reason: String
   /// A CSS selector that picks the items' elements on this page, when they came from its markup: what
   /// `items:` pins.
-  public var selector: String?
+  public var selector: String? = nil
   /// The protection whose challenge the page is (`blocked`).
   public var blockedBy: String?
+  /// Where the page's posts can be read instead, when it has no list but names an API (WordPress's REST
+  /// route): a page feed of that address gives them.
+  public var alternative: String?
 
   /// A page without items, and why.
   public static func none(_ status: Status, _ reason: String) -> PageListing {
-    PageListing(status: status, items: [], reason: reason, selector: nil)
+    PageListing(status: status, items: [], reason: reason)
   }
 }
 
@@ -82,6 +85,12 @@ public enum PageItems {
 
   /// The list of posts on the page `bytes` fetched from `url`.
   public static func read(_ bytes: [UInt8], url: String, encoding: String? = nil, pins: Pins? = nil) -> PageListing {
+    // An API's JSON list of posts (WordPress's REST route, a headless CMS's) reads as the data a page embeds.
+    if let first = bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }),
+      first == UInt8(ascii: "[") || first == UInt8(ascii: "{")
+    {
+      return PageState.items(inJSON: bytes, base: url)
+    }
     guard let root = HTMLTree.parse(bytes, encoding: encoding) else { return .none(.noList, "the page is empty") }
     let base = baseURL(of: root, url: url)
     let markup = pins == nil ? PageList.best(in: root, base: base, page: url) : nil
@@ -96,10 +105,15 @@ public enum PageItems {
     if let markup, markup.strong { return markup.listing }
     if let embedded = PageState.items(in: root, base: base), !embedded.items.isEmpty { return embedded }
     if let markup { return markup.listing }
+    var none = PageListing.none(.noList, "no repeated list of links with titles on the page")
     if PageList.visibleText(root).count < 200 {
-      return .none(.noList, "the page has almost no content of its own (an app that renders in the browser?)")
+      none.reason = "the page has almost no content of its own (an app that renders in the browser?)"
     }
-    return .none(.noList, "no repeated list of links with titles on the page")
+    if let posts = PageState.wordPressPosts(in: root, base: base) {
+      none.reason += "; it names a WordPress REST API, whose posts are at \(posts)"
+      none.alternative = posts
+    }
+    return none
   }
 
   /// The page's `<base href>` resolved against its address, else its address.

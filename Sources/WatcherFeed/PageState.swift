@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
+import WatcherSupport
 import WatcherXML
 
 /// The posts a script-built page embeds as data: JSON-LD `ItemList`s, Next.js `__NEXT_DATA__`, JSON script
@@ -156,14 +157,43 @@ enum PageState {
     return item
   }
 
-  /// The first of `keys` with a string value (or an object's `url`, as in `image: {url: …}`).
+  /// The first of `keys` with a string value (or an object's `url`, as in `image: {url: …}`, or its
+  /// `rendered` HTML as text, as WordPress's REST API writes titles and excerpts).
   static func first(_ keys: [String], in members: [String: JSONValue]) -> String? {
     for key in keys {
       switch members[key] {
       case .string(let value)? where !value.isEmpty: return value
-      case .object(let inner)?: if let value = inner["url"]?.string, !value.isEmpty { return value }
+      case .object(let inner)?:
+        if let value = inner["url"]?.string, !value.isEmpty { return value }
+        if let html = inner["rendered"]?.string, let text = HTMLText.plainText(fromHTML: html, singleLine: true),
+          !text.isEmpty
+        {
+          return text
+        }
       default: continue
       }
+    }
+    return nil
+  }
+
+  /// The posts of a JSON document (an API's list, such as WordPress's `/wp-json/wp/v2/posts`).
+  static func items(inJSON bytes: [UInt8], base: String) -> PageListing {
+    guard let value = try? JSONValue.read(bytes) else { return .none(.noList, "the JSON document cannot be read") }
+    let items = longestList(in: value, base: base, depth: 0)
+    guard !items.isEmpty else {
+      return .none(.noList, "no list of objects with a title and a link in the JSON document")
+    }
+    return PageListing(status: .list, items: items, reason: "a list of \(items.count) posts in the JSON document")
+  }
+
+  /// The WordPress REST route a page names (`<link rel="https://api.w.org/" href="…/wp-json/">`), as the
+  /// address of its latest posts.
+  static func wordPressPosts(in root: HTMLElement, base: String) -> String? {
+    for element in root.descendants where element.name == "link" {
+      guard element.attributes["rel"]?.trimming(.spaces) == "https://api.w.org/",
+        let href = element.attributes["href"], let api = PageItems.absolute(href, base: base)
+      else { continue }
+      return (api.hasSuffix("/") ? api : api + "/") + "wp/v2/posts"
     }
     return nil
   }

@@ -216,4 +216,37 @@ struct PageFeedTests {
     let check = try ChildProcess.run(binary, ["check", "--config", config])
     #expect(check.status == 0, "\(check.errors)")
   }
+
+  @Test("add --page on a page built from WordPress's REST API watches the route it names, and polls it")
+  func wordPressRoute() throws {
+    let posts = Locked([1, 2, 3])
+    let server = try LoopbackHTTPServer { request in
+      if request.path.hasPrefix("/wp-json/wp/v2/posts") {
+        let list = posts.withLock { $0 }.reversed().map {
+          "{\"link\": \"https://wp.example/p/\($0)/\", \"title\": {\"rendered\": \"Post number \($0) here\"}}"
+        }
+        return .ok("[" + list.joined(separator: ",") + "]", headers: [("Content-Type", "application/json")])
+      }
+      return .ok(
+        "<html><head><link rel=\"https://api.w.org/\" href=\"/wp-json/\"></head><body><div id=app></div></body></html>")
+    }
+    defer { server.stop() }
+    let dir = try TemporaryDirectory()
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    let binary = try #require(BinaryTests.binary)
+    let added = try ChildProcess.run(binary, ["add", server.url("/"), "--page", "--name", "wp", "--config", config])
+    #expect(added.status == 0, "\(added.errors)")
+    #expect(
+      try String(contentsOfFile: config, encoding: .utf8).contains("page: \"\(server.url("/wp-json/wp/v2/posts"))\""))
+    let out = dir.url.appendingPathComponent("acted").path
+    try
+      (String(contentsOfFile: config, encoding: .utf8)
+      + "rules:\n  - { name: every, match: { title: \"\" }, hook: 'printf \"%s\\n\" \"$WATCHER_TITLE\" >> \(out)' }\n")
+      .write(toFile: config, atomically: true, encoding: .utf8)
+    let state = dir.url.appendingPathComponent("state").path
+    _ = try ChildProcess.run(binary, ["poll", "--all", "--config", config, "--state-dir", state])
+    posts.withLock { $0.append(4) }
+    let poll = try ChildProcess.run(binary, ["poll", "--all", "--config", config, "--state-dir", state])
+    #expect(try String(contentsOfFile: out, encoding: .utf8) == "Post number 4 here\n", "\(poll.errors)")
+  }
 }

@@ -197,4 +197,24 @@ struct PageItemsTests {
       Array(html.utf8), url: "https://jobs.example/", pins: .init(items: try HTMLSelector("tr")))
     #expect(none.status == .noList && none.reason.contains("picks no row"))
   }
+
+  @Test("an API's JSON list of posts reads as a page (WordPress's REST route), and a page naming that route says so")
+  func wordPressREST() {
+    let posts = Self.read(
+      """
+      [{"id": 7, "date": "2026-12-01T09:00:00", "link": "https://wp.example/2026/12/hello/",
+        "title": {"rendered": "Hello &amp; welcome"}, "excerpt": {"rendered": "<p>The first post.</p>"}},
+       {"id": 6, "date": "2026-11-30T09:00:00", "link": "https://wp.example/2026/11/older/",
+        "title": {"rendered": "An older post"}}]
+      """, url: "https://wp.example/wp-json/wp/v2/posts")
+    #expect(posts.items.map(\.title) == ["Hello & welcome", "An older post"], "\(posts.reason)")
+    #expect(posts.items.first?.summary == "The first post." && posts.items.first?.date == "2026-12-01T09:00:00")
+    let shell = Self.read(
+      """
+      <html><head><link rel="https://api.w.org/" href="https://wp.example/wp-json/"></head>
+      <body><div id="root"></div><script src="/app.js"></script></body></html>
+      """, url: "https://wp.example/")
+    #expect(shell.status == .noList && shell.alternative == "https://wp.example/wp-json/wp/v2/posts")
+    #expect(shell.reason.contains("names a WordPress REST API"))
+  }
 }

@@ -41,3 +41,22 @@ extension FeedLoader {
     return Feed(title: nil, link: url, format: .page, items: items)
   }
 }
+
+extension FeedLoader {
+  /// The body at `url`, an address the page `page` named (its WordPress REST route): fetched under the rule
+  /// for what a page links to, never from an address more private than the page's.
+  public static func linked(_ url: String, from page: String, options: FeedParser.Options, transport: any HTTPTransport)
+    -> Result<[UInt8], FeedLoadError>
+  {
+    var request = FetchRequest(url: url, maxBytes: options.maxBytes, timeout: 30)
+    request.maxScope = AddressScope.limit(forLink: url, in: page)
+    switch transport.fetch([request], concurrency: 1)[0] {
+    case .failure(let error): return .failure(.fetch(error))
+    case .success(let response):
+      guard (200..<300).contains(response.status) else {
+        return .failure(.status(response.status, retryAfter: response.retryAfter))
+      }
+      return .success(response.pieces.reduce(into: [UInt8]()) { $0 += $1 })
+    }
+  }
+}
