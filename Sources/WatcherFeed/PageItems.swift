@@ -84,7 +84,13 @@ public enum PageItems {
   }
 
   /// The list of posts on the page `bytes` fetched from `url`.
-  public static func read(_ bytes: [UInt8], url: String, encoding: String? = nil, pins: Pins? = nil) -> PageListing {
+  ///
+  /// `remembered` is the selector of the list an earlier read found: while it still picks three rows or
+  /// more, it is the list, so a page whose layout shifts a little does not make another group win (and
+  /// every row of it look new).
+  public static func read(
+    _ bytes: [UInt8], url: String, encoding: String? = nil, pins: Pins? = nil, remembered: String? = nil
+  ) -> PageListing {
     // An API's JSON list of posts (WordPress's REST route, a headless CMS's) reads as the data a page embeds.
     if let first = bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }),
       first == UInt8(ascii: "[") || first == UInt8(ascii: "{")
@@ -93,6 +99,13 @@ public enum PageItems {
     }
     guard let root = HTMLTree.parse(bytes, encoding: encoding) else { return .none(.noList, "the page is empty") }
     let base = baseURL(of: root, url: url)
+    if pins == nil, let remembered, let rows = try? HTMLSelector(remembered), rows.xpath == nil {
+      var listing = PageList.pinned(Pins(items: rows), root: root, base: base, page: url)
+      if listing.items.count >= 3 {
+        listing.reason = "the list found before: \(listing.items.count) posts in \(remembered)"
+        return listing
+      }
+    }
     let markup = pins == nil ? PageList.best(in: root, base: base, page: url) : nil
     // A challenge says little else; a page with a clear list only loads the protection's script.
     if markup?.strong != true, let challenge = BotCheck.challenge(in: bytes, root: root) {

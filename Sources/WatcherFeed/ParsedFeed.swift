@@ -9,6 +9,9 @@ public struct ParsedFeed: Sendable, Equatable {
   public var feed: Feed
   /// Problems that did not stop parsing (malformed XML, unparseable dates, truncated fields), in order.
   public var warnings: [FeedWarning]
+  /// For a page read as a feed: the CSS selector of its list's rows, remembered so that the next read
+  /// takes the same list.
+  public var pageSelector: String?
 
   /// Creates a result.
   public init(feed: Feed, warnings: [FeedWarning] = []) {

@@ -23,6 +23,13 @@ public struct FeedState: Sendable, Equatable {
   public var bodyFingerprint: String?
   /// How many rows a page feed's list had when last read: a list that shrinks to almost nothing is told.
   public var pageRows: Int?
+  /// The selector of the list a page feed's last read found, taken first next time (bounded: at most 1,000
+  /// characters are kept).
+  public var pageSelector: String? {
+    get { storedPageSelector }
+    set { storedPageSelector = newValue.flatMap { $0.utf8.count <= 1_000 ? $0 : nil } }
+  }
+  private var storedPageSelector: String?
   /// When a poll was last attempted.
   public var lastAttempt: Date?
   /// When a poll last succeeded (200 or 304).
@@ -271,6 +278,7 @@ extension FeedState {
       json.member("name", name)
       json.member("not_before", notBefore)
       json.member("page_rows", pageRows)
+      json.member("page_selector", pageSelector)
       json.member("problem", problem)
       json.member("retry_after_until", retryAfterUntil)
       if storiesKept { json.member("stories", true) }
@@ -308,6 +316,7 @@ extension FeedState {
       case "last_modified": state.lastModified = try json.optional { try $0.string() }
       case "body_fingerprint": state.bodyFingerprint = try json.optional { try $0.string() }
       case "page_rows": state.pageRows = try json.optional { try $0.int() }
+      case "page_selector": state.pageSelector = try json.optional { try $0.string() }
       case "last_attempt": state.lastAttempt = try json.optional { try $0.date() }
       case "last_success": state.lastSuccess = try json.optional { try $0.date() }
       case "last_success_before": state.lastSuccessBefore = try json.optional { try $0.date() }

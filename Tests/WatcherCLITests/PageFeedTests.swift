@@ -249,4 +249,45 @@ struct PageFeedTests {
     let poll = try ChildProcess.run(binary, ["poll", "--all", "--config", config, "--state-dir", state])
     #expect(try String(contentsOfFile: out, encoding: .utf8) == "Post number 4 here\n", "\(poll.errors)")
   }
+
+  @Test("a list found once stays the list while it holds rows, though another group would now score higher")
+  func rememberedList() throws {
+    func page(marked: Bool, more: Int) -> String {
+      var html = "<html><body><main>"
+      for n in 1...5 {
+        html += "<article class=\"post\"><h2><a href=\"/posts/\(n)\">The post number \(n) of this blog</a></h2>"
+        if marked { html += "<time datetime=\"2026-11-0\(n)\">Nov \(n)</time><p>What post \(n) says, in short.</p>" }
+        html += "</article>"
+      }
+      html += "</main><div class=\"more-stories\"><ul>"
+      for n in 1...more {
+        html += "<li><a href=\"https://elsewhere.example/s/\(n)\">A story elsewhere, number \(n)</a></li>"
+      }
+      return html + "</ul></div></body></html>"
+    }
+    let body = Locked(page(marked: true, more: 8))
+    let server = try LoopbackHTTPServer { _ in .ok(body.withLock { $0 }) }
+    defer { server.stop() }
+    let dir = try TemporaryDirectory()
+    let out = dir.url.appendingPathComponent("acted").path
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    feeds:
+      - { page: "\(server.url("/"))", name: blog }
+    rules:
+      - { name: every, match: { title: "" }, hook: 'printf "%s\\n" "$WATCHER_TITLE" >> \(out)' }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let state = dir.url.appendingPathComponent("state").path
+    let binary = try #require(BinaryTests.binary)
+    _ = try ChildProcess.run(binary, ["poll", "--all", "--config", config, "--state-dir", state])
+    body.withLock { $0 = page(marked: false, more: 12) }
+    // Read afresh, the page's other group now wins...
+    let file = dir.url.appendingPathComponent("page.html").path
+    try page(marked: false, more: 12).write(toFile: file, atomically: true, encoding: .utf8)
+    let fresh = try ChildProcess.run(binary, ["parse", file, "--base", server.url("/"), "--jsonl"]).output
+    #expect(fresh.contains("elsewhere.example"), "\(fresh)")
+    // ...but the feed keeps the list it found, so nothing is new.
+    let poll = try ChildProcess.run(binary, ["poll", "--all", "--config", config, "--state-dir", state])
+    #expect(!FileManager.default.fileExists(atPath: out), "\(poll.errors)")
+  }
 }

@@ -31,7 +31,7 @@ extension FeedDecider {
       let path = FeedLocation.path(of: feed.url)
       let options = parseOptions(feed, state: state, identityOnly: identityOnly)
       let read =
-        feed.page.map { FeedLoader.page(path: path, options: options, page: $0) }
+        feed.page.map { FeedLoader.page(path: path, options: options, page: $0, remembered: state.pageSelector) }
         ?? FeedLoader.read(path, options: options)
       if case .success = read { succeed(&state) }
       if feed.page != nil { notePage(read, state: &state) }
@@ -67,7 +67,8 @@ extension FeedDecider {
         var page: Data?
         if let pageFeed = feed.page {
           read = FeedLoader.page(
-            body.reduce(into: [UInt8]()) { $0 += $1 }, url: http.finalURL, charset: http.charset, page: pageFeed)
+            body.reduce(into: [UInt8]()) { $0 += $1 }, url: http.finalURL, charset: http.charset, page: pageFeed,
+            remembered: state.pageSelector)
         } else {
           // A page feed's body is a page: whether it is a challenge is the page reader's to say (sites load
           // their protection's script on every page).
@@ -120,6 +121,7 @@ extension FeedDecider {
       let rows = parsed.feed.items.count
       let before = state.pageRows ?? 0
       state.pageRows = rows
+      state.pageSelector = parsed.pageSelector
       if before >= 5, rows * 5 < before {
         state.problem = "page:the list shrank from \(before) to \(rows) rows"
         state.pageRows = before

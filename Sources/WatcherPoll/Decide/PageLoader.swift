@@ -10,25 +10,33 @@ import WatcherSupport
 /// Page feeds (`page: URL`): the page's list of posts as a feed, each row an item keyed by its link.
 extension FeedLoader {
   /// The items of the page `bytes` fetched from `url`.
-  public static func page(_ bytes: [UInt8], url: String, charset: String?, page: FeedConfig.Page)
-    -> Result<ParsedFeed, FeedLoadError>
-  {
-    let listing = PageItems.read(bytes, url: url, encoding: charset, pins: page.pins)
+  ///
+  /// `remembered`: the selector of the list found last time (`ParsedFeed.pageSelector`), kept while it
+  /// still picks the list.
+  public static func page(
+    _ bytes: [UInt8], url: String, charset: String?, page: FeedConfig.Page, remembered: String? = nil
+  ) -> Result<ParsedFeed, FeedLoadError> {
+    let listing = PageItems.read(bytes, url: url, encoding: charset, pins: page.pins, remembered: remembered)
     switch listing.status {
     case .blocked: return .failure(.blocked(status: 200, by: listing.blockedBy ?? "a bot check"))
     case .noList: return .failure(.noList(listing.reason))
-    case .list: return .success(ParsedFeed(feed: feed(listing, url: url)))
+    case .list:
+      var parsed = ParsedFeed(feed: feed(listing, url: url))
+      parsed.pageSelector = page.pins == nil ? listing.selector : nil
+      return .success(parsed)
     }
   }
 
   /// The page read from a file (`page: /path/to/saved.html`).
-  static func page(path: String, options: FeedParser.Options, page: FeedConfig.Page) -> Result<
-    ParsedFeed, FeedLoadError
-  > {
+  static func page(path: String, options: FeedParser.Options, page: FeedConfig.Page, remembered: String? = nil)
+    -> Result<ParsedFeed, FeedLoadError>
+  {
     guard case .read(let data) = ChunkedFile.readRegularFile(path, maxBytes: options.maxBytes) else {
       return .failure(.read("cannot read the page (not a regular file, or larger than max_size)"))
     }
-    return Self.page(Array(data), url: URL(fileURLWithPath: path).absoluteString, charset: options.charset, page: page)
+    return Self.page(
+      Array(data), url: URL(fileURLWithPath: path).absoluteString, charset: options.charset, page: page,
+      remembered: remembered)
   }
 
   /// The listing as a feed: one item a row, keyed and linked by the row's link.
