@@ -56,8 +56,77 @@ public enum DateParser {
   ///
   /// Also the compact `YYYYMMDDThhmmss`.
   private static func parseISO(_ s: UnsafeBufferPointer<UInt8>) -> Date? {
+    // A cursor of its own, not a local captured by nested functions: a captured `var` is boxed and every
+    // access to it checked for exclusivity at run time, a third of what reading a state file's dates cost.
+    var c = Cursor(s: s)
+    guard let year = c.digits(4) else { return nil }
+    // W3C-DTF allows just the year ("2002") or year and month ("2002-10").
+    if c.i == s.count { return timestamp(year: year, month: 1, day: 1) }
+    let compact = !(c.i < s.count && s[c.i] == UInt8(ascii: "-"))
+    if !compact { c.i += 1 }
+    guard let month = c.digits(2) else { return nil }
+    if c.i == s.count, !compact { return timestamp(year: year, month: month, day: 1) }
+    if !compact, !c.accept(UInt8(ascii: "-")) { return nil }
+    guard let day = c.digits(2) else { return nil }
+    var hour = 0
+    var minute = 0
+    var second = 0
+    var offset = 0
+    if c.i < s.count {
+      guard s[c.i] == UInt8(ascii: "T") || s[c.i] == UInt8(ascii: "t") || s[c.i] == UInt8(ascii: " ") else {
+        return nil
+      }
+      c.i += 1
+      while c.i < s.count, s[c.i] == UInt8(ascii: " ") { c.i += 1 }
+      guard let h = c.digits(2) else { return nil }
+      hour = h
+      _ = c.accept(UInt8(ascii: ":"))
+      guard let m = c.digits(2) else { return nil }
+      minute = m
+      if c.accept(UInt8(ascii: ":")) || (c.i < s.count && isDigit(s[c.i])) {
+        // "12:35:9" happens; read one or two digits.
+        guard let sec = c.digits(2) ?? c.digits(1) else { return nil }
+        second = sec
+        if c.accept(UInt8(ascii: ".")) || c.accept(UInt8(ascii: ",")) {
+          while c.i < s.count, isDigit(s[c.i]) { c.i += 1 }
+        }
+      }
+      while c.i < s.count, s[c.i] == UInt8(ascii: " ") { c.i += 1 }
+      if c.i < s.count {
+        if s[c.i] == UInt8(ascii: "Z") || s[c.i] == UInt8(ascii: "z") {
+          c.i += 1
+        } else if s[c.i] == UInt8(ascii: "+") || s[c.i] == UInt8(ascii: "-") {
+          let sign = s[c.i] == UInt8(ascii: "-") ? -1 : 1
+          c.i += 1
+          guard let oh = c.digits(2) else { return nil }
+          var om = 0
+          if c.i < s.count {
+            _ = c.accept(UInt8(ascii: ":"))
+            // "+00:0" happens; read one or two digits.
+            guard let m = c.digits(2) ?? c.digits(1) else { return nil }
+            om = m
+          }
+          offset = sign * (oh * 3_600 + om * 60)
+        } else {
+          // A zone name after an ISO date ("2012-01-24 14:00:54 GMT").
+          guard let z = zoneOffset(UnsafeBufferPointer(rebasing: s[c.i...])) else { return nil }
+          offset = z
+          c.i = s.count
+        }
+      }
+      guard c.i == s.count else { return nil }
+    }
+    return timestamp(
+      year: year, month: month, day: day, hour: hour, minute: minute, second: second, offsetSeconds: offset)
+  }
+
+  /// A position in the bytes of a date, with the two reads the ISO parser makes.
+  private struct Cursor {
+    let s: UnsafeBufferPointer<UInt8>
     var i = 0
-    func digits(_ n: Int) -> Int? {
+
+    /// The number written in the next `n` digits, or `nil` (the position unchanged) when they are not digits.
+    mutating func digits(_ n: Int) -> Int? {
       guard i + n <= s.count else { return nil }
       var value = 0
       for k in i..<(i + n) {
@@ -67,70 +136,15 @@ public enum DateParser {
       i += n
       return value
     }
-    func accept(_ c: UInt8) -> Bool {
-      if i < s.count, s[i] == c {
+
+    /// Whether the next byte is `byte`, stepping over it when it is.
+    mutating func accept(_ byte: UInt8) -> Bool {
+      if i < s.count, s[i] == byte {
         i += 1
         return true
       }
       return false
     }
-    guard let year = digits(4) else { return nil }
-    // W3C-DTF allows just the year ("2002") or year and month ("2002-10").
-    if i == s.count { return timestamp(year: year, month: 1, day: 1) }
-    let compact = !(i < s.count && s[i] == UInt8(ascii: "-"))
-    if !compact { i += 1 }
-    guard let month = digits(2) else { return nil }
-    if i == s.count, !compact { return timestamp(year: year, month: month, day: 1) }
-    if !compact, !accept(UInt8(ascii: "-")) { return nil }
-    guard let day = digits(2) else { return nil }
-    var hour = 0
-    var minute = 0
-    var second = 0
-    var offset = 0
-    if i < s.count {
-      guard s[i] == UInt8(ascii: "T") || s[i] == UInt8(ascii: "t") || s[i] == UInt8(ascii: " ") else { return nil }
-      i += 1
-      while i < s.count, s[i] == UInt8(ascii: " ") { i += 1 }
-      guard let h = digits(2) else { return nil }
-      hour = h
-      _ = accept(UInt8(ascii: ":"))
-      guard let m = digits(2) else { return nil }
-      minute = m
-      if accept(UInt8(ascii: ":")) || (i < s.count && isDigit(s[i])) {
-        // "12:35:9" happens; read one or two digits.
-        guard let sec = digits(2) ?? digits(1) else { return nil }
-        second = sec
-        if accept(UInt8(ascii: ".")) || accept(UInt8(ascii: ",")) {
-          while i < s.count, isDigit(s[i]) { i += 1 }
-        }
-      }
-      while i < s.count, s[i] == UInt8(ascii: " ") { i += 1 }
-      if i < s.count {
-        if s[i] == UInt8(ascii: "Z") || s[i] == UInt8(ascii: "z") {
-          i += 1
-        } else if s[i] == UInt8(ascii: "+") || s[i] == UInt8(ascii: "-") {
-          let sign = s[i] == UInt8(ascii: "-") ? -1 : 1
-          i += 1
-          guard let oh = digits(2) else { return nil }
-          var om = 0
-          if i < s.count {
-            _ = accept(UInt8(ascii: ":"))
-            // "+00:0" happens; read one or two digits.
-            guard let m = digits(2) ?? digits(1) else { return nil }
-            om = m
-          }
-          offset = sign * (oh * 3_600 + om * 60)
-        } else {
-          // A zone name after an ISO date ("2012-01-24 14:00:54 GMT").
-          guard let z = zoneOffset(UnsafeBufferPointer(rebasing: s[i...])) else { return nil }
-          offset = z
-          i = s.count
-        }
-      }
-      guard i == s.count else { return nil }
-    }
-    return timestamp(
-      year: year, month: month, day: day, hour: hour, minute: minute, second: second, offsetSeconds: offset)
   }
 
   // MARK: - RFC 822 and friends, by tokens

@@ -53,7 +53,25 @@ public enum StableHash {
   }
 
   /// A hash value from its sixteen hex digits (0 when they are not).
-  public static func value(hex: String) -> UInt64 { UInt64(hex, radix: 16) ?? 0 }
+  public static func value(hex: String) -> UInt64 {
+    // Read byte by byte: `UInt64(_:radix:)` is generic over the string's characters, and a state file has
+    // two of these an item.
+    var value: UInt64 = 0
+    var count = 0
+    for byte in hex.utf8 {
+      let digit: UInt8
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+      default: return 0
+      }
+      count += 1
+      guard count <= 16 else { return 0 }
+      value = value << 4 | UInt64(digit)
+    }
+    return value
+  }
 
   /// The hash of `text`'s UTF-8 bytes as 16 lowercase hex digits.
   public static func hex(of text: String) -> String {
