@@ -32,7 +32,7 @@ public enum WatcherCLI {
     TestRulesCommand(),
     ParseCommand(), ExtractCommand(), AddCommand(), RemoveCommand(), LogCommand(), ItemsCommand(), PendingCommand(),
     DigestCommand(),
-    NotifyTestCommand(), TestOutputCommand(), SnoozeCommand(), UnsnoozeCommand(),
+    NotifyTestCommand(), TestOutputCommand(), SnoozeCommand(), UnsnoozeCommand(), ScoreCommand(),
     ImportOPMLCommand(), MCPCommand(),
     ExportOPMLCommand(), CompletionsCommand(),
   ]

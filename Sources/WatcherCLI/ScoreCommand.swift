@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import FoundationEssentials
+import WatcherFeed
+import WatcherRules
+import WatcherState
+import WatcherSupport
+
+/// `watcher score --jsonl`: the learned score of items read as JSON lines, for scripts and for measuring
+/// the learner.
+///
+/// Each line is `{"id", "title", "text", "author", "link", "feed", "categories", "label"}`; a `label` of 1 or
+/// 0 is a 👍 or 👎 given to that item, stored in the state directory's labels as `like` and `dislike` store
+/// them; every item whose label is `null` is scored from all the labels kept, one `{"id", "score"}` line
+/// each. With too few labels there is no score, and standard error says so.
+struct ScoreCommand: Command {
+  let name = "score"
+  let summary = "score items read as JSON lines by what the kept 👍 and 👎 labels say (labels in the lines are kept)"
+  let positionals = Positionals.none()
+  let options = [
+    Options.config, Options.stateDir,
+    OptionSpec(
+      name: "jsonl",
+      help: "read JSON lines on standard input and print one {\"id\", \"score\"} line per unlabelled item"),
+  ]
+
+  /// The most bytes read from standard input.
+  static let maxInput = 256 << 20
+
+  func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
+    let directory: String
+    if let explicit = arguments.value(Options.stateDir) {
+      directory = HomePath.expand(explicit, environment: terminal.environment)
+    } else {
+      guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
+      directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
+    }
+    let input = terminal.readInput(Self.maxInput)
+    var given: [Label] = []
+    var scored: [(id: String, item: Relevance.Item)] = []
+    let now = WallClock.now()
+    for (number, line) in input.split(separator: UInt8(ascii: "\n")).enumerated() {
+      guard line.contains(where: { $0 > 0x20 }) else { continue }
+      guard let value = try? JSONValue.read(line), let id = value["id"]?.stringOrNumber else {
+        terminal.error("warning: line \(number + 1): not a JSON object with an \"id\"; skipped")
+        continue
+      }
+      let item = Relevance.Item(
+        title: value["title"]?.string ?? "", text: value["text"]?.string ?? "", author: value["author"]?.string ?? "",
+        categories: (value["categories"]?.elements ?? []).compactMap(\.string), feed: value["feed"]?.string ?? "",
+        link: value["link"]?.string ?? "")
+      switch value["label"] {
+      case .number(let label)?:
+        given.append(
+          Label(
+            key: id, feed: item.feed, up: label > 0.5, time: now, title: item.title, text: item.text,
+            author: item.author, categories: item.categories, link: item.link))
+      case .bool(let up)?:
+        given.append(
+          Label(
+            key: id, feed: item.feed, up: up, time: now, title: item.title, text: item.text, author: item.author,
+            categories: item.categories, link: item.link))
+      default:
+        scored.append((id, item))
+      }
+    }
+    let labels: [Label]
+    do {
+      let store = try StateStore(directory: directory)
+      labels = try store.labels() + given
+      if !given.isEmpty { try store.saveLabels(labels) }
+    } catch {
+      terminal.error("error: \(error)")
+      return .failure
+    }
+    let training = labels.map {
+      (
+        Relevance.Item(
+          title: $0.title, text: $0.text, author: $0.author, categories: $0.categories, feed: $0.feed, link: $0.link),
+        $0.up
+      )
+    }
+    guard let scores = Relevance.scores(scored.map(\.item), labeled: training) else {
+      terminal.error(
+        "note: \(labels.count) label\(labels.count == 1 ? "" : "s") kept; the learner needs \(Relevance.minimumLabels) "
+          + "before it scores anything")
+      return .success
+    }
+    var out: [UInt8] = []
+    for ((id, _), score) in zip(scored, scores) {
+      out += Array("{\"id\":".utf8)
+      out += JSONOutput.string(id).compact
+      out += Array(",\"score\":\(score.isFinite ? score : 0)}\n".utf8)
+    }
+    terminal.output(out)
+    return .success
+  }
+}

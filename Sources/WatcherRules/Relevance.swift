@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import FoundationEssentials
+import Glibc
+
+/// Learning what matters from 👍 and 👎: a local score in [0, 1] for every new item.
+///
+/// An item is words (of its title and text: single words and pairs of words, their counts dampened and
+/// weighted by how rare they are among the items at hand, the vector normalized) and tokens of its fields
+/// (each author, each category, the feed) in a block of their own, so that one author or category is not
+/// drowned by the words. A logistic regression over those (L2-regularized, balanced between the two kinds
+/// of label, trained by Newton's method with conjugate gradients as liblinear does) gives the score. The
+/// items being scored take part too, as weak 👎 (most items are not liked): with a few labels that says
+/// much more, and with 👎 only the model learns what a 👎 looks like against them and scores the opposite.
+/// No network, no model from elsewhere: the labels are the model.
+public enum Relevance {
+  /// One item as the learner sees it.
+  public struct Item: Sendable, Equatable {
+    public var title: String
+    public var text: String
+    public var author: String
+    public var categories: [String]
+    public var feed: String
+    public var link: String
+
+    public init(
+      title: String, text: String = "", author: String = "", categories: [String] = [], feed: String = "",
+      link: String = ""
+    ) {
+      self.title = title
+      self.text = text
+      self.author = author
+      self.categories = categories
+      self.feed = feed
+      self.link = link
+    }
+  }
+
+  /// Too few labels to say anything: fewer than this many, no score.
+  public static let minimumLabels = 5
+
+  /// The weight of an item's field tokens beside its normalized words.
+  static let fieldWeight = 0.3
+  /// The weight of each unlabelled item (the items being scored) as a 👎, beside both kinds of labels, and
+  /// beside 👎 only: chosen on the public relevance set (docs/benchmarks.md).
+  static let unlabelledWeight = 0.003
+  static let oneKindUnlabelledWeight = 0.03
+  /// The inverse regularization strength (liblinear's C), and how long Newton's method runs.
+  static let inverseRegularization = 100.0
+  static let newtonSteps = 30
+  static let cgTolerance = 0.1
+
+  /// Scores for `items` learned from `labeled` (each item with 👍 `true` or 👎 `false`), in [0, 1], or
+  /// `nil` when there are fewer than ``minimumLabels`` labels.
+  public static func scores(_ items: [Item], labeled: [(Item, Bool)]) -> [Double]? {
+    guard labeled.count >= minimumLabels else { return nil }
+    var vocabulary = Vocabulary()
+    let all = labeled.map(\.0) + items
+    let documents = all.map { vocabulary.tokens(of: $0) }
+    let idf = vocabulary.idf(documents.map(\.words))
+    let vectors = documents.map { vocabulary.vector($0, idf: idf) }
+    let trained = Array(vectors[0..<labeled.count])
+    let scored = Array(vectors[labeled.count...])
+    let ups = labeled.map(\.1)
+    // The items being scored are unlabelled evidence: most of them are not liked, so they stand beside the
+    // 👎 with a small weight (learning from positive and unlabelled examples), which lets a few labels say
+    // much more. With 👎 only, the model learns what a 👎 looks like against them, and the score is its
+    // opposite.
+    let onlyDown = !ups.contains(true)
+    let unlabelledWeight =
+      ups.contains(true) && ups.contains(false) ? Self.unlabelledWeight : Self.oneKindUnlabelledWeight
+    var rows = trained
+    var labels = ups.map { $0 != onlyDown ? 1.0 : -1.0 }
+    // Each kind of label weighs as much as the other, however few 👍 there are (balanced classes).
+    let upCount = Double(labels.count { $0 > 0 })
+    let downCount = Double(labels.count) - upCount
+    let total = Double(labels.count)
+    var weights = labels.map { $0 > 0 ? total / (2 * max(upCount, 1)) : total / (2 * max(downCount, 1)) }
+    if unlabelledWeight > 0 {
+      rows += scored
+      labels += [Double](repeating: -1, count: scored.count)
+      weights += [Double](repeating: unlabelledWeight, count: scored.count)
+    }
+    let model = LogisticRegression.train(
+      rows, labels: labels, weights: weights, c: inverseRegularization, dimension: vocabulary.count + 1)
+    if onlyDown { return scored.map { 1 - 1 / (1 + exp(-$0.dot(model))) } }
+    return scored.map { 1 / (1 + exp(-$0.dot(model))) }
+  }
+}
+
+/// Words and field tokens, each given a number as it is first seen.
+struct Vocabulary {
+  private var ids: [String: Int] = [:]
+  var count: Int { ids.count }
+
+  /// An item's word and word-pair counts (by id), and its field tokens.
+  struct Document {
+    var words: [Int: Double]
+    var fields: [Int]
+  }
+
+  mutating func id(_ token: String) -> Int {
+    if let id = ids[token] { return id }
+    ids[token] = ids.count
+    return ids.count - 1
+  }
+
+  /// The words of a text: runs of two or more letters or digits, lower-cased.
+  static func words(_ text: String) -> [String] {
+    var words: [String] = []
+    var current = String.UnicodeScalarView()
+    func flush() {
+      if current.count >= 2 { words.append(String(current)) }
+      current.removeAll(keepingCapacity: true)
+    }
+    for scalar in text.unicodeScalars {
+      if scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
+        current.append(contentsOf: scalar.properties.lowercaseMapping.unicodeScalars)
+      } else {
+        flush()
+      }
+    }
+    flush()
+    return words
+  }
+
+  mutating func tokens(of item: Relevance.Item) -> Document {
+    var counts: [Int: Double] = [:]
+    let words = Self.words(item.title + " " + item.text)
+    for (index, word) in words.enumerated() {
+      counts[id(word), default: 0] += 1
+      if index > 0 { counts[id(words[index - 1] + " " + word), default: 0] += 1 }
+    }
+    // Sublinear term frequency: a word said twice is not twice the evidence.
+    counts = counts.mapValues { 1 + log($0) }
+    var fields: [Int] = []
+    let authors = item.author.replacing(" and ", with: ",").split(separator: ",")
+    for author in authors.map({ $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") }) where !author.isEmpty
+    {
+      fields.append(id("@author=" + author.lowercased()))
+    }
+    for category in item.categories where !category.isEmpty { fields.append(id("@cat=" + category.lowercased())) }
+    if !item.feed.isEmpty { fields.append(id("@feed=" + item.feed.lowercased())) }
+    return Document(words: counts, fields: Array(Set(fields)).sorted())
+  }
+
+  /// Smoothed inverse document frequencies (as scikit-learn's TfidfVectorizer: ln((1 + n) / (1 + df)) + 1).
+  func idf(_ documents: [[Int: Double]]) -> [Int: Double] {
+    var frequency: [Int: Double] = [:]
+    for document in documents { for id in document.keys { frequency[id, default: 0] += 1 } }
+    let n = Double(documents.count)
+    return frequency.mapValues { log((1 + n) / (1 + $0)) + 1 }
+  }
+
+  /// The document as one vector: its words' TF-IDF, normalized, then its field tokens, then a constant 1
+  /// (the bias, at index `count`).
+  func vector(
+    _ document: Document, idf: [Int: Double], fieldWeight: Double = Relevance.fieldWeight, bias: Bool = true
+  ) -> Sparse {
+    var entries = document.words.map { ($0.key, $0.value * (idf[$0.key] ?? 1)) }
+    let norm = sqrt(entries.reduce(0) { $0 + $1.1 * $1.1 })
+    if norm > 0 { entries = entries.map { ($0.0, $0.1 / norm) } }
+    entries += document.fields.map { ($0, fieldWeight) }
+    if bias { entries.append((count, 1)) }
+    return Sparse(entries)
+  }
+}
+
+/// A sparse vector: indices and values.
+struct Sparse {
+  var indices: [Int]
+  var values: [Double]
+
+  init(_ entries: [(Int, Double)]) {
+    var merged: [Int: Double] = [:]
+    for (index, value) in entries { merged[index, default: 0] += value }
+    let sorted = merged.sorted { $0.key < $1.key }
+    indices = sorted.map(\.key)
+    values = sorted.map(\.value)
+  }
+
+  func dot(_ dense: [Double]) -> Double {
+    var sum = 0.0
+    for (index, value) in zip(indices, values) where index < dense.count { sum += value * dense[index] }
+    return sum
+  }
+
+  /// Adds `scale` × this vector to `dense`.
+  func add(to dense: inout [Double], scale: Double) {
+    for (index, value) in zip(indices, values) where index < dense.count { dense[index] += scale * value }
+  }
+
+  var norm: Double { sqrt(values.reduce(0) { $0 + $1 * $1 }) }
+
+  func cosine(_ other: Sparse) -> Double {
+    var (i, j, sum) = (0, 0, 0.0)
+    while i < indices.count, j < other.indices.count {
+      if indices[i] == other.indices[j] {
+        sum += values[i] * other.values[j]
+        i += 1
+        j += 1
+      } else if indices[i] < other.indices[j] {
+        i += 1
+      } else {
+        j += 1
+      }
+    }
+    let norms = norm * other.norm
+    return norms > 0 ? sum / norms : 0
+  }
+
+  static func mean(_ vectors: [Sparse]) -> Sparse {
+    var sum: [Int: Double] = [:]
+    for vector in vectors {
+      for (index, value) in zip(vector.indices, vector.values) { sum[index, default: 0] += value }
+    }
+    let n = Double(max(vectors.count, 1))
+    return Sparse(sum.map { ($0.key, $0.value / n) })
+  }
+}
+
+/// L2-regularized logistic regression, trained by a trust-region-free Newton method: each step solves the
+/// Newton system with conjugate gradients (Hessian-vector products over the sparse rows) and backtracks
+/// until the objective falls.
+enum LogisticRegression {
+  static func train(_ rows: [Sparse], labels: [Double], weights: [Double], c: Double, dimension: Int) -> [Double] {
+    var w = [Double](repeating: 0, count: dimension)
+    func objective(_ w: [Double]) -> Double {
+      var value = 0.5 * w.reduce(0) { $0 + $1 * $1 }
+      for (index, (row, y)) in zip(rows, labels).enumerated() {
+        let z = y * row.dot(w)
+        value += c * weights[index] * (z > 0 ? log1p(exp(-z)) : -z + log1p(exp(z)))
+      }
+      return value
+    }
+    var current = objective(w)
+    for _ in 0..<Relevance.newtonSteps {
+      // Gradient and the curvature of each row.
+      var gradient = w
+      var curvature = [Double](repeating: 0, count: rows.count)
+      for (index, (row, y)) in zip(rows, labels).enumerated() {
+        let sigma = 1 / (1 + exp(-y * row.dot(w)))
+        row.add(to: &gradient, scale: c * weights[index] * (sigma - 1) * y)
+        curvature[index] = weights[index] * sigma * (1 - sigma)
+      }
+      let gradientNorm = sqrt(gradient.reduce(0) { $0 + $1 * $1 })
+      if gradientNorm < 1e-4 { break }
+      // Conjugate gradients on (I + c Xᵀ D X) s = −g.
+      func hessian(_ v: [Double]) -> [Double] {
+        var out = v
+        for (index, row) in rows.enumerated() { row.add(to: &out, scale: c * curvature[index] * row.dot(v)) }
+        return out
+      }
+      var step = [Double](repeating: 0, count: dimension)
+      var residual = gradient.map { -$0 }
+      var direction = residual
+      var rr = residual.reduce(0) { $0 + $1 * $1 }
+      for _ in 0..<200 {
+        let hd = hessian(direction)
+        let dhd = zip(direction, hd).reduce(0) { $0 + $1.0 * $1.1 }
+        guard dhd > 0 else { break }
+        let alpha = rr / dhd
+        for k in 0..<dimension {
+          step[k] += alpha * direction[k]
+          residual[k] -= alpha * hd[k]
+        }
+        let next = residual.reduce(0) { $0 + $1 * $1 }
+        if sqrt(next) < Relevance.cgTolerance * gradientNorm { break }
+        for k in 0..<dimension { direction[k] = residual[k] + next / rr * direction[k] }
+        rr = next
+      }
+      // Backtracking.
+      var scale = 1.0
+      var accepted = false
+      while scale > 1e-4 {
+        let candidate = zip(w, step).map { $0 + scale * $1 }
+        let value = objective(candidate)
+        if value < current {
+          w = candidate
+          current = value
+          accepted = true
+          break
+        }
+        scale *= 0.5
+      }
+      if !accepted { break }
+    }
+    return w
+  }
+}
+
+extension StringProtocol {
+  fileprivate func trimmingCharacters() -> String {
+    String(drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
+  }
+}

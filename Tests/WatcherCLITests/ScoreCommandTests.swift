@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Testing
+import WatcherTestSupport
+
+/// `watcher score --jsonl`, through the built binary: labels in the lines are kept in the state directory,
+/// every unlabelled item gets a score, and too few labels give none.
+@Suite("watcher score")
+struct ScoreCommandTests {
+  static func line(_ id: String, _ title: String, category: String, label: Int?) -> String {
+    let label = label.map(String.init) ?? "null"
+    return
+      #"{"id":"\#(id)","title":"\#(title)","text":"","author":"","link":"https://n.example/\#(id)","feed":"news","categories":["\#(category)"],"label":\#(label)}"#
+  }
+
+  @Test("labels are kept, scores printed; a second run learns from the kept labels alone")
+  func scores() throws {
+    let dir = try TemporaryDirectory()
+    let state = dir.url.appendingPathComponent("state").path
+    let binary = try #require(BinaryTests.binary)
+    var lines = (0..<3).map { Self.line("up\($0)", "Funny sketch \($0)", category: "comedy", label: 1) }
+    lines += (0..<4).map { Self.line("down\($0)", "Budget vote \($0)", category: "politics", label: 0) }
+    lines += [
+      Self.line("new-comedy", "Another funny sketch", category: "comedy", label: nil),
+      Self.line("new-politics", "Another budget vote", category: "politics", label: nil),
+    ]
+    let run = try ChildProcess.run(
+      binary, ["score", "--jsonl", "--state-dir", state], stdin: Data((lines.joined(separator: "\n") + "\n").utf8))
+    #expect(run.status == 0, "\(run.errors)")
+    var scores: [String: Double] = [:]
+    for line in run.output.split(separator: "\n") {
+      let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+      scores[object?["id"] as? String ?? ""] = object?["score"] as? Double
+    }
+    #expect(scores.count == 2 && (scores["new-comedy"] ?? 0) > (scores["new-politics"] ?? 1), "\(run.output)")
+    let kept = try String(contentsOfFile: state + "/labels.json", encoding: .utf8)
+    #expect(kept.contains("\"key\": \"up0\"") && kept.contains("\"up\": false"))
+    // The labels are the model: a run with no labels in it scores from the kept ones.
+    let again = try ChildProcess.run(
+      binary, ["score", "--jsonl", "--state-dir", state], stdin: Data((lines.suffix(2).joined(separator: "\n")).utf8))
+    #expect(again.output.split(separator: "\n").count == 2)
+  }
+
+  @Test("with fewer labels than the learner needs, nothing is scored and standard error says so")
+  func tooFew() throws {
+    let dir = try TemporaryDirectory()
+    let binary = try #require(BinaryTests.binary)
+    let input = [Self.line("a", "One", category: "x", label: 1), Self.line("b", "Two", category: "x", label: nil)]
+    let run = try ChildProcess.run(
+      binary, ["score", "--jsonl", "--state-dir", dir.url.path], stdin: Data(input.joined(separator: "\n").utf8))
+    #expect(run.status == 0 && run.output.isEmpty)
+    #expect(run.errors.contains("1 label kept; the learner needs 5 before it scores anything"), "\(run.errors)")
+  }
+}
