@@ -102,6 +102,40 @@ struct PageFeedTests {
     },
   ]
 
+  /// A page feed named `site` served with `body`, a hook on every item writing its title to `acted`.
+  struct Watched {
+    let server: LoopbackHTTPServer
+    let dir: TemporaryDirectory
+    let config: String
+    let state: String
+    let out: String
+
+    init(_ body: Locked<String>, settings: String = "") throws {
+      server = try LoopbackHTTPServer { _ in .ok(body.withLock { $0 }) }
+      dir = try TemporaryDirectory()
+      out = dir.url.appendingPathComponent("acted").path
+      config = dir.url.appendingPathComponent("rules.yaml").path
+      state = dir.url.appendingPathComponent("state").path
+      try """
+      settings: { first_poll: silent, max_age: none\(settings) }
+      feeds:
+        - { page: "\(server.url("/list"))", name: site }
+      rules:
+        - { name: every, match: { title: "" }, hook: 'printf "%s\\n" "$WATCHER_TITLE" >> \(out)' }
+      """.write(toFile: config, atomically: true, encoding: .utf8)
+    }
+
+    func poll() throws -> ChildResult {
+      try ChildProcess.run(
+        try #require(BinaryTests.binary), ["poll", "--all", "--config", config, "--state-dir", state])
+    }
+
+    /// The titles acted on so far.
+    var acted: [String] {
+      ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+  }
+
   @Test("only new rows are acted on, over four polls", arguments: kinds.keys.sorted())
   func replay(_ kind: String) throws {
     let page = try #require(Self.kinds[kind])
@@ -110,26 +144,14 @@ struct PageFeedTests {
       (Array((1...10).reversed()), nil),
     ]
     let body = Locked("")
-    let server = try LoopbackHTTPServer { _ in .ok(body.withLock { $0 }) }
-    defer { server.stop() }
-    let dir = try TemporaryDirectory()
-    let out = dir.url.appendingPathComponent("acted").path
-    let config = dir.url.appendingPathComponent("rules.yaml").path
-    try """
-    settings: { first_poll: silent, max_age: none }
-    feeds:
-      - { page: "\(server.url("/list"))", name: site }
-    rules:
-      - { name: every, match: { title: "" }, hook: 'printf "%s\\n" "$WATCHER_TITLE" >> \(out)' }
-    """.write(toFile: config, atomically: true, encoding: .utf8)
-    let state = dir.url.appendingPathComponent("state").path
+    let watched = try Watched(body)
+    defer { watched.server.stop() }
     var seen = 0
     for (round, (rows, new)) in steps.enumerated() {
       body.withLock { $0 = page(rows) }
-      let poll = try ChildProcess.run(
-        try #require(BinaryTests.binary), ["poll", "--all", "--config", config, "--state-dir", state])
+      let poll = try watched.poll()
       #expect(poll.status == 0, "\(kind), poll \(round + 1): \(poll.errors)")
-      let acted = ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+      let acted = watched.acted
       let now = Array(acted.dropFirst(seen))
       seen = acted.count
       #expect(now.count == (new == nil ? 0 : 1), "\(kind), poll \(round + 1): acted on \(now)\n\(poll.errors)")
@@ -266,28 +288,18 @@ struct PageFeedTests {
       return html + "</ul></div></body></html>"
     }
     let body = Locked(page(marked: true, more: 8))
-    let server = try LoopbackHTTPServer { _ in .ok(body.withLock { $0 }) }
-    defer { server.stop() }
-    let dir = try TemporaryDirectory()
-    let out = dir.url.appendingPathComponent("acted").path
-    let config = dir.url.appendingPathComponent("rules.yaml").path
-    try """
-    feeds:
-      - { page: "\(server.url("/"))", name: blog }
-    rules:
-      - { name: every, match: { title: "" }, hook: 'printf "%s\\n" "$WATCHER_TITLE" >> \(out)' }
-    """.write(toFile: config, atomically: true, encoding: .utf8)
-    let state = dir.url.appendingPathComponent("state").path
+    let watched = try Watched(body)
+    defer { watched.server.stop() }
     let binary = try #require(BinaryTests.binary)
-    _ = try ChildProcess.run(binary, ["poll", "--all", "--config", config, "--state-dir", state])
+    _ = try watched.poll()
     body.withLock { $0 = page(marked: false, more: 12) }
     // Read afresh, the page's other group now wins...
-    let file = dir.url.appendingPathComponent("page.html").path
+    let file = watched.dir.url.appendingPathComponent("page.html").path
     try page(marked: false, more: 12).write(toFile: file, atomically: true, encoding: .utf8)
-    let fresh = try ChildProcess.run(binary, ["parse", file, "--base", server.url("/"), "--jsonl"]).output
+    let fresh = try ChildProcess.run(binary, ["parse", file, "--base", watched.server.url("/"), "--jsonl"]).output
     #expect(fresh.contains("elsewhere.example"), "\(fresh)")
     // ...but the feed keeps the list it found, so nothing is new.
-    let poll = try ChildProcess.run(binary, ["poll", "--all", "--config", config, "--state-dir", state])
-    #expect(!FileManager.default.fileExists(atPath: out), "\(poll.errors)")
+    let poll = try watched.poll()
+    #expect(watched.acted.isEmpty, "\(poll.errors)")
   }
 }
