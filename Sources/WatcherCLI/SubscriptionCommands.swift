@@ -159,9 +159,15 @@ struct AddCommand: Command {
         return Self.pageFeed(page, url: pageURL, given: given, select: select, options: options, terminal: terminal)
       }
       guard let first = links.first else {
+        let listing = PageItems.read(page, url: pageURL)
+        if listing.status == .list || listing.alternative != nil,
+          Self.confirm(
+            "\(given) links to no feed; found \(listing.reason). Watch it as a feed?", terminal: terminal)
+        {
+          return Self.pageFeed(page, url: pageURL, given: given, select: select, options: options, terminal: terminal)
+        }
         terminal.error(
           "error: \(given): the page links to no feed (no <link rel=\"alternate\"> of an RSS, Atom or JSON Feed type)")
-        let listing = PageItems.read(page, url: pageURL)
         if listing.status == .list || listing.alternative != nil {
           terminal.error(Terminal.field("note: no feed; found \(listing.reason)"))
           terminal.error(
@@ -188,6 +194,20 @@ struct AddCommand: Command {
       }
     }
     return (url, parsed, nil)
+  }
+
+  /// Whether the person at the terminal answers yes to `question` (never asked when standard input or
+  /// standard error is not a terminal: scripts get the error and the note instead).
+  static func confirm(_ question: String, terminal: Terminal) -> Bool {
+    guard terminal.errorsIsTerminal, isatty(0) == 1 else { return false }
+    terminal.errors(Array(Terminal.field(question + " [y/N] ").utf8))
+    var answer: [UInt8] = []
+    while answer.count < 64 {
+      let byte = terminal.readInput(1)
+      guard let first = byte.first, first != UInt8(ascii: "\n") else { break }
+      answer.append(first)
+    }
+    return answer.first.map { $0 | 0x20 == UInt8(ascii: "y") } ?? false
   }
 
   /// The page's list of posts as a page feed (`--page`), with its selector pinned (`--select`).

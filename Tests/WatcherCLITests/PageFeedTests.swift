@@ -302,4 +302,25 @@ struct PageFeedTests {
     let poll = try watched.poll()
     #expect(watched.acted.isEmpty, "\(poll.errors)")
   }
+
+  @Test("at a terminal, add asks whether to watch a feedless page's list, and a yes adds it as a page")
+  func addAsks() throws {
+    let script = "/usr/bin/script"  // util-linux, essential on Debian: a pseudo-terminal for the child
+    try #require(FileManager.default.isExecutableFile(atPath: script))
+    let server = try LoopbackHTTPServer { _ in
+      .ok(Self.kinds["blog index with a menu, a tag cloud and a footer"]?([3, 2, 1]) ?? "")
+    }
+    defer { server.stop() }
+    let dir = try TemporaryDirectory()
+    let binary = try #require(BinaryTests.binary)
+    for (answer, added) in [("n", false), ("y", true)] {
+      let config = dir.url.appendingPathComponent("\(answer).yaml").path
+      let command = "'\(binary.path)' add '\(server.url("/blog"))' --config '\(config)'"
+      let run = try ChildProcess.run(
+        URL(fileURLWithPath: script), ["-qec", command, "/dev/null"], stdin: Data("\(answer)\n".utf8))
+      #expect(run.output.contains("found a list of 3 posts like 'Notes on topic number 3'"), "\(run.output)")
+      #expect(run.output.contains("Watch it as a feed? [y/N]"), "\(run.output)")
+      #expect(FileManager.default.fileExists(atPath: config) == added, "\(answer): \(run.output)")
+    }
+  }
 }
