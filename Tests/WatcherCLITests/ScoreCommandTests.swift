@@ -53,4 +53,53 @@ struct ScoreCommandTests {
     #expect(run.status == 0 && run.output.isEmpty)
     #expect(run.errors.contains("1 label kept; the learner needs 5 before it scores anything"), "\(run.errors)")
   }
+
+  @Test(
+    "like and dislike label a feed's items by key or title words, labels lists and takes back, score learns from them")
+  func likeAndDislike() throws {
+    var feed = "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>n</title>"
+    let titles = [
+      "Funny sketch one", "Funny sketch two", "Funny sketch three", "Budget vote one", "Budget vote two",
+      "Budget vote three",
+    ]
+    for (n, title) in titles.enumerated() {
+      feed +=
+        "<item><guid>g\(n)</guid><title>\(title)</title><category>\(n < 3 ? "comedy" : "politics")</category></item>"
+    }
+    let document = feed + "</channel></rss>"
+    let server = try LoopbackHTTPServer { _ in .ok(document) }
+    defer { server.stop() }
+    let dir = try TemporaryDirectory()
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try "feeds:\n  - { url: \"\(server.url("/feed"))\", name: news }\n".write(
+      toFile: config, atomically: true, encoding: .utf8)
+    let state = dir.url.appendingPathComponent("state").path
+    let binary = try #require(BinaryTests.binary)
+    func run(_ arguments: [String], stdin: Data? = nil) throws -> ChildResult {
+      try ChildProcess.run(binary, arguments + ["--config", config, "--state-dir", state], stdin: stdin)
+    }
+    let liked = try run(["like", "news", "sketch one", "g1", "Funny sketch three"])
+    #expect(liked.status == 0 && liked.output.contains("👍 Funny sketch two  [news]"), "\(liked.errors)")
+    #expect(try run(["dislike", "news", "vote one", "vote two", "g5"]).status == 0)
+    let ambiguous = try run(["like", "news", "sketch"])
+    #expect(ambiguous.status != 0 && ambiguous.errors.contains("3 items of the feed match 'sketch'"))
+    let listed = try run(["labels"]).output
+    #expect(listed.contains("6 labels: 3 👍, 3 👎") && listed.contains("news: Budget vote three"), "\(listed)")
+    let undone = try run(["labels", "--undo", "news", "vote three"])
+    #expect(undone.output.contains("took back 👎 Budget vote three"), "\(undone.errors)")
+    #expect(try run(["labels"]).output.contains("5 labels: 3 👍, 2 👎"))
+    // The kept labels are what score learns from.
+    let lines = [
+      Self.line("c", "Funny sketch four", category: "comedy", label: nil),
+      Self.line("p", "Budget vote four", category: "politics", label: nil),
+    ]
+    let scored = try ChildProcess.run(
+      binary, ["score", "--jsonl", "--state-dir", state], stdin: Data(lines.joined(separator: "\n").utf8))
+    var scores: [String: Double] = [:]
+    for line in scored.output.split(separator: "\n") {
+      let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+      scores[object?["id"] as? String ?? ""] = object?["score"] as? Double
+    }
+    #expect((scores["c"] ?? 0) > (scores["p"] ?? 1), "\(scored.output) \(scored.errors)")
+  }
 }
