@@ -91,7 +91,9 @@ public enum Relevance {
 
 /// Words and field tokens, each given a number as it is first seen.
 struct Vocabulary {
-  private var ids: [String: Int] = [:]
+  /// Tokens by a 64-bit hash of their text (words, pairs of words and field tokens never need their text
+  /// again): no string is made for a word.
+  private var ids: [UInt64: Int] = [:]
   var count: Int { ids.count }
 
   /// An item's word and word-pair counts (by id), and its field tokens.
@@ -100,23 +102,48 @@ struct Vocabulary {
     var fields: [Int]
   }
 
-  mutating func id(_ token: String) -> Int {
-    if let id = ids[token] { return id }
-    ids[token] = ids.count
+  mutating func id(_ hash: UInt64) -> Int {
+    if let id = ids[hash] { return id }
+    ids[hash] = ids.count
     return ids.count - 1
   }
 
-  /// The words of a text: runs of two or more letters or digits, lower-cased.
-  static func words(_ text: String) -> [String] {
-    var words: [String] = []
-    var current = String.UnicodeScalarView()
+  static let offset: UInt64 = 0xcbf2_9ce4_8422_2325
+  static let prime: UInt64 = 0x100_0000_01b3
+
+  static func hash(_ text: some StringProtocol, seed: UInt64 = offset) -> UInt64 {
+    var hash = seed
+    for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* prime }
+    return hash
+  }
+
+  /// The hashes of the words of a text: runs of two or more letters or digits, lower-cased.
+  static func words(_ text: String) -> [UInt64] {
+    var words: [UInt64] = []
+    var hash = offset
+    var length = 0
     func flush() {
-      if current.count >= 2 { words.append(String(current)) }
-      current.removeAll(keepingCapacity: true)
+      if length >= 2 { words.append(hash) }
+      hash = offset
+      length = 0
     }
     for scalar in text.unicodeScalars {
-      if scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) {
-        current.append(contentsOf: scalar.properties.lowercaseMapping.unicodeScalars)
+      let value = scalar.value
+      if value < 0x80 {
+        // ASCII: letters and digits by their codes, lower-cased by a bit.
+        let byte = UInt8(value)
+        if byte &- UInt8(ascii: "a") < 26 || byte &- UInt8(ascii: "0") < 10 {
+          hash = (hash ^ UInt64(byte)) &* prime
+          length += 1
+        } else if byte &- UInt8(ascii: "A") < 26 {
+          hash = (hash ^ UInt64(byte | 0x20)) &* prime
+          length += 1
+        } else {
+          flush()
+        }
+      } else if scalar.properties.isAlphabetic || scalar.properties.numericType == .decimal {
+        for lower in scalar.properties.lowercaseMapping.utf8 { hash = (hash ^ UInt64(lower)) &* prime }
+        length += 1
       } else {
         flush()
       }
@@ -130,7 +157,8 @@ struct Vocabulary {
     let words = Self.words(item.title + " " + item.text)
     for (index, word) in words.enumerated() {
       counts[id(word), default: 0] += 1
-      if index > 0 { counts[id(words[index - 1] + " " + word), default: 0] += 1 }
+      // A pair: the first word's hash, a space, then the second's (as its own hash: no text needed).
+      if index > 0 { counts[id((words[index - 1] ^ 0x20) &* Self.prime &+ word &* 31), default: 0] += 1 }
     }
     // Sublinear term frequency: a word said twice is not twice the evidence.
     counts = counts.mapValues { 1 + log($0) }
@@ -138,10 +166,12 @@ struct Vocabulary {
     let authors = item.author.replacing(" and ", with: ",").split(separator: ",")
     for author in authors.map({ $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") }) where !author.isEmpty
     {
-      fields.append(id("@author=" + author.lowercased()))
+      fields.append(id(Self.hash("@author=" + author.lowercased())))
     }
-    for category in item.categories where !category.isEmpty { fields.append(id("@cat=" + category.lowercased())) }
-    if !item.feed.isEmpty { fields.append(id("@feed=" + item.feed.lowercased())) }
+    for category in item.categories where !category.isEmpty {
+      fields.append(id(Self.hash("@cat=" + category.lowercased())))
+    }
+    if !item.feed.isEmpty { fields.append(id(Self.hash("@feed=" + item.feed.lowercased()))) }
     return Document(words: counts, fields: Array(Set(fields)).sorted())
   }
 
@@ -173,11 +203,18 @@ struct Sparse {
   var values: [Double]
 
   init(_ entries: [(Int, Double)]) {
-    var merged: [Int: Double] = [:]
-    for (index, value) in entries { merged[index, default: 0] += value }
-    let sorted = merged.sorted { $0.key < $1.key }
-    indices = sorted.map(\.key)
-    values = sorted.map(\.value)
+    indices = []
+    values = []
+    indices.reserveCapacity(entries.count)
+    values.reserveCapacity(entries.count)
+    for (index, value) in entries.sorted(by: { $0.0 < $1.0 }) {
+      if indices.last == index {
+        values[values.count - 1] += value
+      } else {
+        indices.append(index)
+        values.append(value)
+      }
+    }
   }
 
   func dot(_ dense: [Double]) -> Double {
