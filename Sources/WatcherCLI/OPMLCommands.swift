@@ -111,7 +111,14 @@ struct ExportOPMLCommand: Command {
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
     guard let (config, _) = ConfigOption.load(arguments, terminal: terminal) else { return .config }
-    terminal.output(Array(OPML.export(config.feeds).utf8))
+    // A page watched for its list of posts is no feed another reader could subscribe to.
+    let pages = config.feeds.filter { $0.page != nil }
+    if !pages.isEmpty {
+      terminal.error(
+        "note: left out \(pages.count) page feed\(pages.count == 1 ? "" : "s") (page: entries are pages, not feeds "
+          + "other readers can read): \(pages.map { Terminal.field($0.name) }.joined(separator: ", "))")
+    }
+    terminal.output(Array(OPML.export(config.feeds.filter { $0.page == nil }).utf8))
     return .success
   }
 }

@@ -323,4 +323,18 @@ struct PageFeedTests {
       #expect(FileManager.default.fileExists(atPath: config) == added, "\(answer): \(run.output)")
     }
   }
+
+  @Test("export-opml leaves page feeds out, and says so")
+  func opmlLeavesPagesOut() throws {
+    let dir = try TemporaryDirectory()
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    feeds:
+      - { url: https://a.example/feed.xml, name: a }
+      - { page: https://b.example/news, name: b }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let (code, out, err) = run(["export-opml", "--config", config])
+    #expect(code == 0 && out.contains("https://a.example/feed.xml") && !out.contains("b.example"))
+    #expect(err.contains("note: left out 1 page feed") && err.contains(": b"), "\(err)")
+  }
 }
