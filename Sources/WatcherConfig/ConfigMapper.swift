@@ -313,8 +313,9 @@ package struct ConfigMapper {
           notes: ["every feed needs 'url: https://…' (or a file path), or 'page: https://…' for a page without a feed"])
         continue
       }
-      guard let written = string(urlNode, "'url'") else { continue }
-      guard checkLocation(written, at: urlNode) else { continue }
+      let entryKey = value("url", in: entries) == nil ? "page" : "url"
+      guard let written = string(urlNode, "'\(entryKey)'") else { continue }
+      guard checkLocation(written, at: urlNode, key: entryKey) else { continue }
       // A relative path means relative to the config file, wherever watcher is started from.
       let url = FeedLocation.resolve(written, against: baseDirectory)
       var feed = FeedConfig(url: url, name: FeedConfig.slug(for: written), mark: element.mark)
@@ -392,7 +393,7 @@ package struct ConfigMapper {
   /// Errors: no scheme (`www.example.com/feed` would be read as a file), a malformed scheme (`https//…`), a
   /// scheme watcher does not read (`ftp:`). For a relative path: a note of where it points, and a warning
   /// when that file does not exist.
-  mutating func checkLocation(_ written: String, at node: YAMLNode) -> Bool {
+  mutating func checkLocation(_ written: String, at node: YAMLNode, key: String = "url") -> Bool {
     let text = written.trimming(.spaces)
     let lower = text.lowercased()
     for broken in ["https//", "http//", "https:/", "http:/", "https:\\", "http:\\"]
@@ -400,7 +401,7 @@ package struct ConfigMapper {
       let scheme = lower.hasPrefix("https") ? "https" : "http"
       let rest = text.dropFirst(broken.count).drop { $0 == "/" || $0 == "\\" }
       error(
-        "malformed URL '\(text)' for 'url'", at: node.mark, notes: ["did you mean '\(scheme)://\(rest)'?"])
+        "malformed URL '\(text)' for '\(key)'", at: node.mark, notes: ["did you mean '\(scheme)://\(rest)'?"])
       return false
     }
     if URLResolver.hasScheme(text), !FeedLocation.isHTTP(text), !lower.hasPrefix("file:") {
