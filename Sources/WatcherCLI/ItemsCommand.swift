@@ -63,7 +63,7 @@ struct ItemsCommand: Command {
       terminal.error("error: feed '\(feed.name)' (\(URLSecrets.redacted(feed.url))): \(error)")
       return .failure
     }
-    let engine = RuleEngine(rules: config.rules, settings: config.settings.notify)
+    let engine = RuleEngine(rules: config.rules, settings: config.settings.notify).learning(from: store)
     let identity = FeedDecider.identity(feed, state: state)
     // The feed's first poll: the items it recorded share its time.
     let firstPoll = state.items.values.map(\.firstSeen).min()

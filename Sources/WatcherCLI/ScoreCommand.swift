@@ -3,6 +3,7 @@
 
 import FoundationEssentials
 import WatcherFeed
+import WatcherPoll
 import WatcherRules
 import WatcherState
 import WatcherSupport
@@ -74,13 +75,7 @@ struct ScoreCommand: Command {
       terminal.error("error: \(error)")
       return .failure
     }
-    let training = labels.map {
-      (
-        Relevance.Item(
-          title: $0.title, text: $0.text, author: $0.author, categories: $0.categories, feed: $0.feed, link: $0.link),
-        $0.up
-      )
-    }
+    let training = labels.map { (Relevance.Item($0), $0.up) }
     guard let scores = Relevance.scores(scored.map(\.item), labeled: training) else {
       terminal.error(
         "note: \(labels.count) label\(labels.count == 1 ? "" : "s") kept; the learner needs \(Relevance.minimumLabels) "

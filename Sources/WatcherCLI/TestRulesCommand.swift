@@ -38,7 +38,13 @@ struct TestRulesCommand: Command {
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
     guard let (config, _) = ConfigOption.loadForReading(arguments, terminal: terminal) else { return .config }
-    let engine = RuleEngine(rules: config.rules, settings: config.settings.notify)
+    var engine = RuleEngine(rules: config.rules, settings: config.settings.notify)
+    if engine.usesScore,
+      let store = try? StateStore(
+        directory: StateOptions.directory(arguments, config: config, environment: terminal.environment))
+    {
+      engine = engine.learning(from: store)
+    }
     let now = arguments.date(Options.now) ?? WallClock.now()
     var run = DryRun()
     let synthetic = [Options.title, Options.text, Options.content, Options.category, Options.link, Options.published]
@@ -233,7 +239,10 @@ struct TestRulesCommand: Command {
       }
       if let stop = d.stoppedBy { out += "  rule '\(stop)' stopped evaluation\n" }
       if let rules {
-        for verdict in RuleExplainer.explain(outcome.item, feed: outcome.feed, rules: rules, now: now) {
+        if let score = outcome.score { out += "  learned score: \(Relevance.shown(score))\n" }
+        for verdict in RuleExplainer.explain(
+          outcome.item, feed: outcome.feed, rules: rules, now: now, score: outcome.score)
+        {
           if let skipped = verdict.skipped {
             out += "  - rule '\(verdict.rule)' not looked at: \(skipped)\n"
           } else {

@@ -40,6 +40,10 @@ public indirect enum Condition: Sendable {
   case olderThan(Int)
   /// Published less long ago than this many seconds.
   case newerThan(Int)
+  /// The learned score (from 👍/👎 labels) is above this, or below it; an item without a score (too few
+  /// labels yet) holds neither.
+  case scoreAbove(Double)
+  case scoreBelow(Double)
 }
 
 extension Condition {
@@ -49,7 +53,17 @@ extension Condition {
     case .field(let tested, _): tested == field
     case .all(let parts), .any(let parts): parts.contains { $0.tests(field) }
     case .not(let inner): inner.tests(field)
-    case .olderThan, .newerThan: false
+    case .olderThan, .newerThan, .scoreAbove, .scoreBelow: false
+    }
+  }
+
+  /// Whether the condition, or any part of it, tests the learned score.
+  public var testsScore: Bool {
+    switch self {
+    case .scoreAbove, .scoreBelow: true
+    case .all(let parts), .any(let parts): parts.contains { $0.testsScore }
+    case .not(let inner): inner.testsScore
+    case .field, .olderThan, .newerThan: false
     }
   }
 }

@@ -28,7 +28,7 @@ extension ConfigMapper {
       entries, allowed: Self.conditionKeys, in: "'match'",
       hint:
         "fields: \(MatchField.allCases.map(\.rawValue).joined(separator: ", ")); combinators: all, any, not; "
-        + "older_than, newer_than")
+        + "older_than, newer_than; score (the learned score: { above: 0.7 } or { below: 0.3 })")
     var parts: [Condition] = []
     for entry in entries {
       let v = entry.value
@@ -47,12 +47,34 @@ extension ConfigMapper {
         if let seconds = duration(v, "'older_than'") { parts.append(.olderThan(seconds)) }
       case "newer_than":
         if let seconds = duration(v, "'newer_than'") { parts.append(.newerThan(seconds)) }
+      case "score":
+        if let score = scoreCondition(v) { parts.append(score) }
       default:
         guard let field = MatchField(rawValue: entry.key) else { continue }
         if let pattern = pattern(v, field: entry.key) { parts.append(.field(field, pattern)) }
       }
     }
     guard parts.count == entries.filter({ Self.conditionKeys.contains($0.key) }).count, !parts.isEmpty else {
+      return nil
+    }
+    return parts.count == 1 ? parts[0] : .all(parts)
+  }
+
+  /// `score: { above: X }`, `{ below: Y }` or both, each a number from 0 to 1.
+  private mutating func scoreCondition(_ node: YAMLNode) -> Condition? {
+    let example = "score: { above: 0.7 } (the learned score, from 0 to 1), or { below: 0.3 }"
+    guard let entries = mapping(node, "'score'") else { return nil }
+    checkKeys(entries, allowed: ["above", "below"], in: "'score'")
+    var parts: [Condition] = []
+    for entry in entries where entry.key == "above" || entry.key == "below" {
+      guard let text = entry.value.scalar, let bound = Double(text), bound >= 0, bound <= 1 else {
+        error("'score.\(entry.key)' must be a number from 0 to 1", at: entry.value.mark, notes: [example])
+        return nil
+      }
+      parts.append(entry.key == "above" ? .scoreAbove(bound) : .scoreBelow(bound))
+    }
+    guard !parts.isEmpty else {
+      error("'score' needs 'above' or 'below'", at: node.mark, notes: [example])
       return nil
     }
     return parts.count == 1 ? parts[0] : .all(parts)

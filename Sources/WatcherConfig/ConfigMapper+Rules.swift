@@ -64,6 +64,16 @@ extension ConfigMapper {
           ])
       }
       let actions = ruleActions(entries, of: element, in: context)
+      // A learned score errs; muting on it drops posts no one sees. A digest keeps them at hand.
+      if let condition, condition.testsScore, actions.mute {
+        warning(
+          "\(context) mutes items by their learned score: a post the learner scores wrongly is then never seen",
+          at: matchNode?.mark ?? element.mark,
+          notes: [
+            "send low scores to a digest instead: match: { score: { below: 0.3 } } with digest: { every: 1d }",
+            "and let high scores notify: match: { score: { above: 0.7 } } with notify: true",
+          ])
+      }
       if let condition {
         rules.append(Rule(name: name, scope: scope, condition: condition, actions: actions, mark: element.mark))
       }

@@ -66,7 +66,8 @@ package struct ConfigMapper {
     "apprise", "buttons",
   ]
   package static let digestKeys = ["every", "at"]
-  package static let conditionKeys = MatchField.allCases.map(\.rawValue) + ["all", "not", "older_than", "newer_than"]
+  package static let conditionKeys =
+    MatchField.allCases.map(\.rawValue) + ["all", "not", "older_than", "newer_than", "score"]
   package static let patternKeys = ["contains", "words", "regex", "equals", "case"]
   package static let notifyKeys = ["summary", "body", "urgency", "expire", "icon"]
   package static let hookKeys = ["command", "run", "timeout"]

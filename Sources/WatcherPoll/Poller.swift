@@ -131,7 +131,8 @@ public struct Poller {
         }
       }
     }
-    let engine = RuleEngine(rules: config.rules, settings: config.settings.notify)
+    // Rules on the learned score: the model the kept labels teach, trained once for the pass.
+    let engine = RuleEngine(rules: config.rules, settings: config.settings.notify).learning(from: store)
     // One reader for the pass: its story identity, the rules' buttons and the snoozed feeds are made once.
     var reader = FeedDecider(
       config: config, transport: transport, cancellation: cancellation,

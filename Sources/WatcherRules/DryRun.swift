@@ -19,6 +19,8 @@ public struct DryRun: Sendable {
     public var item: FeedItem
     /// What the rules decided.
     public var decision: Decision
+    /// The item's learned score, when a rule tests it and the learner has one.
+    public var score: Double?
   }
 
   /// Every item's outcome, feed by feed, in document order.
@@ -32,7 +34,10 @@ public struct DryRun: Sendable {
   /// Evaluates `items` of `feed` with the config's rules.
   public mutating func add(_ items: [FeedItem], feed: FeedConfig, engine: RuleEngine, now: Date) {
     for item in items {
-      outcomes.append(Outcome(feed: feed, item: item, decision: engine.evaluate(item, feed: feed, now: now)))
+      outcomes.append(
+        Outcome(
+          feed: feed, item: item, decision: engine.evaluate(item, feed: feed, now: now),
+          score: engine.usesScore ? engine.scorer?(item, feed.name) : nil))
     }
   }
 
@@ -46,7 +51,10 @@ public struct DryRun: Sendable {
           [
             (
               "explain",
-              .array(RuleExplainer.explain(outcome.item, feed: outcome.feed, rules: rules, now: now).map(\.json))
+              .array(
+                RuleExplainer.explain(
+                  outcome.item, feed: outcome.feed, rules: rules, now: now, score: outcome.score
+                ).map(\.json))
             )
           ]
         } ?? []

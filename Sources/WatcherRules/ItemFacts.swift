@@ -23,6 +23,8 @@ package struct ItemFacts {
   /// Whether matches report the text that matched (test-rules shows it; a poll does not need it, and a
   /// regex then only asks its DFA whether it matches, never where).
   package var wantsExcerpts = true
+  /// The item's learned score, when rules test it and there is one.
+  package var score: Double?
 
   /// One value of a field (categories and tags have several), as written and folded.
   private struct Value {

@@ -37,6 +37,12 @@ public enum Relevance {
     }
   }
 
+  /// A score as shown to people: two decimals.
+  public static func shown(_ score: Double) -> String {
+    let hundredths = Int((score * 100).rounded())
+    return "\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)"
+  }
+
   /// Too few labels to say anything: fewer than this many, no score.
   public static let minimumLabels = 5
 
@@ -54,17 +60,40 @@ public enum Relevance {
   /// Scores for `items` learned from `labeled` (each item with 👍 `true` or 👎 `false`), in [0, 1], or
   /// `nil` when there are fewer than ``minimumLabels`` labels.
   public static func scores(_ items: [Item], labeled: [(Item, Bool)]) -> [Double]? {
+    guard let model = train(labeled, background: items) else { return nil }
+    return items.map(model.score)
+  }
+
+  /// What the labels taught: the words and tokens known, their weights.
+  public struct Model: Sendable {
+    let vocabulary: Vocabulary
+    let idf: [Int: Double]
+    let weights: [Double]
+    /// Trained on 👎 only: the model says how much an item looks like a 👎, and the score is the opposite.
+    let inverted: Bool
+
+    /// The item's score in [0, 1]; its words and tokens that no label or background item had count nothing.
+    public func score(_ item: Item) -> Double {
+      let vector = vocabulary.vector(vocabulary.known(item), idf: idf)
+      let likely = 1 / (1 + exp(-vector.dot(weights)))
+      return inverted ? 1 - likely : likely
+    }
+  }
+
+  /// The model `labeled` teaches, with `background` (items not labelled: the items to score, or recent
+  /// ones) standing in as weak 👎; `nil` below ``minimumLabels`` labels.
+  public static func train(_ labeled: [(Item, Bool)], background: [Item] = []) -> Model? {
     guard labeled.count >= minimumLabels else { return nil }
     var vocabulary = Vocabulary()
-    let all = labeled.map(\.0) + items
+    let all = labeled.map(\.0) + background
     let documents = all.map { vocabulary.tokens(of: $0) }
     let idf = vocabulary.idf(documents.map(\.words))
     let vectors = documents.map { vocabulary.vector($0, idf: idf) }
     let trained = Array(vectors[0..<labeled.count])
-    let scored = Array(vectors[labeled.count...])
+    let unlabelled = Array(vectors[labeled.count...])
     let ups = labeled.map(\.1)
-    // The items being scored are unlabelled evidence: most of them are not liked, so they stand beside the
-    // 👎 with a small weight (learning from positive and unlabelled examples), which lets a few labels say
+    // Items not labelled are unlabelled evidence: most of them are not liked, so they stand beside the 👎
+    // with a small weight (learning from positive and unlabelled examples), which lets a few labels say
     // much more. With 👎 only, the model learns what a 👎 looks like against them, and the score is its
     // opposite.
     let onlyDown = !ups.contains(true)
@@ -77,20 +106,17 @@ public enum Relevance {
     let downCount = Double(labels.count) - upCount
     let total = Double(labels.count)
     var weights = labels.map { $0 > 0 ? total / (2 * max(upCount, 1)) : total / (2 * max(downCount, 1)) }
-    if unlabelledWeight > 0 {
-      rows += scored
-      labels += [Double](repeating: -1, count: scored.count)
-      weights += [Double](repeating: unlabelledWeight, count: scored.count)
-    }
+    rows += unlabelled
+    labels += [Double](repeating: -1, count: unlabelled.count)
+    weights += [Double](repeating: unlabelledWeight, count: unlabelled.count)
     let model = LogisticRegression.train(
       rows, labels: labels, weights: weights, c: inverseRegularization, dimension: vocabulary.count + 1)
-    if onlyDown { return scored.map { 1 - 1 / (1 + exp(-$0.dot(model))) } }
-    return scored.map { 1 / (1 + exp(-$0.dot(model))) }
+    return Model(vocabulary: vocabulary, idf: idf, weights: model, inverted: onlyDown)
   }
 }
 
 /// Words and field tokens, each given a number as it is first seen.
-struct Vocabulary {
+struct Vocabulary: Sendable {
   /// Tokens by a 64-bit hash of their text (words, pairs of words and field tokens never need their text
   /// again): no string is made for a word.
   private var ids: [UInt64: Int] = [:]
@@ -153,12 +179,22 @@ struct Vocabulary {
   }
 
   mutating func tokens(of item: Relevance.Item) -> Document {
+    Self.document(of: item) { id($0) }
+  }
+
+  /// The item's document with only the tokens already known (scoring: nothing new is learned).
+  func known(_ item: Relevance.Item) -> Document {
+    Self.document(of: item) { ids[$0] }
+  }
+
+  /// An item's word and word-pair counts and field tokens, each token's id given by `id` (nil: left out).
+  static func document(of item: Relevance.Item, id: (UInt64) -> Int?) -> Document {
     var counts: [Int: Double] = [:]
     let words = Self.words(item.title + " " + item.text)
     for (index, word) in words.enumerated() {
-      counts[id(word), default: 0] += 1
+      if let id = id(word) { counts[id, default: 0] += 1 }
       // A pair: the first word's hash, a space, then the second's (as its own hash: no text needed).
-      if index > 0 { counts[id((words[index - 1] ^ 0x20) &* Self.prime &+ word &* 31), default: 0] += 1 }
+      if index > 0, let id = id((words[index - 1] ^ 0x20) &* Self.prime &+ word &* 31) { counts[id, default: 0] += 1 }
     }
     // Sublinear term frequency: a word said twice is not twice the evidence.
     counts = counts.mapValues { 1 + log($0) }
@@ -166,12 +202,12 @@ struct Vocabulary {
     let authors = item.author.replacing(" and ", with: ",").split(separator: ",")
     for author in authors.map({ $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") }) where !author.isEmpty
     {
-      fields.append(id(Self.hash("@author=" + author.lowercased())))
+      if let id = id(Self.hash("@author=" + author.lowercased())) { fields.append(id) }
     }
     for category in item.categories where !category.isEmpty {
-      fields.append(id(Self.hash("@cat=" + category.lowercased())))
+      if let id = id(Self.hash("@cat=" + category.lowercased())) { fields.append(id) }
     }
-    if !item.feed.isEmpty { fields.append(id(Self.hash("@feed=" + item.feed.lowercased()))) }
+    if !item.feed.isEmpty, let id = id(Self.hash("@feed=" + item.feed.lowercased())) { fields.append(id) }
     return Document(words: counts, fields: Array(Set(fields)).sorted())
   }
 
@@ -198,7 +234,7 @@ struct Vocabulary {
 }
 
 /// A sparse vector: indices and values.
-struct Sparse {
+struct Sparse: Sendable {
   var indices: [Int]
   var values: [Double]
 

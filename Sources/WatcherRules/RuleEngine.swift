@@ -21,6 +21,10 @@ public struct RuleEngine: Sendable {
   public let rules: [Rule]
   /// Notification defaults.
   public let settings: NotifySettings
+  /// The learned score of an item of a feed (nil: no score yet), for rules on `score`.
+  public var scorer: (@Sendable (FeedItem, String) -> Double?)?
+  /// Whether any rule tests the score (only then is an item scored).
+  public let usesScore: Bool
 
   /// Every rule's condition, compiled into one flat program of plain nodes: evaluating it touches no
   /// reference counts, which matters when several threads evaluate items at once.
@@ -42,6 +46,7 @@ public struct RuleEngine: Sendable {
     self.program = program
     scopes = rules.map { Set($0.scope) }
     scoped = rules.map { !$0.scope.isEmpty }
+    usesScore = rules.contains { $0.condition.testsScore }
     needleSet = registry.needles.isEmpty ? nil : NeedleSet(registry.needles)
   }
 
@@ -56,6 +61,7 @@ public struct RuleEngine: Sendable {
     var decision = Decision()
     var facts = ItemFacts(item: item, feed: feed.name)
     facts.wantsExcerpts = excerpts
+    if usesScore { facts.score = scorer?(item, feed.name) }
     for tag in feed.tags where !decision.tags.contains(tag) { decision.tags.append(tag) }
     facts.tags = decision.tags
     for index in roots.indices {
@@ -208,6 +214,10 @@ public struct RuleEngine: Sendable {
       let age = now.timeIntervalSince(published)
       guard n.op == .olderThan ? age > Double(n.seconds) : age < Double(n.seconds) else { return false }
       reasons.append(Decision.Match(rule: rules[rule].name, field: "published", text: ISODate.format(published)))
+      return true
+    case .scoreAbove, .scoreBelow:
+      guard let score = facts.score, n.op == .scoreAbove ? score > n.bound : score < n.bound else { return false }
+      reasons.append(Decision.Match(rule: rules[rule].name, field: "score", text: Relevance.shown(score)))
       return true
     }
   }

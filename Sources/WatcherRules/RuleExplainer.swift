@@ -38,8 +38,11 @@ public enum RuleExplainer {
   }
 
   /// The verdict of every rule for `item` of `feed`, in file order, with tags accumulated as the engine does.
-  public static func explain(_ item: FeedItem, feed: FeedConfig, rules: [Rule], now: Date = Date()) -> [Verdict] {
+  public static func explain(
+    _ item: FeedItem, feed: FeedConfig, rules: [Rule], now: Date = Date(), score: Double? = nil
+  ) -> [Verdict] {
     var facts = ItemFacts(item: item, feed: feed.name)
+    facts.score = score
     var tags: [String] = []
     for tag in feed.tags where !tags.contains(tag) { tags.append(tag) }
     facts.tags = tags
@@ -96,6 +99,16 @@ public enum RuleExplainer {
       let age = now.timeIntervalSince(published)
       let held = older ? age > Double(seconds) : age < Double(seconds)
       return Step(condition: what, held: held, detail: "published \(ISODate.format(published))")
+    case .scoreAbove(let bound), .scoreBelow(let bound):
+      let above = { if case .scoreAbove = condition { return true } else { return false } }()
+      let what = "score \(above ? "above" : "below") \(Relevance.shown(bound))"
+      guard let score = facts.score else {
+        return Step(
+          condition: what, held: false,
+          detail: "no score yet (the learner needs \(Relevance.minimumLabels) labels: watcher like/dislike)")
+      }
+      return Step(
+        condition: what, held: above ? score > bound : score < bound, detail: "scored \(Relevance.shown(score))")
     case .field(let field, let pattern):
       let what = describe(field, pattern)
       if let (name, text) = facts.match(field, pattern) {

@@ -30,6 +30,9 @@ package struct RuleProgram: Sendable {
     case olderThan
     /// Published less than `seconds` ago.
     case newerThan
+    /// The learned score above (or below) `bound`.
+    case scoreAbove
+    case scoreBelow
   }
 
   /// One node.
@@ -40,6 +43,7 @@ package struct RuleProgram: Sendable {
     package var a: Int32 = 0
     package var b: Int32 = 0
     package var seconds: Int = 0
+    package var bound: Double = 0
   }
 
   package var nodes: [Node] = []
@@ -80,6 +84,8 @@ package struct RuleProgram: Sendable {
     case .not(let inner): node = Node(op: .not, a: add(inner, registry: &registry))
     case .olderThan(let seconds): node = Node(op: .olderThan, seconds: seconds)
     case .newerThan(let seconds): node = Node(op: .newerThan, seconds: seconds)
+    case .scoreAbove(let bound): node = Node(op: .scoreAbove, bound: bound)
+    case .scoreBelow(let bound): node = Node(op: .scoreBelow, bound: bound)
     }
     nodes.append(node)
     return Int32(nodes.count - 1)

@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+import WatcherSupport
 import WatcherTestSupport
 
 /// `watcher score --jsonl`, through the built binary: labels in the lines are kept in the state directory,
@@ -101,5 +102,50 @@ struct ScoreCommandTests {
       scores[object?["id"] as? String ?? ""] = object?["score"] as? Double
     }
     #expect((scores["c"] ?? 0) > (scores["p"] ?? 1), "\(scored.output) \(scored.errors)")
+  }
+
+  @Test("score rules: labels given with like/dislike route new items, high scores to a hook, low ones to a digest")
+  func scoreRules() throws {
+    let items = Locked([
+      "Funny sketch one", "Funny sketch two", "Funny sketch three", "Budget vote one",
+      "Budget vote two", "Budget vote three",
+    ])
+    let server = try LoopbackHTTPServer { _ in
+      var feed = "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>n</title>"
+      for title in items.withLock({ $0 }) {
+        let category = title.hasPrefix("Funny") ? "comedy" : "politics"
+        feed += "<item><guid>\(title)</guid><title>\(title)</title><category>\(category)</category></item>"
+      }
+      return .ok(feed + "</channel></rss>")
+    }
+    defer { server.stop() }
+    let dir = try TemporaryDirectory()
+    let out = dir.url.appendingPathComponent("acted").path
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try """
+    settings: { max_age: none }
+    feeds:
+      - { url: "\(server.url("/feed"))", name: news }
+    rules:
+      - { name: high, match: { score: { above: 0.5 } }, hook: 'printf "%s\\n" "$WATCHER_TITLE" >> \(out)' }
+      - { name: low, match: { score: { below: 0.5 } }, digest: { every: 1d } }
+    """.write(toFile: config, atomically: true, encoding: .utf8)
+    let state = dir.url.appendingPathComponent("state").path
+    let binary = try #require(BinaryTests.binary)
+    func run(_ arguments: [String]) throws -> ChildResult {
+      try ChildProcess.run(binary, arguments + ["--config", config, "--state-dir", state])
+    }
+    #expect(try ChildProcess.run(binary, ["check", "--config", config]).status == 0)
+    _ = try run(["poll", "--all"])
+    #expect(try run(["like", "news", "sketch one", "sketch two", "sketch three"]).status == 0)
+    #expect(try run(["dislike", "news", "vote one", "vote two", "vote three"]).status == 0)
+    items.withLock { $0 = ["Funny sketch four", "Budget vote four"] + $0 }
+    let explained = try run(["test-rules", "--explain"]).output
+    #expect(explained.contains("learned score: "), "\(explained)")
+    let poll = try run(["poll", "--all"])
+    let acted = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+    #expect(acted == "Funny sketch four\n", "\(acted)\n\(poll.errors)")
+    let digest = try run(["digest", "low", "--preview"]).output
+    #expect(digest.contains("Budget vote four") && !digest.contains("Funny sketch four"), "\(digest)")
   }
 }

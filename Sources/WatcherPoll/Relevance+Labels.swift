@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import WatcherFeed
+import WatcherRules
+import WatcherState
+
+extension RuleEngine {
+  /// This engine with its scorer taught by the labels kept in `store`, when a rule tests the score.
+  ///
+  /// Else itself: nothing is read or trained. Too few labels: no scorer, and `score` conditions hold for no
+  /// item.
+  package func learning(from store: StateStore) -> RuleEngine {
+    guard usesScore else { return self }
+    let labels = (try? store.labels(readOnly: true)) ?? []
+    guard let model = Relevance.train(labels.map { (Relevance.Item($0), $0.up) }) else { return self }
+    var engine = self
+    engine.scorer = { item, feed in model.score(Relevance.Item(item, feed: feed)) }
+    return engine
+  }
+}
+
+extension Relevance.Item {
+  /// What a label kept of its item.
+  package init(_ label: Label) {
+    self.init(
+      title: label.title, text: label.text, author: label.author, categories: label.categories, feed: label.feed,
+      link: label.link)
+  }
+
+  /// A feed's item as the learner reads it.
+  package init(_ item: FeedItem, feed: String) {
+    self.init(
+      title: item.title ?? "", text: item.text ?? "", author: item.author ?? "", categories: item.categories,
+      feed: feed, link: item.link ?? "")
+  }
+}
