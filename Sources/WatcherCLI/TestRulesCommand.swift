@@ -239,7 +239,11 @@ struct TestRulesCommand: Command {
       }
       if let stop = d.stoppedBy { out += "  rule '\(stop)' stopped evaluation\n" }
       if let rules {
-        if let score = outcome.score { out += "  learned score: \(Relevance.shown(score))\n" }
+        if let score = outcome.score {
+          let moved =
+            outcome.scoreReasons.isEmpty ? "" : ", most moved by " + outcome.scoreReasons.joined(separator: ", ")
+          out += Terminal.field("  learned score: \(Relevance.shown(score))\(moved)") + "\n"
+        }
         for verdict in RuleExplainer.explain(
           outcome.item, feed: outcome.feed, rules: rules, now: now, score: outcome.score)
         {

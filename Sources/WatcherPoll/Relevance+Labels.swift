@@ -16,6 +16,7 @@ extension RuleEngine {
     guard let model = Relevance.train(labels.map { (Relevance.Item($0), $0.up) }) else { return self }
     var engine = self
     engine.scorer = { item, feed in model.score(Relevance.Item(item, feed: feed)) }
+    engine.scoreReasons = { item, feed in model.reasons(Relevance.Item(item, feed: feed)) }
     return engine
   }
 }

@@ -19,8 +19,9 @@ public struct DryRun: Sendable {
     public var item: FeedItem
     /// What the rules decided.
     public var decision: Decision
-    /// The item's learned score, when a rule tests it and the learner has one.
+    /// The item's learned score, when a rule tests it and the learner has one, and what moved it most.
     public var score: Double?
+    public var scoreReasons: [String] = []
   }
 
   /// Every item's outcome, feed by feed, in document order.
@@ -37,7 +38,8 @@ public struct DryRun: Sendable {
       outcomes.append(
         Outcome(
           feed: feed, item: item, decision: engine.evaluate(item, feed: feed, now: now),
-          score: engine.usesScore ? engine.scorer?(item, feed.name) : nil))
+          score: engine.usesScore ? engine.scorer?(item, feed.name) : nil,
+          scoreReasons: engine.usesScore ? engine.scoreReasons?(item, feed.name) ?? [] : []))
     }
   }
 

@@ -72,6 +72,40 @@ public enum Relevance {
     /// Trained on 👎 only: the model says how much an item looks like a 👎, and the score is the opposite.
     let inverted: Bool
 
+    /// The words and fields of `item` that moved its score most, strongest first, each with its weight
+    /// (positive: toward 👍): `category 'comedy' +1.92`.
+    public func reasons(_ item: Item, count: Int = 3) -> [String] {
+      var texts: [UInt64: String] = [:]
+      let words = Vocabulary.wordTexts(item.title + " " + item.text)
+      for (index, word) in words.enumerated() {
+        texts[word.hash] = "'\(word.text)'"
+        if index > 0 {
+          texts[Vocabulary.pair(words[index - 1].hash, word.hash)] = "'\(words[index - 1].text) \(word.text)'"
+        }
+      }
+      for (kind, values) in [
+        ("author", Vocabulary.authors(item.author)), ("category", item.categories), ("feed", [item.feed]),
+      ] {
+        for value in values where !value.isEmpty {
+          let prefix = kind == "category" ? "@cat=" : "@\(kind)="
+          texts[Vocabulary.hash(prefix + value.lowercased())] = "\(kind) '\(value)'"
+        }
+      }
+      var moved: [(String, Double)] = []
+      let vector = vocabulary.vector(vocabulary.known(item), idf: idf)
+      let named = Dictionary(texts.compactMap { hash, text in vocabulary.existing(hash).map { ($0, text) } }) { a, _ in
+        a
+      }
+      for (index, value) in zip(vector.indices, vector.values) where index < weights.count {
+        guard let text = named[index] else { continue }
+        let effect = value * weights[index] * (inverted ? -1 : 1)
+        if effect != 0 { moved.append((text, effect)) }
+      }
+      return moved.sorted { abs($0.1) > abs($1.1) }.prefix(count).map {
+        "\($0.0) \($0.1 >= 0 ? "+" : "−")\(Relevance.shown(abs($0.1)))"
+      }
+    }
+
     /// The item's score in [0, 1]; its words and tokens that no label or background item had count nothing.
     public func score(_ item: Item) -> Double {
       let vector = vocabulary.vector(vocabulary.known(item), idf: idf)
@@ -143,6 +177,52 @@ struct Vocabulary: Sendable {
     return hash
   }
 
+  /// The hash of a pair of words: the first word's hash, a space, then the second's (no text needed).
+  static func pair(_ first: UInt64, _ second: UInt64) -> UInt64 { (first ^ 0x20) &* prime &+ second &* 31 }
+
+  /// The authors of a byline: split at commas and " and ", spaces collapsed.
+  static func authors(_ byline: String) -> [String] {
+    byline.replacing(" and ", with: ",").split(separator: ",")
+      .map { $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") }.filter { !$0.isEmpty }
+  }
+
+  /// The id of a token already known.
+  func existing(_ hash: UInt64) -> Int? { ids[hash] }
+
+  /// The words of a text with their hashes, as ``words(_:)`` reads them (for explanations, not for speed).
+  static func wordTexts(_ text: String) -> [(hash: UInt64, text: String)] {
+    var found: [(UInt64, String)] = []
+    var current = String.UnicodeScalarView()
+    var length = 0
+    func flush() {
+      if length >= 2 {
+        let word = String(current)
+        found.append((hash(word), word))
+      }
+      current.removeAll(keepingCapacity: true)
+      length = 0
+    }
+    for scalar in text.unicodeScalars {
+      let value = scalar.value
+      if value < 0x80 {
+        let byte = UInt8(value)
+        if byte &- UInt8(ascii: "a") < 26 || byte &- UInt8(ascii: "0") < 10 || byte &- UInt8(ascii: "A") < 26 {
+          current.append(Unicode.Scalar(byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte))
+          length += 1
+        } else {
+          flush()
+        }
+      } else if scalar.properties.isAlphabetic || scalar.properties.numericType == .decimal {
+        current.append(contentsOf: scalar.properties.lowercaseMapping.unicodeScalars)
+        length += 1
+      } else {
+        flush()
+      }
+    }
+    flush()
+    return found
+  }
+
   /// The hashes of the words of a text: runs of two or more letters or digits, lower-cased.
   static func words(_ text: String) -> [UInt64] {
     var words: [UInt64] = []
@@ -194,14 +274,12 @@ struct Vocabulary: Sendable {
     for (index, word) in words.enumerated() {
       if let id = id(word) { counts[id, default: 0] += 1 }
       // A pair: the first word's hash, a space, then the second's (as its own hash: no text needed).
-      if index > 0, let id = id((words[index - 1] ^ 0x20) &* Self.prime &+ word &* 31) { counts[id, default: 0] += 1 }
+      if index > 0, let id = id(pair(words[index - 1], word)) { counts[id, default: 0] += 1 }
     }
     // Sublinear term frequency: a word said twice is not twice the evidence.
     counts = counts.mapValues { 1 + log($0) }
     var fields: [Int] = []
-    let authors = item.author.replacing(" and ", with: ",").split(separator: ",")
-    for author in authors.map({ $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") }) where !author.isEmpty
-    {
+    for author in authors(item.author) {
       if let id = id(Self.hash("@author=" + author.lowercased())) { fields.append(id) }
     }
     for category in item.categories where !category.isEmpty {

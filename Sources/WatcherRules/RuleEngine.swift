@@ -23,6 +23,8 @@ public struct RuleEngine: Sendable {
   public let settings: NotifySettings
   /// The learned score of an item of a feed (nil: no score yet), for rules on `score`.
   public var scorer: (@Sendable (FeedItem, String) -> Double?)?
+  /// What moved an item's score most (words and fields with their weights), for explanations.
+  public var scoreReasons: (@Sendable (FeedItem, String) -> [String])?
   /// Whether any rule tests the score (only then is an item scored).
   public let usesScore: Bool
 

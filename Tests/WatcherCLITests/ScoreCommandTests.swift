@@ -141,7 +141,8 @@ struct ScoreCommandTests {
     #expect(try run(["dislike", "news", "vote one", "vote two", "vote three"]).status == 0)
     items.withLock { $0 = ["Funny sketch four", "Budget vote four"] + $0 }
     let explained = try run(["test-rules", "--explain"]).output
-    #expect(explained.contains("learned score: "), "\(explained)")
+    #expect(explained.contains("learned score: ") && explained.contains("most moved by"), "\(explained)")
+    #expect(explained.contains("'funny' +") && explained.contains("'budget' −"), "\(explained)")
     let poll = try run(["poll", "--all"])
     let acted = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
     #expect(acted == "Funny sketch four\n", "\(acted)\n\(poll.errors)")
