@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
+import FoundationEssentials
 import WatcherFeed
 import WatcherRules
 import WatcherState
+import WatcherSupport
 
 extension RuleEngine {
   /// This engine with its scorer taught by the labels kept in `store`, when a rule tests the score.
@@ -13,11 +15,25 @@ extension RuleEngine {
   package func learning(from store: StateStore) -> RuleEngine {
     guard usesScore else { return self }
     let labels = (try? store.labels(readOnly: true)) ?? []
-    guard let model = Relevance.train(labels.map { (Relevance.Item($0), $0.up) }) else { return self }
+    guard let model = Self.model(for: labels) else { return self }
     var engine = self
     engine.scorer = { item, feed in model.score(Relevance.Item(item, feed: feed)) }
     engine.scoreReasons = { item, feed in model.reasons(Relevance.Item(item, feed: feed)) }
     return engine
+  }
+}
+
+extension RuleEngine {
+  /// The model of the labels last trained on, kept while they are the same (a daemon's passes do not
+  /// train again until a label is given or taken back).
+  private static let trained = Locked<(key: String, model: Relevance.Model)?>(nil)
+
+  private static func model(for labels: [Label]) -> Relevance.Model? {
+    let key = labels.map { "\($0.feed)\n\($0.key)\n\($0.up)\n\($0.time.timeIntervalSince1970)" }.joined(separator: "\n")
+    if let kept = trained.withLock({ $0 }), kept.key == key { return kept.model }
+    guard let model = Relevance.train(labels.map { (Relevance.Item($0), $0.up) }) else { return nil }
+    trained.withLock { $0 = (key, model) }
+    return model
   }
 }
 
