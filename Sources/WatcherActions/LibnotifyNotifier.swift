@@ -208,6 +208,9 @@ public final class LibnotifyNotifier: Notifier {
     for label in notification.buttons.prefix(3) where notification.item != nil {
       buttons.append(("button:" + label, label))
     }
+    if notification.learn, notification.item != nil, notification.category == .item {
+      buttons += [("like", "👍"), ("dislike", "👎")]
+    }
     return buttons
   }
 
@@ -300,6 +303,7 @@ private final class ClickBox {
     case "default", "open": clicks.open([notification.link].compactMap { $0 })
     case "open-all": clicks.open(notification.links)
     case "snooze": if let feed = notification.feed { clicks.snooze(feed: feed) }
+    case "like", "dislike": clicks.label(up: id == "like", of: notification)
     default:
       if id.hasPrefix("button:") { clicks.press(String(id.dropFirst("button:".count)), of: notification) }
     }

@@ -32,6 +32,8 @@ public struct DesktopNotification: Sendable, Equatable {
   public var item: String?
   /// What "Open all" opens (a digest's links).
   public var links: [String] = []
+  /// Whether it carries 👍 and 👎 buttons that label its item for the learner.
+  public var learn = false
   /// A name for what it stands in for ("digest:NAME", "away"): a later notification with the same name
   /// replaces its bubble (`replaces_id`) instead of stacking another.
   public var replaces: String?
@@ -75,6 +77,7 @@ extension DesktopNotification {
     buttons = notification.buttons
     item = notification.item
     links = notification.links
+    learn = notification.learn
   }
 }
 
@@ -107,6 +110,8 @@ public protocol NotificationClicks: Sendable {
   func snooze(feed: String)
   /// One of the rule's own buttons: its hook for the item, with a hook's guarantees.
   func press(_ button: String, of notification: DesktopNotification)
+  /// 👍 (`up`) or 👎: the item labelled for the learner.
+  func label(up: Bool, of notification: DesktopNotification)
 }
 
 /// Text for the body of a notification: the server interprets a small HTML-like markup in bodies, so `&`,

@@ -161,6 +161,9 @@ public struct NotifySettings: Sendable, Equatable {
   public var health = true
   /// How long "Snooze feed" on a notification mutes its feed's notifications (`settings.notify.snooze`).
   public var snooze = 86_400
+  /// Whether an item's notification carries 👍 and 👎 buttons that label it for the learner
+  /// (`settings.notify.learn`).
+  public var learn = false
 
   /// The icon a notification gets when nothing else is set: the freedesktop icon name for feeds.
   public static let defaultIcon = "application-rss+xml"

@@ -54,7 +54,7 @@ package struct ConfigMapper {
   package static let hookRetryKeys = ["delay", "max_delay", "give_up_after"]
   package static let notifySettingsKeys = [
     "urgency", "expire", "max_per_poll", "icon", "keep_for", "keep_max", "quiet", "quiet_allows", "health",
-    "snooze",
+    "snooze", "learn",
   ]
   package static let feedKeys =
     [
@@ -244,6 +244,7 @@ package struct ConfigMapper {
         }
       case "health": notify.health = bool(entry.value, "'health'") ?? true
       case "snooze": notify.snooze = duration(entry.value, "'snooze'", positive: true) ?? notify.snooze
+      case "learn": notify.learn = bool(entry.value, "'learn'") ?? false
       case "quiet_allows":
         if entry.value.scalar == "none" {
           notify.quiet.allows = nil

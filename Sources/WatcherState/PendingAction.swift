@@ -30,6 +30,8 @@ extension FeedState {
       public var item: String?
       /// What "Open all" of a digest opens (its items' links, at most 20).
       public var links: [String] = []
+      /// Whether it carries 👍 and 👎 buttons that label the item (`settings.notify.learn`; `item` is then set).
+      public var learn = false
 
       public init(
         summary: String, body: String, urgency: Urgency = .normal, expire: Int? = nil, icon: String? = nil,
@@ -282,6 +284,7 @@ extension FeedState.PendingAction {
       json.member("image", notification?.image)
       json.member("link", link)
       json.member("item", hook?.item ?? webhook?.item ?? notification?.item)
+      if notification?.learn == true { json.member("learn", true) }
       for (name, list) in [("buttons", notification?.buttons ?? []), ("links", notification?.links ?? [])]
       where !list.isEmpty {
         json.key(name)
@@ -353,6 +356,7 @@ extension FeedState.PendingAction {
         }
       case "timeout": hook.timeout = try json.optional { try $0.int() }
       case "item": hook.item = try json.optional { try $0.string() }
+      case "learn": notification.learn = try json.optional { try $0.bool() } ?? false
       case "buttons", "links":
         let list: [String] =
           try json.optional { json -> [String] in

@@ -92,6 +92,40 @@ struct NotificationClickTests {
   }
 
   @Test(
+    "👍 and 👎 on an item's notification label it for the learner, on every server, after the poll exited",
+    .enabled(if: available || NotificationTests.inCI, "the notification servers are not installed (CI installs them)"),
+    arguments: servers)
+  func labels(server: String) throws {
+    #expect(Self.available, "CI must have \(Self.tools.joined(separator: ", ")) and python3-pyatspi")
+    let dir = try TemporaryDirectory()
+    let path = dir.url.path
+    try Self.browser(in: path)
+    let items = ["one", "two", "three"].enumerated().map { index, word in
+      "<item><title>Hello \(word)</title><guid>h\(index)</guid><category>c\(index)</category>"
+        + "<description>About \(word).</description></item>"
+    }.joined()
+    try "<rss version=\"2.0\"><channel><title>t</title>\(items)</channel></rss>".write(
+      toFile: path + "/feed.xml", atomically: true, encoding: .utf8)
+    try """
+    settings: { first_poll: all, max_age: none, notify: { expire: 60s, learn: true } }
+    feeds:
+      - { url: \(path)/feed.xml, name: t }
+    rules:
+      - { name: all, match: { title: '' }, notify: true }
+    """.write(toFile: path + "/rules.yaml", atomically: true, encoding: .utf8)
+    let result = try Self.session(server, "learn-scenario.sh", dir: path, timeout: 90)
+    #expect(result.succeeded, "\(result)")
+    func read(_ name: String) -> String { (try? String(contentsOfFile: path + "/" + name, encoding: .utf8)) ?? "" }
+    let labels = read("state/labels.json")
+    // Each label with what the item said, for the learner.
+    #expect(
+      labels.contains("\"key\": \"h0\"") && labels.contains("\"title\": \"Hello one\"")
+        && labels.contains("\"text\": \"About one.\"") && labels.contains("\"c0\""),
+      "\(read("result")) \(read("poll.log")) \(labels)")
+    #expect(labels.contains("\"key\": \"h1\"") && labels.contains("\"up\": false"), "\(labels)")
+  }
+
+  @Test(
     "each server gets what it can show: markup or plain, buttons, the picture, desktop-entry and category hints",
     .enabled(if: available || NotificationTests.inCI, "the notification servers are not installed (CI installs them)"),
     arguments: servers)

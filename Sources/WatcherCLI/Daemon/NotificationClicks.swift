@@ -4,6 +4,7 @@
 import FoundationEssentials
 import Glibc
 import WatcherActions
+import WatcherFeed
 import WatcherState
 import WatcherSupport
 
@@ -26,6 +27,19 @@ struct StoreClicks: NotificationClicks {
   func snooze(feed: String) {
     let now = WallClock.now()
     try? store?.snooze(feed, until: now.addingTimeInterval(Double(snoozeFor)), now: now)
+  }
+
+  func label(up: Bool, of notification: DesktopNotification) {
+    guard let store, let key = notification.key, let document = notification.item,
+      let item = try? JSONValue.read(Array(document.utf8))
+    else { return }
+    let label = Label(
+      key: key, feed: item["feed"]?.string ?? notification.feed ?? "", up: up, time: WallClock.now(),
+      title: item["title"]?.string ?? notification.summary, text: item["text"]?.string ?? "",
+      author: item["author"]?.string ?? "", categories: (item["categories"]?.elements ?? []).compactMap(\.string),
+      link: item["link"]?.string ?? "")
+    guard let labels = try? store.labels() else { return }
+    try? store.saveLabels(labels + [label])
   }
 
   func press(_ button: String, of notification: DesktopNotification) {

@@ -15,6 +15,8 @@ struct ActionRecorder: Sendable {
   var snoozed: Set<String> = []
   /// The buttons of each rule that has some.
   let buttonsByRule: [String: [NotifyButton]]
+  /// Whether item notifications carry 👍 and 👎 buttons (`settings.notify.learn`).
+  var learn = false
 
   init(rules: [Rule]) {
     buttonsByRule = Dictionary(
@@ -88,6 +90,11 @@ struct ActionRecorder: Sendable {
       if let rule = notification.rule, let buttons = buttonsByRule[rule], !buttons.isEmpty {
         shown.buttons = buttons.map(\.label)
         shown.item = subject.document(rule: rule)
+      }
+      // 👍 and 👎 label the item with what it says: the document goes with them.
+      if learn {
+        shown.learn = true
+        shown.item = shown.item ?? subject.document(rule: notification.rule ?? "")
       }
       return subject.pending(.notify(shown), source: notification.rule.map { .rule($0) } ?? .feed)
     }

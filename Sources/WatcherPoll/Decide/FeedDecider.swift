@@ -37,6 +37,7 @@ package struct FeedDecider: Sendable {
     self.pagesDeadline = pagesDeadline
     stories = StoryIdentity(extra: config.settings.ignoreParameters)
     recorder = ActionRecorder(rules: config.rules)
+    recorder.learn = config.settings.notify.learn
   }
 
   /// Decides one feed: its response parsed, its items diffed against its state, the rules run, the pending
