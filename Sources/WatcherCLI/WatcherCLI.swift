@@ -32,7 +32,7 @@ public enum WatcherCLI {
     TestRulesCommand(),
     ParseCommand(), ExtractCommand(), AddCommand(), RemoveCommand(), LogCommand(), ItemsCommand(), PendingCommand(),
     DigestCommand(),
-    NotifyTestCommand(), TestOutputCommand(), SnoozeCommand(), UnsnoozeCommand(), ScoreCommand(),
+    NotifyTestCommand(), TestOutputCommand(), SnoozeCommand(), UnsnoozeCommand(), ScoreCommand(), SuggestCommand(),
     LabelCommand(up: true), LabelCommand(up: false), LabelsCommand(),
     ImportOPMLCommand(), MCPCommand(),
     ExportOPMLCommand(), CompletionsCommand(),

@@ -149,4 +149,31 @@ struct ScoreCommandTests {
     let digest = try run(["digest", "low", "--preview"]).output
     #expect(digest.contains("Budget vote four") && !digest.contains("Funny sketch four"), "\(digest)")
   }
+
+  @Test("suggest proposes plain rules from the labels with their evidence; --apply writes one that check accepts")
+  func suggest() throws {
+    let dir = try TemporaryDirectory()
+    let state = dir.url.appendingPathComponent("state").path
+    let config = dir.url.appendingPathComponent("rules.yaml").path
+    try "# my feeds\nfeeds:\n  - { url: https://n.example/feed, name: news }\nrules: []\n".write(
+      toFile: config, atomically: true, encoding: .utf8)
+    let binary = try #require(BinaryTests.binary)
+    var lines = (0..<4).map { Self.line("up\($0)", "Sketch number \($0)", category: "comedy", label: 1) }
+    lines += (0..<6).map { Self.line("down\($0)", "Vote number \($0)", category: "politics", label: 0) }
+    _ = try ChildProcess.run(
+      binary, ["score", "--jsonl", "--state-dir", state], stdin: Data(lines.joined(separator: "\n").utf8))
+    let listed = try ChildProcess.run(binary, ["suggest", "--config", config, "--state-dir", state])
+    #expect(listed.output.contains("mute category 'politics': 0 of 6 liked"), "\(listed.output)\(listed.errors)")
+    #expect(listed.output.contains("notify on category 'comedy': 4 of 4 liked"), "\(listed.output)")
+    let number = try #require(
+      listed.output.split(separator: "\n").first { $0.contains("notify on category 'comedy'") }?.split(separator: ".")
+        .first)
+    let applied = try ChildProcess.run(
+      binary, ["suggest", "--apply", String(number), "--config", config, "--state-dir", state])
+    #expect(applied.status == 0, "\(applied.errors)")
+    let written = try String(contentsOfFile: config, encoding: .utf8)
+    #expect(
+      written.hasPrefix("# my feeds") && written.contains("category: \"comedy\"") && written.contains("notify: true"))
+    #expect(try ChildProcess.run(binary, ["check", "--config", config]).status == 0, "\(written)")
+  }
 }
