@@ -35,6 +35,8 @@ struct ItemsCommand: Command {
     var done: [JournalEntry]
     var status: String
     var why: String
+    /// The learned score, when a rule or template uses it and the learner has one.
+    var score: String?
   }
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
@@ -75,6 +77,10 @@ struct ItemsCommand: Command {
       let decision = engine.evaluate(item, feed: feed, now: now)
       let done = journal[key] ?? []
       var row = Row(item: item, key: key, firstSeen: known?.firstSeen, done: done, status: "", why: "")
+      if engine.usesScore, let score = engine.scorer?(item, feed.name) {
+        let moved = engine.scoreReasons?(item, feed.name) ?? []
+        row.score = Relevance.shown(score) + (moved.isEmpty ? "" : ", most moved by " + moved.joined(separator: ", "))
+      }
       (row.status, row.why) = Self.explain(
         decision, known: known, done: done, firstPoll: firstPoll, settings: config.settings, item: item, feed: feed)
       rows.append(row)
@@ -93,6 +99,7 @@ struct ItemsCommand: Command {
       let when = row.firstSeen.map { "seen \(WallClock.shown($0))" } ?? "not seen yet"
       out += Terminal.field("\(row.item.title ?? "(untitled: \(row.key))")") + "  [\(when)]\n"
       out += Terminal.field("    \(row.status): \(row.why)") + "\n"
+      if let score = row.score { out += Terminal.field("    learned score: \(score)") + "\n" }
       for entry in row.done {
         out += Terminal.field("    \(WallClock.shown(entry.time))  " + LogCommand.line(entry, time: false)) + "\n"
       }

@@ -13,6 +13,8 @@ public struct Template: Sendable, Equatable {
   /// The fields a template can name.
   public enum Field: String, Sendable, CaseIterable {
     case title, feed, link, author, tags, categories, published, text, content
+    /// The learned score ("0.82"; empty without one).
+    case score
   }
 
   /// A piece of a template.
@@ -78,12 +80,16 @@ public struct Template: Sendable, Equatable {
     }
   }
 
+  /// Whether the template shows the learned score.
+  public var showsScore: Bool { parts.contains(.field(.score)) }
+
   /// Fills the template for an item.
-  public func render(_ item: FeedItem, feed: String, tags: [String]) -> String {
+  public func render(_ item: FeedItem, feed: String, tags: [String], score: String? = nil) -> String {
     var out = ""
     for part in parts {
       switch part {
       case .literal(let text): out += text
+      case .field(.score): out += score ?? ""
       case .field(let field): out += Self.value(field, item: item, feed: feed, tags: tags)
       }
     }
@@ -101,6 +107,7 @@ public struct Template: Sendable, Equatable {
     case .published: return item.published.map(ISODate.format) ?? ""
     case .text: return item.text ?? ""
     case .content: return item.content ?? ""
+    case .score: return ""
     }
   }
 

@@ -48,7 +48,10 @@ public struct RuleEngine: Sendable {
     self.program = program
     scopes = rules.map { Set($0.scope) }
     scoped = rules.map { !$0.scope.isEmpty }
-    usesScore = rules.contains { $0.condition.testsScore }
+    usesScore = rules.contains { rule in
+      rule.condition.testsScore
+        || rule.actions.notify.map { [$0.summary, $0.body].contains { $0?.showsScore == true } } == true
+    }
     needleSet = registry.needles.isEmpty ? nil : NeedleSet(registry.needles)
   }
 
@@ -83,7 +86,9 @@ public struct RuleEngine: Sendable {
       if rules[index].actions.mute, decision.mutedBy == nil { decision.mutedBy = name }
       if let notify = rules[index].actions.notify {
         decision.notifications.append(
-          notification(notify, rule: name, item: item, feed: feed.name, tags: decision.tags))
+          notification(
+            notify, rule: name, item: item, feed: feed.name, tags: decision.tags,
+            score: facts.score.map(Relevance.shown)))
       }
       if let hook = rules[index].actions.hook {
         decision.hooks.append(
@@ -151,13 +156,14 @@ public struct RuleEngine: Sendable {
   }
 
   /// A rendered notification: the rule's settings over the defaults.
-  private func notification(_ action: NotifyAction, rule: String?, item: FeedItem, feed: String, tags: [String])
-    -> Decision.Notification
-  {
-    let summary = action.summary?.render(item, feed: feed, tags: tags) ?? "\(feed): \(item.title ?? "(untitled)")"
+  private func notification(
+    _ action: NotifyAction, rule: String?, item: FeedItem, feed: String, tags: [String], score: String? = nil
+  ) -> Decision.Notification {
+    let summary =
+      action.summary?.render(item, feed: feed, tags: tags, score: score) ?? "\(feed): \(item.title ?? "(untitled)")"
     let body: String
     if let template = action.body {
-      body = Self.clipped(template.render(item, feed: feed, tags: tags), to: Self.maxBodyCharacters)
+      body = Self.clipped(template.render(item, feed: feed, tags: tags, score: score), to: Self.maxBodyCharacters)
     } else {
       body = Self.clipped((item.text ?? "").replacing("\n", with: " "), to: 200)
     }

@@ -129,6 +129,7 @@ struct ScoreCommandTests {
     rules:
       - { name: high, match: { score: { above: 0.5 } }, hook: 'printf "%s\\n" "$WATCHER_TITLE" >> \(out)' }
       - { name: low, match: { score: { below: 0.5 } }, digest: { every: 1d } }
+      - { name: shown, match: { title: "Funny sketch four" }, notify: { body: "score {score}" } }
     """.write(toFile: config, atomically: true, encoding: .utf8)
     let state = dir.url.appendingPathComponent("state").path
     let binary = try #require(BinaryTests.binary)
@@ -143,6 +144,9 @@ struct ScoreCommandTests {
     let explained = try run(["test-rules", "--explain"]).output
     #expect(explained.contains("learned score: ") && explained.contains("most moved by"), "\(explained)")
     #expect(explained.contains("'funny' +") && explained.contains("'budget' −"), "\(explained)")
+    #expect(explained.contains("score 0.") || explained.contains("score 1."), "\(explained)")
+    let listed = try run(["items", "news"]).output
+    #expect(listed.contains("learned score: "), "\(listed)")
     let poll = try run(["poll", "--all"])
     let acted = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
     #expect(acted == "Funny sketch four\n", "\(acted)\n\(poll.errors)")
