@@ -58,7 +58,7 @@ public enum DateParser {
   private static func parseISO(_ s: UnsafeBufferPointer<UInt8>) -> Date? {
     // A cursor of its own, not a local captured by nested functions: a captured `var` is boxed and every
     // access to it checked for exclusivity at run time, a third of what reading a state file's dates cost.
-    var c = Cursor(s: s)
+    var c = DateCursor(s: s)
     guard let year = c.digits(4) else { return nil }
     // W3C-DTF allows just the year ("2002") or year and month ("2002-10").
     if c.i == s.count { return timestamp(year: year, month: 1, day: 1) }
@@ -118,33 +118,6 @@ public enum DateParser {
     }
     return timestamp(
       year: year, month: month, day: day, hour: hour, minute: minute, second: second, offsetSeconds: offset)
-  }
-
-  /// A position in the bytes of a date, with the two reads the ISO parser makes.
-  private struct Cursor {
-    let s: UnsafeBufferPointer<UInt8>
-    var i = 0
-
-    /// The number written in the next `n` digits, or `nil` (the position unchanged) when they are not digits.
-    mutating func digits(_ n: Int) -> Int? {
-      guard i + n <= s.count else { return nil }
-      var value = 0
-      for k in i..<(i + n) {
-        guard isDigit(s[k]) else { return nil }
-        value = value * 10 + Int(s[k] - 48)
-      }
-      i += n
-      return value
-    }
-
-    /// Whether the next byte is `byte`, stepping over it when it is.
-    mutating func accept(_ byte: UInt8) -> Bool {
-      if i < s.count, s[i] == byte {
-        i += 1
-        return true
-      }
-      return false
-    }
   }
 
   // MARK: - RFC 822 and friends, by tokens
@@ -436,7 +409,7 @@ public enum DateParser {
     word.count == other.utf8CodeUnitCount && hasPrefixIgnoringCase(word, other)
   }
 
-  @inline(__always) private static func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
+  @inline(__always) static func isDigit(_ c: UInt8) -> Bool { c >= 48 && c <= 57 }
   @inline(__always) private static func isLetter(_ c: UInt8) -> Bool { (c | 0x20) >= 97 && (c | 0x20) <= 122 }
   @inline(__always) private static func isSpace(_ c: UInt8) -> Bool { c == 32 || (c >= 9 && c <= 13) }
 }
