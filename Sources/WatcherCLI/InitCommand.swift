@@ -162,6 +162,17 @@ enum StarterConfig {
           match: { title: { regex: '\\brelease[sd]?\\b' } }
           notify: true
 
+        # Learning what matters: give 👍 and 👎 ('watcher like FEED ITEM', 'watcher dislike FEED ITEM', or
+        # the buttons that 'learn: true' under settings.notify puts on notifications), then let the learned
+        # score route the rest.
+        # High scores notify, low ones wait in a digest; never mute on a score (check warns).
+        # - name: worth-a-look
+        #   match: { score: { above: 0.7 } }
+        #   notify: true
+        # - name: later
+        #   match: { score: { below: 0.7 } }
+        #   digest: { every: 1d, at: "18:00" }
+
         # A hook gets the item in WATCHER_* variables and as JSON on stdin; this one keeps a list:
         # - name: archive
         #   match: { tag: { equals: security } }
