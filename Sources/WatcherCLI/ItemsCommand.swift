@@ -65,7 +65,8 @@ struct ItemsCommand: Command {
       terminal.error("error: feed '\(feed.name)' (\(URLSecrets.redacted(feed.url))): \(error)")
       return .failure
     }
-    let engine = RuleEngine(rules: config.rules, settings: config.settings.notify).learning(from: store)
+    let engine = RuleEngine(rules: config.rules, settings: config.settings.notify).learning(
+      from: store, feeds: config.feeds, byTag: config.settings.scoreByTag)
     let identity = FeedDecider.identity(feed, state: state)
     // The feed's first poll: the items it recorded share its time.
     let firstPoll = state.items.values.map(\.firstSeen).min()

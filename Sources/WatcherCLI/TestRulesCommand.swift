@@ -43,7 +43,7 @@ struct TestRulesCommand: Command {
       let store = try? StateStore(
         directory: StateOptions.directory(arguments, config: config, environment: terminal.environment))
     {
-      engine = engine.learning(from: store)
+      engine = engine.learning(from: store, feeds: config.feeds, byTag: config.settings.scoreByTag)
     }
     let now = arguments.date(Options.now) ?? WallClock.now()
     var run = DryRun()

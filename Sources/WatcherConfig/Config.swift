@@ -83,6 +83,9 @@ public struct Settings: Sendable, Equatable {
   public var ignoreParameters: [String] = []
   /// An item whose story was acted on for another feed within `retention` is not acted on again.
   public var dedupe = true
+  /// Whether the learned score comes from a model of the labels of the item's feed tag (`score_scope: tag`,
+  /// when that tag has labels enough) rather than one model of every label (`all`, the default).
+  public var scoreByTag = false
   /// Fetch each new item's link and match rules on the article's main text (`content`).
   public var fullText = false
   /// What `full_text` may spend on pages (`settings.full_text_budget`).

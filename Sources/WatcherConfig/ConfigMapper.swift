@@ -46,7 +46,7 @@ package struct ConfigMapper {
       "interval", "concurrency", "timeout", "first_poll", "max_age", "retention", "max_size", "max_items",
       "state_dir",
       "hook_concurrency", "hook_retries", "hook_retry", "ignore_parameters", "dedupe", "notify", "journal", "full_text",
-      "full_text_budget", "auto_interval", "host_gap",
+      "full_text_budget", "auto_interval", "host_gap", "score_scope",
     ] + fetchKeys
   /// How a feed is requested, in `settings` or on a feed.
   package static let fetchKeys = ["user_agent", "headers", "netrc", "cookies", "proxy"]
@@ -185,6 +185,12 @@ package struct ConfigMapper {
       case "ignore_parameters":
         settings.ignoreParameters = stringList(v, "'ignore_parameters'", allowEmpty: true) ?? []
       case "dedupe": settings.dedupe = bool(v, "'dedupe'") ?? true
+      case "score_scope":
+        switch v.scalar {
+        case "all": settings.scoreByTag = false
+        case "tag": settings.scoreByTag = true
+        default: unknownChoice("score_scope", v.scalar ?? v.kindName, ["all", "tag"], at: v.mark)
+        }
       case "notify": settings.notify = notifySettings(v)
       case "full_text": settings.fullText = bool(v, "'full_text'") ?? false
       case "full_text_budget":

@@ -132,7 +132,8 @@ public struct Poller {
       }
     }
     // Rules on the learned score: the model the kept labels teach, trained once for the pass.
-    let engine = RuleEngine(rules: config.rules, settings: config.settings.notify).learning(from: store)
+    let engine = RuleEngine(rules: config.rules, settings: config.settings.notify).learning(
+      from: store, feeds: config.feeds, byTag: config.settings.scoreByTag)
     // One reader for the pass: its story identity, the rules' buttons and the snoozed feeds are made once.
     var reader = FeedDecider(
       config: config, transport: transport, cancellation: cancellation,

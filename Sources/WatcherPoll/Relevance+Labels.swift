@@ -2,6 +2,7 @@
 // Copyright the watcher authors.
 
 import FoundationEssentials
+import WatcherConfig
 import WatcherFeed
 import WatcherRules
 import WatcherState
@@ -12,13 +13,26 @@ extension RuleEngine {
   ///
   /// Else itself: nothing is read or trained. Too few labels: no scorer, and `score` conditions hold for no
   /// item.
-  package func learning(from store: StateStore) -> RuleEngine {
+  package func learning(from store: StateStore, feeds: [FeedConfig] = [], byTag: Bool = false) -> RuleEngine {
     guard usesScore else { return self }
     let labels = (try? store.labels(readOnly: true)) ?? []
     guard let model = Self.model(for: labels) else { return self }
+    // With `score_scope: tag`, a model per feed tag from the labels of that tag's feeds, where there are
+    // enough of them; a feed without such a tag gets the model of every label.
+    var byFeed: [String: Relevance.Model] = [:]
+    if byTag {
+      let tags = Dictionary(feeds.map { ($0.name, $0.tags) }) { first, _ in first }
+      var models: [String: Relevance.Model] = [:]
+      for tag in Set(feeds.flatMap(\.tags)).sorted() {
+        let own = labels.filter { tags[$0.feed]?.contains(tag) == true }
+        if let model = Relevance.train(own.map { (Relevance.Item($0), $0.up) }) { models[tag] = model }
+      }
+      for feed in feeds { byFeed[feed.name] = feed.tags.lazy.compactMap { models[$0] }.first }
+    }
+    let chosen = byFeed
     var engine = self
-    engine.scorer = { item, feed in model.score(Relevance.Item(item, feed: feed)) }
-    engine.scoreReasons = { item, feed in model.reasons(Relevance.Item(item, feed: feed)) }
+    engine.scorer = { item, feed in (chosen[feed] ?? model).score(Relevance.Item(item, feed: feed)) }
+    engine.scoreReasons = { item, feed in (chosen[feed] ?? model).reasons(Relevance.Item(item, feed: feed)) }
     return engine
   }
 }

@@ -180,4 +180,54 @@ struct ScoreCommandTests {
       written.hasPrefix("# my feeds") && written.contains("category: \"comedy\"") && written.contains("notify: true"))
     #expect(try ChildProcess.run(binary, ["check", "--config", config]).status == 0, "\(written)")
   }
+
+  @Test("score_scope: tag learns each feed tag's taste from its own feeds' labels")
+  func scopeByTag() throws {
+    let feeds = ["tech": ["Swift tip", "Java news"], "news": ["Swift tip", "Java news"]]
+    let server = try LoopbackHTTPServer { request in
+      let name = String(request.path.dropFirst())
+      var feed = "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>\(name)</title>"
+      for title in feeds[name] ?? [] { feed += "<item><guid>\(title)</guid><title>\(title) today</title></item>" }
+      return .ok(feed + "</channel></rss>")
+    }
+    defer { server.stop() }
+    let dir = try TemporaryDirectory()
+    let state = dir.url.appendingPathComponent("state").path
+    let binary = try #require(BinaryTests.binary)
+    // In tech, Swift is liked and Java not; in news, the other way round.
+    var lines: [String] = []
+    for n in 0..<4 {
+      for (feed, liked) in [("tech", "Swift"), ("news", "Java")] {
+        for topic in ["Swift", "Java"] {
+          let label = topic == liked ? 1 : 0
+          lines.append(
+            #"{"id":"\#(feed)\#(topic)\#(n)","title":"\#(topic) tip \#(n)","text":"","author":"","link":"","feed":"\#(feed)","categories":[],"label":\#(label)}"#
+          )
+        }
+      }
+    }
+    _ = try ChildProcess.run(
+      binary, ["score", "--jsonl", "--state-dir", state], stdin: Data(lines.joined(separator: "\n").utf8))
+    func scores(_ scope: String) throws -> [String] {
+      let config = dir.url.appendingPathComponent("\(scope).yaml").path
+      try """
+      settings: { score_scope: \(scope) }
+      feeds:
+        - { url: "\(server.url("/tech"))", name: tech, tags: [tech] }
+        - { url: "\(server.url("/news"))", name: news, tags: [news] }
+      rules:
+        - { name: high, match: { score: { above: 0.5 } }, tag: [high] }
+      """.write(toFile: config, atomically: true, encoding: .utf8)
+      let out = try ChildProcess.run(binary, ["test-rules", "--explain", "--config", config, "--state-dir", state])
+      return out.output.split(separator: "\n").filter { $0.contains("learned score") }.map(String.init)
+    }
+    let byTag = try scores("tag")
+    // tech: Swift high, Java low; news: Swift low, Java high (in feed order: tech's two, then news's two).
+    let values = byTag.compactMap { line in Double(line.split(separator: " ").dropFirst(2).first?.dropLast() ?? "") }
+    #expect(values.count == 4, "\(byTag)")
+    if values.count == 4 {
+      #expect(values[0] > 0.5 && values[1] < 0.5 && values[2] < 0.5 && values[3] > 0.5, "\(byTag)")
+    }
+    #expect(try scores("all").count == 4)
+  }
 }
