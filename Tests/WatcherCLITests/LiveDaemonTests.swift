@@ -209,6 +209,29 @@ struct LiveDaemonTests {
     #expect(daemon.stop() == 0)
   }
 
+  @Test("suggest --apply writes a rule the running daemon picks up at once")
+  func suggestionReachesTheDaemon() throws {
+    let daemon = try Running()
+    var lines: [String] = []
+    for n in 0..<10 {
+      let (category, label) = n < 4 ? ("liked", 1) : ("other", 0)
+      lines.append(
+        #"{"id":"s\#(n)","title":"Story \#(n)","text":"","author":"","link":"","feed":"f0","categories":["\#(category)"],"label":\#(label)}"#
+      )
+    }
+    _ = try ChildProcess.run(
+      try #require(BinaryTests.binary), ["score", "--jsonl", "--state-dir", daemon.state],
+      stdin: Data(lines.joined(separator: "\n").utf8))
+    let listed = try daemon.watcher(["suggest"])
+    #expect(listed.output.contains("notify on category 'liked': 4 of 4 liked"), "\(listed.output)")
+    let number = try #require(
+      listed.output.split(separator: "\n").first { $0.contains("category 'liked'") }?.split(separator: ".").first)
+    let applied = try daemon.watcher(["suggest", "--apply", String(number)])
+    #expect(applied.status == 0, "\(applied.errors)")
+    #expect(daemon.waitFor("2 feeds, 2 rules"), "\(daemon.log)")
+    #expect(daemon.stop() == 0)
+  }
+
   @Test(
     "the socket never blocks the daemon: a silent client and one that never reads are dropped, others are served, SIGTERM is honoured; a waiting client honours SIGINT"
   )
