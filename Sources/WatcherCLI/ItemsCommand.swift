@@ -25,7 +25,16 @@ struct ItemsCommand: Command {
     Options.since.described("only items first seen (or, never seen, published) since: 30m, 2d, 1w or a date"),
     Options.json.described("print JSON"),
     Options.announce,
+    Self.like,
+    Self.dislike,
   ]
+
+  static let like = OptionSpec(
+    name: "like", value: "ITEM", help: "give ITEM (its key or title words) a 👍, for the learner (repeatable)",
+    repeatable: true)
+  static let dislike = OptionSpec(
+    name: "dislike", value: "ITEM", help: "give ITEM (its key or title words) a 👎, for the learner (repeatable)",
+    repeatable: true)
 
   /// One item and what became of it.
   struct Row {
@@ -49,6 +58,16 @@ struct ItemsCommand: Command {
     let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
     if let key = arguments.value(Options.announce) {
       return Announce.run(key, feed: feed, arguments, terminal: terminal)
+    }
+    // Labelling many at once: what `like` and `dislike` do, for each ITEM given.
+    if !arguments.values(Self.like).isEmpty || !arguments.values(Self.dislike).isEmpty {
+      guard let store = StateOptions.unlockedStore(directory, terminal: terminal) else { return .failure }
+      let found = Labels.items(of: feed, config: config, store: store, terminal: terminal)
+      let liked = Labels.label(
+        arguments.values(Self.like), up: true, feed: feed, found: found, store: store, terminal: terminal)
+      let disliked = Labels.label(
+        arguments.values(Self.dislike), up: false, feed: feed, found: found, store: store, terminal: terminal)
+      return liked && disliked ? .success : .failure
     }
     guard let store = StateOptions.unlockedStore(directory, terminal: terminal) else { return .failure }
     let state = (try? store.load(url: feed.url, readOnly: true).state) ?? FeedState(url: feed.url)

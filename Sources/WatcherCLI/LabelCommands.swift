@@ -35,29 +35,9 @@ struct LabelCommand: Command {
     let directory = StateOptions.directory(arguments, config: config, environment: terminal.environment)
     guard let store = StateOptions.unlockedStore(directory, terminal: terminal) else { return .failure }
     let found = Labels.items(of: feed, config: config, store: store, terminal: terminal)
-    var labels: [Label]
-    do { labels = try store.labels() } catch {
-      terminal.error("error: \(error)")
-      return .failure
-    }
-    var missing = false
-    let now = WallClock.now()
-    for wanted in arguments.positionals.dropFirst() {
-      guard let item = Labels.match(wanted, in: found, terminal: terminal) else {
-        missing = true
-        continue
-      }
-      labels.append(
-        Label(
-          key: item.key, feed: feed.name, up: up, time: now, title: item.item.title ?? "", text: item.item.text ?? "",
-          author: item.item.author ?? "", categories: item.item.categories, link: item.item.link ?? ""))
-      terminal.print("\(up ? "👍" : "👎") \(Terminal.field(item.item.title ?? item.key))  [\(feed.name)]")
-    }
-    do { try store.saveLabels(labels) } catch {
-      terminal.error("error: \(error)")
-      return .failure
-    }
-    return missing ? .failure : .success
+    let wanted = Array(arguments.positionals.dropFirst())
+    return Labels.label(wanted, up: up, feed: feed, found: found, store: store, terminal: terminal)
+      ? .success : .failure
   }
 }
 
@@ -158,6 +138,37 @@ enum Labels {
       found.append(Found(key: entry.key, item: FeedItem(key: entry.key, title: entry.title, link: entry.link)))
     }
     return found
+  }
+
+  /// Labels each of `wanted` 👍 (`up`) or 👎, saying which; false when one named no single item (the others
+  /// are labelled) or the labels cannot be written.
+  static func label(
+    _ wanted: [String], up: Bool, feed: FeedConfig, found: [Found], store: StateStore, terminal: Terminal
+  ) -> Bool {
+    guard !wanted.isEmpty else { return true }
+    var labels: [Label]
+    do { labels = try store.labels() } catch {
+      terminal.error("error: \(error)")
+      return false
+    }
+    var missing = false
+    let now = WallClock.now()
+    for name in wanted {
+      guard let item = match(name, in: found, terminal: terminal) else {
+        missing = true
+        continue
+      }
+      labels.append(
+        Label(
+          key: item.key, feed: feed.name, up: up, time: now, title: item.item.title ?? "", text: item.item.text ?? "",
+          author: item.item.author ?? "", categories: item.item.categories, link: item.item.link ?? ""))
+      terminal.print("\(up ? "👍" : "👎") \(Terminal.field(item.item.title ?? item.key))  [\(feed.name)]")
+    }
+    do { try store.saveLabels(labels) } catch {
+      terminal.error("error: \(error)")
+      return false
+    }
+    return !missing
   }
 
   /// The one item `wanted` names: its key, else the only title containing those words; `nil` after saying

@@ -89,6 +89,10 @@ struct ScoreCommandTests {
     let undone = try run(["labels", "--undo", "news", "vote three"])
     #expect(undone.output.contains("took back 👎 Budget vote three"), "\(undone.errors)")
     #expect(try run(["labels"]).output.contains("5 labels: 3 👍, 2 👎"))
+    // Many at once from items.
+    let many = try run(["items", "news", "--like", "vote three", "--dislike", "sketch one", "--dislike", "g1"])
+    #expect(many.status == 0 && many.output.contains("👍 Budget vote three  [news]"), "\(many.errors)")
+    #expect(try run(["labels"]).output.contains("6 labels: 2 👍, 4 👎"))
     // The kept labels are what score learns from.
     let lines = [
       Self.line("c", "Funny sketch four", category: "comedy", label: nil),
