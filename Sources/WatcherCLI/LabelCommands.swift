@@ -6,6 +6,7 @@ import WatcherConfig
 import WatcherFeed
 import WatcherFetch
 import WatcherPoll
+import WatcherRules
 import WatcherState
 import WatcherSupport
 
@@ -158,10 +159,7 @@ enum Labels {
         missing = true
         continue
       }
-      labels.append(
-        Label(
-          key: item.key, feed: feed.name, up: up, time: now, title: item.item.title ?? "", text: item.item.text ?? "",
-          author: item.item.author ?? "", categories: item.item.categories, link: item.item.link ?? ""))
+      labels.append(Label(key: item.key, item: Relevance.Item(item.item, feed: feed.name), up: up, time: now))
       terminal.print("\(up ? "👍" : "👎") \(Terminal.field(item.item.title ?? item.key))  [\(feed.name)]")
     }
     do { try store.saveLabels(labels) } catch {

@@ -2,7 +2,6 @@
 // Copyright the watcher authors.
 
 import FoundationEssentials
-import Glibc
 import WatcherFeed
 import WatcherFetch
 import WatcherPoll
@@ -72,24 +71,5 @@ extension ParseCommand {
     if let image = item.image { members.append(("image", .string(image))) }
     members.append(("id", .string(item.link)))
     return .object(members)
-  }
-}
-
-extension ParseCommand {
-  /// Up to `limit` bytes of the file at `path` (one more, so a caller sees it was longer), or `nil` when it
-  /// cannot be opened.
-  static func readFile(_ path: String, limit: Int) -> [UInt8]? {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 1 << 16)
-    while bytes.count <= limit {
-      let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, min($0.count, limit + 1 - bytes.count)) }
-      if n < 0, errno == EINTR { continue }
-      guard n > 0 else { break }
-      bytes += buffer[..<n]
-    }
-    return bytes
   }
 }

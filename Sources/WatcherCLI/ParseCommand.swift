@@ -30,10 +30,16 @@ struct ParseCommand: Command {
     if let items = arguments.count(Options.maxItems) { options.maxItems = items }
     if !FeedLocation.isHTTP(source), source != "-" {
       let path = FeedLocation.path(of: source)
-      let head = Self.readFile(path, limit: 2_048)
+      let head = (try? ChunkedFile(path: path).read(upTo: 2_048)).map { Array($0) }
       if Self.wantsPage(arguments, bytes: head) {
-        guard let bytes = Self.readFile(path, limit: options.maxBytes), bytes.count <= options.maxBytes else {
-          terminal.error("error: \(source): cannot read the page, or it is larger than --max-size")
+        let bytes: [UInt8]
+        switch ChunkedFile.readRegularFile(path, maxBytes: options.maxBytes) {
+        case .read(let data): bytes = Array(data)
+        case .missing:
+          terminal.error("error: \(source): no such file")
+          return .failure
+        case .failed(let reason):
+          terminal.error("error: \(source): cannot read the page: \(reason)")
           return .failure
         }
         let url = arguments.value(Self.base) ?? "file://" + path

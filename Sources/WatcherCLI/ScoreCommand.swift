@@ -47,23 +47,11 @@ struct ScoreCommand: Command {
         terminal.error("warning: line \(number + 1): not a JSON object with an \"id\"; skipped")
         continue
       }
-      let item = Relevance.Item(
-        title: value["title"]?.string ?? "", text: value["text"]?.string ?? "", author: value["author"]?.string ?? "",
-        categories: (value["categories"]?.elements ?? []).compactMap(\.string), feed: value["feed"]?.string ?? "",
-        link: value["link"]?.string ?? "")
+      let item = Relevance.Item(document: value)
       switch value["label"] {
-      case .number(let label)?:
-        given.append(
-          Label(
-            key: id, feed: item.feed, up: label > 0.5, time: now, title: item.title, text: item.text,
-            author: item.author, categories: item.categories, link: item.link))
-      case .bool(let up)?:
-        given.append(
-          Label(
-            key: id, feed: item.feed, up: up, time: now, title: item.title, text: item.text, author: item.author,
-            categories: item.categories, link: item.link))
-      default:
-        scored.append((id, item))
+      case .number(let label)?: given.append(Label(key: id, item: item, up: label > 0.5, time: now))
+      case .bool(let up)?: given.append(Label(key: id, item: item, up: up, time: now))
+      default: scored.append((id, item))
       }
     }
     let labels: [Label]

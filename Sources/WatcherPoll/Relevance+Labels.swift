@@ -51,12 +51,31 @@ extension RuleEngine {
   }
 }
 
+extension Label {
+  /// A 👍 (`up`) or 👎 given at `time` to the item `key`, kept with what the item says.
+  package init(key: String, item: Relevance.Item, up: Bool, time: Date) {
+    self.init(
+      key: key, feed: item.feed, up: up, time: time, title: item.title, text: item.text, author: item.author,
+      categories: item.categories, link: item.link)
+  }
+}
+
 extension Relevance.Item {
   /// What a label kept of its item.
   package init(_ label: Label) {
     self.init(
       title: label.title, text: label.text, author: label.author, categories: label.categories, feed: label.feed,
       link: label.link)
+  }
+
+  /// An item as a JSON document gives it (a hook's and a button's item document, a `score --jsonl` line):
+  /// `title`, `text`, `author`, `categories`, `feed`, `link`.
+  package init(document: JSONValue) {
+    self.init(
+      title: document["title"]?.string ?? "", text: document["text"]?.string ?? "",
+      author: document["author"]?.string ?? "",
+      categories: (document["categories"]?.elements ?? []).compactMap(\.string),
+      feed: document["feed"]?.string ?? "", link: document["link"]?.string ?? "")
   }
 
   /// A feed's item as the learner reads it.

@@ -299,14 +299,12 @@ struct Vocabulary: Sendable {
 
   /// The document as one vector: its words' TF-IDF, normalized, then its field tokens, then a constant 1
   /// (the bias, at index `count`).
-  func vector(
-    _ document: Document, idf: [Int: Double], fieldWeight: Double = Relevance.fieldWeight, bias: Bool = true
-  ) -> Sparse {
+  func vector(_ document: Document, idf: [Int: Double]) -> Sparse {
     var entries = document.words.map { ($0.key, $0.value * (idf[$0.key] ?? 1)) }
     let norm = sqrt(entries.reduce(0) { $0 + $1.1 * $1.1 })
     if norm > 0 { entries = entries.map { ($0.0, $0.1 / norm) } }
-    entries += document.fields.map { ($0, fieldWeight) }
-    if bias { entries.append((count, 1)) }
+    entries += document.fields.map { ($0, Relevance.fieldWeight) }
+    entries.append((count, 1))
     return Sparse(entries)
   }
 }

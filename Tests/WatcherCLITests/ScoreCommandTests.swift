@@ -16,6 +16,16 @@ struct ScoreCommandTests {
       #"{"id":"\#(id)","title":"\#(title)","text":"","author":"","link":"https://n.example/\#(id)","feed":"news","categories":["\#(category)"],"label":\#(label)}"#
   }
 
+  /// The `{"id", "score"}` lines of `watcher score`, by id.
+  static func scores(_ output: String) throws -> [String: Double] {
+    var scores: [String: Double] = [:]
+    for line in output.split(separator: "\n") {
+      let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+      scores[object?["id"] as? String ?? ""] = object?["score"] as? Double
+    }
+    return scores
+  }
+
   @Test("labels are kept, scores printed; a second run learns from the kept labels alone")
   func scores() throws {
     let dir = try TemporaryDirectory()
@@ -30,11 +40,7 @@ struct ScoreCommandTests {
     let run = try ChildProcess.run(
       binary, ["score", "--jsonl", "--state-dir", state], stdin: Data((lines.joined(separator: "\n") + "\n").utf8))
     #expect(run.status == 0, "\(run.errors)")
-    var scores: [String: Double] = [:]
-    for line in run.output.split(separator: "\n") {
-      let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-      scores[object?["id"] as? String ?? ""] = object?["score"] as? Double
-    }
+    let scores = try Self.scores(run.output)
     #expect(scores.count == 2 && (scores["new-comedy"] ?? 0) > (scores["new-politics"] ?? 1), "\(run.output)")
     let kept = try String(contentsOfFile: state + "/labels.json", encoding: .utf8)
     #expect(kept.contains("\"key\": \"up0\"") && kept.contains("\"up\": false"))
@@ -100,11 +106,7 @@ struct ScoreCommandTests {
     ]
     let scored = try ChildProcess.run(
       binary, ["score", "--jsonl", "--state-dir", state], stdin: Data(lines.joined(separator: "\n").utf8))
-    var scores: [String: Double] = [:]
-    for line in scored.output.split(separator: "\n") {
-      let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-      scores[object?["id"] as? String ?? ""] = object?["score"] as? Double
-    }
+    let scores = try Self.scores(scored.output)
     #expect((scores["c"] ?? 0) > (scores["p"] ?? 1), "\(scored.output) \(scored.errors)")
   }
 

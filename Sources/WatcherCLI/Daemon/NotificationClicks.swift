@@ -5,6 +5,8 @@ import FoundationEssentials
 import Glibc
 import WatcherActions
 import WatcherFeed
+import WatcherPoll
+import WatcherRules
 import WatcherState
 import WatcherSupport
 
@@ -33,11 +35,10 @@ struct StoreClicks: NotificationClicks {
     guard let store, let key = notification.key, let document = notification.item,
       let item = try? JSONValue.read(Array(document.utf8))
     else { return }
-    let label = Label(
-      key: key, feed: item["feed"]?.string ?? notification.feed ?? "", up: up, time: WallClock.now(),
-      title: item["title"]?.string ?? notification.summary, text: item["text"]?.string ?? "",
-      author: item["author"]?.string ?? "", categories: (item["categories"]?.elements ?? []).compactMap(\.string),
-      link: item["link"]?.string ?? "")
+    var read = Relevance.Item(document: item)
+    if read.feed.isEmpty { read.feed = notification.feed ?? "" }
+    if read.title.isEmpty { read.title = notification.summary }
+    let label = Label(key: key, item: read, up: up, time: WallClock.now())
     guard let labels = try? store.labels() else { return }
     try? store.saveLabels(labels + [label])
   }
