@@ -100,8 +100,16 @@ package struct BubbleRuns: Sendable, Equatable {
   }
 
   /// Records a bubble shown under `name`.
+  ///
+  /// A story's bubble (`story:N`: every item notification may become one) is kept with its time, and the
+  /// oldest of them make room first; only past `maxBubbles` of the others are all but this one forgotten.
   package mutating func shown(_ name: String, id: Int32, entries: [Entry]?, now: Date) {
-    bubbles[name] = Bubble(id: id, at: entries == nil ? nil : now.timeIntervalSince1970, entries: entries)
+    let story = name.hasPrefix("story:")
+    bubbles[name] = Bubble(id: id, at: entries == nil && !story ? nil : now.timeIntervalSince1970, entries: entries)
+    guard bubbles.count > Self.maxBubbles else { return }
+    let stories = bubbles.filter { $0.key.hasPrefix("story:") && $0.key != name }
+      .sorted { ($0.value.at ?? 0, $0.key) < ($1.value.at ?? 0, $1.key) }
+    for (old, _) in stories.prefix(bubbles.count - Self.maxBubbles) { bubbles[old] = nil }
     if bubbles.count > Self.maxBubbles { bubbles = bubbles.filter { $0.key == name } }
   }
 

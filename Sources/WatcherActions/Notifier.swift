@@ -78,6 +78,7 @@ extension DesktopNotification {
     item = notification.item
     links = notification.links
     learn = notification.learn
+    if let name = notification.replaces { replaces = name }
   }
 }
 

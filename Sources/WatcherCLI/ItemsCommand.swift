@@ -94,7 +94,7 @@ struct ItemsCommand: Command {
       let key = identity.key(of: item)
       let known = state.initialized ? state.items[key] : nil
       if let since, (known?.firstSeen ?? item.published ?? now) < since { continue }
-      let decision = engine.evaluate(item, feed: feed, now: now)
+      let decision = engine.evaluate(item, feed: feed, now: now).split(by: engine.spreadRules).now
       let done = journal[key] ?? []
       var row = Row(item: item, key: key, firstSeen: known?.firstSeen, done: done, status: "", why: "")
       if engine.usesScore, let score = engine.scorer?(item, feed.name) {

@@ -110,6 +110,7 @@ struct LogCommand: Command {
     case .rekeyed: what = "recognised, not announced"
     case .updated: what = "updated, not new"
     case .resembled: what = "new, announced though it resembled a known item"
+    case .grouped: what = "grouped into a story across feeds"
     }
     let attempt = entry.attempt > 1 ? " (attempt \(entry.attempt))" : ""
     return (showTime ? "\(time)  " : "") + "\(entry.feed)  \(title)  \(entry.action)\(rule): \(what)\(attempt)"

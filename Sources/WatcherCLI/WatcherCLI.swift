@@ -33,6 +33,7 @@ public enum WatcherCLI {
     ParseCommand(), ExtractCommand(), AddCommand(), RemoveCommand(), LogCommand(), ItemsCommand(), PendingCommand(),
     DigestCommand(),
     NotifyTestCommand(), TestOutputCommand(), SnoozeCommand(), UnsnoozeCommand(), ScoreCommand(), SuggestCommand(),
+    StoriesCommand(),
     LabelCommand(up: true), LabelCommand(up: false), LabelsCommand(),
     ImportOPMLCommand(), MCPCommand(),
     ExportOPMLCommand(), CompletionsCommand(),

@@ -83,6 +83,9 @@ public struct Settings: Sendable, Equatable {
   public var ignoreParameters: [String] = []
   /// An item whose story was acted on for another feed within `retention` is not acted on again.
   public var dedupe = true
+  /// Whether new items of different feeds that report the same story are grouped (one bubble updated in
+  /// place, spread triggers); `stories: false` on a feed leaves its items out.
+  public var stories = true
   /// Whether the learned score comes from a model of the labels of the item's feed tag (`score_scope: tag`,
   /// when that tag has labels enough) rather than one model of every label (`all`, the default).
   public var scoreByTag = false
@@ -216,6 +219,8 @@ public struct FeedConfig: Sendable, Equatable {
   public var identityChosen = false
   /// Whether an item already acted on for another feed is skipped here (`nil`: as `settings.dedupe` says).
   public var dedupe: Bool?
+  /// Whether its new items are grouped with other feeds' into stories (`nil`: as `settings.stories` says).
+  public var stories: Bool?
   /// A hook run for every new (unmuted) item of this feed, rule or not.
   public var hook: HookAction?
   /// The feed's own `apprise:`: every new item of it sent through Apprise.

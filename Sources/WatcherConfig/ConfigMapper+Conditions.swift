@@ -49,6 +49,10 @@ extension ConfigMapper {
         if let seconds = duration(v, "'newer_than'") { parts.append(.newerThan(seconds)) }
       case "score":
         if let score = scoreCondition(v) { parts.append(score) }
+      case "story":
+        error(
+          "'story' is tested at the top of a rule's match only, not inside all, any or not", at: entry.keyMark,
+          notes: ["match: { story: { feeds: 3, within: 6h }, title: release }"])
       default:
         guard let field = MatchField(rawValue: entry.key) else { continue }
         if let pattern = pattern(v, field: entry.key) { parts.append(.field(field, pattern)) }
@@ -58,6 +62,36 @@ extension ConfigMapper {
       return nil
     }
     return parts.count == 1 ? parts[0] : .all(parts)
+  }
+
+  /// A rule's `match` with its spread trigger (`story: { feeds: N, within: D }`) taken out: the condition of
+  /// the rest (every item when nothing else is given) and the spread.
+  mutating func storyCondition(_ node: YAMLNode, in context: String) -> (Condition?, StorySpread?) {
+    guard case .mapping(let pairs) = node.kind, let story = pairs.first(where: { $0.key.scalar == "story" }) else {
+      return (condition(node, in: context), nil)
+    }
+    let example = "story: { feeds: 3, within: 6h } (fires once, when a story reaches 3 feeds within 6 hours)"
+    var spread: StorySpread?
+    if let entries = mapping(story.value, "'story' in \(context)") {
+      checkKeys(entries, allowed: ["feeds", "within"], in: "'story'")
+      let feeds = value("feeds", in: entries).flatMap { integer($0, "'story.feeds'", 2...1_000) }
+      let within = value("within", in: entries).flatMap { duration($0, "'story.within'", positive: true) }
+      if value("feeds", in: entries) == nil || value("within", in: entries) == nil {
+        error("'story' in \(context) needs 'feeds' and 'within'", at: story.value.mark, notes: [example])
+      } else if let feeds, let within {
+        if within > 3 * 86_400 {
+          error(
+            "'story.within' in \(context) is longer than the 3 days stories are kept", at: story.value.mark,
+            notes: [example])
+        } else {
+          spread = StorySpread(feeds: feeds, within: within)
+        }
+      }
+    }
+    let rest = pairs.filter { $0.key.scalar != "story" }
+    guard spread != nil else { return (nil, nil) }
+    if rest.isEmpty { return (.all([]), spread) }
+    return (condition(YAMLNode(kind: .mapping(rest), mark: node.mark), in: context), spread)
   }
 
   /// `score: { above: X }`, `{ below: Y }` or both, each a number from 0 to 1.

@@ -38,6 +38,7 @@ extension ConfigMapper {
       checkKeys(entries, allowed: Self.ruleKeys, in: context)
       let scope = ruleScope(entries, in: context, feedNames: feedNames, feedTags: feedTags)
       var condition: Condition?
+      var spread: StorySpread?
       // A rule scoped by `feeds:` may leave out `match` (or give `match: {}`): it is for every item of those
       // feeds. Without a scope that would be every item of every feed, which is a feed's own notify/hook.
       let matchNode = value("match", in: entries)
@@ -50,7 +51,7 @@ extension ConfigMapper {
             "'match' in \(context) must be a mapping of conditions, not true", at: matchNode.mark,
             notes: ["for every item of some feeds, scope the rule with feeds: and leave out match"])
         } else {
-          condition = self.condition(matchNode, in: context)
+          (condition, spread) = storyCondition(matchNode, in: context)
         }
       } else if !scope.isEmpty {
         condition = .all([])
@@ -75,7 +76,9 @@ extension ConfigMapper {
           ])
       }
       if let condition {
-        rules.append(Rule(name: name, scope: scope, condition: condition, actions: actions, mark: element.mark))
+        var rule = Rule(name: name, scope: scope, condition: condition, actions: actions, mark: element.mark)
+        rule.spread = spread
+        rules.append(rule)
       }
     }
     return rules
@@ -134,6 +137,16 @@ extension ConfigMapper {
       case "webhook": actions.webhook = webhookAction(entry.value, in: context)
       case "apprise": actions.apprise = appriseAction(entry.value, in: context)
       case "buttons": actions.buttons = buttons(entry.value, in: context)
+      case "dedupe":
+        if let word = string(entry.value, "'dedupe' in \(context)") {
+          if word == "story" {
+            actions.oncePerStory = true
+          } else {
+            error(
+              "'dedupe' in \(context) takes 'story', not '\(word)'", at: entry.value.mark,
+              notes: ["dedupe: story runs its hook, webhook or Apprise once per story across feeds"])
+          }
+        }
       default: break
       }
     }

@@ -45,7 +45,8 @@ package struct ConfigMapper {
     [
       "interval", "concurrency", "timeout", "first_poll", "max_age", "retention", "max_size", "max_items",
       "state_dir",
-      "hook_concurrency", "hook_retries", "hook_retry", "ignore_parameters", "dedupe", "notify", "journal", "full_text",
+      "hook_concurrency", "hook_retries", "hook_retry", "ignore_parameters", "dedupe", "stories", "notify", "journal",
+      "full_text",
       "full_text_budget", "auto_interval", "host_gap", "score_scope",
     ] + fetchKeys
   /// How a feed is requested, in `settings` or on a feed.
@@ -59,15 +60,15 @@ package struct ConfigMapper {
   package static let feedKeys =
     [
       "url", "name", "title", "site", "interval", "tags", "notify", "hook", "apprise", "identity", "full_text",
-      "dedupe", "first_poll", "content_selector", "link_rewrite", "page", "items",
+      "dedupe", "stories", "first_poll", "content_selector", "link_rewrite", "page", "items",
     ] + fetchKeys
   package static let ruleKeys = [
     "name", "feeds", "match", "tag", "mute", "notify", "hook", "stop", "digest", "digest_hook", "on_update", "webhook",
-    "apprise", "buttons",
+    "apprise", "buttons", "dedupe",
   ]
   package static let digestKeys = ["every", "at"]
   package static let conditionKeys =
-    MatchField.allCases.map(\.rawValue) + ["all", "not", "older_than", "newer_than", "score"]
+    MatchField.allCases.map(\.rawValue) + ["all", "not", "older_than", "newer_than", "score", "story"]
   package static let patternKeys = ["contains", "words", "regex", "equals", "case"]
   package static let notifyKeys = ["summary", "body", "urgency", "expire", "icon"]
   package static let hookKeys = ["command", "run", "timeout"]
@@ -185,6 +186,7 @@ package struct ConfigMapper {
       case "ignore_parameters":
         settings.ignoreParameters = stringList(v, "'ignore_parameters'", allowEmpty: true) ?? []
       case "dedupe": settings.dedupe = bool(v, "'dedupe'") ?? true
+      case "stories": settings.stories = bool(v, "'stories'") ?? true
       case "score_scope":
         switch v.scalar {
         case "all": settings.scoreByTag = false
@@ -358,6 +360,7 @@ package struct ConfigMapper {
           }
         case "link_rewrite": feed.linkRewrite = linkRewrite(entry.value)
         case "dedupe": feed.dedupe = bool(entry.value, "'dedupe'")
+        case "stories": feed.stories = bool(entry.value, "'stories'")
         case "first_poll": feed.firstPoll = firstPoll(entry.value)
         case "identity":
           if let text = string(entry.value, "'identity'") {

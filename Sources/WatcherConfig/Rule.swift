@@ -22,6 +22,9 @@ public struct Rule: Sendable {
   public var actions: RuleActions
   /// Where the rule starts in the file.
   public var mark: Mark?
+  /// A spread trigger (`match: { story: { feeds: 3, within: 6h } }`): the rule acts once for a story, on the
+  /// item that brings it to that many feeds within that time; nil for a rule on each item.
+  public var spread: StorySpread?
 
   /// Creates a rule.
   public init(name: String, scope: [String] = [], condition: Condition, actions: RuleActions, mark: Mark? = nil) {
@@ -30,6 +33,17 @@ public struct Rule: Sendable {
     self.condition = condition
     self.actions = actions
     self.mark = mark
+  }
+}
+
+/// A story's spread a rule waits for: `feeds` distinct feeds within `within` seconds.
+public struct StorySpread: Sendable, Equatable {
+  public var feeds: Int
+  public var within: Int
+
+  public init(feeds: Int, within: Int) {
+    self.feeds = feeds
+    self.within = within
   }
 }
 
@@ -57,6 +71,8 @@ public struct RuleActions: Sendable {
   public var apprise: AppriseAction?
   /// Buttons on the rule's notifications (`buttons:`), each running its hook for the item when clicked.
   public var buttons: [NotifyButton] = []
+  /// One hook, webhook or Apprise message per story across feeds (`dedupe: story`), not one per item.
+  public var oncePerStory = false
 
   /// Creates actions.
   public init(

@@ -5,7 +5,9 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import WatcherConfig
+import WatcherFeed
 import WatcherFetch
+import WatcherRules
 import WatcherState
 import WatcherSupport
 
@@ -29,6 +31,17 @@ struct FeedJob: Sendable {
   var prepared: Poller.PreparedPending?
   /// The stories of the new items acted on (key, title, compared link), for the cross-feed check.
   var stories: [(key: String, title: String?, story: String)] = []
+  /// The new items to group with other feeds' into stories (`StoryRadar`), with what their spread triggers
+  /// will do once their story reaches its feeds.
+  var storyItems: [StoryItem] = []
+}
+
+/// A new item on its way to the story radar: what the radar reads, and the actions of the rules that wait
+/// for its story's spread (`match: { story: … }`), not yet recorded.
+struct StoryItem: Sendable {
+  var item: StoryRadar.Item
+  var stored: FeedItem
+  var waiting: Decision
 }
 
 /// The concurrency of a pass, kept apart from its story in `Poller`: states read on every core, downloads

@@ -139,7 +139,7 @@ public struct Poller {
       config: config, transport: transport, cancellation: cancellation,
       pagesDeadline: ContinuousClock.now + .seconds(config.settings.fullTextBudget.passSeconds))
     reader.recorder.snoozed = Set(store.snoozes(readOnly: dryRun, now: now).filter { $0.value > now }.keys)
-    var stories: [String: Story]?
+    var stories = PassStories()
     // The feeds whose poll changed nothing but its times: recorded once, after the last batch (PollTimes).
     var times: [String: (times: PollTimes.Times, position: Int)] = [:]
     PassStages.inBatches(
@@ -362,13 +362,16 @@ public struct Poller {
   /// Returns the feeds with actions to run: they run only once their pending actions are durably saved,
   /// since a state that cannot be written would repeat them every poll.
   private func save(
-    _ read: [FeedJob], mode: Mode, dryRun: Bool, now: Date, outcomes: inout [Outcome], stories: inout [String: Story]?,
+    _ read: [FeedJob], mode: Mode, dryRun: Bool, now: Date, outcomes: inout [Outcome], stories: inout PassStories,
     times: inout [String: (times: PollTimes.Times, position: Int)]
   ) -> [FeedJob] {
     var read = read
     // The same story acted on for another feed: not again. The stories are saved after the states, which
     // hold the actions: a crash between the two can repeat an action, never lose one.
-    let storiesChanged = mode == .normal && dedupe(&read, stories: &stories, now: now, dryRun: dryRun) && !dryRun
+    let storiesChanged =
+      mode == .normal && dedupe(&read, stories: &stories.acted, now: now, dryRun: dryRun) && !dryRun
+    // Stories across feeds: grouped after the per-link check, so that what it dropped is not regrouped.
+    groupStories(&read, stories: &stories, now: now, dryRun: dryRun)
     if !dryRun {
       let rekeys = read.flatMap { job in
         (job.outcome.rekeyNote.map {
@@ -409,12 +412,20 @@ public struct Poller {
       toSave.append(job)
     }
     let saved = PassStages.saveStates(toSave.map { ($0.state, $0.saved) }, directory: store.directory)
-    if storiesChanged, let stories {
+    if storiesChanged, let acted = stories.acted {
       do {
-        try store.saveStories(stories, horizon: now.addingTimeInterval(-Double(config.settings.retention)))
+        try store.saveStories(acted, horizon: now.addingTimeInterval(-Double(config.settings.retention)))
       } catch {
         for index in toSave.indices {
           toSave[index].outcome.warnings.append("cannot keep the stories acted on: \(error)")
+        }
+      }
+    }
+    if stories.radarChanged, let radar = stories.radar {
+      stories.radarChanged = false
+      do { try store.saveStoryRadar(radar) } catch {
+        for index in toSave.indices {
+          toSave[index].outcome.warnings.append("cannot keep the stories across feeds: \(error)")
         }
       }
     }

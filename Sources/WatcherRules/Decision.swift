@@ -95,3 +95,31 @@ public struct Decision: Sendable, Equatable {
   /// Whether any rule matched or the feed acts on every item.
   public var isTouched: Bool { !matches.isEmpty || !notifications.isEmpty || muted }
 }
+
+extension Decision {
+  /// The decision in two: the actions of the rules not in `rules`, and those of `rules` (spread triggers,
+  /// which wait for their story to reach its feeds); tags, matches and the mute stay with the first.
+  public func split(by rules: Set<String>) -> (now: Decision, waiting: Decision) {
+    guard !rules.isEmpty else { return (self, Decision()) }
+    var now = self
+    var waiting = Decision()
+    func keep(_ rule: String?) -> Bool { !rules.contains(rule ?? "") }
+    now.notifications = notifications.filter { keep($0.rule) }
+    waiting.notifications = notifications.filter { !keep($0.rule) }
+    now.hooks = hooks.filter { keep($0.source.ruleName) }
+    waiting.hooks = hooks.filter { !keep($0.source.ruleName) }
+    now.webhooks = webhooks.filter { keep($0.rule) }
+    waiting.webhooks = webhooks.filter { !keep($0.rule) }
+    now.apprise = apprise.filter { keep($0.source.ruleName) }
+    waiting.apprise = apprise.filter { !keep($0.source.ruleName) }
+    now.digests = digests.filter { keep($0) }
+    waiting.digests = digests.filter { !keep($0) }
+    waiting.tags = tags
+    return (now, waiting)
+  }
+
+  /// Whether it asks for anything to be done.
+  public var hasActions: Bool {
+    !notifications.isEmpty || !hooks.isEmpty || !webhooks.isEmpty || !apprise.isEmpty || !digests.isEmpty
+  }
+}

@@ -37,7 +37,8 @@ public struct DryRun: Sendable {
     for item in items {
       outcomes.append(
         Outcome(
-          feed: feed, item: item, decision: engine.evaluate(item, feed: feed, now: now),
+          feed: feed, item: item,
+          decision: engine.evaluate(item, feed: feed, now: now).split(by: engine.spreadRules).now,
           score: engine.usesScore ? engine.scorer?(item, feed.name) : nil,
           scoreReasons: engine.usesScore ? engine.scoreReasons?(item, feed.name) ?? [] : []))
     }

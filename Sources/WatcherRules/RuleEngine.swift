@@ -27,6 +27,9 @@ public struct RuleEngine: Sendable {
   public var scoreReasons: (@Sendable (FeedItem, String) -> [String])?
   /// Whether any rule tests the score (only then is an item scored).
   public let usesScore: Bool
+  /// The spread triggers (`match: { story: … }`): their actions wait for a story's feeds, so a dry run
+  /// leaves them out (`Decision.split`) and a poll's story stage records them.
+  public let spreadRules: Set<String>
 
   /// Every rule's condition, compiled into one flat program of plain nodes: evaluating it touches no
   /// reference counts, which matters when several threads evaluate items at once.
@@ -46,6 +49,7 @@ public struct RuleEngine: Sendable {
     var program = RuleProgram()
     roots = rules.map { program.add($0.condition, registry: &registry) }
     self.program = program
+    spreadRules = Set(rules.filter { $0.spread != nil }.map(\.name))
     scopes = rules.map { Set($0.scope) }
     scoped = rules.map { !$0.scope.isEmpty }
     usesScore = rules.contains { rule in

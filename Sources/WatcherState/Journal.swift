@@ -39,6 +39,9 @@ public struct JournalEntry: Sendable, Equatable {
     /// A new item that resembled a known one (`detail` says which and why the evidence was not enough):
     /// announced as new all the same.
     case resembled
+    /// A new item that joined a story of other feeds (`detail`: which story, its feeds, the words shared),
+    /// or whose story reached a spread trigger's feeds.
+    case grouped
   }
 
   /// When it happened.

@@ -32,6 +32,8 @@ extension FeedState {
       public var links: [String] = []
       /// Whether it carries 👍 and 👎 buttons that label the item (`settings.notify.learn`; `item` is then set).
       public var learn = false
+      /// The bubble it replaces when still open (`story:N`: its story's, updated in place); nil for its own.
+      public var replaces: String?
 
       public init(
         summary: String, body: String, urgency: Urgency = .normal, expire: Int? = nil, icon: String? = nil,
@@ -299,6 +301,7 @@ extension FeedState.PendingAction {
       json.member("kind", kind.rawValue)
       json.member("last_error", lastError)
       json.member("next_try", nextTry)
+      json.member("replaces", notification?.replaces)
       // The feed's own action has no rule (and is read back as the feed's: `source` is never written).
       json.member("rule", source.ruleName)
       if case .button(_, let label) = source { json.member("button", label) }
@@ -357,6 +360,7 @@ extension FeedState.PendingAction {
       case "timeout": hook.timeout = try json.optional { try $0.int() }
       case "item": hook.item = try json.optional { try $0.string() }
       case "learn": notification.learn = try json.optional { try $0.bool() } ?? false
+      case "replaces": notification.replaces = try json.optional { try $0.string() }
       case "buttons", "links":
         let list: [String] =
           try json.optional { json -> [String] in

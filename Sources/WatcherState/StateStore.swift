@@ -308,7 +308,9 @@ extension StateStore {
   /// A file the feeds share (`notifications.json`, `digests.json`), read with `parse`: `nil` when it is
   /// missing or corrupt (a corrupt one is moved aside unless `readOnly`); a file that cannot be read throws
   /// and is left alone.
-  func readShared<T>(_ path: String, readOnly: Bool, _ parse: (inout JSONReader) throws -> T) throws(StateError) -> T? {
+  package func readShared<T>(_ path: String, readOnly: Bool, _ parse: (inout JSONReader) throws -> T) throws(StateError)
+    -> T?
+  {
     let data: Data
     switch ChunkedFile.readRegularFile(path, maxBytes: Self.maxFileBytes, followSymlinks: false) {
     case .missing: return nil

@@ -124,9 +124,20 @@ package struct FeedDecider: Sendable {
         record(onUpdate.evaluate(item, feed: feed, now: now, excerpts: false), for: item)
       }
     }
+    let grouped = mode == .normal && (feed.stories ?? config.settings.stories)
     for item in act.lazy.map({ items[$0] }) {
-      let decision = engine.evaluate(item, feed: feed, now: now, excerpts: false)
+      let (decision, waiting) = engine.evaluate(item, feed: feed, now: now, excerpts: false).split(
+        by: engine.spreadRules)
       record(decision, for: item)
+      if grouped {
+        job.storyItems.append(
+          StoryItem(
+            item: StoryRadar.Item(
+              key: actionIdentity.key(of: item), feed: feed.name, title: item.title ?? "",
+              text: item.text.map { String($0.prefix(600)) },
+              link: item.link, time: min(item.published ?? now, now)),
+            stored: item.stored, waiting: waiting))
+      }
       if decision.acts, let story = (item.link ?? (FeedLocation.isHTTP(item.key) ? item.key : nil)) {
         job.stories.append(
           (

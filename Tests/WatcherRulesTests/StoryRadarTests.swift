@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import FoundationEssentials
+import Testing
+import WatcherRules
+import WatcherSupport
+
+@Suite("Stories across feeds")
+struct StoryRadarTests {
+  static let start = Date(timeIntervalSince1970: 1_800_000_000)
+
+  static func item(_ key: String, _ feed: String, _ title: String, minutes: Double = 0, text: String? = nil)
+    -> StoryRadar.Item
+  {
+    StoryRadar.Item(key: key, feed: feed, title: title, text: text, time: start.addingTimeInterval(minutes * 60))
+  }
+
+  /// A background of ordinary posts of unrelated feeds, so that word weights are those of a real stream.
+  static func background(_ radar: inout StoryRadar) {
+    let posts = [
+      "Weekly recipe: roasted pumpkin soup", "Rust 1.90 released with new lints", "City council approves bike lanes",
+      "How we cut our cloud bill in half", "Review: the best budget headphones", "Kernel 7.2 merge window opens",
+      "Ten tips for better sleep", "Local team wins the regional final", "A guide to sourdough starters",
+      "Interview with a lighthouse keeper", "Debian 14 freeze dates announced", "Why I switched to a standing desk",
+    ]
+    for (index, title) in posts.enumerated() {
+      radar.add(item("bg\(index)", "background \(index)", title, minutes: Double(index)))
+    }
+  }
+
+  @Test("the same story from other feeds joins one story, with the words they share")
+  func groups() throws {
+    var radar = StoryRadar()
+    Self.background(&radar)
+    let first = radar.add(Self.item("a1", "Ars", "Mozilla releases Firefox 150 with vertical tabs", minutes: 30))
+    let second = radar.add(Self.item("v1", "Verge", "Firefox 150 arrives with vertical tabs built in", minutes: 40))
+    let third = radar.add(Self.item("h1", "HN", "Firefox 150 release notes: vertical tabs", minutes: 50))
+    #expect(!first.joined)
+    #expect(second.joined && second.story == first.story)
+    #expect(third.joined && third.story == first.story)
+    #expect(second.why.shared.contains("firefox") && second.why.shared.contains("vertical"))
+    #expect(radar.feeds(of: first.story) == ["Ars", "Verge", "HN"])
+    #expect(radar.stories.map(\.id) == [first.story])
+  }
+
+  @Test("unrelated posts stay alone, and a post sharing one word joins nothing")
+  func alone() throws {
+    var radar = StoryRadar()
+    Self.background(&radar)
+    let story = radar.add(Self.item("a1", "Ars", "Mozilla releases Firefox 150 with vertical tabs", minutes: 30))
+    let unrelated = radar.add(Self.item("x1", "Cooking", "Mozzarella pizza at home in ten minutes", minutes: 35))
+    let oneWord = radar.add(Self.item("x2", "Gardening", "Vertical gardens for small balconies", minutes: 36))
+    #expect(!unrelated.joined && unrelated.story != story.story)
+    #expect(!oneWord.joined && oneWord.story != story.story)
+    #expect(oneWord.why.refused != nil, "the explanation says why it did not join")
+    #expect(radar.stories.isEmpty)
+  }
+
+  @Test("two posts of one feed are never one story by their words alone")
+  func sameFeed() throws {
+    var radar = StoryRadar()
+    Self.background(&radar)
+    let first = radar.add(Self.item("a1", "Ars", "Firefox 150 released with vertical tabs", minutes: 30))
+    let again = radar.add(Self.item("a2", "Ars", "Firefox 150 released with vertical tabs, part two", minutes: 31))
+    #expect(!again.joined && again.story != first.story)
+    #expect(again.why.refused == "only items of this feed")
+    // Once another feed ties the story, a later post of the first feed may join it.
+    let other = radar.add(Self.item("v1", "Verge", "Firefox 150 released with vertical tabs", minutes: 32))
+    #expect(other.joined)
+  }
+
+  @Test("a story takes no item after its window, and what is kept is bounded")
+  func bounded() throws {
+    var settings = StoryRadar.Settings()
+    settings.maxItems = 50
+    var radar = StoryRadar(settings: settings)
+    let first = radar.add(Self.item("a1", "Ars", "Firefox 150 released with vertical tabs"))
+    let late = radar.add(Self.item("v1", "Verge", "Firefox 150 released with vertical tabs", minutes: 73 * 60))
+    #expect(!late.joined && late.story != first.story)
+    for index in 0..<200 {
+      radar.add(Self.item("n\(index)", "feed \(index % 7)", "Post number \(index) about topic \(index % 13)"))
+    }
+    #expect(radar.entries.count == 50)
+    #expect(radar.document.count < 50 * 1_000)
+  }
+
+  @Test("what is kept reads back to the same stories, and placing goes on from there")
+  func roundTrip() throws {
+    var radar = StoryRadar()
+    Self.background(&radar)
+    let first = radar.add(Self.item("a1", "Ars", "Mozilla releases Firefox 150 with vertical tabs", minutes: 30))
+    radar.add(Self.item("v1", "Verge", "Firefox 150 arrives with vertical tabs built in", minutes: 40))
+    radar.note(first.story) { $0.fired = ["big"] }
+    let bytes = radar.document
+    var read = try JSONReader.read(bytes) { json in try StoryRadar(reading: &json) }
+    #expect(read.entries.map(\.key) == radar.entries.map(\.key))
+    #expect(read.entries.map(\.story) == radar.entries.map(\.story))
+    #expect(read.entries.map(\.why.shared) == radar.entries.map(\.why.shared))
+    #expect(read.entries.last?.why.similarity == 0.488)
+    #expect(read.notes[first.story]?.fired == ["big"])
+    let third = read.add(Self.item("h1", "HN", "Firefox 150 release notes: vertical tabs", minutes: 50))
+    #expect(third.joined && third.story == first.story)
+    let fresh = read.add(Self.item("z", "Zed", "Completely different news about tractors", minutes: 51))
+    #expect(fresh.story > first.story && !read.entries.dropLast().contains { $0.story == fresh.story })
+  }
+
+  @Test("words: marks dropped, stop words and numbers out, plurals folded")
+  func words() {
+    #expect(
+      StoryRadar.words("EBay says Carl Icahn's board picks 'not qualified'") == [
+        "ebay", "carl", "icahn", "board", "pick", "qualified",
+      ])
+    #expect(StoryRadar.words("Apple's iOS 7.1 — out now / 2014") == ["apple", "ios"])
+  }
+}
