@@ -73,12 +73,7 @@ struct StoriesCommand: Command {
     var radar = StoryRadar()
     var out: [UInt8] = []
     let now = WallClock.now()
-    for (number, line) in input.split(separator: UInt8(ascii: "\n")).enumerated() {
-      guard line.contains(where: { $0 > 0x20 }) else { continue }
-      guard let value = try? JSONValue.read(line), let id = value["id"]?.stringOrNumber else {
-        terminal.error("warning: line \(number + 1): not a JSON object with an \"id\"; skipped")
-        continue
-      }
+    for (id, value) in ScoreCommand.jsonLines(input, terminal: terminal) {
       let time = value["published"]?.string.flatMap(DateParser.parse) ?? now
       let entry = radar.add(
         StoryRadar.Item(
