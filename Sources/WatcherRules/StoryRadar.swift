@@ -22,7 +22,12 @@ public struct StoryRadar: Sendable {
   /// The settings, fixed for all feeds (measured in docs/benchmarks.md, "Stories across feeds").
   public struct Settings: Sendable, Equatable {
     /// The least cosine between an item and a story it joins.
-    public var similarity = 0.15
+    public var similarity = 0.20
+    /// Of the stories it may join, the item joins the one with the highest cosine × feeds^`spreadWeight`:
+    /// a story several feeds carry already is the likelier home of another report (as in a Chinese
+    /// restaurant process, where a table's pull grows with its guests), so one story is not cut into
+    /// fragments that each look new.
+    public var spreadWeight = 1.5
     /// The least number of words they share.
     public var sharedWords = 2
     /// How long a story takes new items after its last one, and how long items are kept.
@@ -182,7 +187,7 @@ public struct StoryRadar: Sendable {
     guard norm > 0 else { return Why(refused: "no words to compare") }
     var candidates = Set<Int>()
     for word in weights.keys { candidates.formUnion(postings[word] ?? []) }
-    var best: Why?
+    var best: (why: Why, pull: Double)?
     var closest: Why?
     let horizon = time.addingTimeInterval(-settings.window)
     for id in candidates.sorted() {
@@ -203,12 +208,13 @@ public struct StoryRadar: Sendable {
         why.refused = "\(shared.count) word\(shared.count == 1 ? "" : "s") in common (\(settings.sharedWords) needed)"
       }
       if why.refused == nil {
-        if best.map({ why.similarity > $0.similarity }) ?? true { best = why }
+        let pull = why.similarity * pow(Double(cluster.feeds.count), settings.spreadWeight)
+        if best.map({ pull > $0.pull }) ?? true { best = (why, pull) }
       } else if closest.map({ why.similarity > $0.similarity }) ?? true {
         closest = why
       }
     }
-    return best ?? closest ?? Why(refused: "no story shares a word")
+    return best?.why ?? closest ?? Why(refused: "no story shares a word")
   }
 
   private func sharedOrder(_ shared: [String], _ order: [String]) -> [String] {
