@@ -46,6 +46,8 @@ struct ItemsCommand: Command {
     var why: String
     /// The learned score, when a rule or template uses it and the learner has one.
     var score: String?
+    /// Its story across feeds, when it is in one that more than one feed carries: which, and why.
+    var story: String?
   }
 
   func run(_ arguments: Arguments, terminal: Terminal) -> ExitCode {
@@ -87,6 +89,9 @@ struct ItemsCommand: Command {
     let engine = RuleEngine(rules: config.rules, settings: config.settings.notify).learning(
       from: store, feeds: config.feeds, byTag: config.settings.scoreByTag)
     let identity = FeedDecider.identity(feed, state: state)
+    let radar = (try? store.storyRadar(readOnly: true)) ?? StoryRadar()
+    let inStories = Dictionary(
+      radar.entries.filter { $0.feed == feed.name }.map { ($0.key, $0) }, uniquingKeysWith: { _, last in last })
     // The feed's first poll: the items it recorded share its time.
     let firstPoll = state.items.values.map(\.firstSeen).min()
     var rows: [Row] = []
@@ -100,6 +105,11 @@ struct ItemsCommand: Command {
       if engine.usesScore, let score = engine.scorer?(item, feed.name) {
         let moved = engine.scoreReasons?(item, feed.name) ?? []
         row.score = Relevance.shown(score) + (moved.isEmpty ? "" : ", most moved by " + moved.joined(separator: ", "))
+      }
+      if let entry = inStories[key], case let feeds = radar.feeds(of: entry.story), feeds.count > 1 {
+        row.story =
+          "story \(entry.story) (\(feeds.count) feeds: \(feeds.joined(separator: ", "))): "
+          + StoriesCommand.why(entry)
       }
       (row.status, row.why) = Self.explain(
         decision, known: known, done: done, firstPoll: firstPoll, settings: config.settings, item: item, feed: feed)
@@ -120,6 +130,7 @@ struct ItemsCommand: Command {
       out += Terminal.field("\(row.item.title ?? "(untitled: \(row.key))")") + "  [\(when)]\n"
       out += Terminal.field("    \(row.status): \(row.why)") + "\n"
       if let score = row.score { out += Terminal.field("    learned score: \(score)") + "\n" }
+      if let story = row.story { out += Terminal.field("    \(story)") + "\n" }
       for entry in row.done {
         out += Terminal.field("    \(WallClock.shown(entry.time))  " + LogCommand.line(entry, time: false)) + "\n"
       }
@@ -196,7 +207,7 @@ struct ItemsCommand: Command {
               ("key", .string(row.key)), ("title", .optional(row.item.title)), ("link", .optional(row.item.link)),
               ("published", .optional(row.item.published.map(ISODate.format))),
               ("first_seen", .optional(row.firstSeen.map(ISODate.format))), ("status", .string(row.status)),
-              ("why", .string(row.why)), ("actions", .array(row.done.map(\.json))),
+              ("why", .string(row.why)), ("story", .optional(row.story)), ("actions", .array(row.done.map(\.json))),
             ])
           })
       ),

@@ -132,7 +132,9 @@ extension Poller {
     var ready = Set<String>()
     var journal: [JournalEntry] = []
     for (name, rule) in rules {
-      guard let spread = rule.spread, !(radar.notes[entry.story]?.fired.contains(name) ?? false) else { continue }
+      guard let spread = rule.spread, radar.feeds(of: entry.story).count >= spread.feeds,
+        !(radar.notes[entry.story]?.fired.contains(name) ?? false)
+      else { continue }
       let feeds = radar.feeds(of: entry.story, within: Double(spread.within))
       guard feeds.count >= spread.feeds else { continue }
       ready.insert(name)

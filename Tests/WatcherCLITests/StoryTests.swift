@@ -115,6 +115,9 @@ struct StoryTests {
     #expect(listed.output.contains("joined story") && listed.output.contains("'firefox'"), "\(listed.output)")
     let log = try ChildProcess.run(binary, ["log", "--config", "\(path)/rules.yaml"])
     #expect(log.output.contains("grouped into a story across feeds"), "\(log.output)")
+    // `items` says which story an item joined and why.
+    let items = try ChildProcess.run(binary, ["items", "verge", "--config", "\(path)/rules.yaml"])
+    #expect(items.output.contains("(4 feeds: ars, verge, hn, lwn): joined story"), "\(items.output)")
   }
 
   @Test("dedupe: story runs a rule's hook once per story; stories: false keeps a feed out")

@@ -134,7 +134,7 @@ package struct FeedDecider: Sendable {
           StoryItem(
             item: StoryRadar.Item(
               key: actionIdentity.key(of: item), feed: feed.name, title: item.title ?? "",
-              text: item.text.map { String($0.prefix(600)) },
+              text: item.text.map { String($0.prefix(300)) },
               link: item.link, time: min(item.published ?? now, now)),
             stored: item.stored, waiting: waiting))
       }
