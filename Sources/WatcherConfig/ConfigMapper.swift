@@ -88,7 +88,21 @@ package struct ConfigMapper {
     if let node = value("rules", in: entries) { config.rules = rules(node, feeds: config.feeds) }
     checkContentRules(config)
     checkPageOptions(config)
+    checkSpreadRules(config)
     return config
+  }
+
+  /// A spread trigger counts the feeds of a story: with grouping off for every feed it applies to, it never
+  /// fires, which is worth a word.
+  private mutating func checkSpreadRules(_ config: Config) {
+    for rule in config.rules where rule.spread != nil {
+      let grouped = config.feeds.filter { rule.applies(to: $0) && ($0.stories ?? config.settings.stories) }
+      guard grouped.count < 2 else { continue }
+      warning(
+        "rule '\(rule.name)' waits for a story across feeds, but \(grouped.count) of its feeds \(grouped.count == 1 ? "is" : "are") grouped into stories: it never fires",
+        at: rule.mark,
+        notes: ["settings.stories: false or stories: false on a feed leaves its items out of stories"])
+    }
   }
 
   /// `content_selector` and `link_rewrite` say how a feed's pages are read: on a feed that reads none they

@@ -61,7 +61,16 @@ public enum RuleExplainer {
             skipped: "rule '\(rule.name)' is for feeds [\(rule.scope.joined(separator: ", "))]", steps: nil))
         continue
       }
-      let step = explain(rule.condition, &facts, now: now)
+      var step = explain(rule.condition, &facts, now: now)
+      if let spread = rule.spread {
+        // A spread trigger never acts on an item by itself: the poll's story stage acts on the item that
+        // brings its story to the feeds.
+        let waits = Step(
+          condition: "story in \(spread.feeds) feeds within \(spread.within) s", held: false,
+          detail: "a spread trigger: a poll acts once per story, on the item that brings it there "
+            + "(watcher stories lists them)")
+        step = Step(condition: "all", held: false, detail: "waits for its story", children: [waits, step])
+      }
       verdicts.append(Verdict(rule: rule.name, matched: step.held, skipped: nil, steps: step))
       guard step.held else { continue }
       for tag in rule.actions.tags where !tags.contains(tag) { tags.append(tag) }

@@ -3,6 +3,8 @@
 
 import FoundationEssentials
 import Testing
+import WatcherConfig
+import WatcherFeed
 import WatcherRules
 import WatcherSupport
 
@@ -112,5 +114,59 @@ struct StoryRadarTests {
         "ebay", "carl", "icahn", "board", "pick", "qualified",
       ])
     #expect(StoryRadar.words("Apple's iOS 7.1 — out now / 2014") == ["apple", "ios"])
+  }
+}
+
+@Suite("Spread triggers in the config")
+struct StorySpreadConfigTests {
+  static let feeds = "feeds:\n  - { name: a, url: /tmp/a.xml }\n"
+
+  @Test("story: { feeds, within } is a rule's spread trigger; the rest of match still holds for the item")
+  func parses() throws {
+    let config = try ConfigLoader.parse(
+      Self.feeds + """
+        rules:
+          - { name: big, match: { story: { feeds: 3, within: 6h }, title: rust }, hook: 'true', dedupe: story }
+          - { name: any, match: { story: { feeds: 2, within: 1d } }, notify: true }
+        """, path: "c.yaml")
+    #expect(config.rules[0].spread == StorySpread(feeds: 3, within: 21_600))
+    #expect(config.rules[0].actions.oncePerStory)
+    #expect(config.rules[1].spread == StorySpread(feeds: 2, within: 86_400))
+    // A dry run never acts for a spread trigger, and says why.
+    let item = FeedItem(key: "1", title: "Rust 2.0 released")
+    let decision = RuleEngine(rules: config.rules).evaluate(item, feed: config.feeds[0], now: Date())
+    #expect(decision.split(by: RuleEngine(rules: config.rules).spreadRules).now.hooks.isEmpty)
+    let verdicts = RuleExplainer.explain(item, feed: config.feeds[0], rules: config.rules)
+    #expect(verdicts.allSatisfy { !$0.matched })
+    #expect(verdicts[0].steps?.lines(indent: "").joined().contains("a spread trigger") == true)
+  }
+
+  @Test("check warns of a spread trigger whose feeds are not grouped into stories")
+  func neverFires() throws {
+    let rule = "rules:\n  - { name: big, match: { story: { feeds: 2, within: 6h } }, hook: 'true' }\n"
+    let two = Self.feeds + "  - { name: b, url: /tmp/b.xml }\n"
+    let off = try ConfigLoader.parse("settings: { stories: false }\n" + two + rule, path: "c.yaml")
+    #expect(off.notices.contains { $0.message.contains("rule 'big' waits for a story across feeds") })
+    let on = try ConfigLoader.parse(two + rule, path: "c.yaml")
+    #expect(!on.notices.contains { $0.message.contains("waits for a story") })
+  }
+
+  @Test(
+    "a story test inside not/any/all, without feeds or within, too long, and a dedupe other than story are refused",
+    arguments: [
+      ("match: { not: { story: { feeds: 3, within: 6h } } }", "at the top of a rule's match only"),
+      ("match: { story: { feeds: 3 } }", "needs 'feeds' and 'within'"),
+      ("match: { story: { feeds: 1, within: 6h } }", "'story.feeds'"),
+      ("match: { story: { feeds: 3, within: 5d } }", "longer than the 3 days"),
+      ("match: { title: x }\n    dedupe: item", "takes 'story', not 'item'"),
+    ])
+  func refused(_ rule: String, _ message: String) throws {
+    let text = Self.feeds + "rules:\n  - name: r\n    hook: 'true'\n    \(rule)\n"
+    do {
+      _ = try ConfigLoader.parse(text, path: "c.yaml")
+      Issue.record("accepted: \(rule)")
+    } catch {
+      #expect(error.rendered.contains(message), "\(error.rendered)")
+    }
   }
 }
