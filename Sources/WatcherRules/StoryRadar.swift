@@ -34,6 +34,8 @@ public struct StoryRadar: Sendable {
     public var window: TimeInterval = 72 * 3600
     /// The most items kept (the newest).
     public var maxItems = 4_000
+    /// About the most bytes they take in `story-groups.json` (the oldest go first beyond it).
+    public var maxBytes = 2 << 20
 
     public init() {}
   }
@@ -86,6 +88,17 @@ public struct StoryRadar: Sendable {
     /// The headline's words, then the summary's (weaker) that the headline does not have.
     var words: [String]
     var textWords: [String]
+
+    /// About what it takes in the file.
+    var bytes: Int {
+      200 + key.utf8.count + feed.utf8.count + title.utf8.count + (link?.utf8.count ?? 0)
+        + (words + textWords + why.shared).reduce(0) { $0 + $1.utf8.count + 4 }
+    }
+  }
+
+  /// An item's key as kept: itself, or its hash when longer than 500 bytes (`watcher items` looks it up so).
+  public static func storedKey(_ key: String) -> String {
+    key.utf8.count <= 500 ? key : "hash:" + StableHash.hex(of: key)
   }
 
   /// What a story keeps beyond its items: the rules whose spread trigger fired for it, and its bubble (the
@@ -113,6 +126,8 @@ public struct StoryRadar: Sendable {
   public private(set) var entries: [Entry] = []
   public private(set) var notes: [Int: Note] = [:]
   private(set) var nextStory = 1
+  /// What the items kept take, about (`Entry.bytes`).
+  private var bytes = 0
 
   /// Rebuilt from `entries`: document frequencies, each story's word weights and feeds, postings.
   private var documentFrequency: [String: Int] = [:]
@@ -175,12 +190,22 @@ public struct StoryRadar: Sendable {
       nextStory += 1
     }
     let entry = Entry(
-      key: item.key, feed: item.feed, title: String(item.title.prefix(300)),
-      link: item.link.map { String($0.prefix(2_000)) },
-      time: item.time, story: story, joined: joined, why: why, words: words, textWords: text)
+      key: Self.storedKey(item.key), feed: TextBudget.prefix(item.feed, maxBytes: 200),
+      title: TextBudget.prefix(item.title, maxBytes: 300, marked: true),
+      link: item.link.map { TextBudget.prefix($0, maxBytes: 500) }, time: item.time, story: story, joined: joined,
+      why: why, words: words, textWords: text)
     entries.append(entry)
     include(entry)
     if entries.count > settings.maxItems { forget(count: entries.count - settings.maxItems) }
+    var over = bytes - settings.maxBytes
+    if over > 0 {
+      var count = 0
+      while over > 0, count < entries.count - 1 {
+        over -= entries[count].bytes
+        count += 1
+      }
+      forget(count: count)
+    }
     return entry
   }
 
@@ -238,6 +263,7 @@ public struct StoryRadar: Sendable {
   }
 
   private mutating func include(_ entry: Entry, norm updating: Bool = true) {
+    bytes += entry.bytes
     var cluster = clusters[entry.story] ?? Cluster()
     for word in entry.words { cluster.weights[word, default: 0] += 1 }
     for word in entry.textWords { cluster.weights[word, default: 0] += Self.textWeight }
@@ -258,6 +284,7 @@ public struct StoryRadar: Sendable {
   }
 
   private mutating func exclude(_ entry: Entry) {
+    bytes -= entry.bytes
     for word in entry.words + entry.textWords {
       if let count = documentFrequency[word], count > 1 {
         documentFrequency[word] = count - 1
@@ -359,7 +386,8 @@ public struct StoryRadar: Sendable {
     var current = String.UnicodeScalarView()
     func flush() {
       defer { current = String.UnicodeScalarView() }
-      guard current.count > 1, !current.allSatisfy({ $0.properties.numericType != nil }) else { return }
+      guard current.count > 1, current.count <= 40, !current.allSatisfy({ $0.properties.numericType != nil })
+      else { return }
       var word = String(current)
       guard !stopWords.contains(word) else { return }
       if current.count > 3, word.hasSuffix("s"), !word.hasSuffix("ss") { word.removeLast() }

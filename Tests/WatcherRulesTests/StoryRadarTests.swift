@@ -85,6 +85,20 @@ struct StoryRadarTests {
     }
     #expect(radar.entries.count == 50)
     #expect(radar.document.count < 50 * 1_000)
+    // Long titles, links, keys and words: every field cut, and the items within the byte budget.
+    settings.maxItems = 4_000
+    settings.maxBytes = 100_000
+    var large = StoryRadar(settings: settings)
+    let long = String(repeating: "x", count: 5_000)
+    for index in 0..<500 {
+      var item = Self.item(long + "\(index)", "feed \(index % 7)", "\(index) " + long + " " + long + "y", minutes: 1)
+      item.link = "https://example.org/" + long
+      item.text = String(repeating: "word\(index) ", count: 1_000)
+      large.add(item)
+    }
+    #expect(large.entries.count < 500 && large.entries.count > 50)
+    #expect(large.document.count < 150_000, "\(large.document.count)")
+    #expect(large.entries.allSatisfy { $0.key.utf8.count <= 500 && $0.title.utf8.count <= 300 })
   }
 
   @Test("what is kept reads back to the same stories, and placing goes on from there")
