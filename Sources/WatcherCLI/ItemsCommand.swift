@@ -106,7 +106,9 @@ struct ItemsCommand: Command {
         let moved = engine.scoreReasons?(item, feed.name) ?? []
         row.score = Relevance.shown(score) + (moved.isEmpty ? "" : ", most moved by " + moved.joined(separator: ", "))
       }
-      if let entry = inStories[StoryRadar.storedKey(key)], case let feeds = radar.feeds(of: entry.story), feeds.count > 1 {
+      if let entry = inStories[StoryRadar.storedKey(key)], case let feeds = radar.feeds(of: entry.story),
+        feeds.count > 1
+      {
         row.story =
           "story \(entry.story) (\(feeds.count) feeds: \(feeds.joined(separator: ", "))): "
           + StoriesCommand.why(entry)
