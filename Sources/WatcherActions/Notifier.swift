@@ -43,6 +43,15 @@ public struct DesktopNotification: Sendable, Equatable {
     case item = "x-watcher.item"
     case digest = "x-watcher.digest"
     case health = "x-watcher.health"
+
+    /// The hint for what a kept notification is about.
+    public init(_ stored: FeedState.PendingAction.Notification.Category) {
+      switch stored {
+      case .item: self = .item
+      case .digest: self = .digest
+      case .health: self = .health
+      }
+    }
   }
 
   /// Creates a notification.
@@ -68,11 +77,7 @@ extension DesktopNotification {
       summary: notification.summary, body: notification.body, urgency: notification.urgency,
       expire: notification.expire, icon: notification.icon, link: action.link)
     key = action.key
-    if action.key.hasPrefix("health:") { category = .health }
-    if action.key.hasPrefix("digest:") {
-      category = .digest
-      replaces = action.key
-    }
+    category = Category(notification.category)
     rule = action.source.ruleName
     buttons = notification.buttons
     item = notification.item

@@ -215,6 +215,8 @@ extension Poller {
     // "Open all" opens the digest's items.
     if case .notify(var shown) = notification.payload {
       shown.links = Array(digest.items.compactMap(\.link).prefix(20))
+      // A digest's notification replaces its previous bubble.
+      (shown.category, shown.replaces) = (.digest, notification.key)
       notification.payload = .notify(shown)
     }
     return notification

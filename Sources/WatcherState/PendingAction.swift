@@ -32,8 +32,17 @@ extension FeedState {
       public var links: [String] = []
       /// Whether it carries 👍 and 👎 buttons that label the item (`settings.notify.learn`; `item` is then set).
       public var learn = false
-      /// The bubble it replaces when still open (`story:N`: its story's, updated in place); nil for its own.
+      /// The bubble it replaces when still open (`story:N`: its story's, updated in place; `digest:RULE`: the
+      /// digest's last one); nil for its own.
       public var replaces: String?
+      /// What it is about: an item, a digest, the health of a feed (the server's `category` hint, and what
+      /// buttons it gets).
+      public var category: Category = .item
+
+      /// What a notification is about.
+      public enum Category: String, Sendable {
+        case item, digest, health
+      }
 
       public init(
         summary: String, body: String, urgency: Urgency = .normal, expire: Int? = nil, icon: String? = nil,
@@ -302,6 +311,7 @@ extension FeedState.PendingAction {
       json.member("last_error", lastError)
       json.member("next_try", nextTry)
       json.member("replaces", notification?.replaces)
+      if let category = notification?.category, category != .item { json.member("category", category.rawValue) }
       // The feed's own action has no rule (and is read back as the feed's: `source` is never written).
       json.member("rule", source.ruleName)
       if case .button(_, let label) = source { json.member("button", label) }
@@ -361,6 +371,8 @@ extension FeedState.PendingAction {
       case "item": hook.item = try json.optional { try $0.string() }
       case "learn": notification.learn = try json.optional { try $0.bool() } ?? false
       case "replaces": notification.replaces = try json.optional { try $0.string() }
+      case "category":
+        notification.category = try json.optional { try $0.string() }.flatMap(Notification.Category.init) ?? .item
       case "buttons", "links":
         let list: [String] =
           try json.optional { json -> [String] in
@@ -395,6 +407,12 @@ extension FeedState.PendingAction {
     switch kind {
     case .notify:
       notification.item = hook.item
+      // Written before the category was kept: it was told by the key.
+      if key.hasPrefix("digest:"), notification.category == .item {
+        notification.category = .digest
+        notification.replaces = notification.replaces ?? key
+      }
+      if key.hasPrefix("health:"), notification.category == .item { notification.category = .health }
       payload = .notify(notification)
     case .hook: payload = .hook(hook)
     case .webhook:

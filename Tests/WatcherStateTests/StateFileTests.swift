@@ -351,3 +351,38 @@ struct StateFileTests {
     }
   }
 }
+
+@Suite("What a kept notification is about")
+struct NotificationCategoryTests {
+  static func state(_ pending: String) -> String {
+    #"{"url": "u", "version": 1, "initialized": true, "items": {}, "pending": ["# + pending + "]}"
+  }
+
+  @Test("a digest's or a feed's health notification says so in the state; one written before that, by its key")
+  func category() throws {
+    var digest = FeedState.PendingAction.Notification(summary: "d", body: "")
+    (digest.category, digest.replaces) = (.digest, "digest:daily")
+    var health = FeedState.PendingAction.Notification(summary: "h", body: "")
+    health.category = .health
+    var state = FeedState(url: "u")
+    state.pending = [
+      .init(key: "digest:daily", source: .rule("daily"), payload: .notify(digest), created: Date()),
+      .init(key: "health:x", source: .feed, payload: .notify(health), created: Date()),
+      .init(key: "urn:1", source: .feed, payload: .notify(.init(summary: "i", body: "")), created: Date()),
+    ]
+    let text = String(decoding: state.pretty, as: UTF8.self)
+    #expect(text.contains(#""category": "digest""#) && text.contains(#""category": "health""#))
+    let read = try StateStore.decode(Data(state.pretty))
+    #expect(read.pending.map(\.notification?.category) == [.digest, .health, .item])
+    #expect(read.pending.first?.notification?.replaces == "digest:daily")
+    // An earlier version kept neither: the key told.
+    let old = try StateStore.decode(
+      Data(
+        Self.state(
+          #"{"attempts": 0, "created": "2026-11-30T10:20:30Z", "key": "digest:daily", "kind": "notify", "summary": "d"}, "#
+            + #"{"attempts": 0, "created": "2026-11-30T10:20:30Z", "key": "health:x", "kind": "notify", "summary": "h"}"#
+        ).utf8))
+    #expect(old.pending.map(\.notification?.category) == [.digest, .health])
+    #expect(old.pending.first?.notification?.replaces == "digest:daily")
+  }
+}

@@ -35,15 +35,15 @@ extension FeedDecider {
     for event in events {
       if event.kind != .rekeyed { job.outcome.warnings.append("\(event.summary); \(event.advice)") }
       guard settings.health else { continue }
+      var health = FeedState.PendingAction.Notification(
+        summary: "watcher: feed '\(job.feed.name)' \(event.kind == .rekeyed ? "changed its item ids" : event.summary)",
+        body: event.kind == .rekeyed ? event.summary : event.advice, urgency: .low, expire: settings.expire,
+        icon: settings.icon)
+      health.category = .health
       job.state.pending.append(
         FeedState.PendingAction(
           key: "health:\(event.key)", source: .feed,
-          payload: .notify(
-            .init(
-              summary:
-                "watcher: feed '\(job.feed.name)' \(event.kind == .rekeyed ? "changed its item ids" : event.summary)",
-              body: event.kind == .rekeyed ? event.summary : event.advice, urgency: .low, expire: settings.expire,
-              icon: settings.icon)),
+          payload: .notify(health),
           title: "feed health: \(event.kind.rawValue)", link: job.state.movedTo, created: now))
     }
   }
