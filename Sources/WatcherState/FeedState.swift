@@ -391,8 +391,8 @@ extension FeedState.KnownItem {
       switch key {
       case "first_seen": first = try json.date()
       case "last_seen": last = try json.date()
-      case "story": story = try json.optional { try $0.string() }.map(StableHash.value(hex:)) ?? 0
-      case "title_date": titleAndDate = try json.optional { try $0.string() }.map(StableHash.value(hex:)) ?? 0
+      case "story": story = try json.optional { try $0.hexNumber() } ?? 0
+      case "title_date": titleAndDate = try json.optional { try $0.hexNumber() } ?? 0
       default: try json.skipValue()
       }
     }

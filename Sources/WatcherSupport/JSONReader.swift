@@ -112,6 +112,12 @@ package struct JSONReader: ~Copyable {
     }
   }
 
+  /// A string of hex digits as the number it spells (`StableHash.value(hex:)`; anything else is 0), read
+  /// where it is: a 16-digit string is too long to be kept inline, and a state file has two an item.
+  package mutating func hexNumber() throws -> UInt64 {
+    try stringBytes(as: "text") { StableHash.value(hexDigits: $0) }
+  }
+
   /// A string checked as `string()` checks it, without making it.
   private mutating func skipString() throws {
     try stringBytes(as: "valid UTF-8 text") { bytes -> Void? in

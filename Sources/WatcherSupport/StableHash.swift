@@ -53,18 +53,21 @@ public enum StableHash {
   }
 
   /// A hash value from its sixteen hex digits (0 when they are not).
-  public static func value(hex: String) -> UInt64 {
+  public static func value(hex: String) -> UInt64 { value(hexDigits: hex.utf8) }
+
+  /// `value(hex:)` of the digits' bytes (`JSONReader.hexNumber` reads them where they are).
+  static func value(hexDigits: some Sequence<UInt8>) -> UInt64 {
     // Read byte by byte: `UInt64(_:radix:)` is generic over the string's characters, and a state file has
     // two of these an item.
     var value: UInt64 = 0
     var count = 0
-    for byte in hex.utf8 {
-      let digit: UInt8
-      switch byte {
-      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-      default: return 0
+    for byte in hexDigits {
+      // A digit, or a letter a-f in either case (`| 0x20` lowercases); anything else makes it no number.
+      var digit = byte &- UInt8(ascii: "0")
+      if digit > 9 {
+        digit = (byte | 0x20) &- UInt8(ascii: "a")
+        guard digit < 6 else { return 0 }
+        digit += 10
       }
       count += 1
       guard count <= 16 else { return 0 }

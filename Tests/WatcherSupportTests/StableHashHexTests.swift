@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Testing
+import WatcherSupport
+
+@Suite("Stored hashes read back")
+struct StableHashHexTests {
+  @Test("a hash's hex reads back to it, in either case; anything that is not up to 16 hex digits is 0")
+  func hexValues() throws {
+    for text in ["", "a", "https://example.org/post", "Zürich"] {
+      let hash = StableHash.value(of: text.utf8)
+      #expect(StableHash.value(hex: StableHash.hex(hash)) == hash)
+      #expect(StableHash.value(hex: StableHash.hex(hash).uppercased()) == hash)
+    }
+    #expect(StableHash.value(hex: "00ff") == 255)
+    for bad in ["g", "12:4", "@1", "`1", "1 2", "-1", "0123456789abcdef0", "ä"] {
+      #expect(StableHash.value(hex: bad) == 0, "\(bad)")
+    }
+    // From a JSON string where it is, escapes resolved.
+    let read = try JSONReader.read(Array(#"["00ff", "\u0030\u0031", "xyz"]"#.utf8)) { json in
+      var values: [UInt64] = []
+      try json.array { values.append(try $0.hexNumber()) }
+      return values
+    }
+    #expect(read == [255, 1, 0])
+  }
+}
