@@ -2,6 +2,7 @@
 // Copyright the watcher authors.
 
 import FoundationEssentials
+import WatcherState
 import WatcherSupport
 
 /// The bubbles a later notification replaces instead of stacking another, kept across processes in

@@ -4,6 +4,7 @@
 internal import CNotify
 import FoundationEssentials
 import Glibc
+import WatcherState
 import WatcherSupport
 
 /// Desktop notifications through libnotify (the only file that imports it).
@@ -173,7 +174,7 @@ public final class LibnotifyNotifier: Notifier {
       }
       notify_notification_set_app_name(handle, "watcher")
       notify_notification_set_hint_string(handle, "desktop-entry", "watcher")
-      notify_notification_set_category(handle, notification.category.rawValue)
+      notify_notification_set_category(handle, notification.category.hint)
       if let image = notification.imagePath { notify_notification_set_hint_string(handle, caps.imageHint, image) }
       var error: UnsafeMutablePointer<GError>?
       if notify_notification_show(handle, &error) == 0 {

@@ -4,86 +4,56 @@
 import WatcherState
 import WatcherSupport
 
-/// A desktop notification to show.
+/// A desktop notification to show: the notification the rule made, as the state keeps it (`content`, the
+/// one shape from the rule to libnotify), with what only showing it needs wrapped around it.
+@dynamicMemberLookup
 public struct DesktopNotification: Sendable, Equatable {
-  /// The summary line (plain text, per the Desktop Notifications spec).
-  public var summary: String
-  /// The body (plain text; the notifier escapes it for the server's markup).
-  public var body: String
-  /// Urgency.
-  public var urgency: Urgency
-  /// How long it stays, seconds (`nil`: the server's default).
-  public var expire: Int?
-  /// Icon name or path.
-  public var icon: String?
+  /// What the rule made: summary, body, urgency, expiry, icon, buttons, links, what it is about, the bubble
+  /// it replaces.
+  public var content: FeedState.PendingAction.Notification
   /// The item's link, opened with `xdg-open` when the notification is clicked (in `watcher run`).
   public var link: String?
   /// A picture to show with it (a local file: the item's image, downloaded), sent as the `image-path` hint.
   public var imagePath: String?
-  /// What it is about, for the server's rules and grouping (the `category` hint).
-  public var category: Category = .item
   /// The feed it is from (its "Snooze feed" button), with the item's key.
   public var feed: String?
   public var feedURL: String?
   public var key: String?
-  /// The rule whose buttons it carries, their labels, and the item's document for their hooks.
+  /// The rule whose buttons it carries.
   public var rule: String?
-  public var buttons: [String] = []
-  public var item: String?
-  /// What "Open all" opens (a digest's links).
-  public var links: [String] = []
-  /// Whether it carries 👍 and 👎 buttons that label its item for the learner.
-  public var learn = false
-  /// A name for what it stands in for ("digest:NAME", "away"): a later notification with the same name
-  /// replaces its bubble (`replaces_id`) instead of stacking another.
-  public var replaces: String?
 
-  /// The `category` hint values watcher sends.
-  public enum Category: String, Sendable, Equatable {
-    case item = "x-watcher.item"
-    case digest = "x-watcher.digest"
-    case health = "x-watcher.health"
-
-    /// The hint for what a kept notification is about.
-    public init(_ stored: FeedState.PendingAction.Notification.Category) {
-      switch stored {
-      case .item: self = .item
-      case .digest: self = .digest
-      case .health: self = .health
-      }
-    }
-  }
+  /// What it is about (the server's `category` hint: `hint`).
+  public typealias Category = FeedState.PendingAction.Notification.Category
 
   /// Creates a notification.
   public init(
     summary: String, body: String, urgency: Urgency = .normal, expire: Int? = nil, icon: String? = nil,
     link: String? = nil
   ) {
-    self.summary = summary
-    self.body = body
-    self.urgency = urgency
-    self.expire = expire
-    self.icon = icon
+    content = .init(summary: summary, body: body, urgency: urgency, expire: expire, icon: icon)
     self.link = link
+  }
+
+  /// The content's members read and written as the notification's own (`notification.summary`).
+  public subscript<Value>(dynamicMember path: WritableKeyPath<NotificationContent, Value>) -> Value {
+    get { content[keyPath: path] }
+    set { content[keyPath: path] = newValue }
   }
 }
 
+extension DesktopNotification.Category {
+  /// The `category` hint watcher sends for it.
+  public var hint: String { "x-watcher." + rawValue }
+}
+
 extension DesktopNotification {
-  /// The notification a pending action shows (its picture is added once downloaded): the one conversion
-  /// from what the state keeps to what the notifier takes.
+  /// The notification a pending action shows (its picture is added once downloaded): what the state kept,
+  /// with the item's key, link and rule around it.
   public init(_ action: FeedState.PendingAction) {
-    let notification = action.notification ?? .init(summary: "", body: "")
-    self.init(
-      summary: notification.summary, body: notification.body, urgency: notification.urgency,
-      expire: notification.expire, icon: notification.icon, link: action.link)
+    content = action.notification ?? .init(summary: "", body: "")
+    link = action.link
     key = action.key
-    category = Category(notification.category)
     rule = action.source.ruleName
-    buttons = notification.buttons
-    item = notification.item
-    links = notification.links
-    learn = notification.learn
-    if let name = notification.replaces { replaces = name }
   }
 }
 
@@ -128,4 +98,3 @@ public enum NotificationMarkup {
 }
 
 extension DesktopNotification: Codable {}
-extension DesktopNotification.Category: Codable {}

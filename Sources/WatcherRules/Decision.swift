@@ -16,20 +16,26 @@ public struct Decision: Sendable, Equatable {
     public var text: String
   }
 
-  /// A notification to show.
+  /// A notification to show: what the rule rendered (the shape the state keeps and libnotify shows), and
+  /// the rule that asked for it.
+  @dynamicMemberLookup
   public struct Notification: Sendable, Equatable {
     /// The rule that asked for it, or `nil` for a feed's `notify: true`.
     public var rule: String?
-    /// Rendered summary.
-    public var summary: String
-    /// Rendered body.
-    public var body: String
-    /// Urgency.
-    public var urgency: Urgency
-    /// Expire time, seconds.
-    public var expire: Int?
-    /// Icon.
-    public var icon: String?
+    public var content: NotificationContent
+
+    public init(
+      rule: String?, summary: String, body: String, urgency: Urgency, expire: Int? = nil, icon: String? = nil
+    ) {
+      self.rule = rule
+      content = NotificationContent(summary: summary, body: body, urgency: urgency, expire: expire, icon: icon)
+    }
+
+    /// The content's members read and written as the notification's own (`notification.summary`).
+    public subscript<Value>(dynamicMember path: WritableKeyPath<NotificationContent, Value>) -> Value {
+      get { content[keyPath: path] }
+      set { content[keyPath: path] = newValue }
+    }
   }
 
   /// A hook to run.

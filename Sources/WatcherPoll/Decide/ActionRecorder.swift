@@ -83,9 +83,8 @@ struct ActionRecorder: Sendable {
 
   private func notifications(_ decision: Decision, image: String?, of subject: Subject) -> [FeedState.PendingAction] {
     decision.notifications.map { notification in
-      var shown = FeedState.PendingAction.Notification(
-        summary: notification.summary, body: notification.body, urgency: notification.urgency,
-        expire: notification.expire, icon: notification.icon, image: image)
+      var shown = notification.content
+      shown.image = image
       // The rule's buttons, and the document their hooks get when one is clicked.
       if let rule = notification.rule, let buttons = buttonsByRule[rule], !buttons.isEmpty {
         shown.buttons = buttons.map(\.label)
