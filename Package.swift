@@ -68,7 +68,7 @@ let package = Package(
     .executableTarget(name: "watcher-bench", dependencies: ["WatcherPoll", "WatcherTestSupport"]),
     // What the tests share: fixtures and goldens, a loopback HTTP server, scratch directories, child
     // processes; below the layers it tests, so a parser test builds only the parser.
-    .target(name: "WatcherTestSupport", dependencies: ["WatcherFeed", "WatcherSupport"]),
+    .target(name: "WatcherTestSupport", dependencies: ["WatcherFeed", "WatcherState", "WatcherSupport"]),
     // One test target per layer, each depending on its own layer (docs/development.md, "The inner loop").
     .testTarget(
       name: "WatcherFeedTests", dependencies: ["WatcherFeed", "WatcherXML", "WatcherRegex", "WatcherTestSupport"]),

@@ -135,7 +135,7 @@ public struct PrintingActionRunner: ActionRunner {
   }
 
   public func showKept(_ kept: [KeptNotification]) -> ActionOutcome {
-    for entry in kept { output("notify [\(entry.feed)] (kept) \(entry.action.notification?.summary ?? "")") }
+    for entry in kept { output("notify [\(entry.feed)] (kept) \(DesktopNotification(entry.action).summary)") }
     return .done
   }
 

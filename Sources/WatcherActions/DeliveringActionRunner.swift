@@ -179,16 +179,17 @@ public struct DeliveringActionRunner: ActionRunner {
   /// Shows the notifications (or one summary of them); every action gets the same outcome.
   private func notify(_ actions: [FeedState.PendingAction], feed: FeedConfig) -> ActionOutcome {
     var batch: [DesktopNotification]
+    let shown = actions.map(DesktopNotification.init)
     if actions.count > settings.notify.maxPerPoll {
       // One summary that names the feed once (item summaries often start with it) and is as urgent as the
       // most urgent item it stands for.
-      let titles = actions.compactMap(\.notification?.summary).map { Self.withoutFeed($0, feed.name) }
+      let titles = shown.map { Self.withoutFeed($0.summary, feed.name) }
       let first = titles.prefix(3).joined(separator: ", ")
       batch = [
         DesktopNotification(
           summary: "\(actions.count) new items in \(feed.name): \(first)\(titles.count > 3 ? ", …" : "")",
           body: titles.prefix(20).joined(separator: "\n"),
-          urgency: actions.compactMap(\.notification?.urgency).max() ?? settings.notify.urgency,
+          urgency: shown.map(\.urgency).max() ?? settings.notify.urgency,
           expire: settings.notify.expire, icon: settings.notify.icon)
       ]
       batch[0].feed = feed.name
@@ -197,8 +198,8 @@ public struct DeliveringActionRunner: ActionRunner {
       // Each item's picture, when it has one and it can be had quickly; otherwise the notification goes
       // out without it.
       let pictures =
-        images?.paths(for: actions.map(\.notification?.image), feedURL: feed.url) ?? actions.map { _ in nil }
-      if actions.contains(where: { $0.notification?.image != nil }), let problem = images?.problem,
+        images?.paths(for: shown.map(\.image), feedURL: feed.url) ?? actions.map { _ in nil }
+      if shown.contains(where: { $0.image != nil }), let problem = images?.problem,
         cacheRefused.withLock({ said in
           defer { said = true }
           return !said
@@ -239,12 +240,12 @@ public struct DeliveringActionRunner: ActionRunner {
     } else {
       // Each line names its feed once (a summary may already start with it).
       let lines = kept.suffix(20).map {
-        "\($0.feed): \(Self.withoutFeed($0.action.notification?.summary ?? "", $0.feed))"
+        "\($0.feed): \(Self.withoutFeed(DesktopNotification($0.action).summary, $0.feed))"
       }
       notification = DesktopNotification(
         summary: "While you were away: \(kept.count) notifications",
         body: (kept.count > 20 ? ["…"] : []).joined() + lines.joined(separator: "\n"),
-        urgency: kept.compactMap(\.action.notification?.urgency).max() ?? settings.notify.urgency,
+        urgency: kept.map { DesktopNotification($0.action).urgency }.max() ?? settings.notify.urgency,
         expire: settings.notify.expire, icon: settings.notify.icon)
       // The one summary of what waited: a later one replaces its bubble.
       notification.replaces = "away"

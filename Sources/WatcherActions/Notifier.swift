@@ -50,7 +50,11 @@ extension DesktopNotification {
   /// The notification a pending action shows (its picture is added once downloaded): what the state kept,
   /// with the item's key, link and rule around it.
   public init(_ action: FeedState.PendingAction) {
-    content = action.notification ?? .init(summary: "", body: "")
+    if case .notify(let content) = action.payload {
+      self.content = content
+    } else {
+      content = .init(summary: "", body: "")
+    }
     link = action.link
     key = action.key
     rule = action.source.ruleName

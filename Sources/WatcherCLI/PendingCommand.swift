@@ -55,7 +55,10 @@ struct PendingCommand: Command {
     for feed in config.feeds {
       guard let state = try? store.load(url: feed.url, readOnly: true, items: false).state else { continue }
       for action in state.pending where keys?.contains(action.key) ?? true {
-        let title = action.title ?? action.hook?.environment?["WATCHER_TITLE"] ?? ""
+        var title = action.title ?? ""
+        if action.title == nil, case .hook(let hook) = action.payload {
+          title = hook.environment?["WATCHER_TITLE"] ?? ""
+        }
         rows.append(
           .object([
             ("feed", .string(feed.name)), ("key", .string(action.key)), ("title", .string(title)),
@@ -80,7 +83,7 @@ struct PendingCommand: Command {
       let heldRows: [JSONOutput] = held.map {
         .object([
           ("feed", .string($0.feed)), ("title", .optional($0.action.title)),
-          ("summary", .optional($0.action.notification?.summary)),
+          ("summary", .string($0.action.what)),
           ("until", .optional($0.until.map(ISODate.format))),
         ])
       }
@@ -118,7 +121,7 @@ struct PendingCommand: Command {
           + "they go out at \(WallClock.shown(until))\(held.count > 1 ? " as one summary" : ""):")
       for entry in held {
         // A summary starts with its feed's name by default: the feed is named once.
-        var text = entry.action.notification?.summary ?? entry.action.title ?? ""
+        var text = entry.action.what
         if text.hasPrefix(entry.feed + ": ") { text.removeFirst(entry.feed.count + 2) }
         terminal.print(Terminal.field("  \(entry.feed): \(text)"))
       }

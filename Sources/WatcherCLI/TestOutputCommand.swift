@@ -63,7 +63,7 @@ struct TestOutputCommand: Command {
       environment: terminal.environment, log: { _ in })
     var failed = false
     for (action, outcome) in zip(actions, runner.run(actions, feed: feed)) {
-      let what = action.kind == .webhook ? "webhook \(action.webhook?.url ?? "")" : "apprise"
+      let what = action.kind == .webhook ? action.what : "apprise"
       switch outcome {
       case .done: terminal.print("\(what): sent")
       case .failed(let failure), .keep(let failure):

@@ -93,7 +93,8 @@ enum PendingRefresh {
 
   /// The item of an action stored without its document, from the `WATCHER_*` variables stored with it.
   private static func legacy(_ action: FeedState.PendingAction) -> ItemDocument {
-    let environment = action.hook?.environment ?? [:]
+    guard case .hook(let hook) = action.payload else { return ItemDocument(item: FeedItem(key: action.key)) }
+    let environment = hook.environment ?? [:]
     func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
     let item = FeedItem(
       key: value("WATCHER_ID") ?? action.key, title: value("WATCHER_TITLE"), link: value("WATCHER_LINK"),

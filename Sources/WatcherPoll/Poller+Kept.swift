@@ -51,7 +51,8 @@ extension Poller {
   /// One held for quiet hours goes out when they no longer hold it: when they end, when they are removed
   /// from the config, or when the clock was set back (its `until` is then far off, and not waited for).
   static func isDue(_ kept: KeptNotification, quiet: QuietHours, now: Date) -> Bool {
-    !quiet.holds(kept.action.notification?.urgency ?? .normal, at: now)
+    guard case .notify(let notification) = kept.action.payload else { return true }
+    return !quiet.holds(notification.urgency, at: now)
   }
 
   /// Saves `all` as the kept notifications, within `keep_for`, `keep_max` and the file's byte budget.

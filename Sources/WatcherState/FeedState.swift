@@ -456,11 +456,15 @@ extension FeedState {
 extension FeedState.PendingAction {
   /// The UTF-8 bytes of its texts, as written (before escaping).
   var textBytes: Int {
-    let texts = [
-      title, link, lastError, key, notification?.summary, notification?.body, hook?.item, hook?.command, webhook?.item,
-      webhook?.url,
-    ]
-    return texts.reduce(0) { $0 + ($1?.utf8.count ?? 0) } + (hook?.arguments ?? []).reduce(0) { $0 + $1.utf8.count }
-      + (hook?.environment ?? [:]).reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+    func bytes(_ texts: [String?]) -> Int { texts.reduce(0) { $0 + ($1?.utf8.count ?? 0) } }
+    let common = bytes([title, link, lastError, key])
+    switch payload {
+    case .notify(let notification): return common + bytes([notification.summary, notification.body])
+    case .hook(let hook):
+      return common + bytes([hook.item, hook.command] + (hook.arguments ?? []))
+        + (hook.environment ?? [:]).reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
+    case .webhook(let webhook): return common + bytes([webhook.item, webhook.url])
+    case .apprise: return common
+    }
   }
 }

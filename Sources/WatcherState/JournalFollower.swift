@@ -3,6 +3,7 @@
 
 import FoundationEssentials
 import Glibc
+
 #if canImport(Glibc)
   import Glibc
 #endif

@@ -172,49 +172,17 @@ extension FeedState {
       }
     }
 
-    /// The Apprise message, when it is one.
-    public var apprise: Apprise? {
-      get {
-        if case .apprise(let apprise) = payload { return apprise }
-        return nil
-      }
-      set { if let newValue, case .apprise = payload { payload = .apprise(newValue) } }
-    }
-
-    /// The webhook, when it is one.
-    public var webhook: Webhook? {
-      get {
-        if case .webhook(let webhook) = payload { return webhook }
-        return nil
-      }
-      set { if let newValue, case .webhook = payload { payload = .webhook(newValue) } }
-    }
-
     /// The rule that asked for it (`nil` for the feed's own).
     public var rule: String? { source.ruleName }
 
-    /// The notification, when it is one.
-    public var notification: Notification? {
-      get {
-        if case .notify(let notification) = payload { return notification }
-        return nil
-      }
-      set { if let newValue, case .notify = payload { payload = .notify(newValue) } }
-    }
-
-    /// The hook, when it is one.
-    public var hook: Hook? {
-      get {
-        if case .hook(let hook) = payload { return hook }
-        return nil
-      }
-      set { if let newValue, case .hook = payload { payload = .hook(newValue) } }
-    }
-
     /// What `status` and the dropped list call it: a hook's command, a notification's summary.
     public var what: String {
-      hook?.command ?? webhook.map { "webhook \($0.url)" } ?? apprise.map { "apprise: \($0.title)" }
-        ?? notification?.summary ?? ""
+      switch payload {
+      case .hook(let hook): hook.command ?? ""
+      case .webhook(let webhook): "webhook \(webhook.url)"
+      case .apprise(let apprise): "apprise: \(apprise.title)"
+      case .notify(let notification): notification.summary
+      }
     }
 
     /// How messages and the journal name who asked for it (see `ActionSource.label`).
@@ -226,10 +194,15 @@ extension FeedState.PendingAction {
   /// Writes the action as state files, `notifications.json` and `digests.json` hold it: one object, keys
   /// sorted, absent values left out; the payload's members beside the common ones, told apart by `kind`.
   package func write(to json: inout PrettyJSON) {
-    let notification = self.notification
-    let hook = self.hook
-    let webhook = self.webhook
-    let apprise = self.apprise
+    // The one member its kind has; the others stay nil and are left out.
+    var (notification, hook): (Notification?, Hook?) = (nil, nil)
+    var (webhook, apprise): (Webhook?, Apprise?) = (nil, nil)
+    switch payload {
+    case .notify(let value): notification = value
+    case .hook(let value): hook = value
+    case .webhook(let value): webhook = value
+    case .apprise(let value): apprise = value
+    }
     json.object { json in
       if let arguments = hook?.arguments {
         json.key("arguments")

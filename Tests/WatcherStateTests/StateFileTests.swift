@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import WatcherState
 import WatcherSupport
+import WatcherTestSupport
 
 /// The state file's JSON: the reader behind it, and the file read back exactly as it was written.
 @Suite("State files")
@@ -175,7 +176,10 @@ struct StateFileTests {
     var note = FeedState.PendingAction(
       kind: .notify, key: "urn:b", rule: nil, summary: "S", body: "B <b>", urgency: .critical, expire: 5,
       icon: "dialog-information", created: date)
-    note.notification?.image = "https://x/i.png"
+    if case .notify(var shown) = note.payload {
+      shown.image = "https://x/i.png"
+      note.payload = .notify(shown)
+    }
     state.pending = [hook, note]
     state.dropped = [.init(key: "urn:c", rule: "r", what: "hook", reason: "timed out", time: date)]
     return state
