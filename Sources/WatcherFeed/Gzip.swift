@@ -8,7 +8,7 @@ import Glibc
 /// Decompresses gzip or zlib data with a cap on the output, so a compression bomb costs bounded memory.
 package enum Gzip {
   /// Whether `data` starts with the gzip magic bytes.
-  package static func isGzip(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+  static func isGzip(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     bytes.count >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B
   }
 
@@ -16,7 +16,7 @@ package enum Gzip {
   ///
   /// Throws `FeedParseError.tooLarge` past `limit` bytes of output. The corresponding C functions are
   /// `inflateInit2_`, `inflate` and `inflateEnd`.
-  package static func decompress(_ input: UnsafeBufferPointer<UInt8>, limit: Int) throws(FeedParseError) -> Data? {
+  static func decompress(_ input: UnsafeBufferPointer<UInt8>, limit: Int) throws(FeedParseError) -> Data? {
     var stream = z_stream()
     // 15 + 32: any window size, gzip or zlib header detected automatically.
     guard inflateInit2_(&stream, 15 + 32, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {

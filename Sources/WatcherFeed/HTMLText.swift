@@ -247,7 +247,7 @@ public enum HTMLText {
       out.append(c)
     }
 
-    package mutating func append(run: UnsafeBufferPointer<UInt8>) {
+    mutating func append(run: UnsafeBufferPointer<UInt8>) {
       if pendingSpace || pendingBreak { flushSeparator() }
       out.append(contentsOf: run)
     }

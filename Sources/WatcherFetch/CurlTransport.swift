@@ -172,7 +172,7 @@ private final class Transfer {
   private var headerList: UnsafeMutablePointer<curl_slist>?
   private var retained: Unmanaged<Transfer>?
   private var handle: UnsafeMutableRawPointer?
-  package var easyHandle: UnsafeMutableRawPointer? { handle }
+  var easyHandle: UnsafeMutableRawPointer? { handle }
   /// libcurl's words for the last error (CURLOPT_ERRORBUFFER).
   private let errorBuffer: UnsafeMutablePointer<CChar> = {
     let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
@@ -201,7 +201,7 @@ private final class Transfer {
 
   deinit { errorBuffer.deallocate() }
 
-  package func makeHandle(userAgent: String) -> UnsafeMutableRawPointer? {
+  func makeHandle(userAgent: String) -> UnsafeMutableRawPointer? {
     guard let easy = curl_easy_init() else { return nil }
     handle = easy
     let me = Unmanaged.passRetained(self)

@@ -53,7 +53,7 @@ package final class LazyDFA: @unchecked Sendable {
   }
 
   /// Whether `text` contains a match; `nil` when another thread is using the cache.
-  package func matches(_ text: UnsafeBufferPointer<UInt8>) -> Bool? {
+  func matches(_ text: UnsafeBufferPointer<UInt8>) -> Bool? {
     guard lock.try() else { return nil }
     defer { lock.unlock() }
     var state = Self.start

@@ -158,8 +158,8 @@ package struct Program: Sendable {
   /// The threads at one text position: each step at most once, with the offset its match started at,
   /// in order of that offset (earliest first).
   private struct Threads {
-    package var steps: UnsafeMutableBufferPointer<Int32>
-    package var starts: UnsafeMutableBufferPointer<Int32>
+    var steps: UnsafeMutableBufferPointer<Int32>
+    var starts: UnsafeMutableBufferPointer<Int32>
     package var count = 0
   }
 
@@ -168,12 +168,12 @@ package struct Program: Sendable {
   private struct Scratch {
     package var current: Threads
     package var next: Threads
-    package let marks: UnsafeMutableBufferPointer<Int32>
-    package let stack: UnsafeMutableBufferPointer<Int32>
+    let marks: UnsafeMutableBufferPointer<Int32>
+    let stack: UnsafeMutableBufferPointer<Int32>
     package var generation: Int32 = 0
   }
 
-  package func search(_ text: UnsafeBufferPointer<UInt8>, work: inout Int) -> Range<Int>? {
+  func search(_ text: UnsafeBufferPointer<UInt8>, work: inout Int) -> Range<Int>? {
     let size = instructions.count
     return withUnsafeTemporaryAllocation(of: Int32.self, capacity: 6 * size) { memory in
       memory.initialize(repeating: -1)
@@ -201,7 +201,7 @@ package struct Program: Sendable {
 
   /// The first byte at or after `i` that `startBytes` (a 256-bit map) holds, or the end of `text`.
   @inline(__always)
-  package static func nextStart(_ startBytes: [UInt64], in text: UnsafeBufferPointer<UInt8>, from i: Int) -> Int {
+  static func nextStart(_ startBytes: [UInt64], in text: UnsafeBufferPointer<UInt8>, from i: Int) -> Int {
     var i = i
     while i < text.count, startBytes[Int(text[i] >> 6)] & (1 << UInt64(text[i] & 63)) == 0 { i += 1 }
     return i
@@ -217,7 +217,7 @@ package struct Program: Sendable {
   }
 
   /// The character ending just before byte `i`, or `nil` at the start.
-  package static func scalar(before i: Int, in text: UnsafeBufferPointer<UInt8>) -> Unicode.Scalar? {
+  static func scalar(before i: Int, in text: UnsafeBufferPointer<UInt8>) -> Unicode.Scalar? {
     guard i > 0 else { return nil }
     var start = i - 1
     while start > 0, text[start] & 0xC0 == 0x80 { start -= 1 }

@@ -94,7 +94,7 @@ package final class NeedleSet: Sendable {
 
   /// Calls `found(id, start)` for every occurrence of every needle in `text`, in order of their end.
   @inline(__always)
-  package func scan(_ text: UnsafeBufferPointer<UInt8>, _ found: (Int, Int) -> Void) {
+  func scan(_ text: UnsafeBufferPointer<UInt8>, _ found: (Int, Int) -> Void) {
     let columns = columns
     transitions.withUnsafeBufferPointer { table in
       column.withUnsafeBufferPointer { column in

@@ -421,13 +421,6 @@ extension FeedState.DroppedAction {
   }
 }
 
-extension JSONReader {
-  /// A date as state files write it (ISO 8601; any form `DateParser` reads is accepted).
-  package mutating func date() throws -> Date {
-    try stringBytes(as: "a date") { DateParser.parse(bytes: $0) }
-  }
-}
-
 extension FeedState {
   /// Drops the oldest pending actions until the state's file fits `budget` bytes, and returns them: none,
   /// unless thousands of huge items wait (each action's item is already cut to `FeedItem.stored`).

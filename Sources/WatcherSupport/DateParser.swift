@@ -19,7 +19,7 @@ public enum DateParser {
   }
 
   /// `parse` for a date given as UTF-8 bytes.
-  package static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+  static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Date? {
     var start = 0
     var end = bytes.count
     while start < end, isSpace(bytes[start]) { start += 1 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Copyright the watcher authors.
 
+import FoundationEssentials
+
 /// A strict JSON reader that hands values to the caller as it meets them, with no tree in between.
 ///
 /// Written for the state files, which a re-poll reads by the hundred: `JSONDecoder` spent most of that time
@@ -118,6 +120,11 @@ package struct JSONReader: ~Copyable {
     try stringBytes(as: "text") { StableHash.value(hexDigits: $0) }
   }
 
+  /// A date as state files write it (ISO 8601; any form `DateParser` reads is accepted).
+  package mutating func date() throws -> Date {
+    try stringBytes(as: "a date") { DateParser.parse(bytes: $0) }
+  }
+
   /// A string checked as `string()` checks it, without making it.
   private mutating func skipString() throws {
     try stringBytes(as: "valid UTF-8 text") { bytes -> Void? in
@@ -132,7 +139,7 @@ package struct JSONReader: ~Copyable {
 
   /// A string handed to `body` as its UTF-8 bytes (escapes resolved), valid only during the call;
   /// `body` returns nil when the bytes are not `what` the caller expects.
-  package mutating func stringBytes<T>(as what: String, _ body: (UnsafeBufferPointer<UInt8>) -> T?) throws -> T {
+  mutating func stringBytes<T>(as what: String, _ body: (UnsafeBufferPointer<UInt8>) -> T?) throws -> T {
     skipSpace()
     guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a string") }
     let start = index

@@ -94,7 +94,7 @@ package enum InputDecoder {
   }
 
   /// UTF-16 without a byte-order mark, told by the zero bytes around ASCII `<` (XML 1.0 appendix F).
-  package static func sniffUTF16(_ input: UnsafeBufferPointer<UInt8>) -> String? {
+  static func sniffUTF16(_ input: UnsafeBufferPointer<UInt8>) -> String? {
     guard input.count >= 4 else { return nil }
     var i = 0
     // Skip UTF-16 whitespace before the first `<`.
@@ -114,7 +114,7 @@ package enum InputDecoder {
   ///
   /// When every non-ASCII character of `bytes` is in U+0080–U+00FF and their Latin-1 bytes are valid UTF-8, returns
   /// those bytes; otherwise `nil`. feedparser applies the same repair.
-  package static func undoDoubleEncoding(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+  static func undoDoubleEncoding(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
     // Checked as it is decoded, without a copy: real text is told apart at its first non-ASCII character
     // ("São" is 0xC3 0xA3, which as Latin-1 is the lead byte 0xE3 of a three-byte sequence, followed here
     // by an ASCII "o"), so only true mojibake is ever copied.
@@ -165,7 +165,7 @@ package enum InputDecoder {
   }
 
   /// The `encoding` pseudo-attribute of the XML declaration in the first 1 KB, lowercased.
-  package static func declaredEncoding(in input: UnsafeBufferPointer<UInt8>) -> String? {
+  static func declaredEncoding(in input: UnsafeBufferPointer<UInt8>) -> String? {
     let prefix = UnsafeBufferPointer(rebasing: input[0..<min(input.count, 1_024)])
     guard let declStart = find(Array("<?xml".utf8), in: prefix, from: 0),
       let declEnd = find(Array("?>".utf8), in: prefix, from: declStart)
@@ -218,7 +218,7 @@ package enum InputDecoder {
   /// The offset of the first byte that needs repair, or `nil`.
   ///
   /// Eight bytes at a time while they are ASCII with no control character but tab, newline and return.
-  package static func firstUnclean(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+  static func firstUnclean(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
     let n = bytes.count
     guard let base = bytes.baseAddress else { return nil }
     var i = 0
@@ -251,7 +251,7 @@ package enum InputDecoder {
   /// The length of the valid UTF-8 sequence at `i` (2–4), or 0 if it is invalid (overlong, surrogate,
   /// out of range, truncated).
   @inline(__always)
-  package static func sequenceLength(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> Int {
+  static func sequenceLength(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> Int {
     guard let base = b.baseAddress else { return 0 }
     return watcher_utf8_length(base, i, b.count)
   }
@@ -291,7 +291,7 @@ package enum InputDecoder {
   ///
   /// Each byte it cannot read becomes U+FFFD. The corresponding C functions are `iconv_open`, `iconv` and
   /// `iconv_close`.
-  package static func iconvToUTF8(_ input: UnsafeBufferPointer<UInt8>, from name: String) -> ([UInt8], Int)? {
+  static func iconvToUTF8(_ input: UnsafeBufferPointer<UInt8>, from name: String) -> ([UInt8], Int)? {
     let cd = iconv_open("UTF-8", name.uppercased())
     guard let cd, Int(bitPattern: cd) != -1 else { return nil }
     defer { iconv_close(cd) }
