@@ -17,7 +17,7 @@ public struct Terminal: Sendable {
   public var output: @Sendable ([UInt8]) -> Void
   /// Writes bytes to standard output from where they are (a streamed parse's chunks, never copied into an
   /// array); by default through `output`.
-  public var outputBytes: @Sendable (UnsafeBufferPointer<UInt8>) -> Void
+  var outputBytes: @Sendable (UnsafeBufferPointer<UInt8>) -> Void
   /// Writes bytes to standard error.
   public var errors: @Sendable ([UInt8]) -> Void
   /// Reads up to the given number of bytes more of standard input, fewer only at its end: each call goes on

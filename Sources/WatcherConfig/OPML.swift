@@ -71,9 +71,9 @@ public enum OPML {
     let reader = OPMLReader()
     let warnings = data.withUnsafeBytes { raw -> [FeedWarning] in
       let all = raw.bindMemory(to: UInt8.self)
-      let (encoding, bom) = InputDecoder.sniff(all, charsetHint: nil)
+      let (encoding, bom) = InputDecoder.sniff(all.span, charsetHint: nil)
       let body = UnsafeBufferPointer(rebasing: all[bom...])
-      let utf8 = encoding == "utf-8" ? Array(body) : InputDecoder.convert(body, from: encoding).bytes
+      let utf8 = encoding == "utf-8" ? Array(body) : InputDecoder.convert(body.span, from: encoding).bytes
       let stream = XMLStreamParser(handler: reader, documentURL: nil, maxFieldBytes: 64 * 1_024)
       var repairer = UTF8ChunkRepairer()
       stream.parse { out in

@@ -54,7 +54,7 @@ public enum FeedParser {
       do {
         let bytes = raw.bindMemory(to: UInt8.self)
         if let parsed = try parseWhole(bytes, data: data, options: options) { return .success(parsed) }
-        let (encoding, bom) = InputDecoder.sniff(bytes, charsetHint: options.charset)
+        let (encoding, bom) = InputDecoder.sniff(bytes.span, charsetHint: options.charset)
         return .success(
           try parseXML(UnsafeBufferPointer(rebasing: bytes[bom...]), encoding: encoding, options: options))
       } catch let error as FeedParseError {
@@ -146,7 +146,7 @@ public enum FeedParser {
   ) throws -> Streamed {
     var head = try file.read(upTo: 64 * 1_024)
     let htmlHead = FeedDiscovery.looksLikeHTML(Data(head.prefix(2_048)))
-    let (encoding, bom) = head.withUnsafeBufferPointer { InputDecoder.sniff($0, charsetHint: options.charset) }
+    let (encoding, bom) = InputDecoder.sniff(head.span, charsetHint: options.charset)
     guard isStreamable(head, encoding: encoding, bom: bom) else {
       // JSON, gzip, other encodings: small; parsed whole, then handed over.
       head.append(contentsOf: try file.read(upTo: options.maxBytes + 1 - head.count))
@@ -280,14 +280,14 @@ public enum FeedParser {
     var converted: [UInt8]?
     var warnings: [FeedWarning] = []
     var encoding = encoding
-    if encoding == "windows-1252", InputDecoder.isMultibyteUTF8(bytes) {
+    if encoding == "windows-1252", InputDecoder.isMultibyteUTF8(bytes.span) {
       // Declared Latin-1 but valid UTF-8 with multi-byte characters: the declaration is wrong (valid UTF-8
       // by accident is vanishingly rare in Latin text).
       warnings.append(FeedWarning(message: "the document declares a Latin-1 encoding but is UTF-8; read as UTF-8"))
       encoding = "utf-8"
     }
     if encoding != "utf-8" {
-      let (utf8, warning) = InputDecoder.convert(bytes, from: encoding)
+      let (utf8, warning) = InputDecoder.convert(bytes.span, from: encoding)
       converted = utf8
       if let warning { warnings.append(warning) }
     }

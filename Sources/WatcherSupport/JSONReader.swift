@@ -39,7 +39,7 @@ package struct JSONReader: ~Copyable {
   }
 
   /// Reads one document: `body` reads its value, and only whitespace may follow it.
-  package static func read<T>(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (inout JSONReader) throws -> T) throws -> T {
+  static func read<T>(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (inout JSONReader) throws -> T) throws -> T {
     var reader = JSONReader(bytes)
     let value = try body(&reader)
     reader.skipSpace()

@@ -144,7 +144,7 @@ extension StableHash {
   }
 
   /// The `Fingerprint` of one buffer.
-  public static func fingerprint(of bytes: UnsafeRawBufferPointer, context: String = "") -> String {
+  static func fingerprint(of bytes: UnsafeRawBufferPointer, context: String = "") -> String {
     var fingerprint = Fingerprint()
     fingerprint.add(bytes)
     return fingerprint.finish(context: context)

@@ -26,7 +26,11 @@ import WatcherSupport
 package enum InputDecoder {
   /// The encoding of a document, decided from its first bytes (see the type's documentation), and the length
   /// of its byte-order mark.
-  package static func sniff(_ input: UnsafeBufferPointer<UInt8>, charsetHint: String?) -> (
+  package static func sniff(_ input: Span<UInt8>, charsetHint: String?) -> (encoding: String, bomLength: Int) {
+    input.withUnsafeBufferPointer { sniff(buffer: $0, charsetHint: charsetHint) }
+  }
+
+  static func sniff(buffer input: UnsafeBufferPointer<UInt8>, charsetHint: String?) -> (
     encoding: String, bomLength: Int
   ) {
     var declared: String?
@@ -63,7 +67,11 @@ package enum InputDecoder {
   }
 
   /// Converts a whole document from `encoding` to UTF-8 with iconv, or says why it could not.
-  package static func convert(_ input: UnsafeBufferPointer<UInt8>, from encoding: String) -> (
+  package static func convert(_ input: Span<UInt8>, from encoding: String) -> (bytes: [UInt8], warning: FeedWarning?) {
+    input.withUnsafeBufferPointer { convert(buffer: $0, from: encoding) }
+  }
+
+  static func convert(buffer input: UnsafeBufferPointer<UInt8>, from encoding: String) -> (
     bytes: [UInt8], warning: FeedWarning?
   ) {
     if let (bytes, bad) = iconvToUTF8(input, from: encoding) {
@@ -77,7 +85,11 @@ package enum InputDecoder {
   }
 
   /// Whether `bytes` is valid UTF-8 with at least one multi-byte character.
-  package static func isMultibyteUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+  package static func isMultibyteUTF8(_ bytes: Span<UInt8>) -> Bool {
+    bytes.withUnsafeBufferPointer { isMultibyteUTF8(buffer: $0) }
+  }
+
+  static func isMultibyteUTF8(buffer bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     var sawMultibyte = false
     var i = 0
     while i < bytes.count {

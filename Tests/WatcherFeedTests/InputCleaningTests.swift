@@ -60,7 +60,7 @@ struct InputCleaningTests {
   @Test("the encoding comes from the BOM, then the declaration, then the caller's hint")
   func sniffing() {
     func sniff(_ bytes: [UInt8], hint: String? = nil) -> String {
-      bytes.withUnsafeBufferPointer { InputDecoder.sniff($0, charsetHint: hint).encoding }
+      InputDecoder.sniff(bytes.span, charsetHint: hint).encoding
     }
     #expect(sniff(Array("<?xml version='1.0' encoding='KOI8-R'?><rss/>".utf8), hint: "utf-8") == "koi8-r")
     #expect(sniff(Array("<?xml version='1.0'?><rss/>".utf8), hint: "ISO-8859-1") == "windows-1252")
