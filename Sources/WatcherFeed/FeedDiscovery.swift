@@ -166,7 +166,7 @@ public enum FeedDiscovery {
       var index = 0
       while index < buffer.count {
         if buffer[index] == UInt8(ascii: "&") {
-          if let (length, scalar) = HTMLEntities.characterReference(buffer, at: index),
+          if let (length, scalar) = HTMLEntities.characterReference(buffer.span, at: index),
             let decoded = Unicode.Scalar(scalar)
           {
             flush()

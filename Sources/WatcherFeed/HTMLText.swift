@@ -137,11 +137,11 @@ public enum HTMLText {
             b[j] == UInt8(ascii: ">") || b[j] == 32 || b[j] == UInt8(ascii: "/")
               || b[j] == 9 || b[j] == 10
           {
-            if knownTags.contains(ByteScanning.lowercaseHash(UnsafeBufferPointer(rebasing: b[nameStart..<j]))) {
+            if knownTags.contains(ByteScanning.lowercaseHash(UnsafeBufferPointer(rebasing: b[nameStart..<j]).span)) {
               found = true
             }
           }
-        } else if c == UInt8(ascii: "&"), HTMLEntities.characterReference(b, at: i) != nil {
+        } else if c == UInt8(ascii: "&"), HTMLEntities.characterReference(b.span, at: i) != nil {
           found = true
         }
         i = ByteScanning.firstIndex(of: UInt8(ascii: "<"), or: UInt8(ascii: "&"), in: b, from: i + 1)
@@ -179,7 +179,7 @@ public enum HTMLText {
           sink.append(c)
           i += 1
         } else if c == UInt8(ascii: "&") {
-          if let (length, scalar) = HTMLEntities.characterReference(b, at: i) {
+          if let (length, scalar) = HTMLEntities.characterReference(b.span, at: i) {
             sink.append(scalar: scalar)
             i += length
           } else {
@@ -307,7 +307,7 @@ public enum HTMLText {
     guard j < n, isLetter(b[j]) else { return nil }
     let nameStart = j
     while j < n, isAlnum(b[j]) || b[j] == UInt8(ascii: ":") || b[j] == UInt8(ascii: "-") { j += 1 }
-    let name = ByteScanning.lowercaseHash(UnsafeBufferPointer(rebasing: b[nameStart..<j]))
+    let name = ByteScanning.lowercaseHash(UnsafeBufferPointer(rebasing: b[nameStart..<j]).span)
     return Tag(end: endOfTag(b, from: j), name: name, nameRange: nameStart..<j, closing: closing)
   }
 

@@ -32,7 +32,7 @@ package enum ByteSearch {
           // The last byte first: a cheap test that rejects most false starts before memcmp.
           if hayBase[start + nee.count - 1] == neeBase[nee.count - 1], memcmp(hayBase + start, neeBase, nee.count) == 0,
             !wholeWord
-              || (!isWordScalar(before: start, in: hay) && !isWordScalar(at: start + nee.count, in: hay))
+              || (!isWordScalar(before: start, inBuffer: hay) && !isWordScalar(at: start + nee.count, inBuffer: hay))
           {
             return start
           }
@@ -43,7 +43,16 @@ package enum ByteSearch {
     }
   }
 
-  package static func isWordScalar(at offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+  /// Whether a letter or digit starts at `offset` (after: before it) in `bytes`.
+  package static func isWordScalar(at offset: Int, in bytes: Span<UInt8>) -> Bool {
+    bytes.withUnsafeBufferPointer { isWordScalar(at: offset, inBuffer: $0) }
+  }
+
+  package static func isWordScalar(before offset: Int, in bytes: Span<UInt8>) -> Bool {
+    bytes.withUnsafeBufferPointer { isWordScalar(before: offset, inBuffer: $0) }
+  }
+
+  static func isWordScalar(at offset: Int, inBuffer bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     guard offset < bytes.count else { return false }
     let c = bytes[offset]
     if c < 0x80 { return isASCIIWord(c) }
@@ -53,12 +62,12 @@ package enum ByteSearch {
     return scalar.properties.isAlphabetic || scalar.properties.numericType != nil
   }
 
-  package static func isWordScalar(before offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+  static func isWordScalar(before offset: Int, inBuffer bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     guard offset > 0 else { return false }
     if bytes[offset - 1] < 0x80 { return isASCIIWord(bytes[offset - 1]) }
     var start = offset - 1
     while start > 0, bytes[start] & 0xC0 == 0x80 { start -= 1 }
-    return isWordScalar(at: start, in: bytes)
+    return isWordScalar(at: start, inBuffer: bytes)
   }
 
   @inline(__always) private static func isASCIIWord(_ c: UInt8) -> Bool {

@@ -102,8 +102,8 @@ package struct ItemFacts {
           let word = id >> 6
           let bit: UInt64 = 1 << UInt64(id & 63)
           bits[base + word] |= bit
-          if bits[base + words + word] & bit == 0, !ByteSearch.isWordScalar(before: start, in: bytes),
-            !ByteSearch.isWordScalar(at: start + needles.needles[id].count, in: bytes)
+          if bits[base + words + word] & bit == 0, !ByteSearch.isWordScalar(before: start, in: bytes.span),
+            !ByteSearch.isWordScalar(at: start + needles.needles[id].count, in: bytes.span)
           {
             bits[base + words + word] |= bit
           }

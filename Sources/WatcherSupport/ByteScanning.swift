@@ -131,7 +131,12 @@ public enum ByteScanning {
   /// Most text is ASCII for long stretches: sixty-four bytes are tested at once (their high bits, OR-ed),
   /// then the sixteen-byte scan finds the byte.
   @inlinable
-  public static func firstNonASCII(in bytes: UnsafeBufferPointer<UInt8>, from start: Int = 0) -> Int {
+  public static func firstNonASCII(in bytes: Span<UInt8>, from start: Int = 0) -> Int {
+    bytes.withUnsafeBufferPointer { firstNonASCII(buffer: $0, from: start) }
+  }
+
+  @inlinable
+  static func firstNonASCII(buffer bytes: UnsafeBufferPointer<UInt8>, from start: Int = 0) -> Int {
     var i = start
     if let base = bytes.baseAddress {
       let high = SIMD2<UInt64>(repeating: 0x8080_8080_8080_8080)
@@ -158,7 +163,12 @@ public enum ByteScanning {
   /// A 64-bit FNV-1a hash of bytes, lowercasing ASCII letters: a Set key for tag names without making a
   /// String.
   @inlinable @inline(__always)
-  public static func lowercaseHash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+  public static func lowercaseHash(_ bytes: Span<UInt8>) -> UInt64 {
+    bytes.withUnsafeBufferPointer { lowercaseHash(buffer: $0) }
+  }
+
+  @inlinable @inline(__always)
+  static func lowercaseHash(buffer bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
     for c in bytes {
       hash ^= UInt64(c >= 65 && c <= 90 ? c | 0x20 : c)
@@ -169,7 +179,7 @@ public enum ByteScanning {
 
   /// `lowercaseHash` of a string's UTF-8.
   package static func lowercaseHash(_ text: String) -> UInt64 {
-    text.withUTF8Bytes { lowercaseHash($0) }
+    text.withUTF8Bytes { lowercaseHash(buffer: $0) }
   }
 }
 
@@ -193,14 +203,18 @@ extension String {
   /// For text taken whole from strings, or from input the repairer has made valid, cut only between
   /// characters: checking again is one more pass over every byte of every item's text. Debug builds, and so
   /// the tests and the fuzzers' regression runs, still check.
-  package init(validUTF8 bytes: UnsafeBufferPointer<UInt8>) {
+  package init(validUTF8 bytes: Span<UInt8>) {
+    self = bytes.withUnsafeBufferPointer { String(validUTF8Buffer: $0) }
+  }
+
+  init(validUTF8Buffer bytes: UnsafeBufferPointer<UInt8>) {
     assert(String(validating: bytes, as: UTF8.self) != nil, "bytes that should be valid UTF-8 are not")
     self = String(copying: UTF8Span(unchecked: bytes.span))
   }
 
   /// `init(validUTF8:)` of an array's bytes.
   package init(validUTF8 bytes: [UInt8]) {
-    self = bytes.withUnsafeBufferPointer { String(validUTF8: $0) }
+    self = bytes.withUnsafeBufferPointer { String(validUTF8Buffer: $0) }
   }
 
   /// The string without leading and trailing ASCII whitespace; returns itself when there is none.

@@ -101,7 +101,11 @@ extension StableHash {
     public init() {}
 
     /// Adds the next bytes.
-    public mutating func add(_ bytes: UnsafeRawBufferPointer) {
+    public mutating func add(_ bytes: RawSpan) {
+      bytes.withUnsafeBytes { add(buffer: $0) }
+    }
+
+    mutating func add(buffer bytes: UnsafeRawBufferPointer) {
       count += bytes.count
       var offset = 0
       while pendingCount > 0, pendingCount < 8, offset < bytes.count {
@@ -131,7 +135,7 @@ extension StableHash {
       (copy.pending, copy.pendingCount) = (0, 0)
       let bytes = copy.count
       var context = context
-      context.withUTF8 { copy.add(UnsafeRawBufferPointer($0)) }
+      context.withUTF8 { copy.add(buffer: UnsafeRawBufferPointer($0)) }
       copy.mix(copy.pending | UInt64(copy.pendingCount) << 56)
       let digits = String(copy.hash, radix: 16)
       return "\(bytes):" + String(repeating: "0", count: 16 - digits.count) + digits
@@ -144,7 +148,7 @@ extension StableHash {
   }
 
   /// The `Fingerprint` of one buffer.
-  static func fingerprint(of bytes: UnsafeRawBufferPointer, context: String = "") -> String {
+  public static func fingerprint(of bytes: RawSpan, context: String = "") -> String {
     var fingerprint = Fingerprint()
     fingerprint.add(bytes)
     return fingerprint.finish(context: context)

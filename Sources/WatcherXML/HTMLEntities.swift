@@ -41,7 +41,11 @@ package enum HTMLEntities {
   ///
   /// Named entities need their `;`, except the few that HTML reads without one (`&amp`, `&lt`, `&gt`, `&quot`,
   /// `&nbsp`) when no letter or digit follows.
-  package static func characterReference(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> (Int, UInt32)? {
+  package static func characterReference(_ b: Span<UInt8>, at i: Int) -> (Int, UInt32)? {
+    b.withUnsafeBufferPointer { characterReference(buffer: $0, at: i) }
+  }
+
+  static func characterReference(buffer b: UnsafeBufferPointer<UInt8>, at i: Int) -> (Int, UInt32)? {
     let n = b.count
     var j = i + 1
     guard j < n else { return nil }

@@ -130,7 +130,7 @@ package enum InputDecoder {
     // Checked as it is decoded, without a copy: real text is told apart at its first non-ASCII character
     // ("São" is 0xC3 0xA3, which as Latin-1 is the lead byte 0xE3 of a three-byte sequence, followed here
     // by an ASCII "o"), so only true mojibake is ever copied.
-    var i = ByteScanning.firstNonASCII(in: bytes)
+    var i = ByteScanning.firstNonASCII(in: bytes.span)
     guard i < bytes.count else { return nil }
     /// The Latin-1 byte that the pair at `at` spells, if it is one.
     @inline(__always) func latin1(at: Int) -> UInt8? {
@@ -140,7 +140,7 @@ package enum InputDecoder {
     }
     while i < bytes.count {
       if bytes[i] < 0x80 {
-        i = ByteScanning.firstNonASCII(in: bytes, from: i)
+        i = ByteScanning.firstNonASCII(in: bytes.span, from: i)
         continue
       }
       // A whole UTF-8 sequence, spelled as Latin-1 pairs: a lead byte, then its continuation bytes.

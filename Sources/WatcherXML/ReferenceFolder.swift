@@ -289,7 +289,7 @@ struct ReferenceFolder {
 
   /// How many bytes of `bytes` continue a UTF-8 character (are not its first).
   private static func count(continuationBytesIn bytes: UnsafeBufferPointer<UInt8>) -> Int {
-    guard ByteScanning.firstNonASCII(in: bytes) < bytes.count else { return 0 }
+    guard ByteScanning.firstNonASCII(in: bytes.span) < bytes.count else { return 0 }
     let mask = ByteScanning.splat(0xC0)
     let continuation = ByteScanning.splat(0x80)
     return ByteScanning.count(in: bytes, vector: { $0 & mask .== continuation }, byte: { $0 & 0xC0 == 0x80 })

@@ -247,7 +247,7 @@ package final class XMLStreamParser {
         String(utf8Bytes: fixed)
       } else {
         // libxml2's text of input the repairer made valid UTF-8, cut only between characters.
-        String(validUTF8: bytes)
+        String(validUTF8: bytes.span)
       }
     if c.pointee.capacity > 65_536 {
       free(c.pointee.bytes)
@@ -342,7 +342,7 @@ func attributeString(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
   out.reserveCapacity(bytes.count)
   var i = 0
   while i < bytes.count {
-    if bytes[i] == UInt8(ascii: "&"), let (length, scalar) = HTMLEntities.characterReference(bytes, at: i) {
+    if bytes[i] == UInt8(ascii: "&"), let (length, scalar) = HTMLEntities.characterReference(buffer: bytes, at: i) {
       InputDecoder.appendUTF8(of: scalar, to: &out)
       i += length
     } else {

@@ -32,9 +32,8 @@ struct ByteScanTests {
           ByteScanning.firstIndex(of: UInt8(ascii: "<"), or: UInt8(ascii: "&"), in: $0)
         }
         #expect(found == bytes.firstIndex { $0 == 0x26 || $0 == 0x3C } ?? length, "\(length) \(position)")
-        let nonASCII = bytes.map { $0 == 0x3C ? 0xC3 : $0 }.withUnsafeBufferPointer {
-          ByteScanning.firstNonASCII(in: $0)
-        }
+        let marked = bytes.map { $0 == 0x3C ? 0xC3 : $0 }
+        let nonASCII = ByteScanning.firstNonASCII(in: marked.span)
         #expect(nonASCII == bytes.firstIndex { $0 == 0x3C } ?? length)
       }
     }

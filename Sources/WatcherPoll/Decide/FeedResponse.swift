@@ -48,7 +48,7 @@ extension FeedDecider {
       // The body the items were last read from, again: many servers ignore conditional GET and send 200
       // with the same bytes every time. Nothing in it can be new, so it costs what a 304 costs.
       var hash = StableHash.Fingerprint()
-      for index in body.indices { body[index].withUnsafeBytes { hash.add($0) } }
+      for index in body.indices { body[index].withUnsafeBytes { hash.add($0.bytes) } }
       let fingerprint =
         (200..<300).contains(http.status) ? hash.finish(context: http.finalURL + "\n" + (http.charset ?? "")) : nil
       switch http.status {
