@@ -377,17 +377,18 @@ public struct StoryRadar: Sendable {
     would you your yours may might shall go oh ok new says said how what
     """.split(separator: " ").map(String.init))
 
-  /// A text's words as stories compare them: lowercased, `-` and `/` splitting words and other marks
-  /// dropped (`Icahn's` → `icahns`), without stop words, one-letter words and numbers, a plural `s` cut
-  /// (`nominees` → `nominee`), each once, at most `maxWords`.
+  /// A text's words as stories compare them.
+  ///
+  /// Lowercased, `-` and `/` splitting words and other marks dropped (`Icahn's` → `icahns`, `7.1` → `71`),
+  /// without stop words and one-letter words, a plural `s` cut (`nominees` → `nominee`), each once, at most
+  /// `maxWords`. Numbers stay: "Firefox 150" and "iOS 7.1" are what two reports of a release share.
   public static func words(_ text: String) -> [String] {
     var words: [String] = []
     var seen = Set<String>()
     var current = String.UnicodeScalarView()
     func flush() {
       defer { current = String.UnicodeScalarView() }
-      guard current.count > 1, current.count <= 40, !current.allSatisfy({ $0.properties.numericType != nil })
-      else { return }
+      guard current.count > 1, current.count <= 40 else { return }
       var word = String(current)
       guard !stopWords.contains(word) else { return }
       if current.count > 3, word.hasSuffix("s"), !word.hasSuffix("ss") { word.removeLast() }
