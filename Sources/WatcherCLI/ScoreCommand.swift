@@ -26,21 +26,6 @@ struct ScoreCommand: Command {
       help: "read JSON lines on standard input and print one {\"id\", \"score\"} line per unlabelled item"),
   ]
 
-  /// The JSON objects with an `id` of JSON lines read from standard input (`score`, `stories`); a line that
-  /// is not one is skipped with a warning that names it, a blank line silently.
-  static func jsonLines(_ input: Data, terminal: Terminal) -> [(id: String, value: JSONValue)] {
-    var lines: [(id: String, value: JSONValue)] = []
-    for (number, line) in input.split(separator: UInt8(ascii: "\n")).enumerated() {
-      guard line.contains(where: { $0 > 0x20 }) else { continue }
-      guard let value = try? JSONValue.read(line), let id = value["id"]?.stringOrNumber else {
-        terminal.error("warning: line \(number + 1): not a JSON object with an \"id\"; skipped")
-        continue
-      }
-      lines.append((id, value))
-    }
-    return lines
-  }
-
   /// The most bytes read from standard input.
   static let maxInput = 256 << 20
 
@@ -56,7 +41,7 @@ struct ScoreCommand: Command {
     var given: [Label] = []
     var scored: [(id: String, item: Relevance.Item)] = []
     let now = WallClock.now()
-    for (id, value) in Self.jsonLines(input, terminal: terminal) {
+    for (id, value) in JSONLines.objects(input, terminal: terminal) {
       let item = Relevance.Item(document: value)
       switch value["label"] {
       case .number(let label)?: given.append(Label(key: id, item: item, up: label > 0.5, time: now))

@@ -57,7 +57,7 @@ struct StoriesCommand: Command {
     for story in stories {
       let fired = radar.notes[story.id]?.fired ?? []
       terminal.print(
-        "story \(story.id): \(story.feeds.count) feeds, last \(Self.age(now.timeIntervalSince(story.last))) ago"
+        "story \(story.id): \(story.feeds.count) feeds, last \(StatusCommand.relative(story.last, now: now))"
           + (fired.isEmpty ? "" : " (fired: " + fired.map(Printable.line).joined(separator: ", ") + ")"))
       for entry in story.entries {
         terminal.print("  \(Printable.line(entry.feed)): \(Printable.line(entry.title))")
@@ -73,7 +73,7 @@ struct StoriesCommand: Command {
     var radar = StoryRadar()
     var out: [UInt8] = []
     let now = WallClock.now()
-    for (id, value) in ScoreCommand.jsonLines(input, terminal: terminal) {
+    for (id, value) in JSONLines.objects(input, terminal: terminal) {
       let time = value["published"]?.string.flatMap(DateParser.parse) ?? now
       let entry = radar.add(
         StoryRadar.Item(
@@ -97,7 +97,7 @@ struct StoriesCommand: Command {
     let why = entry.why
     let words = why.shared.prefix(8).map { "'\(Printable.line($0))'" }.joined(separator: ", ")
     if entry.joined {
-      return "joined story \(entry.story): shares \(words) (similarity \(StoryRadar.shown(why.similarity)))"
+      return "joined story \(entry.story): shares \(words) (similarity \(Relevance.shown(why.similarity)))"
     }
     guard let closest = why.story else { return "started story \(entry.story): \(why.refused ?? "no story to join")" }
     return "started story \(entry.story): not story \(closest) (\(why.refused ?? "")"
@@ -121,12 +121,5 @@ struct StoriesCommand: Command {
           })
       ),
     ])
-  }
-
-  static func age(_ seconds: TimeInterval) -> String {
-    let seconds = max(0, Int(seconds))
-    if seconds < 3_600 { return "\(seconds / 60) min" }
-    if seconds < 172_800 { return "\(seconds / 3_600) h" }
-    return "\(seconds / 86_400) d"
   }
 }

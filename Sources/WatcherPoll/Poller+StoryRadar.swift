@@ -43,7 +43,7 @@ extension Poller {
               action: "story", outcome: .grouped,
               detail: "story \(entry.story), \(feeds.count) feeds (\(feeds.joined(separator: ", "))); shares "
                 + entry.why.shared.prefix(6).map { "'\($0)'" }.joined(separator: ", ")
-                + " (similarity \(StoryRadar.shown(entry.why.similarity)))"))
+                + " (similarity \(Relevance.shown(entry.why.similarity)))"))
         }
         updateBubble(of: entry, feeds: feeds, in: &jobs[index], radar: &radar, now: now)
         journal += oncePerStory(entry, in: &jobs[index], rules: rules, radar: &radar, now: now)
@@ -76,11 +76,7 @@ extension Poller {
         notification.summary = summary
         notification.body = [note.body ?? "", "Also in \(others.joined(separator: ", ")) — \(feeds.count) feeds"]
           .filter { !$0.isEmpty }.joined(separator: "\n\n")
-        var links: [String] = []
-        for link in radar.entries(of: entry.story).compactMap(\.link) where !links.contains(link) && links.count < 20 {
-          links.append(link)
-        }
-        notification.links = links
+        notification.links = radar.links(of: entry.story)
         job.state.pending[index].link = note.link ?? action.link
       } else {
         radar.note(entry.story) { note in
@@ -158,10 +154,10 @@ extension Poller {
     recorder.record(
       decision, for: waiting.stored, key: entry.key, feed: job.feed, state: &job.state, outcome: &job.outcome,
       digests: &job.digestEntries, now: now)
-    let storyLinks = Array(Set(radar.entries(of: entry.story).compactMap(\.link))).sorted().prefix(20)
+    let storyLinks = radar.links(of: entry.story)
     for index in before..<job.state.pending.count {
       if case .notify(var notification) = job.state.pending[index].payload {
-        notification.links = Array(storyLinks)
+        notification.links = storyLinks
         job.state.pending[index].payload = .notify(notification)
       }
     }

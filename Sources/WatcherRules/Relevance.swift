@@ -37,7 +37,7 @@ public enum Relevance {
     }
   }
 
-  /// A score as shown to people: two decimals.
+  /// A score (or a story's similarity) as shown to people: two decimals.
   public static func shown(_ score: Double) -> String {
     let hundredths = Int((score * 100).rounded())
     return "\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)"

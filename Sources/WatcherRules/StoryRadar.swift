@@ -239,7 +239,7 @@ public struct StoryRadar: Sendable {
       if cluster.feeds.count == 1, cluster.feeds[feed] != nil {
         why.refused = "only items of this feed"
       } else if why.similarity < settings.similarity {
-        why.refused = "similarity " + Self.shown(why.similarity) + " < " + Self.shown(settings.similarity)
+        why.refused = "similarity " + Relevance.shown(why.similarity) + " < " + Relevance.shown(settings.similarity)
       } else if shared.count < settings.sharedWords {
         why.refused = "\(shared.count) word\(shared.count == 1 ? "" : "s") in common (\(settings.sharedWords) needed)"
       }
@@ -346,6 +346,15 @@ public struct StoryRadar: Sendable {
     return feeds
   }
 
+  /// The distinct links of `story`'s items, first seen first, at most `limit` ("Open all").
+  public func links(of story: Int, limit: Int = 20) -> [String] {
+    var links: [String] = []
+    for link in entries(of: story).compactMap(\.link) where !links.contains(link) && links.count < limit {
+      links.append(link)
+    }
+    return links
+  }
+
   /// The stories with items of more than one feed, the most recent first.
   public var stories: [Summary] {
     var byStory: [Int: [Entry]] = [:]
@@ -416,11 +425,5 @@ public struct StoryRadar: Sendable {
     }
     if words.count < maxWords { flush() }
     return words
-  }
-
-  /// A similarity as shown: two decimals.
-  public static func shown(_ value: Double) -> String {
-    let hundredths = Int((value * 100).rounded())
-    return "\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)"
   }
 }
