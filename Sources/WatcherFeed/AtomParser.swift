@@ -59,7 +59,8 @@ package final class AtomParser: FeedElementParser {
   private var pendingHTML = false
   private var pendingGuess = false
   private let acceptsCore: Bool
-  private unowned(unsafe) let reader: XMLStreamParser
+  /// The stream parser reporting to this one, for the dates it reads (`Unretained`: it runs the parse).
+  private let reader: Unretained<XMLStreamParser>
 
   package init(
     format: FeedFormat, acceptsCore: Bool, reader: XMLStreamParser, sink: ItemSink? = nil,
@@ -67,7 +68,7 @@ package final class AtomParser: FeedElementParser {
   ) {
     self.format = format
     self.acceptsCore = acceptsCore
-    self.reader = reader
+    self.reader = Unretained(reader)
     let filter = known.map(KnownItems.init)
     entries = ItemPipeline(
       sink: sink,
@@ -219,9 +220,9 @@ package final class AtomParser: FeedElementParser {
     case .content: if entry.content == nil { entry.content = construct }
     case .id: if entry.id == nil, HTMLText.hasVisibleText(text) { entry.id = text }
     case .published, .issued, .created:
-      if entry.published == nil { entry.published = FeedNormalizer.date(text, reader: reader) }
+      if entry.published == nil { entry.published = reader.with { FeedNormalizer.date(text, reader: $0) } }
     case .updated, .modified:
-      if entry.updated == nil { entry.updated = FeedNormalizer.date(text, reader: reader) }
+      if entry.updated == nil { entry.updated = reader.with { FeedNormalizer.date(text, reader: $0) } }
     case .category:
       entry.categories.appendCategory(text)
     default:

@@ -68,11 +68,12 @@ package final class RSSParser: FeedElementParser {
   private var stack: [FeedTag] = []
   private var itemDepth = 0
   private var pending: (link: String?, base: String?, permaLink: Bool) = (nil, nil, true)
-  private unowned(unsafe) let reader: XMLStreamParser
+  /// The stream parser reporting to this one, for the dates it reads (`Unretained`: it runs the parse).
+  private let reader: Unretained<XMLStreamParser>
 
   package init(format: FeedFormat, reader: XMLStreamParser, sink: ItemSink? = nil, known: KnownItems.Filter? = nil) {
     self.format = format
-    self.reader = reader
+    self.reader = Unretained(reader)
     let filter = known.map(KnownItems.init)
     items = ItemPipeline(
       sink: sink,
@@ -278,7 +279,7 @@ package final class RSSParser: FeedElementParser {
   }
 
   private func date(_ text: String) -> Date? {
-    FeedNormalizer.date(text, reader: reader)
+    reader.with { FeedNormalizer.date(text, reader: $0) }
   }
 
   package func finish() -> Feed {

@@ -26,12 +26,13 @@ package final class XMLFeedReader: XMLFeedHandler {
   /// The format's parser, once the root is found.
   private var parser: (any FeedElementParser)?
   /// The same, called for every element without reference counting (a strong reference read for each call
-  /// was a retain and a release of it, for each start and end of an element); `parser` keeps it alive.
+  /// was a retain and a release of it, for each start and end of an element); `parser` keeps it alive
+  /// (`Unretained`).
   private var current: Current = .none
   private enum Current {
     case none
-    case rss(Unmanaged<RSSParser>)
-    case atom(Unmanaged<AtomParser>)
+    case rss(Unretained<RSSParser>)
+    case atom(Unretained<AtomParser>)
   }
   private var rootDepth = 0
   private var depth = 0
@@ -110,11 +111,11 @@ package final class XMLFeedReader: XMLFeedHandler {
     case .rss:
       let rss = RSSParser(format: format, reader: stream, sink: sink, known: known)
       parser = rss
-      current = .rss(.passUnretained(rss))
+      current = .rss(Unretained(rss))
     case .atom(let acceptsCore, let entry):
       let atom = AtomParser(format: format, acceptsCore: acceptsCore, reader: stream, sink: sink, known: known)
       parser = atom
-      current = .atom(.passUnretained(atom))
+      current = .atom(Unretained(atom))
       // A lone Atom entry is its own root: it is passed in like any entry.
       rootIsEntry = entry
       if entry { return atom.start(tag, attributes: attributes) }
@@ -140,8 +141,8 @@ package final class XMLFeedReader: XMLFeedHandler {
   @inline(__always)
   private func startInParser(_ tag: FeedTag, attributes: XMLAttributes) -> XMLCapture {
     switch current {
-    case .rss(let rss): rss._withUnsafeGuaranteedRef { $0.start(tag, attributes: attributes) }
-    case .atom(let atom): atom._withUnsafeGuaranteedRef { $0.start(tag, attributes: attributes) }
+    case .rss(let rss): rss.with { $0.start(tag, attributes: attributes) }
+    case .atom(let atom): atom.with { $0.start(tag, attributes: attributes) }
     case .none: .none
     }
   }
@@ -150,8 +151,8 @@ package final class XMLFeedReader: XMLFeedHandler {
   @inline(__always)
   private func endInParser(_ tag: FeedTag, text: String?) {
     switch current {
-    case .rss(let rss): rss._withUnsafeGuaranteedRef { $0.end(tag, text: text) }
-    case .atom(let atom): atom._withUnsafeGuaranteedRef { $0.end(tag, text: text) }
+    case .rss(let rss): rss.with { $0.end(tag, text: text) }
+    case .atom(let atom): atom.with { $0.end(tag, text: text) }
     case .none: break
     }
   }

@@ -37,14 +37,14 @@ package protocol XMLFeedHandler: AnyObject {
 package struct XMLAttributes {
   let base: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
   let count: Int
-  /// The parser reporting the element, which outlives the call.
-  let parser: Unmanaged<XMLStreamParser>
+  /// The parser reporting the element, which outlives the call (`Unretained`).
+  let parser: Unretained<XMLStreamParser>
 
   /// The `xml:base` in effect for this element, already resolved.
   ///
   /// Read from the parser when asked: most elements never ask, and a copy made for each was a retain and a
   /// release of the string for every element.
-  package var xmlBase: String? { parser._withUnsafeGuaranteedRef { $0.currentBase } }
+  package var xmlBase: String? { parser.with { $0.currentBase } }
 
   /// The value of the attribute `name` (any namespace unless `namespace` is given), or `nil`.
   package func value(_ name: String, namespace: XMLNamespace? = nil) -> String? {

@@ -64,7 +64,7 @@ package final class XMLStreamParser {
     capture.initialize(to: watcher_capture())
     folder = foldsReferences ? ReferenceFolder(minimumRun: minimumRun, capture: capture) : nil
     capture.pointee.limit = maxFieldBytes
-    capture.pointee.owner = Unmanaged.passUnretained(self).toOpaque()
+    capture.pointee.owner = Unretained(self).opaque
   }
 
   deinit {
@@ -133,13 +133,13 @@ package final class XMLStreamParser {
     var failure: Failure?
     withoutActuallyEscaping(fill) { fill in
       let source = PullSource(fill: fill)
-      source.parser = self
+      source.parser = Unretained(self)
       // The SAX user data is the capture struct (which points back to this object), not the parser
       // context: libxml2 then never falls back to its own entity table (`xmlSAX2GetEntity` is only
       // consulted when the user data is the context), so an entity a document declares can never be
       // expanded, whatever libxml2 recorded for "SAX compatibility".
       LibXML2.initialize()
-      let sourcePointer = Unmanaged<PullReader>.passUnretained(source).toOpaque()
+      let sourcePointer = Unretained<PullReader>(source).opaque
       guard
         let context = xmlCreateIOParserCtxt(
           &sax, capture, pullRead, nil, sourcePointer, XML_CHAR_ENCODING_UTF8)
@@ -205,7 +205,7 @@ package final class XMLStreamParser {
       tags.insert(key, tag)
     }
     let capture = handler.start(
-      tag, attributes: XMLAttributes(base: attributes, count: attributeCount, parser: .passUnretained(self)))
+      tag, attributes: XMLAttributes(base: attributes, count: attributeCount, parser: Unretained(self)))
     if case .none = capture { return }
     captureDepth = depth
     self.capture.pointee.active = 1
@@ -360,7 +360,8 @@ func cString(_ p: UnsafePointer<xmlChar>) -> UnsafePointer<CChar> {
 
 /// The parser a SAX callback is for: the user data is its `watcher_capture`, whose `owner` it is.
 ///
-/// The parser outlives every callback (`parse` runs them), so no reference counting is needed per callback.
+/// The parser outlives every callback (`parse` runs them), so no reference counting is needed per callback
+/// (`Unretained`).
 @inline(__always)
 private func withParser(_ ctx: UnsafeMutableRawPointer?, _ body: (XMLStreamParser) -> Void) {
   guard let capture = ctx?.assumingMemoryBound(to: watcher_capture.self), let owner = capture.pointee.owner else {
@@ -368,7 +369,7 @@ private func withParser(_ ctx: UnsafeMutableRawPointer?, _ body: (XMLStreamParse
   }
   // See `watcher_capture_characters`: libxml2 must go on substituting entity references after an error.
   capture.pointee.ctxt?.pointee.wellFormed = 1
-  Unmanaged<XMLStreamParser>.fromOpaque(owner)._withUnsafeGuaranteedRef(body)
+  Unretained<XMLStreamParser>(opaque: owner).with(body)
 }
 
 private let xmlStartElement: startElementNsSAX2Func = {
@@ -412,7 +413,7 @@ private final class PullSource<Failure: Error>: PullReader {
   var offset = 0
   var more = true
   var failure: Failure?
-  unowned(unsafe) var parser: XMLStreamParser?
+  var parser: Unretained<XMLStreamParser>?
 
   init(fill: @escaping (inout [UInt8]) throws(Failure) -> Bool) {
     self.fill = fill
@@ -426,12 +427,12 @@ private final class PullSource<Failure: Error>: PullReader {
     var copied = 0
     while copied < count {
       if offset == bytes.count {
-        guard more, failure == nil, parser?.stopped != true else { break }
+        guard more, failure == nil, parser?.with({ $0.stopped }) != true else { break }
         bytes.removeAll(keepingCapacity: true)
         offset = 0
         do {
           more = try fill(&bytes)
-          parser?.fold(&bytes)
+          parser?.with { $0.fold(&bytes) }
         } catch {
           failure = error
           break
@@ -453,7 +454,7 @@ private final class PullSource<Failure: Error>: PullReader {
 /// The read callback; its context is the parse's `PullSource`, kept alive by `parse`.
 private let pullRead: xmlInputReadCallback = { context, buffer, length in
   guard let context, let buffer, length > 0 else { return 0 }
-  return Unmanaged<PullReader>.fromOpaque(context)._withUnsafeGuaranteedRef {
+  return Unretained<PullReader>(opaque: context).with {
     $0.read(into: buffer, count: Int(length))
   }
 }
