@@ -18,6 +18,8 @@ struct FeedJob: Sendable {
   var state: FeedState
   /// The state as its file held it (with the poll times of `PollTimes`), when there was a file.
   var saved: FeedState?
+  /// The state file's bytes, while `state` is without its known items (`PassStages.whole` reads them).
+  var stateBytes: Data?
   var outcome: Poller.Outcome
   /// Its state file was corrupt and started again: nothing of it is acted on this pass.
   var restarted = false
@@ -74,7 +76,8 @@ enum PassStages {
     _ pending: ArraySlice<Due>, feeds: [FeedConfig], outcomes: [Poller.Outcome], directory: String, readOnly: Bool
   ) -> (ready: [FeedJob], unreadable: [(position: Int, error: StateError)]) {
     let later = pending.compactMap { if case .later(let feed, let position) = $0 { (feed, position) } else { nil } }
-    var loaded = loadStates(later.map { feeds[$0.0] }, directory: directory, readOnly: readOnly, items: false)[...]
+    let states = loadStates(later.map { feeds[$0.0] }, directory: directory, readOnly: readOnly, keepingBytes: true)
+    var loaded = states[...]
     var ready: [FeedJob] = []
     var unreadable: [(position: Int, error: StateError)] = []
     for due in pending {
@@ -87,6 +90,7 @@ enum PassStages {
         var job = FeedJob(feed: feeds[index], state: file.state, outcome: outcomes[position])
         job.position = position
         job.saved = saved(.success(file))
+        job.stateBytes = file.bytes
         ready.append(job)
       case .failure(let error):
         unreadable.append((position, error))
@@ -102,7 +106,8 @@ enum PassStages {
     return (ready, unreadable)
   }
 
-  /// `job` with its state read whole, when it was read without its items.
+  /// `job` with its state read whole, when it was read without its items: from the bytes its first read
+  /// kept, else from the file.
   ///
   /// A state that has become corrupt since starts again, as at the schedule stage. One that can no longer
   /// be read at all is reported, and stays as it is: it cannot be saved, so its file is left alone.
@@ -110,8 +115,12 @@ enum PassStages {
     guard job.state.itemsSkipped else { return job }
     var job = job
     let loaded = Result { () throws(StateError) in
-      try StateStore.load(url: job.feed.url, directory: directory, readOnly: readOnly)
+      if let bytes = job.stateBytes {
+        return StateStore.whole(from: bytes, url: job.feed.url, directory: directory, readOnly: readOnly)
+      }
+      return try StateStore.load(url: job.feed.url, directory: directory, readOnly: readOnly)
     }
+    job.stateBytes = nil
     guard case .success(let file) = loaded else {
       if case .failure(let error) = loaded { job.outcome.failures.append(.unreadableState(error)) }
       return job
@@ -125,15 +134,16 @@ enum PassStages {
     return job
   }
 
-  /// Every feed's state, read at once on every core (decoding the JSON is most of a re-poll's work); with
-  /// `items: false` without their known items, to schedule them.
-  static func loadStates(_ feeds: [FeedConfig], directory: String, readOnly: Bool, items: Bool = true)
+  /// Every feed's state without its known items (`FeedState.itemsSkipped`), to schedule them, read at once
+  /// on every core; `keepingBytes` keeps each file's bytes, for the items of those that turn out due.
+  static func loadStates(_ feeds: [FeedConfig], directory: String, readOnly: Bool, keepingBytes: Bool)
     -> [Result<StateStore.Loaded, StateError>?]
   {
     let loaded = Locked([Result<StateStore.Loaded, StateError>?](repeating: nil, count: feeds.count))
     WorkerPool.shared.perform(iterations: feeds.count) { index in
       let result = Result { () throws(StateError) in
-        try StateStore.load(url: feeds[index].url, directory: directory, readOnly: readOnly, items: items)
+        try StateStore.load(
+          url: feeds[index].url, directory: directory, readOnly: readOnly, items: false, keepingBytes: keepingBytes)
       }
       loaded.withLock { $0[index] = result }
     }

@@ -196,11 +196,16 @@ extension FeedState {
     }
   }
 
-  /// The state file's text: JSON with sorted keys and ISO 8601 dates, written by hand (JSONEncoder took most
-  /// of the time of an unchanged re-poll; a `JSONOutput` tree, half of a save).
+  /// The state file's text: JSON with ISO 8601 dates, written by hand (JSONEncoder took most of the time of
+  /// an unchanged re-poll; a `JSONOutput` tree, half of a save).
+  ///
+  /// `version` comes first and the known items last (`item_digests`, then `items`), the other keys sorted
+  /// between them: a reader that schedules the feed stops where the items begin (`init(reading:items:)`),
+  /// and they are most of the file.
   package var pretty: [UInt8] {
-    var json = PrettyJSON(capacity: 1_024 + items.count * 120 + pending.count * 4_096)
+    var json = PrettyJSON(capacity: 1_024 + items.count * 200 + itemDigests.count * 100 + pending.count * 4_096)
     json.object { json in
+      json.member("version", version)
       json.member("auto_identity", autoIdentity)
       json.member("auto_identity_reason", autoIdentityReason)
       json.member("body_fingerprint", bodyFingerprint)
@@ -248,24 +253,6 @@ extension FeedState {
         }
       }
       json.member("initialized", initialized)
-      if !itemDigests.isEmpty {
-        json.key("item_digests")
-        json.object { json in
-          for (key, digest) in itemDigests.sorted(by: { $0.key < $1.key }) { json.member(key, StableHash.hex(digest)) }
-        }
-      }
-      json.key("items")
-      json.object { json in
-        for (key, item) in items.sorted(by: { $0.key < $1.key }) {
-          json.key(key)
-          json.object { json in
-            json.member("first_seen", item.firstSeen)
-            json.member("last_seen", item.lastSeen)
-            if item.story != 0 { json.member("story", StableHash.hex(item.story)) }
-            if item.titleAndDate != 0 { json.member("title_date", StableHash.hex(item.titleAndDate)) }
-          }
-        }
-      }
       json.member("last_action_error", lastActionError)
       json.member("last_attempt", lastAttempt)
       json.member("last_error", lastError)
@@ -290,7 +277,24 @@ extension FeedState {
         }
       }
       json.member("url", URLSecrets.redacted(url))  // what it is (the file is named by the whole URL)
-      json.member("version", version)
+      if !itemDigests.isEmpty {
+        json.key("item_digests")
+        json.object { json in
+          for (key, digest) in itemDigests.sorted(by: { $0.key < $1.key }) { json.member(key, hash: digest) }
+        }
+      }
+      json.key("items")
+      json.object { json in
+        for (key, item) in items.sorted(by: { $0.key < $1.key }) {
+          json.key(key)
+          json.object { json in
+            json.member("first_seen", item.firstSeen)
+            json.member("last_seen", item.lastSeen)
+            if item.story != 0 { json.member("story", hash: item.story) }
+            if item.titleAndDate != 0 { json.member("title_date", hash: item.titleAndDate) }
+          }
+        }
+      }
     }
     return json.document()
   }
@@ -303,14 +307,20 @@ extension FeedState {
   /// takes its default, a missing required one (`url`, an item's dates, an action's kind, key and creation)
   /// is an error, as is a value of the wrong type.
   ///
-  /// With `items: false` the known items and their digests are passed over (`itemsSkipped`).
+  /// With `items: false` the known items and their digests are passed over (`itemsSkipped`): where the file
+  /// starts with its `version`, as `pretty` writes it, they are its last members and reading stops there;
+  /// in a file written otherwise (an earlier release sorted every key) they are skipped.
   package init(reading json: inout JSONReader, items: Bool = true) throws {
     var url: String?
     var state = FeedState(url: "")
     state.itemsSkipped = !items
+    var (first, itemsLast) = (true, false)
     try json.object { json, key in
+      defer { first = false }
       switch key {
-      case "version": state.version = try json.optional { try $0.int() } ?? FeedState.currentVersion
+      case "version":
+        state.version = try json.optional { try $0.int() } ?? FeedState.currentVersion
+        itemsLast = first
       case "url": url = try json.string()
       case "etag": state.etag = try json.optional { try $0.string() }
       case "last_modified": state.lastModified = try json.optional { try $0.string() }
@@ -366,6 +376,7 @@ extension FeedState {
       case "item_digests" where items:
         guard try !json.null() else { break }
         try json.object { json, key in state.itemDigests[key] = StableHash.value(hex: try json.string()) }
+      case "items" where itemsLast, "item_digests" where itemsLast: json.stopReading()
       case "items", "item_digests": try json.skipUnchecked()
       case "pending":
         guard try !json.null() else { break }

@@ -119,6 +119,9 @@ public final class StateStore {
     /// Set when the file was corrupt: it was moved aside (unless read-only) and the feed starts again,
     /// silently whatever `first_poll` says, so that items already handled are not acted on again.
     public var restarted: String?
+    /// The file as it was read, when its known items were not read and the caller asked to keep it
+    /// (`keepingBytes`), so that they can be read from memory later (`whole(from:…)`), not from the file.
+    public var bytes: Data?
   }
 
   /// A feed's state: a fresh one when there is no file, a fresh one marked `restarted` when the file is
@@ -134,10 +137,11 @@ public final class StateStore {
   /// the states of many feeds can be read at once, on several threads.
   ///
   /// With `items: false` the known items are not read (`FeedState.itemsSkipped`): the rest is what a pass
-  /// needs to schedule the feed, at a fraction of the cost; such a state cannot be saved.
-  public static func load(url: String, directory: String, readOnly: Bool = false, items: Bool = true)
-    throws(StateError) -> Loaded
-  {
+  /// needs to schedule the feed, at a fraction of the cost; such a state cannot be saved. `keepingBytes`
+  /// then keeps the file's bytes in `Loaded.bytes`, for a caller that will want the items soon.
+  public static func load(
+    url: String, directory: String, readOnly: Bool = false, items: Bool = true, keepingBytes: Bool = false
+  ) throws(StateError) -> Loaded {
     let path = directory + "/" + fileName(for: url)
     let data: Data
     switch ChunkedFile.readRegularFile(path, maxBytes: Self.maxFileBytes, followSymlinks: false) {
@@ -145,6 +149,22 @@ public final class StateStore {
     case .failed(let reason): throw .unreadable(path: path, reason: reason)
     case .read(let bytes): data = bytes
     }
+    var loaded = decoded(data, path: path, url: url, directory: directory, readOnly: readOnly, items: items)
+    if !items, keepingBytes, loaded.restarted == nil { loaded.bytes = data }
+    return loaded
+  }
+
+  /// `load` with the items, from the bytes a `load` without them kept (`Loaded.bytes`): what a load would
+  /// read from the file, which nothing else writes meanwhile (the state directory has one process).
+  public static func whole(from bytes: Data, url: String, directory: String, readOnly: Bool = false) -> Loaded {
+    decoded(bytes, path: directory + "/" + fileName(for: url), url: url, directory: directory, readOnly: readOnly)
+  }
+
+  /// The state `data` holds, with the newer poll times laid over it; a fresh one when it cannot be read (the
+  /// file moved aside unless `readOnly`).
+  private static func decoded(
+    _ data: Data, path: String, url: String, directory: String, readOnly: Bool, items: Bool = true
+  ) -> Loaded {
     do {
       var state = try decode(data, items: items)
       state.url = url

@@ -22,6 +22,8 @@ package struct JSONReader: ~Copyable {
   private let bytes: UnsafeBufferPointer<UInt8>
   private var index = 0
   private var depth = 0
+  /// Set by `stopReading`: the rest of the document is not read.
+  private var stopped = false
   /// How deep arrays and objects may nest.
   package static let maxDepth = 256
 
@@ -43,7 +45,7 @@ package struct JSONReader: ~Copyable {
     var reader = JSONReader(bytes)
     let value = try body(&reader)
     reader.skipSpace()
-    if reader.index < bytes.count { throw reader.failure("unexpected text after the value") }
+    if reader.index < bytes.count, !reader.stopped { throw reader.failure("unexpected text after the value") }
     return value
   }
 
@@ -188,7 +190,17 @@ package struct JSONReader: ~Copyable {
       guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw failure("expected ':' after a key") }
       index += 1
       try body(&self, key)
+      if stopped { return }
     } while try next(closing: UInt8(ascii: "}"))
+  }
+
+  /// Reads no more of the document: every object and array being read ends here, and `read` returns what
+  /// its body made of the document so far, without looking at the rest (which may not even be well formed).
+  ///
+  /// For a caller that knows nothing it needs comes after this point (a state file's known items, which
+  /// its writer puts last).
+  package mutating func stopReading() {
+    stopped = true
   }
 
   /// An array: `body` is called once per element and must read (or skip) it.
@@ -200,6 +212,7 @@ package struct JSONReader: ~Copyable {
     if try closes(UInt8(ascii: "]")) { return }
     repeat {
       try body(&self)
+      if stopped { return }
     } while try next(closing: UInt8(ascii: "]"))
   }
 

@@ -73,6 +73,14 @@ public struct PrettyJSON {
     bytes.append(UInt8(ascii: "\""))
   }
 
+  /// A member whose value is a hash value's sixteen hex digits (`StableHash.hex`).
+  public mutating func member(_ name: String, hash value: UInt64) {
+    key(name)
+    bytes.append(UInt8(ascii: "\""))
+    StableHash.appendHex(value, to: &bytes)
+    bytes.append(UInt8(ascii: "\""))
+  }
+
   /// A member with a boolean value.
   public mutating func member(_ name: String, _ value: Bool) {
     key(name)

@@ -48,8 +48,24 @@ public enum StableHash {
 
   /// Sixteen hex digits for a hash value.
   public static func hex(_ value: UInt64) -> String {
-    let digits = String(value, radix: 16)
-    return String(repeating: "0", count: 16 - digits.count) + digits
+    String(unsafeUninitializedCapacity: 16) { buffer in
+      for index in 0..<16 { buffer[index] = hexDigit(value, index) }
+      return 16
+    }
+  }
+
+  /// `hex(value)`'s sixteen digits appended to `bytes`, with no string made (a state file writes two for
+  /// each known item: `String(_:radix:)` and padding took a third of a first poll's save).
+  public static func appendHex(_ value: UInt64, to bytes: inout [UInt8]) {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { digits in
+      for index in 0..<16 { digits[index] = hexDigit(value, index) }
+      bytes.append(contentsOf: UnsafeBufferPointer(digits))
+    }
+  }
+
+  private static func hexDigit(_ value: UInt64, _ index: Int) -> UInt8 {
+    let nibble = UInt8(truncatingIfNeeded: value >> UInt64(60 - 4 * index)) & 0xF
+    return nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
   }
 
   /// A hash value from its sixteen hex digits (0 when they are not).

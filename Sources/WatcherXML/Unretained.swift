@@ -18,7 +18,8 @@
 /// - nothing keeps an `Unretained` after the parse returns (the types holding one are made for one parse).
 ///
 /// The type itself is the whole of the unsafe part: `with` calls its body with the object, without
-/// reference counting.
+/// reference counting. It is `public`, not `package`: its `@inlinable` members were not inlined into the
+/// other modules as `package` ones (a call and a closure context for each element, in the binary).
 public struct Unretained<Object: AnyObject> {
   @usableFromInline let reference: Unmanaged<Object>
 

@@ -185,12 +185,15 @@ struct StateFileTests {
     return state
   }
 
-  @Test("a state file's layout: keys sorted, two-space indent, one member per line, empty containers inline")
+  @Test(
+    "a state file's layout: version first, known items last, the rest sorted; two-space indent, one member a line"
+  )
   func layout() {
     var state = Self.fullState()
     state.items = ["b": .init(firstSeen: Date(timeIntervalSince1970: 0), lastSeen: Date(timeIntervalSince1970: 86_399))]
     let full = #"""
       {
+        "version": 1,
         "body_fingerprint": "1234:00ff00ff00ff00ff",
         "consecutive_failures": 2,
         "dropped": [
@@ -204,12 +207,6 @@ struct StateFileTests {
         ],
         "etag": "\"v1\"",
         "initialized": true,
-        "items": {
-          "b": {
-            "first_seen": "1970-01-01T00:00:00Z",
-            "last_seen": "1970-01-01T23:59:59Z"
-          }
-        },
         "last_action_error": "the hook exited with status 1",
         "last_attempt": "2026-11-30T10:20:30Z",
         "last_error": "HTTP 503",
@@ -254,20 +251,25 @@ struct StateFileTests {
           }
         ],
         "url": "https://example.com/feed.xml",
-        "version": 1
+        "items": {
+          "b": {
+            "first_seen": "1970-01-01T00:00:00Z",
+            "last_seen": "1970-01-01T23:59:59Z"
+          }
+        }
       }
 
       """#
     #expect(String(decoding: state.pretty, as: UTF8.self) == full)
     let empty = #"""
       {
+        "version": 1,
         "consecutive_failures": 0,
         "dropped": [],
         "initialized": false,
-        "items": {},
         "pending": [],
         "url": "u",
-        "version": 1
+        "items": {}
       }
 
       """#
@@ -284,6 +286,32 @@ struct StateFileTests {
     #expect((object["pending"] as? [[String: Any]])?.count == 2 && object["url"] as? String == state.url)
     // An empty state, as a first poll leaves it.
     #expect(try StateStore.decode(Data(FeedState(url: "u").pretty)) == FeedState(url: "u"))
+  }
+
+  @Test("a read to schedule stops where the known items begin; in a file of the earlier order it skips them")
+  func readWithoutItems() throws {
+    var state = Self.fullState()
+    state.items = ["b": .init(firstSeen: Date(timeIntervalSince1970: 0), lastSeen: Date(timeIntervalSince1970: 1))]
+    state.itemDigests = ["b": 42]
+    // What follows the start of the items is not read at all: it need not even be JSON.
+    let text = String(decoding: state.pretty, as: UTF8.self)
+    let digests = try #require(text.range(of: "\"item_digests\""))
+    let written = Data((text[..<digests.upperBound] + ": {{{ not json").utf8)
+    let partial = try StateStore.decode(written, items: false)
+    #expect(partial == (try StateStore.decode(Data(state.pretty), items: false)))
+    #expect(partial.itemsSkipped && partial.items.isEmpty && partial.itemDigests.isEmpty)
+    #expect(partial.pending == state.pending && partial.dropped == state.dropped && partial.url == state.url)
+    #expect(partial.movedTo == state.movedTo && partial.retryAfterUntil == state.retryAfterUntil)
+    #expect(throws: (any Error).self) { try StateStore.decode(written) }
+    // A file an earlier release wrote (every key sorted, the items in the middle): all the rest is read.
+    let earlier = #"""
+      {"body_fingerprint": "1234:00ff", "etag": "e", "items": {"b": {"first_seen": "1970-01-01T00:00:00Z",
+       "last_seen": "1970-01-01T00:00:01Z"}}, "last_success": "2026-11-30T10:20:30Z", "pending": [],
+       "url": "https://example.com/feed.xml", "version": 1}
+      """#
+    let old = try StateStore.decode(Data(earlier.utf8), items: false)
+    #expect(old.items.isEmpty && old.itemsSkipped && old.etag == "e" && old.lastSuccess == state.lastSuccess)
+    #expect(try StateStore.decode(Data(earlier.utf8)).items.count == 1)
   }
 
   @Test("members a later version adds are skipped; missing optional ones take their defaults")

@@ -14,6 +14,15 @@ struct StableHashHexTests {
       #expect(StableHash.value(hex: StableHash.hex(hash).uppercased()) == hash)
     }
     #expect(StableHash.value(hex: "00ff") == 255)
+    // Sixteen lowercase digits, zero-padded, as a string or appended to bytes.
+    for (value, digits) in [
+      (UInt64(0), "0000000000000000"), (1, "0000000000000001"), (0xfedc_ba98_7654_3210, "fedcba9876543210"),
+    ] {
+      #expect(StableHash.hex(value) == digits)
+      var bytes = Array("x".utf8)
+      StableHash.appendHex(value, to: &bytes)
+      #expect(bytes == Array(("x" + digits).utf8))
+    }
     for bad in ["g", "12:4", "@1", "`1", "1 2", "-1", "0123456789abcdef0", "ä"] {
       #expect(StableHash.value(hex: bad) == 0, "\(bad)")
     }
