@@ -122,7 +122,11 @@ private final class WriterBox {
   var text: FeedTextWriter?
 
   init(json: Bool, sink: @escaping (UnsafeBufferPointer<UInt8>) -> Void) {
-    if json { self.json = FeedJSONWriter(sink: sink) } else { text = FeedTextWriter(sink: sink) }
+    if json {
+      self.json = FeedJSONWriter(sink: { $0.withUnsafeBufferPointer(sink) })
+    } else {
+      text = FeedTextWriter(sink: sink)
+    }
   }
 
   func begin(_ feed: Feed) {
@@ -186,16 +190,16 @@ package struct FeedTextWriter {
     // Appended through a pointer (some twelve short pieces an item), then copied once into the array.
     let out = ByteBuffer(capacity: 320 + (item.title?.utf8.count ?? 0) + first.utf8.count)
     func put(_ text: some StringProtocol) {
-      if text.utf8.withContiguousStorageIfAvailable({ out.append(bytes: $0) }) == nil {
+      if text.utf8.withContiguousStorageIfAvailable({ out.append(bytes: $0.span) }) == nil {
         for byte in text.utf8 { out.append(byte) }
       }
     }
     /// An indented line: a label, the value, and what ends it.
     func line(_ label: StaticString, _ value: some StringProtocol, _ end: StaticString = "\n") {
       put("    ")
-      out.append(bytes: UnsafeBufferPointer(start: label.utf8Start, count: label.utf8CodeUnitCount))
+      out.append(bytes: UnsafeBufferPointer(start: label.utf8Start, count: label.utf8CodeUnitCount).span)
       put(value)
-      out.append(bytes: UnsafeBufferPointer(start: end.utf8Start, count: end.utf8CodeUnitCount))
+      out.append(bytes: UnsafeBufferPointer(start: end.utf8Start, count: end.utf8CodeUnitCount).span)
     }
     out.append(10)
     if let published = item.published {
@@ -229,7 +233,7 @@ package struct FeedTextWriter {
   ///
   /// An ellipsis goes in place of what is cut. Only the first 120 characters are ever counted.
   package static func firstLine(of text: String) -> (line: Substring, cut: Bool) {
-    let newline = text.withUTF8Bytes { ByteScanning.firstIndex(of: 10, or: 10, in: $0) }
+    let newline = text.withUTF8Span { ByteScanning.firstIndex(of: 10, or: 10, in: $0) }
     let line = text[..<text.utf8.index(text.startIndex, offsetBy: newline)]
     // A character is at least one byte.
     if newline <= 120 { return (line, false) }
@@ -239,32 +243,34 @@ package struct FeedTextWriter {
     // only the LF, which ends the line). So in a run of such scalars each is a character of its own but the
     // last, which what follows may join: that one, or a character that starts with any other scalar, is
     // walked by Swift's own grapheme breaking.
-    let end = text.withUTF8Bytes { bytes -> Int in
-      var offset = 0
-      var needed = 119
-      while needed > 0, offset < newline {
-        var index = offset
-        var leads = 0
-        var last = offset
-        while index < newline {
-          let byte = bytes[index]
-          if byte >= 0xCC { break }
-          if byte & 0xC0 != 0x80 {
-            if leads == needed { return index }
-            leads += 1
-            last = index
+    let end = text.withUTF8Span {
+      $0.withUnsafeBufferPointer { bytes -> Int in
+        var offset = 0
+        var needed = 119
+        while needed > 0, offset < newline {
+          var index = offset
+          var leads = 0
+          var last = offset
+          while index < newline {
+            let byte = bytes[index]
+            if byte >= 0xCC { break }
+            if byte & 0xC0 != 0x80 {
+              if leads == needed { return index }
+              leads += 1
+              last = index
+            }
+            index += 1
           }
-          index += 1
+          if leads > 0 {
+            needed -= leads - 1
+            offset = last
+          }
+          let here = text.utf8.index(text.startIndex, offsetBy: offset)
+          offset = text.utf8.distance(from: text.startIndex, to: line.index(after: here))
+          needed -= 1
         }
-        if leads > 0 {
-          needed -= leads - 1
-          offset = last
-        }
-        let here = text.utf8.index(text.startIndex, offsetBy: offset)
-        offset = text.utf8.distance(from: text.startIndex, to: line.index(after: here))
-        needed -= 1
+        return offset
       }
-      return offset
     }
     let cut = text.utf8.index(text.startIndex, offsetBy: end)
     // Whole when at most one character follows the first 119.

@@ -77,7 +77,7 @@ public enum OPML {
       let stream = XMLStreamParser(handler: reader, documentURL: nil, maxFieldBytes: 64 * 1_024)
       var repairer = UTF8ChunkRepairer()
       stream.parse { out in
-        utf8.withUnsafeBufferPointer { repairer.process($0, isLast: true) { out.append(contentsOf: $0) } }
+        repairer.process(utf8.span, isLast: true) { out.append(bytes: $0) }
         return false
       }
       return stream.warnings

@@ -26,8 +26,9 @@ package enum ControlCharacters {
   ///
   /// Sixty-four bytes with no C0 byte, DEL or 0xC2 at all (three tests each) are passed first; the exact
   /// test, which sets tab, newline and return apart, runs from the first block with one.
+  @inline(__always)  // as it was before it read a `Span`: out of line, each field was retained around the call
   package static func contains(_ text: String) -> Bool {
-    text.withUTF8Bytes { bytes in
+    text.withUTF8Span { bytes in
       let count = bytes.count
       var i = 0
       while true {
@@ -35,7 +36,7 @@ package enum ControlCharacters {
         // The exact test for one block, then back to passing blocks.
         let limit = min(count, i + 64)
         i = ByteScanning.firstIndex(
-          in: UnsafeBufferPointer(rebasing: bytes[..<limit]), from: i,
+          in: bytes.extracting(..<limit), from: i,
           vector: { v in
             let splat = ByteScanning.splat
             return ((v .< splat(0x20)) .& (v .!= splat(0x09)) .& (v .!= splat(0x0A)) .& (v .!= splat(0x0D)))
@@ -55,8 +56,7 @@ package enum ControlCharacters {
 
   /// Where the run of sixty-four-byte blocks from `start` with no C0 byte, DEL or 0xC2 ends.
   @inline(__always)
-  private static func clearBlocksEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-    guard let base = bytes.baseAddress else { return start }
+  private static func clearBlocksEnd(_ bytes: Span<UInt8>, from start: Int) -> Int {
     let splat = ByteScanning.splat
     @inline(__always) func rough(_ v: ByteScanning.Vector) -> ByteScanning.Lanes {
       (v .< splat(0x20)) .| (v .== splat(0x7F)) .| (v .== splat(0xC2))
@@ -64,8 +64,8 @@ package enum ControlCharacters {
     var i = start
     while i &+ 64 <= bytes.count {
       let lanes =
-        rough(ByteScanning.load(base, i)) .| rough(ByteScanning.load(base, i &+ 16))
-        .| rough(ByteScanning.load(base, i &+ 32)) .| rough(ByteScanning.load(base, i &+ 48))
+        rough(ByteScanning.load(bytes, i)) .| rough(ByteScanning.load(bytes, i &+ 16))
+        .| rough(ByteScanning.load(bytes, i &+ 32)) .| rough(ByteScanning.load(bytes, i &+ 48))
       if ByteScanning.firstLane(lanes) != nil { break }
       i &+= 64
     }

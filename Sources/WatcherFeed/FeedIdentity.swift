@@ -81,26 +81,28 @@ public enum FeedIdentity {
 
     /// Adds `key`; false when it was there already.
     package mutating func insert(_ key: String) -> Bool {
-      key.withUTF8Bytes { utf8 in
-        let hash = self.hash(utf8)
-        let tag = Self.tag(hash)
-        let mask = slots.count - 1
-        var slot = Int(hash) & mask
-        while true {
-          let entry = slots[slot]
-          if entry == 0 { break }
-          if entry & 0xFF00_0000 == tag, holds(Int(entry & 0xFF_FFFF) - 1, utf8) { return false }
-          slot = (slot + 1) & mask
+      key.withUTF8Span {
+        $0.withUnsafeBufferPointer { utf8 in
+          let hash = self.hash(utf8)
+          let tag = Self.tag(hash)
+          let mask = slots.count - 1
+          var slot = Int(hash) & mask
+          while true {
+            let entry = slots[slot]
+            if entry == 0 { break }
+            if entry & 0xFF00_0000 == tag, holds(Int(entry & 0xFF_FFFF) - 1, utf8) { return false }
+            slot = (slot + 1) & mask
+          }
+          // Past what the slots and 32-bit offsets can hold (never, under the size and item caps): grow no
+          // more and report every further key as new, as a key that cannot be remembered is.
+          guard bytes.count + utf8.count < Int(UInt32.max), ends.count < maxKeys else { return true }
+          bytes.append(contentsOf: utf8)
+          ends.append(UInt32(bytes.count))
+          hashes.append(hash)
+          slots[slot] = tag | UInt32(ends.count)
+          if ends.count * 2 > slots.count { grow() }
+          return true
         }
-        // Past what the slots and 32-bit offsets can hold (never, under the size and item caps): grow no
-        // more and report every further key as new, as a key that cannot be remembered is.
-        guard bytes.count + utf8.count < Int(UInt32.max), ends.count < maxKeys else { return true }
-        bytes.append(contentsOf: utf8)
-        ends.append(UInt32(bytes.count))
-        hashes.append(hash)
-        slots[slot] = tag | UInt32(ends.count)
-        if ends.count * 2 > slots.count { grow() }
-        return true
       }
     }
 

@@ -19,7 +19,7 @@ import WatcherXML
 /// ```
 /// Keys always appear in this order; a missing value is `null`; dates are ISO 8601 UTC to the second.
 public struct FeedJSONWriter {
-  private let sink: (UnsafeBufferPointer<UInt8>) -> Void
+  private let sink: (Span<UInt8>) -> Void
   /// While writing item by item: the items written so far, and the bytes not yet handed to the sink (in
   /// one buffer for the whole document, so an item is encoded in place, with no allocation of its own).
   private var streamed = 0
@@ -27,7 +27,7 @@ public struct FeedJSONWriter {
 
   /// Creates a writer that hands each encoded chunk to `sink`, in order, from where it is (valid only during
   /// the call: 64 KiB chunks of a 100 MB document are written, not copied into arrays).
-  public init(sink: @escaping (UnsafeBufferPointer<UInt8>) -> Void) {
+  public init(sink: @escaping (Span<UInt8>) -> Void) {
     self.sink = sink
   }
 
@@ -48,7 +48,7 @@ public struct FeedJSONWriter {
     head.raw(",\"format\":")
     head.string(feed.format.rawValue)
     head.raw("},\"items\":[")
-    head.bytes.withUnsafeBufferPointer(sink)
+    sink(head.bytes.span)
     streamed = 0
     chunk.bytes.removeAll()
   }
@@ -62,7 +62,7 @@ public struct FeedJSONWriter {
   /// Writes the next item from its `encode`d bytes.
   public mutating func item(encoded: [UInt8]) {
     if streamed > 0 { chunk.raw(",") }
-    encoded.withUnsafeBufferPointer { chunk.bytes.append(bytes: $0) }
+    chunk.bytes.append(bytes: encoded.span)
     advance()
   }
 
@@ -187,13 +187,13 @@ private struct JSONBytes<Out: ByteAppender> {
   }
 
   package mutating func raw(_ s: StaticString) {
-    s.withUTF8Buffer { bytes.append(bytes: $0) }
+    s.withUTF8Buffer { bytes.append(bytes: $0.span) }
   }
 
   /// Text that is JSON already, made at run time. (Not an overload of `raw(_:)`: a string literal would pick
   /// the `String` one, whose append is a loop over the string's UTF-8, for every key of every item.)
   package mutating func raw(text s: String) {
-    s.withUTF8Bytes { bytes.append(bytes: $0) }
+    s.withUTF8Span { bytes.append(bytes: $0) }
   }
 
   /// A JSON string (or `null`).

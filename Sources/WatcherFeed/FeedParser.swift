@@ -189,9 +189,7 @@ public enum FeedParser {
     let (feed, xmlWarnings) = try xml.read { (out: inout [UInt8]) throws -> Bool in
       if !headDone {
         headDone = true
-        head.withUnsafeBufferPointer { first in
-          repairer.process(UnsafeBufferPointer(rebasing: first[bom...]), isLast: false) { out.append(contentsOf: $0) }
-        }
+        repairer.process(head.span.extracting(bom...), isLast: false) { out.append(bytes: $0) }
         head = []
         return true
       }
@@ -218,9 +216,9 @@ public enum FeedParser {
     var pieces = 0
     var prefix = -1
     chunk.withUnsafeBufferPointer { all in
-      repairer.process(all, isLast: all.isEmpty) { piece in
+      repairer.process(all.span, isLast: all.isEmpty) { piece in
         pieces += 1
-        if pieces == 1, out.isEmpty, piece.baseAddress == all.baseAddress {
+        if pieces == 1, out.isEmpty, piece.withUnsafeBufferPointer({ $0.baseAddress }) == all.baseAddress {
           prefix = piece.count
         } else {
           if prefix >= 0 {
@@ -228,7 +226,7 @@ public enum FeedParser {
             out.append(contentsOf: UnsafeBufferPointer(rebasing: all[..<prefix]))
             prefix = -1
           }
-          out.append(contentsOf: piece)
+          out.append(bytes: piece)
         }
       }
     }
@@ -299,7 +297,7 @@ public enum FeedParser {
       return reader.read { out in
         let end = min(all.count, offset + 64 * 1_024)
         let piece = UnsafeBufferPointer(rebasing: all[offset..<end])
-        repairer.process(piece, isLast: end == all.count) { out.append(contentsOf: $0) }
+        repairer.process(piece.span, isLast: end == all.count) { out.append(bytes: $0) }
         offset = end
         return offset < all.count
       }

@@ -80,28 +80,30 @@ public enum HTMLText {
 
   /// Whether `text` needs no collapsing: no control characters, NBSP, leading, trailing or double spaces.
   private static func isCollapsed(_ text: String) -> Bool {
-    return text.withUTF8Bytes { bytes in
-      let n = bytes.count
-      guard n > 0 else { return true }
-      guard bytes[0] != 32, bytes[n - 1] != 32 else { return false }
-      // Sixteen bytes at a time, each tested with the byte after it for a double space; the loop below
-      // decides from the first byte picked, or goes on over the last few.
-      let space = ByteScanning.splat(32)
-      let i = ByteScanning.firstPairIndex(in: bytes, from: 0) { v, next in
-        (v .< space) .| (v .== ByteScanning.splat(0xC2)) .| ((v .== space) .& (next .== space))
-      }
-      var previousSpace = false
-      for c in UnsafeBufferPointer(rebasing: bytes[i...]) {
-        if c == 32 {
-          if previousSpace { return false }
-          previousSpace = true
-        } else if c < 32 || c == 0xC2 {
-          return false
-        } else {
-          previousSpace = false
+    return text.withUTF8Span {
+      $0.withUnsafeBufferPointer { bytes in
+        let n = bytes.count
+        guard n > 0 else { return true }
+        guard bytes[0] != 32, bytes[n - 1] != 32 else { return false }
+        // Sixteen bytes at a time, each tested with the byte after it for a double space; the loop below
+        // decides from the first byte picked, or goes on over the last few.
+        let space = ByteScanning.splat(32)
+        let i = ByteScanning.firstPairIndex(in: bytes.span, from: 0) { v, next in
+          (v .< space) .| (v .== ByteScanning.splat(0xC2)) .| ((v .== space) .& (next .== space))
         }
+        var previousSpace = false
+        for c in UnsafeBufferPointer(rebasing: bytes[i...]) {
+          if c == 32 {
+            if previousSpace { return false }
+            previousSpace = true
+          } else if c < 32 || c == 0xC2 {
+            return false
+          } else {
+            previousSpace = false
+          }
+        }
+        return true
       }
-      return true
     }
   }
 
@@ -122,29 +124,31 @@ public enum HTMLText {
   /// Used for fields whose type the format does not say (RSS titles, descriptions), as feedparser does.
   public static func looksLikeHTML(_ text: String) -> Bool {
     var found = false
-    text.withUTF8Bytes { b in
-      let n = b.count
-      // Only `<` and `&` can start either; the bytes between are skipped sixteen at a time.
-      var i = ByteScanning.firstIndex(of: UInt8(ascii: "<"), or: UInt8(ascii: "&"), in: b)
-      while i < n, !found {
-        let c = b[i]
-        if c == UInt8(ascii: "<"), i + 1 < n {
-          var j = i + 1
-          if b[j] == UInt8(ascii: "/") { j += 1 }
-          let nameStart = j
-          while j < n, isAlnum(b[j]) { j += 1 }
-          if j > nameStart, j < n,
-            b[j] == UInt8(ascii: ">") || b[j] == 32 || b[j] == UInt8(ascii: "/")
-              || b[j] == 9 || b[j] == 10
-          {
-            if knownTags.contains(ByteScanning.lowercaseHash(UnsafeBufferPointer(rebasing: b[nameStart..<j]).span)) {
-              found = true
+    text.withUTF8Span {
+      $0.withUnsafeBufferPointer { b in
+        let n = b.count
+        // Only `<` and `&` can start either; the bytes between are skipped sixteen at a time.
+        var i = ByteScanning.firstIndex(of: UInt8(ascii: "<"), or: UInt8(ascii: "&"), in: b.span)
+        while i < n, !found {
+          let c = b[i]
+          if c == UInt8(ascii: "<"), i + 1 < n {
+            var j = i + 1
+            if b[j] == UInt8(ascii: "/") { j += 1 }
+            let nameStart = j
+            while j < n, isAlnum(b[j]) { j += 1 }
+            if j > nameStart, j < n,
+              b[j] == UInt8(ascii: ">") || b[j] == 32 || b[j] == UInt8(ascii: "/")
+                || b[j] == 9 || b[j] == 10
+            {
+              if knownTags.contains(ByteScanning.lowercaseHash(UnsafeBufferPointer(rebasing: b[nameStart..<j]).span)) {
+                found = true
+              }
             }
+          } else if c == UInt8(ascii: "&"), HTMLEntities.characterReference(b.span, at: i) != nil {
+            found = true
           }
-        } else if c == UInt8(ascii: "&"), HTMLEntities.characterReference(b.span, at: i) != nil {
-          found = true
+          i = ByteScanning.firstIndex(of: UInt8(ascii: "<"), or: UInt8(ascii: "&"), in: b.span, from: i + 1)
         }
-        i = ByteScanning.firstIndex(of: UInt8(ascii: "<"), or: UInt8(ascii: "&"), in: b, from: i + 1)
       }
     }
     return found
@@ -154,63 +158,65 @@ public enum HTMLText {
 
   /// Plain text of `html`, and whether decoding produced a `<` or `&` (so it may be HTML escaped twice).
   private static func convert(_ html: String, singleLine: Bool) -> (String?, Bool) {
-    return html.withUTF8Bytes { b -> (String?, Bool) in
-      var sink = TextSink(capacity: b.count, singleLine: singleLine)
-      let n = b.count
-      var i = 0
-      while i < n {
-        let c = b[i]
-        if c == UInt8(ascii: "<") {
-          if let tag = scanTag(b, at: i) {
-            let end = tag.end
-            if !tag.closing, skipContentTags.contains(tag.name) {
-              i = skipElement(b, from: end, name: UnsafeBufferPointer(rebasing: b[tag.nameRange]))
-              sink.pendingSpace = true
+    return html.withUTF8Span {
+      $0.withUnsafeBufferPointer { b -> (String?, Bool) in
+        var sink = TextSink(capacity: b.count, singleLine: singleLine)
+        let n = b.count
+        var i = 0
+        while i < n {
+          let c = b[i]
+          if c == UInt8(ascii: "<") {
+            if let tag = scanTag(b, at: i) {
+              let end = tag.end
+              if !tag.closing, skipContentTags.contains(tag.name) {
+                i = skipElement(b, from: end, name: UnsafeBufferPointer(rebasing: b[tag.nameRange]))
+                sink.pendingSpace = true
+                continue
+              }
+              if blockTags.contains(tag.name) {
+                sink.pendingBreak = true
+              } else if tag.name == imgTag {
+                sink.pendingSpace = true
+              }
+              i = end
               continue
             }
-            if blockTags.contains(tag.name) {
-              sink.pendingBreak = true
-            } else if tag.name == imgTag {
-              sink.pendingSpace = true
-            }
-            i = end
-            continue
-          }
-          sink.append(c)
-          i += 1
-        } else if c == UInt8(ascii: "&") {
-          if let (length, scalar) = HTMLEntities.characterReference(b.span, at: i) {
-            sink.append(scalar: scalar)
-            i += length
-          } else {
             sink.append(c)
             i += 1
-          }
-        } else if c == 32 || (c >= 9 && c <= 13) {
-          sink.pendingSpace = true
-          i += 1
-        } else if c == 0xC2, i + 1 < n, b[i + 1] == 0xA0 {
-          sink.pendingSpace = true
-          i += 2
-        } else {
-          // Copy a run of ordinary bytes at once, with the single spaces between words (which collapsing
-          // keeps as they are), so a paragraph of text is one append, not one per word.
-          var j = ordinaryRunEnd(b, from: i + 1)
-          while j < n {
-            let d = b[j]
-            if isOrdinary(d) {
-              j += 1
-            } else if d == 32, j + 1 < n, isOrdinary(b[j + 1]) {
-              j += 2
+          } else if c == UInt8(ascii: "&") {
+            if let (length, scalar) = HTMLEntities.characterReference(b.span, at: i) {
+              sink.append(scalar: scalar)
+              i += length
             } else {
-              break
+              sink.append(c)
+              i += 1
             }
+          } else if c == 32 || (c >= 9 && c <= 13) {
+            sink.pendingSpace = true
+            i += 1
+          } else if c == 0xC2, i + 1 < n, b[i + 1] == 0xA0 {
+            sink.pendingSpace = true
+            i += 2
+          } else {
+            // Copy a run of ordinary bytes at once, with the single spaces between words (which collapsing
+            // keeps as they are), so a paragraph of text is one append, not one per word.
+            var j = ordinaryRunEnd(b, from: i + 1)
+            while j < n {
+              let d = b[j]
+              if isOrdinary(d) {
+                j += 1
+              } else if d == 32, j + 1 < n, isOrdinary(b[j + 1]) {
+                j += 2
+              } else {
+                break
+              }
+            }
+            sink.append(run: UnsafeBufferPointer(rebasing: b[i..<j]))
+            i = j
           }
-          sink.append(run: UnsafeBufferPointer(rebasing: b[i..<j]))
-          i = j
         }
+        return (sink.finish(), sink.decodedMarkup)
       }
-      return (sink.finish(), sink.decodedMarkup)
     }
   }
 
@@ -319,14 +325,14 @@ public enum HTMLText {
     var j = start
     while true {
       j = ByteScanning.firstIndex(
-        in: b, from: j, vector: { ($0 .== close) .| ($0 .== double) .| ($0 .== single) },
+        in: b.span, from: j, vector: { ($0 .== close) .| ($0 .== double) .| ($0 .== single) },
         byte: { $0 == 62 || $0 == 34 || $0 == 39 })
       guard j < b.count else { return b.count }
       let c = b[j]
       if c == UInt8(ascii: ">") { return j + 1 }
       // Only a quote that starts an attribute value opens a quoted run, which a `>` does not end.
       if j > 0, b[j - 1] == UInt8(ascii: "=") || b[j - 1] == 32 {
-        j = ByteScanning.firstIndex(of: c, or: c, in: b, from: j + 1)
+        j = ByteScanning.firstIndex(of: c, or: c, in: b.span, from: j + 1)
         guard j < b.count else { return b.count }
       }
       j += 1
@@ -361,7 +367,7 @@ public enum HTMLText {
     @inline(__always) func ordinary(_ v: ByteScanning.Vector) -> ByteScanning.Lanes {
       (v .> space) .& (v .!= splat(UInt8(ascii: "<"))) .& (v .!= splat(UInt8(ascii: "&"))) .& (v .!= splat(0xC2))
     }
-    return ByteScanning.firstPairIndex(in: b, from: start) { v, next in
+    return ByteScanning.firstPairIndex(in: b.span, from: start) { v, next in
       .!(ordinary(v) .| ((v .== space) .& ordinary(next)))
     }
   }

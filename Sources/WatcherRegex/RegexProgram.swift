@@ -190,7 +190,7 @@ package struct Program: Sendable {
     }
   }
 
-  @inline(__always) package static func decode(_ text: UnsafeBufferPointer<UInt8>, _ i: Int) -> UInt32 {
+  @inline(__always) static func decode(_ text: UnsafeBufferPointer<UInt8>, _ i: Int) -> UInt32 {
     let b0 = UInt32(text[i])
     if b0 < 0x80 { return b0 }
     if b0 < 0xE0 { return (b0 & 0x1F) << 6 | UInt32(text[i + 1] & 0x3F) }

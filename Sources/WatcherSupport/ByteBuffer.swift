@@ -6,12 +6,12 @@ import Glibc
 /// Where an encoder appends its bytes: an array, or a `ByteBuffer`.
 public protocol ByteAppender {
   mutating func append(_ byte: UInt8)
-  mutating func append(bytes: UnsafeBufferPointer<UInt8>)
+  mutating func append(bytes: Span<UInt8>)
 }
 
 extension Array: ByteAppender where Element == UInt8 {
   @inlinable
-  public mutating func append(bytes: UnsafeBufferPointer<UInt8>) { append(contentsOf: bytes) }
+  public mutating func append(bytes: Span<UInt8>) { bytes.withUnsafeBufferPointer { append(contentsOf: $0) } }
 }
 
 /// Bytes appended through a pointer, for an encoder that appends many short pieces: `parse --json` writes
@@ -33,9 +33,9 @@ public final class ByteBuffer: ByteAppender {
   /// The bytes appended so far, copied into an array.
   public var array: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
-  /// Calls `body` with the bytes appended so far, in place (valid only during the call).
-  public func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-    try body(UnsafeBufferPointer(start: base, count: count))
+  /// Calls `body` with the bytes appended so far, in place.
+  public func withBytes<R>(_ body: (Span<UInt8>) throws -> R) rethrows -> R {
+    try body(UnsafeBufferPointer(start: base, count: count).span)
   }
 
   /// How many bytes have been appended.
@@ -67,7 +67,12 @@ public final class ByteBuffer: ByteAppender {
   }
 
   @inlinable @inline(__always)
-  public func append(bytes: UnsafeBufferPointer<UInt8>) {
+  public func append(bytes: Span<UInt8>) {
+    bytes.withUnsafeBufferPointer { append(buffer: $0) }
+  }
+
+  @inlinable @inline(__always)
+  func append(buffer bytes: UnsafeBufferPointer<UInt8>) {
     guard let source = bytes.baseAddress else { return }
     if capacity &- count < bytes.count { grow(to: count + bytes.count) }
     (base + count).update(from: source, count: bytes.count)
@@ -82,5 +87,12 @@ public final class ByteBuffer: ByteAppender {
     base.deallocate()
     base = moved
     capacity = grown
+  }
+}
+
+extension Array where Element == UInt8 {
+  /// A copy of `bytes`.
+  public init(copying bytes: Span<UInt8>) {
+    self = bytes.withUnsafeBufferPointer { Array($0) }
   }
 }

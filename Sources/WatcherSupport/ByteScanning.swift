@@ -50,9 +50,16 @@ public enum ByteScanning {
   @inlinable @inline(__always)
   public static func splat(_ byte: UInt8) -> Vector { Vector(repeating: byte) }
 
-  /// The sixteen bytes at `base + offset`.
+  /// The sixteen bytes of `bytes` at `offset` (which must leave sixteen).
   @inlinable @inline(__always)
-  public static func load(_ base: UnsafePointer<UInt8>, _ offset: Int) -> Vector {
+  public static func load(_ bytes: Span<UInt8>, _ offset: Int) -> Vector {
+    precondition(offset >= 0 && offset &+ 16 <= bytes.count)
+    return bytes.withUnsafeBufferPointer { load($0.baseAddress.unsafelyUnwrapped, offset) }
+  }
+
+  /// The sixteen bytes at `base + offset`.
+  @usableFromInline @inline(__always)
+  static func load(_ base: UnsafePointer<UInt8>, _ offset: Int) -> Vector {
     UnsafeRawPointer(base + offset).loadUnaligned(as: Vector.self)
   }
 
@@ -72,7 +79,14 @@ public enum ByteScanning {
   /// a few SSE2 instructions per sixteen bytes.
   @inlinable @inline(__always)
   public static func firstIndex(
-    in bytes: UnsafeBufferPointer<UInt8>, from start: Int, vector: (Vector) -> Lanes, byte: (UInt8) -> Bool
+    in bytes: Span<UInt8>, from start: Int, vector: (Vector) -> Lanes, byte: (UInt8) -> Bool
+  ) -> Int {
+    bytes.withUnsafeBufferPointer { firstIndex(buffer: $0, from: start, vector: vector, byte: byte) }
+  }
+
+  @inlinable @inline(__always)
+  static func firstIndex(
+    buffer bytes: UnsafeBufferPointer<UInt8>, from start: Int, vector: (Vector) -> Lanes, byte: (UInt8) -> Bool
   ) -> Int {
     let n = bytes.count
     guard let base = bytes.baseAddress else { return n }
@@ -90,9 +104,14 @@ public enum ByteScanning {
 
   /// How many bytes `byte` picks; sixteen at a time with `vector`, which must pick exactly the same lanes.
   @inlinable @inline(__always)
-  public static func count(
-    in bytes: UnsafeBufferPointer<UInt8>, vector: (Vector) -> Lanes, byte: (UInt8) -> Bool
-  ) -> Int {
+  public static func count(in bytes: Span<UInt8>, vector: (Vector) -> Lanes, byte: (UInt8) -> Bool) -> Int {
+    bytes.withUnsafeBufferPointer { count(buffer: $0, vector: vector, byte: byte) }
+  }
+
+  @inlinable @inline(__always)
+  static func count(buffer bytes: UnsafeBufferPointer<UInt8>, vector: (Vector) -> Lanes, byte: (UInt8) -> Bool)
+    -> Int
+  {
     guard let base = bytes.baseAddress else { return 0 }
     var total = 0
     var i = 0
@@ -114,8 +133,13 @@ public enum ByteScanning {
   /// sixteen after them by one; or, when fewer than seventeen bytes are left, where the test stopped, for
   /// the caller to go on byte by byte.
   @inlinable @inline(__always)
-  public static func firstPairIndex(
-    in bytes: UnsafeBufferPointer<UInt8>, from start: Int, pair: (Vector, Vector) -> Lanes
+  public static func firstPairIndex(in bytes: Span<UInt8>, from start: Int, pair: (Vector, Vector) -> Lanes) -> Int {
+    bytes.withUnsafeBufferPointer { firstPairIndex(buffer: $0, from: start, pair: pair) }
+  }
+
+  @inlinable @inline(__always)
+  static func firstPairIndex(
+    buffer bytes: UnsafeBufferPointer<UInt8>, from start: Int, pair: (Vector, Vector) -> Lanes
   ) -> Int {
     guard let base = bytes.baseAddress else { return start }
     var i = start
@@ -147,17 +171,23 @@ public enum ByteScanning {
         i &+= 64
       }
     }
-    return firstIndex(in: bytes, from: i, vector: { $0 .>= splat(0x80) }, byte: { $0 >= 0x80 })
+    return firstIndex(buffer: bytes, from: i, vector: { $0 .>= splat(0x80) }, byte: { $0 >= 0x80 })
   }
 
   /// The offset of the first `a` or `b` at or after `start`, or `bytes.count`.
   @inlinable
-  public static func firstIndex(
-    of a: UInt8, or b: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int = 0
-  ) -> Int {
+  public static func firstIndex(of a: UInt8, or b: UInt8, in bytes: Span<UInt8>, from start: Int = 0) -> Int {
+    bytes.withUnsafeBufferPointer { firstIndex(of: a, or: b, buffer: $0, from: start) }
+  }
+
+  @inlinable
+  static func firstIndex(of a: UInt8, or b: UInt8, buffer bytes: UnsafeBufferPointer<UInt8>, from start: Int = 0)
+    -> Int
+  {
     let va = splat(a)
     let vb = splat(b)
-    return firstIndex(in: bytes, from: start, vector: { ($0 .== va) .| ($0 .== vb) }, byte: { $0 == a || $0 == b })
+    return firstIndex(
+      buffer: bytes, from: start, vector: { ($0 .== va) .| ($0 .== vb) }, byte: { $0 == a || $0 == b })
   }
 
   /// A 64-bit FNV-1a hash of bytes, lowercasing ASCII letters: a Set key for tag names without making a
@@ -190,9 +220,15 @@ extension String {
   }
 
   /// Calls `body` with the string's UTF-8, in place for a native string (which every string made here
-  /// is), without the copy to a `var` that `withUTF8` needs, and its retain and release.
-  @inlinable
-  public func withUTF8Bytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+  /// is), without the copy to a `var` that `withUTF8` needs, and its retain and release (`utf8.span` costs
+  /// a call and a retain each time: 1 % of a parse).
+  @inlinable @inline(__always)
+  public func withUTF8Span<Result>(_ body: (Span<UInt8>) throws -> Result) rethrows -> Result {
+    try withUTF8Bytes { try body($0.span) }
+  }
+
+  @inlinable @inline(__always)
+  func withUTF8Bytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
     if let result = try utf8.withContiguousStorageIfAvailable(body) { return result }
     var copy = self
     return try copy.withUTF8(body)

@@ -464,8 +464,7 @@ public enum ISODate {
       two(y % 100)
     } else {
       // A year outside 0...9999 (only a far-off or hand-edited date): written in full.
-      var year = String(y)
-      year.withUTF8 { bytes.append(bytes: $0) }
+      bytes.append(bytes: String(y).utf8.span)
     }
     bytes.append(UInt8(ascii: "-"))
     two(m)

@@ -17,14 +17,14 @@ public enum JSONString {
       while true {
         // Straight to the next byte to escape, sixteen plain bytes at a time.
         let at = ByteScanning.firstIndex(
-          in: utf8, from: start,
+          buffer: utf8, from: start,
           vector: { v in
             (v .< ByteScanning.splat(0x20)) .| (v .== ByteScanning.splat(0x22)) .| (v .== ByteScanning.splat(0x5C))
           },
           byte: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C })
         guard at < n else { break }
         let c = utf8[at]
-        bytes.append(bytes: UnsafeBufferPointer(rebasing: utf8[start..<at]))
+        bytes.append(bytes: UnsafeBufferPointer(rebasing: utf8[start..<at]).span)
         // Two appends, not an array literal: this runs for every quote of an embedded JSON text.
         bytes.append(92)
         switch c {
@@ -41,7 +41,7 @@ public enum JSONString {
         }
         start = at + 1
       }
-      bytes.append(bytes: UnsafeBufferPointer(rebasing: utf8[start..<n]))
+      bytes.append(bytes: UnsafeBufferPointer(rebasing: utf8[start..<n]).span)
     }
     bytes.append(UInt8(ascii: "\""))
   }

@@ -173,5 +173,7 @@ extension StableHash {
 
 extension StableHash.Running: ByteAppender {
   @inlinable public mutating func append(_ byte: UInt8) { add(byte) }
-  @inlinable public mutating func append(bytes: UnsafeBufferPointer<UInt8>) { for byte in bytes { add(byte) } }
+  @inlinable public mutating func append(bytes: Span<UInt8>) {
+    bytes.withUnsafeBufferPointer { for byte in $0 { add(byte) } }
+  }
 }

@@ -293,7 +293,7 @@ struct ReferenceFolder {
     guard ByteScanning.firstNonASCII(in: bytes.span) < bytes.count else { return 0 }
     let mask = ByteScanning.splat(0xC0)
     let continuation = ByteScanning.splat(0x80)
-    return ByteScanning.count(in: bytes, vector: { $0 & mask .== continuation }, byte: { $0 & 0xC0 == 0x80 })
+    return ByteScanning.count(in: bytes.span, vector: { $0 & mask .== continuation }, byte: { $0 & 0xC0 == 0x80 })
   }
 
   /// Moves `count` bytes of markup from the read position to the write position, noting its newlines.

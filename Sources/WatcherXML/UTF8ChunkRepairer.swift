@@ -32,8 +32,12 @@ package struct UTF8ChunkRepairer {
   ///
   /// Call with `isLast` for the final chunk (which may be empty) so that a truncated character at the very end is
   /// repaired rather than carried.
-  package mutating func process(
-    _ chunk: UnsafeBufferPointer<UInt8>, isLast: Bool, emit: (UnsafeBufferPointer<UInt8>) throws -> Void
+  package mutating func process(_ chunk: Span<UInt8>, isLast: Bool, emit: (Span<UInt8>) -> Void) {
+    chunk.withUnsafeBufferPointer { process(buffer: $0, isLast: isLast) { emit($0.span) } }
+  }
+
+  mutating func process(
+    buffer chunk: UnsafeBufferPointer<UInt8>, isLast: Bool, emit: (UnsafeBufferPointer<UInt8>) throws -> Void
   ) rethrows {
     if carry.isEmpty {
       try processJoined(chunk, isLast: isLast, emit: emit)

@@ -29,11 +29,11 @@ public struct Unretained<Object: AnyObject> {
 
   /// The reference a C callback's context pointer (`opaque` of an `Unretained`) stands for.
   @inlinable @inline(__always)
-  public init(opaque: UnsafeRawPointer) { reference = .fromOpaque(opaque) }
+  init(opaque: UnsafeRawPointer) { reference = .fromOpaque(opaque) }
 
   /// The pointer handed to C as a callback's context.
   @inlinable @inline(__always)
-  public var opaque: UnsafeMutableRawPointer { reference.toOpaque() }
+  var opaque: UnsafeMutableRawPointer { reference.toOpaque() }
 
   /// Calls `body` with the object.
   ///

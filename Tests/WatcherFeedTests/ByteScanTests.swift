@@ -29,7 +29,7 @@ struct ByteScanTests {
         if position < length { bytes[position] = 0x26 }
         if position + 3 < length { bytes[position + 3] = 0x3C }
         let found = bytes.withUnsafeBufferPointer {
-          ByteScanning.firstIndex(of: UInt8(ascii: "<"), or: UInt8(ascii: "&"), in: $0)
+          ByteScanning.firstIndex(of: UInt8(ascii: "<"), or: UInt8(ascii: "&"), in: $0.span)
         }
         #expect(found == bytes.firstIndex { $0 == 0x26 || $0 == 0x3C } ?? length, "\(length) \(position)")
         let marked = bytes.map { $0 == 0x3C ? 0xC3 : $0 }
@@ -45,7 +45,7 @@ struct ByteScanTests {
       for step in 1...5 {
         let bytes = (0..<length).map { $0 % step == 0 ? UInt8(0xA9) : UInt8(0x61) }
         let counted = bytes.withUnsafeBufferPointer {
-          ByteScanning.count(in: $0, vector: { $0 .== ByteScanning.splat(0xA9) }, byte: { $0 == 0xA9 })
+          ByteScanning.count(in: $0.span, vector: { $0 .== ByteScanning.splat(0xA9) }, byte: { $0 == 0xA9 })
         }
         #expect(counted == bytes.filter { $0 == 0xA9 }.count, "\(length) \(step)")
       }

@@ -68,7 +68,7 @@ struct CorpusRobustnessTests {
       return
     }
     var bytes: [UInt8] = []
-    var writer = FeedJSONWriter { bytes.append(contentsOf: $0) }
+    var writer = FeedJSONWriter { bytes.append(bytes: $0) }
     writer.write(whole)
     #expect((try? JSONSerialization.jsonObject(with: Data(bytes))) != nil, "invalid JSON output")
     try knownItemsKeepTheirKeys(url, whole: whole)
@@ -99,19 +99,25 @@ struct CorpusRobustnessTests {
   func streamingIsTheSame(_ url: URL, data: Data, options: FeedParser.Options) throws {
     guard let whole = try? FeedParser.parse(data, options: options) else { return }
     var expected: [UInt8] = []
-    var writer = FeedJSONWriter { expected.append(contentsOf: $0) }
+    var writer = FeedJSONWriter { expected.append(bytes: $0) }
     writer.write(whole)
     let streamedBytes = Locked<[UInt8]>([])
     final class Box: @unchecked Sendable { var writer: FeedJSONWriter? }
     let box = Box()
-    box.writer = FeedJSONWriter { bytes in streamedBytes.withLock { $0 += bytes } }
+    box.writer = FeedJSONWriter { bytes in
+      let copy = Array(copying: bytes)
+      streamedBytes.withLock { $0 += copy }
+    }
     let streamed = try FeedParser.stream(
       contentsOf: url.path, options: options, header: { box.writer?.begin($0) }, item: { box.writer?.item($0) })
     box.writer?.end(warnings: streamed.warnings)
     #expect(Self.difference(streamedBytes.withLock { $0 }, expected) == nil)
     #expect(streamed.items == whole.feed.items.count)
     streamedBytes.withLock { $0 = [] }
-    box.writer = FeedJSONWriter { bytes in streamedBytes.withLock { $0 += bytes } }
+    box.writer = FeedJSONWriter { bytes in
+      let copy = Array(copying: bytes)
+      streamedBytes.withLock { $0 += copy }
+    }
     let encoded = try FeedParser.stream(
       contentsOf: url.path, options: options, header: { box.writer?.begin($0) }, encode: FeedJSONWriter.encode,
       item: { item, bytes in

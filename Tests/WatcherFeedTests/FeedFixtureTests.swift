@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 import WatcherFeed
+import WatcherSupport
 import WatcherTestSupport
 import WatcherXML
 
@@ -33,7 +34,7 @@ struct FeedFixtureTests {
     let url = Self.directory.appendingPathComponent(path)
     let parsed = try FeedParser.parse(contentsOf: url.path)
     var bytes: [UInt8] = []
-    var writer = FeedJSONWriter { bytes.append(contentsOf: $0) }
+    var writer = FeedJSONWriter { bytes.append(bytes: $0) }
     writer.write(parsed)
     let json = String(decoding: bytes, as: UTF8.self)
     // The output is valid JSON whatever the input.

@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+import WatcherSupport
 import WatcherTestSupport
 
 @testable import WatcherFeed
@@ -65,7 +66,7 @@ struct HostileInputTests {
       """
     let parsed = try FeedParser.parse(Data(doc.utf8))
     var json: [UInt8] = []
-    var writer = FeedJSONWriter { json.append(contentsOf: $0) }
+    var writer = FeedJSONWriter { json.append(bytes: $0) }
     writer.write(parsed)
     #expect(!String(decoding: json, as: UTF8.self).contains("TOPSECRET"))
     #expect(parsed.feed.items.first?.title == "a &xxe; b")

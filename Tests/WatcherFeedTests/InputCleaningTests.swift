@@ -25,7 +25,7 @@ struct InputCleaningTests {
     repeat {
       let end = min(input.count, offset + chunkSize)
       input[offset..<end].withUnsafeBufferPointer { chunk in
-        repairer.process(chunk, isLast: end == input.count) { out.append(contentsOf: $0) }
+        repairer.process(chunk.span, isLast: end == input.count) { out.append(bytes: $0) }
       }
       offset = end
     } while offset < input.count

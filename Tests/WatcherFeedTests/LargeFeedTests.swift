@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 import WatcherFeed
+import WatcherSupport
 
 /// Large feeds take the parallel paths (items normalized on a worker, JSON encoded two batches at a time);
 /// order and content must be exactly as in the document.
@@ -27,7 +28,7 @@ struct LargeFeedTests {
     #expect(parsed.feed.items[1_000].title == "Item 1000 & more")
     #expect(parsed.feed.items[2_000].text == "Text 2000")
     var chunks: [[UInt8]] = []
-    var writer = FeedJSONWriter { chunks.append(Array($0)) }
+    var writer = FeedJSONWriter { chunks.append(Array(copying: $0)) }
     writer.write(parsed)
     #expect(chunks.count > 3)
     let doc = try #require(
@@ -43,10 +44,10 @@ struct LargeFeedTests {
   func streamedChunks(preEncoded: Bool) throws {
     let parsed = try FeedParser.parse(Self.rss)
     var whole: [UInt8] = []
-    var writer = FeedJSONWriter { whole += $0 }
+    var writer = FeedJSONWriter { whole.append(bytes: $0) }
     writer.write(parsed)
     var chunks: [[UInt8]] = []
-    var streamed = FeedJSONWriter { chunks.append(Array($0)) }
+    var streamed = FeedJSONWriter { chunks.append(Array(copying: $0)) }
     var feed = parsed.feed
     feed.items = []
     streamed.begin(feed)

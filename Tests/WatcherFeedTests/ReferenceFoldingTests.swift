@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+import WatcherSupport
 import WatcherTestSupport
 
 @testable import WatcherFeed
@@ -94,7 +95,7 @@ struct ReferenceFoldingTests {
     return reader.read { (bytes: inout [UInt8]) -> Bool in
       let end = min(document.count, offset + chunkSize)
       document[offset..<end].withUnsafeBufferPointer {
-        repairer.process($0, isLast: end == document.count) { bytes.append(contentsOf: $0) }
+        repairer.process($0.span, isLast: end == document.count) { bytes.append(bytes: $0) }
       }
       offset = end
       return offset < document.count
