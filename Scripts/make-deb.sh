@@ -49,11 +49,12 @@ printf 'watcher (%s) unstable; urgency=medium\n\n  * Release %s; what changed is
 
 # Depends: what the binary links, as dpkg-shlibdeps finds it (it wants a debian/control to read), and the
 # two libraries it loads when first used (libcurl, libnotify: Sources/CCurl, Sources/CNotify), which
-# dpkg-shlibdeps learns from a stub program that links them.
+# dpkg-shlibdeps learns from a stub program that links them (by soname: only the runtime packages are
+# installed, not their -dev symlinks).
 mkdir -p "$work/src/debian"
 printf 'Source: watcher\n\nPackage: watcher\nArchitecture: any\n' > "$work/src/debian/control"
 echo 'int main(void) { return 0; }' > "$work/src/loaded.c"
-"${CC:-$(command -v cc || command -v clang)}" -o "$work/src/loaded" "$work/src/loaded.c" -Wl,--no-as-needed -lcurl -lnotify
+"${CC:-$(command -v cc || command -v clang)}" -o "$work/src/loaded" "$work/src/loaded.c" -Wl,--no-as-needed -l:libcurl.so.4 -l:libnotify.so.4
 depends=$(cd "$work/src" && dpkg-shlibdeps -O "$root/usr/bin/watcher" loaded 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 for library in libcurl4 libnotify4; do
   case "$depends" in *"$library "* | *"$library,"* | *"$library") ;; *) echo "Depends lacks $library: $depends" >&2; exit 1 ;; esac
