@@ -122,6 +122,8 @@ public enum ArticleExtractor {
     wrapTextRuns(body)
     let sizes = Scorer()
     let total = sizes.paragraphText(body)
+    // Found before the pruning by name takes their headings away.
+    let otherPosts = Set(body.descendants.filter(opensOtherPosts).map(ObjectIdentifier.init))
     prune(body) { sizes.paragraphText($0) * 2 <= total && isFurniture($0, sizes: sizes) }
     let scorer = Scorer(weighClasses: attempt.weighClasses)
     let article = scorer.article(in: body)
@@ -129,6 +131,9 @@ public enum ArticleExtractor {
       let total = scorer.paragraphText(article)
       clean(article, scorer: scorer, total: total)
       dropLinkRuns(article, scorer: scorer, total: total)
+      if !otherPosts.isEmpty {
+        dropOtherPosts(article, otherPosts, scorer: scorer, total: scorer.text(article).length)
+      }
     }
     if let title { dropHeading(repeating: title, in: article) }
     // A page's text reaches hooks and terminals like a feed's: without control characters.
@@ -192,6 +197,9 @@ public enum ArticleExtractor {
   static let dateline = NamePattern(
     "dateline|timestamp|byline|newscaption",
     words: "date|dates|time|published|publish|updated|caption|credit|credits|author|meta")
+  /// Class and id words of a heading that introduces other posts than the page's own ("You may like…" under
+  /// `<h3 class="relatedpoststitle">`): the box it opens is that list, whatever the box is named.
+  static let otherPosts = NamePattern("related|recommend|popular|trending|read-next|readnext|more-stories")
   /// Class and id words that overrule ``unlikely`` (a `main-header-content` may hold the article).
   static let maybe = NamePattern("and|article|body|column|content|main|shadow|story|entry")
   /// Roles of page furniture.
@@ -244,6 +252,15 @@ public enum ArticleExtractor {
     // A short dateline, byline or caption goes even when its name also says `content`.
     if dateline.matches(names) && sizes.text(element).length < 200 { return true }
     return unlikely.matches(names) && !maybe.matches(names)
+  }
+
+  /// Whether the element's first child is a heading named as introducing other posts (``otherPosts``).
+  private static func opensOtherPosts(_ element: HTMLElement) -> Bool {
+    guard element.name != "body", element.name != "main", let first = element.elements.first,
+      first.name.count == 2, first.name.first == "h", let level = first.name.last, ("1"..."6").contains(level)
+    else { return false }
+    let names = classAndID(first)
+    return !names.isEmpty && otherPosts.matches(names) && !maybe.matches(names)
   }
 
   /// Whether the element's id spells its heading (`sharing-with-a-single-developer` on a section headed
@@ -318,6 +335,20 @@ public enum ArticleExtractor {
       return scorer.paragraphText(child) * 2 <= total && isJunk(child, scorer: scorer)
     }
     for element in article.elements { clean(element, scorer: scorer, total: total) }
+  }
+
+  /// Removes a box inside the article that a heading opened as other posts ("You may like…"), when the
+  /// article keeps `minimumText` characters without it: a site that shows its related posts whole (quotes,
+  /// poems, short notes) has more of their text than of the article's, so neither the pruning nor `clean`,
+  /// which spare what holds most of the text, take them away.
+  private static func dropOtherPosts(
+    _ element: HTMLElement, _ boxes: Set<ObjectIdentifier>, scorer: Scorer, total: Int
+  ) {
+    element.children.removeAll {
+      guard case .element(let child) = $0, boxes.contains(ObjectIdentifier(child)) else { return false }
+      return total - scorer.text(child).length >= minimumText
+    }
+    for child in element.elements { dropOtherPosts(child, boxes, scorer: scorer, total: total) }
   }
 
   /// Removes the runs of paragraphs inside the article that are links and little else (a "You may also

@@ -161,6 +161,24 @@ struct ArticleExtractorTests {
     for part in plain { #expect(article.text.contains(part), "\(article.text)") }
   }
 
+  @Test("posts a site shows whole under the article, below a heading named for them, are left out though longer")
+  func otherPostsShownWhole() throws {
+    let others = (1...4).map { n in
+      "<article class=\"post box\"><p>Another message, number \(n), "
+        + String(repeating: "with words and commas of its own, ", count: 12) + "and an end.</p></article>"
+    }
+    let body = """
+      <article class="post box">\(Self.proseHTML)</article><article class="post box">
+      <h3 class="relatedpoststitle">You may like...</h3>\(others.joined())</article>
+      """
+    let article = try #require(try ArticleExtractor.extract(Self.page(body)))
+    #expect(article.text == Self.prose.joined(separator: "\n\n"), "\(article.text)")
+    // Under such a heading with nothing of its own beside it, the text is the article's: it stays.
+    let alone = try #require(
+      try ArticleExtractor.extract(Self.page("<div><h3 class=\"related-title\">Related</h3>\(Self.proseHTML)</div>")))
+    #expect(alone.text.contains(Self.prose[0]) && alone.text.contains(Self.prose[2]), "\(alone.text)")
+  }
+
   @Test("a sibling of the article's class that is mostly links (a row of popular stories) is not joined")
   func linkRowNotJoined() throws {
     let stories = (1...6).map {
