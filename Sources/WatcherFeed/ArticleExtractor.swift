@@ -251,7 +251,8 @@ public enum ArticleExtractor {
     guard !names.isEmpty else { return false }
     // A short dateline, byline or caption goes even when its name also says `content`.
     if dateline.matches(names) && sizes.text(element).length < 200 { return true }
-    return unlikely.matches(names) && !maybe.matches(names)
+    // A formula is text, whatever its container is named (MathJax's `CtxtMenu_Attached_0` names a menu).
+    return unlikely.matches(names) && !maybe.matches(names) && !element.descendants.contains { $0.name == "math" }
   }
 
   /// Whether the element's first child is a heading named as introducing other posts (``otherPosts``).

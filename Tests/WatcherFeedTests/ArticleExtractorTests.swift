@@ -179,6 +179,18 @@ struct ArticleExtractorTests {
     #expect(alone.text.contains(Self.prose[0]) && alone.text.contains(Self.prose[2]), "\(alone.text)")
   }
 
+  @Test("formulas are text, whatever their container is named (MathJax's context-menu class)")
+  func formulas() throws {
+    let formula = """
+      <mjx-container class="MathJax CtxtMenu_Attached_0" jax="CHTML"><mjx-math aria-hidden="true"><mjx-mi>
+      </mjx-mi></mjx-math><mjx-assistive-mml><math><mi>E</mi><mo>=</mo><mi>m</mi><msup><mi>c</mi><mn>2</mn>
+      </msup></math></mjx-assistive-mml></mjx-container>
+      """
+    let body = "<article>\(Self.proseHTML)<p>The best known formula is</p>\(formula)<p>and it is short.</p></article>"
+    let article = try #require(try ArticleExtractor.extract(Self.page(body)))
+    #expect(article.text.contains("E = m c 2") || article.text.contains("E=mc2"), "\(article.text)")
+  }
+
   @Test("a sibling of the article's class that is mostly links (a row of popular stories) is not joined")
   func linkRowNotJoined() throws {
     let stories = (1...6).map {
