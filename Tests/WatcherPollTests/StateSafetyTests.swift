@@ -70,6 +70,34 @@ struct StateSafetyTests {
     #expect(later.actions == 1)
   }
 
+  @Test("a state file whose known items alone are corrupt is scheduled, then moved aside when they are needed")
+  func corruptItemsAreSilent() throws {
+    let h = try Harness(settings: "  first_poll: all")
+    defer { h.server.stop() }
+    h.source.items.withLock {
+      $0 = [("a", "A", "Sat, 28 Nov 2026 10:00:00 GMT"), ("b", "B", "Sat, 28 Nov 2026 11:00:00 GMT")]
+    }
+    #expect(h.poll().actions == 2)
+    // The items come last: the read that schedules the feed stops before them and succeeds, and a poll
+    // that changes nothing (a 304) needs no more.
+    let path = h.store.path(for: h.config.feeds[0].url)
+    let text = try String(contentsOfFile: path, encoding: .utf8)
+    let items = try #require(text.range(of: "\"item_digests\"") ?? text.range(of: "\"items\""))
+    try (text[..<items.lowerBound] + "\"items\": {{{").write(toFile: path, atomically: true, encoding: .utf8)
+    let url = h.config.feeds[0].url
+    #expect(try StateStore.load(url: url, directory: h.store.directory, items: false).restarted == nil)
+    #expect(h.poll(at: Self.now.addingTimeInterval(60)).actions == 0)
+    // A poll that reads the items finds them corrupt: the file goes aside and the feed starts again as from
+    // any corrupt file, acting on nothing it cannot tell from what it already handled.
+    h.source.items.withLock { $0.append(("c", "C", "Sun, 29 Nov 2026 10:00:00 GMT")) }
+    let again = h.poll(at: Self.now.addingTimeInterval(120))
+    #expect(again.warnings.contains { $0.contains("unreadable") && $0.contains(".corrupt-") }, "\(again.warnings)")
+    #expect(again.actions == 0, "items already handled were acted on again")
+    #expect(h.runner.actions.count == 2)
+    h.source.items.withLock { $0.append(("d", "D", "Mon, 30 Nov 2026 10:00:00 GMT")) }
+    #expect(h.poll(at: Self.now.addingTimeInterval(180)).actions == 1)
+  }
+
   @Test("numbers no computation can hold, from a state file, do not crash the poll")
   func absurdNumbers() throws {
     let h = try Harness(settings: "  interval: 5200w")
