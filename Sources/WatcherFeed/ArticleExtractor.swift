@@ -197,6 +197,8 @@ public enum ArticleExtractor {
   static let dateline = NamePattern(
     "dateline|timestamp|byline|newscaption",
     words: "date|dates|time|published|publish|updated|caption|credit|credits|author|meta")
+  /// The heading elements.
+  static let headings: Set<String> = ["h1", "h2", "h3", "h4", "h5", "h6"]
   /// Class and id words of a heading that introduces other posts than the page's own ("You may like…" under
   /// `<h3 class="relatedpoststitle">`): the box it opens is that list, whatever the box is named.
   static let otherPosts = NamePattern("related|recommend|popular|trending|read-next|readnext|more-stories")
@@ -258,7 +260,7 @@ public enum ArticleExtractor {
   /// Whether the element's first child is a heading named as introducing other posts (``otherPosts``).
   private static func opensOtherPosts(_ element: HTMLElement) -> Bool {
     guard element.name != "body", element.name != "main", let first = element.elements.first,
-      first.name.count == 2, first.name.first == "h", let level = first.name.last, ("1"..."6").contains(level)
+      headings.contains(first.name)
     else { return false }
     let names = classAndID(first)
     return !names.isEmpty && otherPosts.matches(names) && !maybe.matches(names)
@@ -279,7 +281,7 @@ public enum ArticleExtractor {
     var seen = 0
     while let next = stack.popLast(), seen < 8 {
       seen += 1
-      if ["h1", "h2", "h3", "h4", "h5", "h6"].contains(next.name) { return next }
+      if headings.contains(next.name) { return next }
       stack += next.elements.prefix(8).reversed()
     }
     return nil

@@ -36,6 +36,13 @@ struct FeedJob: Sendable {
   /// The new items to group with other feeds' into stories (`StoryRadar`), with what their spread triggers
   /// will do once their story reaches its feeds.
   var storyItems: [StoryItem] = []
+
+  /// Keeps what the read of its state file leaves for later: the state to compare a save with, and the
+  /// file's bytes when its items are still to be read.
+  mutating func keep(_ loaded: Result<StateStore.Loaded, StateError>) {
+    saved = PassStages.saved(loaded)
+    if case .success(let file) = loaded { stateBytes = file.bytes }
+  }
 }
 
 /// A new item on its way to the story radar: what the radar reads, and the actions of the rules that wait
@@ -89,8 +96,7 @@ enum PassStages {
       case .success(let file) where file.restarted == nil:
         var job = FeedJob(feed: feeds[index], state: file.state, outcome: outcomes[position])
         job.position = position
-        job.saved = saved(.success(file))
-        job.stateBytes = file.bytes
+        job.keep(.success(file))
         ready.append(job)
       case .failure(let error):
         unreadable.append((position, error))

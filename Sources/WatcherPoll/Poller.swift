@@ -104,10 +104,9 @@ public struct Poller {
     // States are read without their known items, which are most of a state file, to be scheduled: a feed
     // that is not due needs nothing more, and a due one is read whole by the read stage only when its poll
     // is more than a 304 (`PassStages.whole`), from the file's bytes kept since (one read of each file). A
-    // pass over many feeds holds their states a batch at a time:
-    // they are read a chunk at a time to be scheduled, and the due ones are read again just before their
-    // batch is fetched (10,000 feeds' states held at once were a third of the daemon's memory, and their
-    // jobs, 2.6 KB each, half of it).
+    // pass over many feeds holds their states a batch at a time: they are read a chunk at a time to be
+    // scheduled, and the due ones are read again just before their batch is fetched (10,000 feeds' states
+    // held at once were a third of the daemon's memory, and their jobs, 2.6 KB each, half of it).
     let chunk = PassStages.stateChunk
     let reread = feeds.count > chunk
     for start in stride(from: 0, to: feeds.count, by: chunk) {
@@ -128,8 +127,7 @@ public struct Poller {
           if reread, !job.restarted {
             due.append(.later(feed: start + offset, position: job.position))
           } else {
-            job.saved = PassStages.saved(loaded)
-            if case .success(let file) = loaded { job.stateBytes = file.bytes }
+            job.keep(loaded)
             due.append(.job(job))
           }
         }

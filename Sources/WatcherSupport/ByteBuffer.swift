@@ -89,10 +89,3 @@ public final class ByteBuffer: ByteAppender {
     capacity = grown
   }
 }
-
-extension Array where Element == UInt8 {
-  /// A copy of `bytes`.
-  public init(copying bytes: Span<UInt8>) {
-    self = bytes.withUnsafeBufferPointer { Array($0) }
-  }
-}

@@ -48,24 +48,23 @@ public enum StableHash {
 
   /// Sixteen hex digits for a hash value.
   public static func hex(_ value: UInt64) -> String {
-    String(unsafeUninitializedCapacity: 16) { buffer in
-      for index in 0..<16 { buffer[index] = hexDigit(value, index) }
-      return 16
-    }
+    String(unsafeUninitializedCapacity: 16) { writeHex(value, into: $0) }
   }
 
   /// `hex(value)`'s sixteen digits appended to `bytes`, with no string made (a state file writes two for
   /// each known item: `String(_:radix:)` and padding took a third of a first poll's save).
   public static func appendHex(_ value: UInt64, to bytes: inout [UInt8]) {
     withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { digits in
-      for index in 0..<16 { digits[index] = hexDigit(value, index) }
-      bytes.append(contentsOf: UnsafeBufferPointer(digits))
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[..<writeHex(value, into: digits)]))
     }
   }
 
-  private static func hexDigit(_ value: UInt64, _ index: Int) -> UInt8 {
-    let nibble = UInt8(truncatingIfNeeded: value >> UInt64(60 - 4 * index)) & 0xF
-    return nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+  /// Writes `value`'s sixteen hex digits (JSON's lowercase ones) to `digits`; returns 16.
+  private static func writeHex(_ value: UInt64, into digits: UnsafeMutableBufferPointer<UInt8>) -> Int {
+    for index in 0..<16 {
+      digits[index] = JSONString.hexDigit(UInt8(truncatingIfNeeded: value >> (60 - 4 * index)) & 0xF)
+    }
+    return 16
   }
 
   /// A hash value from its sixteen hex digits (0 when they are not).

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 import WatcherFeed
 import WatcherSupport
+import WatcherTestSupport
 
 /// Large feeds take the parallel paths (items normalized on a worker, JSON encoded two batches at a time);
 /// order and content must be exactly as in the document.
