@@ -69,17 +69,39 @@ struct StoriesCommand: Command {
   }
 
   /// `--jsonl`: each line placed by a radar of the default settings, in the order read.
+  ///
+  /// Printed once all are read: `cluster` is the story as it stands at the end, and `cluster_at_arrival`, where it differs,
+  /// the story the item joined when it came (one that later turned out to be part of a big story).
   private func group(_ input: Data, arguments: Arguments, terminal: Terminal) -> ExitCode {
     var radar = StoryRadar()
-    var out: [UInt8] = []
+    var placed: [(id: String, entry: StoryRadar.Entry)] = []
+    var sameAs: [Int: Int] = [:]
     let now = WallClock.now()
     for (id, value) in JSONLines.objects(input, terminal: terminal) {
       let time = value["published"]?.string.flatMap(DateParser.parse) ?? now
+      let categories =
+        value["category"]?.string.map { [$0] }
+        ?? value["categories"].flatMap { categories -> [String]? in
+          guard case .array(let list) = categories else { return nil }
+          return list.compactMap(\.string)
+        }
       let entry = radar.add(
         StoryRadar.Item(
           key: id, feed: value["feed"]?.string ?? "", title: value["title"]?.string ?? "",
-          text: value["summary"]?.string ?? value["text"]?.string, link: value["link"]?.string, time: time))
-      var members: [(String, JSONOutput)] = [("id", .string(id)), ("cluster", .int(entry.story))]
+          text: value["summary"]?.string ?? value["text"]?.string, link: value["link"]?.string, time: time,
+          categories: categories ?? []))
+      if let via = entry.why.via { sameAs[via] = entry.story }
+      placed.append((id, entry))
+    }
+    func final(_ story: Int) -> Int {
+      var story = story
+      while let next = sameAs[story], next != story { story = next }
+      return story
+    }
+    var out: [UInt8] = []
+    for (id, entry) in placed {
+      var members: [(String, JSONOutput)] = [("id", .string(id)), ("cluster", .int(final(entry.story)))]
+      if final(entry.story) != entry.story { members.append(("cluster_at_arrival", .int(entry.story))) }
       if arguments.has(Self.explain) { members.append(("why", .string(Self.why(entry)))) }
       out += JSONOutput.object(members).compact
       out.append(UInt8(ascii: "\n"))
@@ -96,6 +118,12 @@ struct StoriesCommand: Command {
   static func why(_ entry: StoryRadar.Entry) -> String {
     let why = entry.why
     let words = why.shared.prefix(8).map { "'\(Printable.line($0))'" }.joined(separator: ", ")
+    if entry.joined, let via = why.via {
+      let same = why.viaShared.prefix(8).map { "'\(Printable.line($0))'" }.joined(separator: ", ")
+      return "joined story \(entry.story) through story \(via), the same story"
+        + (same.isEmpty ? "" : " (they share \(same))")
+        + ": shares \(words) with story \(via) (similarity \(Relevance.shown(why.similarity)))"
+    }
     if entry.joined {
       return "joined story \(entry.story): shares \(words) (similarity \(Relevance.shown(why.similarity)))"
     }

@@ -21,6 +21,7 @@ extension StoryRadar {
             if entry.joined { json.member("joined", true) }
             json.member("key", entry.key)
             json.member("link", entry.link)
+            Self.write("sections", entry.sections, to: &json)
             json.member("story", entry.story)
             json.member("time", Int(entry.time.timeIntervalSince1970))
             json.member("title", entry.title)
@@ -37,9 +38,11 @@ extension StoryRadar {
           json.element()
           json.object { json in
             Self.write("actions", note.actions, to: &json)
+            if note.big { json.member("big", true) }
             json.member("body", note.body)
             Self.write("fired", note.fired, to: &json)
             json.member("link", note.link)
+            json.member("same_as", note.sameAs)
             json.member("story", id)
             json.member("summary", note.summary)
           }
@@ -57,6 +60,8 @@ extension StoryRadar {
       write("shared", why.shared, to: &json)
       json.member("similarity", Int((why.similarity * 1000).rounded()))
       json.member("story", why.story)
+      json.member("via", why.via)
+      write("via_shared", why.viaShared, to: &json)
     }
   }
 
@@ -94,6 +99,8 @@ extension StoryRadar {
             case "link": note.link = try json.optional { try $0.string() }
             case "fired": note.fired = try Self.strings(&json, limit: 32)
             case "actions": note.actions = try Self.strings(&json, limit: 32)
+            case "big": note.big = try json.bool()
+            case "same_as": note.sameAs = try json.optional { try $0.int() }
             default: try json.skipValue()
             }
           }
@@ -110,7 +117,7 @@ extension StoryRadar {
     var (key, feed, title, link) = (String?.none, String?.none, String?.none, String?.none)
     var (story, time, joined) = (Int?.none, Int?.none, false)
     var why = Why()
-    var (words, text): ([String], [String]) = ([], [])
+    var (words, text, sections): ([String], [String], [String]) = ([], [], [])
     try json.object { json, member in
       switch member {
       case "key": key = try json.string()
@@ -122,6 +129,7 @@ extension StoryRadar {
       case "joined": joined = try json.bool()
       case "words": words = try strings(&json, limit: maxWords)
       case "text_words": text = try strings(&json, limit: maxWords)
+      case "sections": sections = try strings(&json, limit: 8)
       case "why":
         try json.object { json, member in
           switch member {
@@ -129,6 +137,8 @@ extension StoryRadar {
           case "similarity": why.similarity = Double(try json.int()) / 1000
           case "shared": why.shared = try strings(&json, limit: 2 * maxWords)
           case "refused": why.refused = try json.optional { try $0.string() }
+          case "via": why.via = try json.optional { try $0.int() }
+          case "via_shared": why.viaShared = try strings(&json, limit: 8)
           default: try json.skipValue()
           }
         }
@@ -138,7 +148,7 @@ extension StoryRadar {
     guard let key, let feed, let title, let story, let time else { return nil }
     return Entry(
       key: key, feed: feed, title: title, link: link, time: Date(timeIntervalSince1970: Double(time)), story: story,
-      joined: joined, why: why, words: words, textWords: text)
+      joined: joined, why: why, words: words, textWords: text, sections: sections)
   }
 
   private static func strings(_ json: inout JSONReader, limit: Int) throws -> [String] {

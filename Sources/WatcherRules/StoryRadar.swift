@@ -12,8 +12,15 @@ import WatcherSupport
 /// of each story's items. It joins the most similar story when the cosine is at least `similarity` and they
 /// share at least `sharedWords` words; otherwise it starts a story of its own. A story of one feed's items
 /// only is never joined by another item of that feed: two posts of one feed are one story only when another
-/// feed's item ties them (docs/rules.md, "Stories across feeds"). Nothing is ever merged afterwards, so a
-/// story an item joined is the one it stays in.
+/// feed's item ties them (docs/rules.md, "Stories across feeds"). Items that the sources file under
+/// different sections (categories that more than one feed uses, such as an aggregator's "business" and
+/// "technology") are not one story.
+///
+/// A story is *big* once its items come from `bigFeeds` feeds within `bigWithin`. A story about to become big
+/// that reads like a big one (`sameStory`) is that story told from another side (the release's review beside
+/// its announcement): the item that makes it big joins the big one instead, so do the later items that would
+/// join it, and `stories` shows the two as one. A story is never told twice as "big", and an item's story
+/// never changes once placed (its `why.via` names the story it first came to).
 ///
 /// The radar keeps the items of the window (at most `maxItems`, each with its words and why it was placed
 /// where it is) and the little each story needs beyond them (the rules that fired for it, its bubble); the
@@ -22,12 +29,15 @@ public struct StoryRadar: Sendable {
   /// The settings, fixed for all feeds (measured in docs/benchmarks.md, "Stories across feeds").
   public struct Settings: Sendable, Equatable {
     /// The least cosine between an item and a story it joins.
-    public var similarity = 0.20
+    public var similarity = 0.19
     /// Of the stories it may join, the item joins the one with the highest cosine × feeds^`spreadWeight`:
     /// a story several feeds carry already is the likelier home of another report (as in a Chinese
     /// restaurant process, where a table's pull grows with its guests), so one story is not cut into
     /// fragments that each look new.
-    public var spreadWeight = 1.5
+    public var spreadWeight = 1.0
+    /// The most feeds that count for that pull: beyond them a story is no likelier a home (a story of
+    /// 60 feeds about a country's markets would otherwise take every headline naming the country).
+    public var spreadCap = 20
     /// The least number of words they share.
     public var sharedWords = 2
     /// How long a story takes new items after its last one, and how long items are kept.
@@ -36,6 +46,21 @@ public struct StoryRadar: Sendable {
     public var maxItems = 4_000
     /// About the most bytes they take in `story-groups.json` (the oldest go first beyond it).
     public var maxBytes = 2 << 20
+    /// A story is big when its items within `bigWithin` come from this many feeds (the spread rules'
+    /// default, `story: { feeds: 3, within: 6h }`).
+    public var bigFeeds = 3
+    public var bigWithin: TimeInterval = 6 * 3600
+    /// The least cosine between a story about to become big and a big one that makes them one story.
+    ///
+    /// Or `sameStoryByWord`, below.
+    public var sameStory = 0.20
+    /// The least cosine that does when most items of both have a word that few other items have:
+    /// "Titanfall" in the reviews and in the launch-day news.
+    public var sameStoryByWord = 0.10
+    /// A key word of two stories is in at least this share of each one's items.
+    public var keyWordShare = 0.5
+    /// Of the items kept that have a key word, at least this share are the two stories'.
+    public var keyWordConcentration = 0.6
 
     public init() {}
   }
@@ -48,24 +73,35 @@ public struct StoryRadar: Sendable {
     public var text: String?
     public var link: String?
     public var time: Date
+    /// The categories its feed gave it.
+    public var categories: [String]
 
-    public init(key: String, feed: String, title: String, text: String? = nil, link: String? = nil, time: Date) {
+    public init(
+      key: String, feed: String, title: String, text: String? = nil, link: String? = nil, time: Date,
+      categories: [String] = []
+    ) {
       self.key = key
       self.feed = feed
       self.title = title
       self.text = text
       self.link = link
       self.time = time
+      self.categories = categories
     }
   }
 
-  /// Why an item is where it is: the story it joined (or the closest one it did not), how similar, the
-  /// words they share, and for one it did not join, why not.
+  /// Why an item is where it is.
+  ///
+  /// The story it joined (or the closest one it did not), how similar, the words they share, and for one
+  /// it did not join, why not. `via` is the story it came to first when that story turned out to be `story`
+  /// told from another side, and `viaShared` the words the two share.
   public struct Why: Sendable, Equatable {
     public var story: Int?
     public var similarity: Double
     public var shared: [String]
     public var refused: String?
+    public var via: Int?
+    public var viaShared: [String] = []
 
     public init(story: Int? = nil, similarity: Double = 0, shared: [String] = [], refused: String? = nil) {
       self.story = story
@@ -88,11 +124,13 @@ public struct StoryRadar: Sendable {
     /// The headline's words, then the summary's (weaker) that the headline does not have.
     var words: [String]
     var textWords: [String]
+    /// Its categories, lowercased (`sections(_:)`).
+    var sections: [String] = []
 
     /// About what it takes in the file.
     var bytes: Int {
       200 + key.utf8.count + feed.utf8.count + title.utf8.count + (link?.utf8.count ?? 0)
-        + (words + textWords + why.shared).reduce(0) { $0 + $1.utf8.count + 4 }
+        + (words + textWords + why.shared + why.viaShared + sections).reduce(0) { $0 + $1.utf8.count + 4 }
     }
   }
 
@@ -110,6 +148,10 @@ public struct StoryRadar: Sendable {
     public var summary: String?
     public var body: String?
     public var link: String?
+    /// It has been big (`Settings.bigFeeds`).
+    public var big = false
+    /// The big story it turned out to be: its later items join that one.
+    public var sameAs: Int?
 
     public init() {}
   }
@@ -123,7 +165,8 @@ public struct StoryRadar: Sendable {
   }
 
   public let settings: Settings
-  public private(set) var entries: [Entry] = []
+  /// The items kept, oldest first (a slice: forgetting the oldest moves its start, not every item).
+  public private(set) var entries: ArraySlice<Entry> = []
   public private(set) var notes: [Int: Note] = [:]
   private(set) var nextStory = 1
   /// What the items kept take, about (`Entry.bytes`).
@@ -133,6 +176,8 @@ public struct StoryRadar: Sendable {
   private var documentFrequency: [String: Int] = [:]
   private var clusters: [Int: Cluster] = [:]
   private var postings: [String: Set<Int>] = [:]
+  /// For each section, the feeds of the items kept that have it (and how many items).
+  private var sectionFeeds: [String: [String: Int]] = [:]
 
   /// The most stories a word may be in and still propose them as candidates.
   static let maxPostings = 100
@@ -150,6 +195,9 @@ public struct StoryRadar: Sendable {
     var count = 0
     var last = Date.distantPast
     var norm = 0.0
+    var sections: [String: Int] = [:]
+    /// When its items were published, and by which feed.
+    var members: [(time: Date, feed: String)] = []
   }
 
   public init(settings: Settings = Settings()) {
@@ -158,7 +206,7 @@ public struct StoryRadar: Sendable {
 
   /// The radar holding `entries` (oldest first) and `notes`: word counts, postings and norms rebuilt.
   mutating func restore(_ entries: some Sequence<Entry>, notes: [Int: Note], nextStory: Int) {
-    self.entries = Array(entries)
+    self.entries = ArraySlice(entries)
     self.nextStory = nextStory
     for entry in self.entries {
       for word in entry.words + entry.textWords { documentFrequency[word, default: 0] += 1 }
@@ -180,28 +228,31 @@ public struct StoryRadar: Sendable {
     let words = Self.words(item.title)
     let text = Self.words(item.text ?? "").filter { !words.contains($0) }
     for word in words + text { documentFrequency[word, default: 0] += 1 }
-    let why = bestStory(words: words, text: text, feed: item.feed, time: item.time)
+    let sections = Self.sections(item.categories)
+    var why = bestStory(words: words, text: text, sections: sections, feed: item.feed, time: item.time)
     let joined = why.refused == nil && why.story != nil
     let story: Int
     if joined, let id = why.story {
-      story = id
+      story = resolved(id)
+      if story != id { (why.story, why.via) = (story, id) }
     } else {
       story = nextStory
       nextStory += 1
     }
-    let entry = Entry(
+    var entry = Entry(
       key: Self.storedKey(item.key), feed: TextBudget.prefix(item.feed, maxBytes: 200),
       title: TextBudget.prefix(item.title, maxBytes: 300, marked: true),
       link: item.link.map { TextBudget.prefix($0, maxBytes: 500) }, time: item.time, story: story, joined: joined,
-      why: why, words: words, textWords: text)
-    entries.append(entry)
+      why: why, words: words, textWords: text, sections: sections)
     include(entry)
+    settle(&entry)
+    entries.append(entry)
     if entries.count > settings.maxItems { forget(count: entries.count - settings.maxItems) }
     var over = bytes - settings.maxBytes
     if over > 0 {
       var count = 0
       while over > 0, count < entries.count - 1 {
-        over -= entries[count].bytes
+        over -= entries[entries.startIndex + count].bytes
         count += 1
       }
       forget(count: count)
@@ -210,7 +261,8 @@ public struct StoryRadar: Sendable {
   }
 
   /// The story most like these words (joined or, with `refused`, not).
-  private func bestStory(words: [String], text: [String], feed: String, time: Date) -> Why {
+  private func bestStory(words: [String], text: [String], sections: [String], feed: String, time: Date) -> Why {
+    let mine = sharedSections(sections)
     let weights = Dictionary(
       words.map { ($0, idf($0)) } + text.map { ($0, idf($0) * Self.textWeight) }, uniquingKeysWith: { a, _ in a })
     let norm = weights.values.reduce(0) { $0 + $1 * $1 }.squareRoot()
@@ -238,13 +290,15 @@ public struct StoryRadar: Sendable {
       var why = Why(story: id, similarity: dot / (norm * cluster.norm), shared: sharedOrder(shared, words + text))
       if cluster.feeds.count == 1, cluster.feeds[feed] != nil {
         why.refused = "only items of this feed"
+      } else if let theirs = differentSections(mine, cluster) {
+        why.refused = "filed under \(Self.quoted(mine)), the story under \(Self.quoted(theirs))"
       } else if why.similarity < settings.similarity {
         why.refused = "similarity " + Relevance.shown(why.similarity) + " < " + Relevance.shown(settings.similarity)
       } else if shared.count < settings.sharedWords {
         why.refused = "\(shared.count) word\(shared.count == 1 ? "" : "s") in common (\(settings.sharedWords) needed)"
       }
       if why.refused == nil {
-        let pull = why.similarity * pow(Double(cluster.feeds.count), settings.spreadWeight)
+        let pull = why.similarity * pow(Double(min(cluster.feeds.count, settings.spreadCap)), settings.spreadWeight)
         if best.map({ pull > $0.pull }) ?? true { best = (why, pull) }
       } else if closest.map({ why.similarity > $0.similarity }) ?? true {
         closest = why
@@ -257,6 +311,112 @@ public struct StoryRadar: Sendable {
     order.filter(shared.contains)
   }
 
+  // MARK: Sections and big stories
+
+  /// Categories as sections: trimmed, lowercased, each once, at most 8 of at most 100 bytes.
+  static func sections(_ categories: [String]) -> [String] {
+    var sections: [String] = []
+    for category in categories where sections.count < 8 {
+      let section = TextBudget.prefix(category.trimming().lowercased(), maxBytes: 100)
+      if !section.isEmpty, !sections.contains(section) { sections.append(section) }
+    }
+    return sections
+  }
+
+  /// Of these sections, those more than one feed uses: a category one feed alone gives says nothing
+  /// about what another feed's item is.
+  private func sharedSections(_ sections: some Sequence<String>) -> Set<String> {
+    Set(sections.filter { (sectionFeeds[$0]?.count ?? 0) >= 2 })
+  }
+
+  /// The story's shared sections when they and `mine` are both known and have none in common.
+  private func differentSections(_ mine: Set<String>, _ cluster: Cluster) -> Set<String>? {
+    guard !mine.isEmpty else { return nil }
+    var theirs = false
+    for section in cluster.sections.keys where (sectionFeeds[section]?.count ?? 0) >= 2 {
+      if mine.contains(section) { return nil }
+      theirs = true
+    }
+    return theirs ? sharedSections(cluster.sections.keys) : nil
+  }
+
+  private static func quoted(_ sections: Set<String>) -> String {
+    sections.sorted().prefix(3).map { "'\(Printable.line($0))'" }.joined(separator: ", ")
+  }
+
+  /// The story `story` turned out to be (itself when none).
+  private func resolved(_ story: Int) -> Int {
+    var story = story
+    for _ in 0..<16 {
+      guard let next = notes[story]?.sameAs, clusters[next] != nil else { break }
+      story = next
+    }
+    return story
+  }
+
+  /// When `entry` makes its story big: marks it so, or, when a big story reads like it, moves the entry
+  /// there and sends the story's later items after it.
+  private mutating func settle(_ entry: inout Entry) {
+    let id = entry.story
+    guard let cluster = clusters[id], cluster.feeds.count >= settings.bigFeeds, notes[id]?.big != true,
+      notes[id]?.sameAs == nil
+    else { return }
+    let start = entry.time.addingTimeInterval(-settings.bigWithin)
+    var feeds = Set<String>()
+    for member in cluster.members where member.time > start && member.time <= entry.time {
+      feeds.insert(member.feed)
+    }
+    guard feeds.count >= settings.bigFeeds else { return }
+    guard let (story, words) = bigStory(like: id, time: entry.time) else {
+      notes[id, default: Note()].big = true
+      return
+    }
+    leave(entry)
+    entry.story = story
+    entry.why.story = story
+    entry.why.via = id
+    entry.why.viaShared = words
+    include(entry)
+    notes[id, default: Note()].sameAs = story
+  }
+
+  /// The big story most like story `id`, and the words they share (the key word first), if one is like
+  /// it enough to be the same story.
+  private func bigStory(like id: Int, time: Date) -> (story: Int, words: [String])? {
+    guard let cluster = clusters[id] else { return nil }
+    let norm = norm(of: cluster)
+    let horizon = time.addingTimeInterval(-settings.window)
+    let mine = sharedSections(cluster.sections.keys)
+    var best: (story: Int, similarity: Double, words: [String])?
+    for (other, note) in notes.sorted(by: { $0.key < $1.key }) where note.big && note.sameAs == nil && other != id {
+      guard let big = clusters[other], big.last >= horizon else { continue }
+      let theirs = sharedSections(big.sections.keys)
+      if !mine.isEmpty, !theirs.isEmpty, mine.isDisjoint(with: theirs) { continue }
+      var dot = 0.0
+      var shared: [(word: String, weight: Double)] = []
+      var key: String?
+      for (word, weight) in cluster.weights {
+        guard let there = big.weights[word] else { continue }
+        let idf = idf(word)
+        dot += idf * weight * idf * there
+        shared.append((word, idf * min(weight / Double(cluster.count), there / Double(big.count))))
+        if key == nil, weight >= settings.keyWordShare * Double(cluster.count),
+          there >= settings.keyWordShare * Double(big.count),
+          weight + there >= settings.keyWordConcentration * Double(documentFrequency[word, default: 0])
+        {
+          key = word
+        }
+      }
+      let similarity = dot / max(norm * self.norm(of: big), .leastNormalMagnitude)
+      guard similarity >= settings.sameStory || (similarity >= settings.sameStoryByWord && key != nil),
+        best.map({ similarity > $0.similarity }) ?? true
+      else { continue }
+      let words = shared.sorted { ($0.weight, $0.word) > ($1.weight, $1.word) }.map(\.word).filter { $0 != key }
+      best = (other, similarity, Array(([key].compactMap { $0 } + words).prefix(8)))
+    }
+    return best.map { ($0.story, $0.words) }
+  }
+
   /// How rare a word is among the items kept (the item being placed counted).
   private func idf(_ word: String) -> Double {
     log(Double(1 + entries.count + 1) / Double(1 + documentFrequency[word, default: 0])) + 1
@@ -264,7 +424,13 @@ public struct StoryRadar: Sendable {
 
   private mutating func include(_ entry: Entry, norm updating: Bool = true) {
     bytes += entry.bytes
-    var cluster = clusters[entry.story] ?? Cluster()
+    // Taken out while it changes, so that its tables are not copied (they would be, shared with the map).
+    var cluster = clusters.removeValue(forKey: entry.story) ?? Cluster()
+    for section in entry.sections {
+      cluster.sections[section, default: 0] += 1
+      sectionFeeds[section, default: [:]][entry.feed, default: 0] += 1
+    }
+    cluster.members.append((entry.time, entry.feed))
     for word in entry.words { cluster.weights[word, default: 0] += 1 }
     for word in entry.textWords { cluster.weights[word, default: 0] += Self.textWeight }
     for word in entry.words + entry.textWords { postings[word, default: []].insert(entry.story) }
@@ -284,7 +450,6 @@ public struct StoryRadar: Sendable {
   }
 
   private mutating func exclude(_ entry: Entry) {
-    bytes -= entry.bytes
     for word in entry.words + entry.textWords {
       if let count = documentFrequency[word], count > 1 {
         documentFrequency[word] = count - 1
@@ -292,10 +457,23 @@ public struct StoryRadar: Sendable {
         documentFrequency[word] = nil
       }
     }
-    guard var cluster = clusters[entry.story] else { return }
+    leave(entry)
+  }
+
+  /// Takes `entry` out of its story (its words stay counted among the items kept).
+  private mutating func leave(_ entry: Entry) {
+    bytes -= entry.bytes
+    for section in entry.sections {
+      Self.decrement(&sectionFeeds[section, default: [:]], entry.feed)
+      if sectionFeeds[section]?.isEmpty == true { sectionFeeds[section] = nil }
+    }
+    guard var cluster = clusters.removeValue(forKey: entry.story) else { return }
+    for section in entry.sections { Self.decrement(&cluster.sections, section) }
+    if let index = cluster.members.firstIndex(where: { $0.time == entry.time && $0.feed == entry.feed }) {
+      cluster.members.remove(at: index)
+    }
     cluster.count -= 1
     guard cluster.count > 0 else {
-      clusters[entry.story] = nil
       notes[entry.story] = nil
       for word in entry.words + entry.textWords { postings[word]?.remove(entry.story) }
       return
@@ -318,13 +496,19 @@ public struct StoryRadar: Sendable {
     clusters[entry.story] = cluster
   }
 
+  private static func decrement(_ counts: inout [String: Int], _ key: String) {
+    if let count = counts[key], count > 1 { counts[key] = count - 1 } else { counts[key] = nil }
+  }
+
   /// Forgets the oldest items: those placed before `date`, or the first `count`.
   private mutating func forget(before date: Date? = nil, count: Int = 0) {
-    var drop = 0
-    while drop < entries.count, drop < count || date.map({ entries[drop].time < $0 }) == true { drop += 1 }
-    guard drop > 0 else { return }
-    for entry in entries[..<drop] { exclude(entry) }
-    entries.removeFirst(drop)
+    var end = entries.startIndex
+    while end < entries.endIndex, end - entries.startIndex < count || date.map({ entries[end].time < $0 }) == true {
+      end += 1
+    }
+    guard end > entries.startIndex else { return }
+    for entry in entries[..<end] { exclude(entry) }
+    entries.removeFirst(end - entries.startIndex)
   }
 
   // MARK: Reading stories
@@ -355,10 +539,11 @@ public struct StoryRadar: Sendable {
     return links
   }
 
-  /// The stories with items of more than one feed, the most recent first.
+  /// The stories with items of more than one feed, the most recent first (a story that turned out to be
+  /// a big one shown in it).
   public var stories: [Summary] {
     var byStory: [Int: [Entry]] = [:]
-    for entry in entries { byStory[entry.story, default: []].append(entry) }
+    for entry in entries { byStory[resolved(entry.story), default: []].append(entry) }
     return byStory.compactMap { id, entries -> Summary? in
       var feeds: [String] = []
       for entry in entries where !feeds.contains(entry.feed) { feeds.append(entry.feed) }

@@ -178,6 +178,49 @@ struct StoryTests {
     #expect(clusters[0] == clusters[2] && clusters[0] != clusters[1])
     #expect((out[2]?["why"] as? String)?.contains("joined story") == true)
   }
+
+  @Test(
+    "stories --jsonl: a story found to be a big one is printed as that one, with the story its items came to first; sections keep stories apart"
+  )
+  func jsonlBigStories() throws {
+    let titles: [(String, String, String)] = [
+      ("Reuters", "b", "Oil prices ease on weak trade data"), ("WSJ", "b", "Copper falls to a four-year low"),
+      ("IGN", "t", "Titanfall live-action film teased by Respawn"),
+      ("VG247", "t", "Respawn teases a live-action Titanfall film"),
+      ("Kotaku", "t", "A live-action Titanfall film is coming, Respawn says"),
+      ("PC Gamer", "t", "Titanfall preload opens on PC through Origin"),
+      ("Polygon", "t", "PC players can preload Titanfall now"),
+      ("Eurogamer", "t", "Titanfall PC preload is live on Origin"),
+      ("Bloomberg", "b", "Respawn teases a live-action Titanfall film"),
+    ]
+    var lines: [String] = []
+    for (index, (feed, section, title)) in titles.enumerated() {
+      lines.append(
+        #"{"id":"\#(index)","feed":"\#(feed)","category":"\#(section)","title":"\#(title)","published":"2026-01-01T10:\#(10 + index):00Z"}"#
+      )
+    }
+    let binary = try #require(BinaryTests.binary)
+    let result = try ChildProcess.run(
+      binary, ["stories", "--jsonl", "--explain"], stdin: Data(lines.joined(separator: "\n").utf8))
+    #expect(result.status == 0, "\(result)")
+    var byID: [String: [String: Any]] = [:]
+    for line in result.output.split(separator: "\n") {
+      let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+      byID[try #require(object["id"] as? String)] = object
+    }
+    let cluster = { (id: String) in byID[id]?["cluster"] as? Int }
+    let arrival = { (id: String) in byID[id]?["cluster_at_arrival"] as? Int }
+    #expect(cluster("2") == cluster("3") && cluster("3") == cluster("4"))
+    // The preload story came to three feeds as a big one read like it: all of it is that story now.
+    #expect(cluster("5") == cluster("2") && cluster("6") == cluster("2") && cluster("7") == cluster("2"))
+    #expect(arrival("5") != nil && arrival("5") == arrival("6") && arrival("5") != cluster("2"))
+    #expect(arrival("7") == nil, "the item that made it big joined the big story when it came")
+    #expect((byID["7"]?["why"] as? String)?.contains("through story") == true, "\(byID["7"] ?? [:])")
+    #expect(arrival("2") == nil && arrival("3") == nil)
+    // Filed under another section the feeds share: not the same story, whatever its words.
+    #expect(cluster("8") != cluster("2"))
+    #expect((byID["8"]?["why"] as? String)?.contains("filed under 'b'") == true, "\(byID["8"] ?? [:])")
+  }
 }
 
 extension StoryTests.Feeds {

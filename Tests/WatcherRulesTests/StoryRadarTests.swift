@@ -123,6 +123,85 @@ struct StoryRadarTests {
     #expect(fresh.story > first.story && !read.entries.dropLast().contains { $0.story == fresh.story })
   }
 
+  @Test(
+    "items filed under different sections that several feeds use are not one story; a feed's own category says nothing")
+  func sections() throws {
+    var radar = StoryRadar()
+    Self.background(&radar)
+    for (index, section) in ["Business", "Technology", "business", " technology "].enumerated() {
+      var post = Self.item("s\(index)", "paper \(index)", "Quarterly report number \(index)", minutes: 20)
+      post.categories = [section]
+      radar.add(post)
+    }
+    var first = Self.item("a1", "Ars", "Mozilla releases Firefox 150 with vertical tabs", minutes: 30)
+    first.categories = ["Technology"]
+    let story = radar.add(first)
+    var other = Self.item(
+      "w1", "Wire", "Mozilla releases Firefox 150 with vertical tabs for business fleets", minutes: 31)
+    other.categories = ["BUSINESS"]
+    let refused = radar.add(other)
+    #expect(!refused.joined && refused.story != story.story)
+    #expect(refused.why.refused == "filed under 'business', the story under 'technology'")
+    var own = Self.item("v1", "Verge", "Firefox 150 arrives with vertical tabs", minutes: 32)
+    own.categories = ["Browsers", "Mozilla"]
+    let joined = radar.add(own)
+    #expect(joined.joined && joined.story == story.story, "categories no other feed uses compare with nothing")
+    var shared = Self.item("h1", "HN", "Firefox 150: vertical tabs are here", minutes: 33)
+    shared.categories = ["technology", "Browsers"]
+    #expect(radar.add(shared).story == story.story)
+  }
+
+  @Test("a story about to become big that reads like a big one is that story: it is big once, its later items follow")
+  func bigStories() throws {
+    var radar = StoryRadar()
+    Self.background(&radar)
+    let launch = [
+      ("IGN", "Titanfall live-action film teased by Respawn"), ("VG247", "Respawn teases a live-action Titanfall film"),
+      ("Kotaku", "A live-action Titanfall film is coming, Respawn says"),
+    ]
+    var big: [StoryRadar.Entry] = []
+    for (index, (feed, title)) in launch.enumerated() {
+      big.append(radar.add(Self.item("l\(index)", feed, title, minutes: 30 + Double(index))))
+    }
+    #expect(big.allSatisfy { $0.story == big[0].story })
+    #expect(radar.notes[big[0].story]?.big == true, "three feeds within six hours make a story big")
+    let preload = [
+      ("PC Gamer", "Titanfall preload opens on PC through Origin"), ("Polygon", "PC players can preload Titanfall now"),
+      ("Eurogamer", "Titanfall PC preload is live on Origin"),
+      ("GameSpot", "Titanfall preload now open for PC players"),
+    ]
+    var fragment: [StoryRadar.Entry] = []
+    for (index, (feed, title)) in preload.enumerated() {
+      fragment.append(radar.add(Self.item("p\(index)", feed, title, minutes: 40 + Double(index))))
+    }
+    #expect(fragment[1].story == fragment[0].story && fragment[0].story != big[0].story)
+    #expect(fragment[1].why.via == nil)
+    // The third feed would make the fragment big: it joins the big story instead, and says through which.
+    #expect(fragment[2].story == big[0].story && fragment[2].why.via == fragment[0].story)
+    #expect(fragment[2].why.viaShared.first == "titanfall")
+    #expect(radar.notes[fragment[0].story]?.sameAs == big[0].story)
+    #expect(radar.notes[fragment[0].story]?.big != true)
+    // A later item that reads like the fragment follows it into the big story.
+    #expect(fragment[3].story == big[0].story && fragment[3].why.via == fragment[0].story)
+    #expect(radar.stories.map(\.id) == [big[0].story])
+    #expect(radar.stories.first?.entries.count == 7)
+    // An unrelated story becomes big on its own.
+    let other = [("Ars", "Debian 14 released with new installer"), ("LWN", "Debian 14 is out: new installer")]
+    var debian: [StoryRadar.Entry] = []
+    for (index, (feed, title)) in (other + [("HN", "Debian 14 released: the new installer")]).enumerated() {
+      debian.append(radar.add(Self.item("d\(index)", feed, title, minutes: 50 + Double(index))))
+    }
+    #expect(debian.allSatisfy { $0.story == debian[0].story && $0.why.via == nil })
+    #expect(radar.notes[debian[0].story]?.big == true)
+    // All of it reads back.
+    let read = try JSONReader.read(radar.document) { json in try StoryRadar(reading: &json) }
+    #expect(read.entries.map(\.story) == radar.entries.map(\.story))
+    #expect(read.entries.map(\.why.via) == radar.entries.map(\.why.via))
+    #expect(read.entries.map(\.why.viaShared) == radar.entries.map(\.why.viaShared))
+    #expect(read.notes == radar.notes)
+    #expect(read.stories.map(\.entries.count) == radar.stories.map(\.entries.count))
+  }
+
   @Test("words: marks dropped, stop words and numbers out, plurals folded")
   func words() {
     #expect(

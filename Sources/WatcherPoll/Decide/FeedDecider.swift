@@ -135,7 +135,7 @@ package struct FeedDecider: Sendable {
             item: StoryRadar.Item(
               key: actionIdentity.key(of: item), feed: feed.name, title: item.title ?? "",
               text: item.text.map { String($0.prefix(300)) },
-              link: item.link, time: min(item.published ?? now, now)),
+              link: item.link, time: min(item.published ?? now, now), categories: item.categories),
             stored: item.stored, waiting: waiting))
       }
       if decision.acts, let story = (item.link ?? (FeedLocation.isHTTP(item.key) ? item.key : nil)) {
