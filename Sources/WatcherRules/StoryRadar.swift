@@ -513,14 +513,28 @@ public struct StoryRadar: Sendable {
 
   // MARK: Reading stories
 
-  /// The items of `story`, oldest first.
-  public func entries(of story: Int) -> [Entry] { entries.filter { $0.story == story } }
+  /// The items of `story`, oldest first, with those of the stories that turned out to be `story`.
+  public func entries(of story: Int) -> [Entry] {
+    let parts = parts(of: story)
+    return parts.count == 1 ? entries.filter { $0.story == story } : entries.filter { parts.contains($0.story) }
+  }
 
-  /// The distinct feeds of `story`'s items (first seen first); with `within`, of its items within that
-  /// time before its latest one.
+  /// `story` and the stories that turned out to be it (`Note.sameAs`).
+  private func parts(of story: Int) -> [Int] {
+    [story] + notes.compactMap { id, note in note.sameAs != nil && resolved(id) == story ? id : nil }.sorted()
+  }
+
+  /// The distinct feeds of `story`'s items (first seen first), those of the stories that turned out to be
+  /// it with them; with `within`, of its items within that time before its latest one.
   public func feeds(of story: Int, within: TimeInterval? = nil) -> [String] {
     guard let cluster = clusters[story] else { return [] }
-    guard let within else { return cluster.feedOrder }
+    guard let within else {
+      var feeds = cluster.feedOrder
+      for part in parts(of: story).dropFirst() {
+        feeds += (clusters[part]?.feedOrder ?? []).filter { !feeds.contains($0) }
+      }
+      return feeds
+    }
     let members = entries(of: story)
     let start = (members.map(\.time).max() ?? .distantPast).addingTimeInterval(-within)
     var feeds: [String] = []

@@ -185,6 +185,9 @@ struct StoryRadarTests {
     #expect(fragment[3].story == big[0].story && fragment[3].why.via == fragment[0].story)
     #expect(radar.stories.map(\.id) == [big[0].story])
     #expect(radar.stories.first?.entries.count == 7)
+    #expect(
+      radar.feeds(of: big[0].story) == ["IGN", "VG247", "Kotaku", "Eurogamer", "GameSpot", "PC Gamer", "Polygon"])
+    #expect(radar.entries(of: big[0].story).count == 7)
     // An unrelated story becomes big on its own.
     let other = [("Ars", "Debian 14 released with new installer"), ("LWN", "Debian 14 is out: new installer")]
     var debian: [StoryRadar.Entry] = []
