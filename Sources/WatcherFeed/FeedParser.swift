@@ -148,8 +148,19 @@ public enum FeedParser {
     let htmlHead = FeedDiscovery.looksLikeHTML(Data(head.prefix(2_048)))
     let (encoding, bom) = InputDecoder.sniff(head.span, charsetHint: options.charset)
     guard isStreamable(head, encoding: encoding, bom: bom) else {
-      // JSON, gzip, other encodings: small; parsed whole, then handed over.
-      head.append(contentsOf: try file.read(upTo: options.maxBytes + 1 - head.count))
+      // JSON, gzip, other encodings: small; parsed whole, then handed over (a JSON Feed's items one by one).
+      // In pieces, into room for the whole: never the document twice in memory.
+      head.reserveCapacity(min(options.maxBytes + 1, file.expectedSize ?? 0))
+      while head.count <= options.maxBytes {
+        let piece = try file.read(upTo: min(1 << 20, options.maxBytes + 1 - head.count))
+        if piece.isEmpty { break }
+        head.append(contentsOf: piece)
+      }
+      if head.count <= options.maxBytes,
+        let streamed = streamJSON(head, options: options, header: header, encode: encode, item: item)
+      {
+        return streamed
+      }
       let parsed = try parse(Data(head), options: options)
       var feed = parsed.feed
       feed.items = []
@@ -204,6 +215,42 @@ public enum FeedParser {
       feed, warnings: xmlWarnings, repairer: repairer, reader: xml, options: options, html: htmlHead)
     sendHeader(parsed.feed)
     return Streamed(feed: parsed.feed, warnings: parsed.warnings + finisher.warnings, items: handed)
+  }
+
+  /// A JSON Feed document's items finished and handed over one at a time as they are read
+  /// (`JSONFeedParser.stream`); nil when it is not one the strict reader takes, for `parse` to read.
+  private static func streamJSON(
+    _ bytes: [UInt8], options: Options, header: (Feed) -> Void, encode: (@Sendable (FeedItem) -> [UInt8])?,
+    item: @escaping (FeedItem, [UInt8]?) -> Void
+  ) -> Streamed? {
+    var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    while start < bytes.count, bytes[start] == 32 || (9...13).contains(bytes[start]) { start += 1 }
+    guard start + 1 < bytes.count, bytes[start] == UInt8(ascii: "{"), bytes[start + 1] != 0 else { return nil }
+    var finisher = ItemFinisher(options: options)
+    var handed = 0
+    // As the XML parse: items normalized, prepared and encoded on the workers, finished here in order.
+    let sink = ItemSink(encode: encode) { finished, encoded in
+      guard let changed = finisher.finish(prepared: &finished) else { return }
+      handed += 1
+      item(finished, changed ? encode?(finished) : encoded)
+    }
+    var pipeline: ItemPipeline<JSONFeedItem>?
+    var sent: Feed?
+    let warnings = JSONFeedParser.stream(
+      bytes[start...],
+      header: { feed in
+        let base = feed.link
+        pipeline = ItemPipeline(sink: sink) { JSONFeedParser.item($0, base: base) }
+        var feed = feed
+        feed.title = feed.title.map(ControlCharacters.replaced)
+        feed.link = feed.link.map(ControlCharacters.replaced)
+        sent = feed
+        header(feed)
+      },
+      item: { pipeline?.add($0) })
+    _ = pipeline?.finish()
+    guard let warnings, let feed = sent else { return nil }
+    return Streamed(feed: feed, warnings: warnings + finisher.warnings, items: handed)
   }
 
   /// Appends `chunk`, cleaned, to `out` (empty); an empty chunk is the last.

@@ -7,10 +7,35 @@ import WatcherSupport
 import WatcherXML
 
 /// A JSON Feed item as read (https://www.jsonfeed.org/version/1.1/), before normalization.
-package struct JSONFeedItem {
-  package var object: JSONValue
+package struct JSONFeedItem: Sendable {
+  /// Its members in document order, the first of duplicate keys only: an item has a dozen, looked up by
+  /// name, so a list is cheaper to build than a table.
+  package var members: [(key: String, value: JSONValue)]
+  /// Its dates, read where it was read (a date that cannot be read is a warning, in document order).
+  var published: Date?
+  var updated: Date?
 
-  package func string(_ key: String) -> String? { object[key]?.string }
+  package init(object: [String: JSONValue]) {
+    members = object.map { ($0.key, $0.value) }
+  }
+
+  /// Reads an item: nil (the value passed over) when it is not an object.
+  init?(reading json: inout JSONReader) throws {
+    guard json.peek() == UInt8(ascii: "{") else {
+      try json.skipValue()
+      return nil
+    }
+    var members: [(key: String, value: JSONValue)] = []
+    try json.object { json, key in
+      let value = try JSONValue.read(&json)
+      if !members.contains(where: { $0.key == key }) { members.append((key, value)) }
+    }
+    self.members = members
+  }
+
+  package subscript(key: String) -> JSONValue? { members.first { $0.key == key }?.value }
+
+  package func string(_ key: String) -> String? { self[key]?.string }
 }
 
 /// Reads JSON Feed 1.0 and 1.1.
@@ -41,31 +66,95 @@ package enum JSONFeedParser {
       throw FeedParseError.notAFeed(found: "JSON that is not an object")
     }
     var warnings: [FeedWarning] = []
-    let version = root["version"]?.string ?? ""
     guard case .array(let items) = root["items"] else {
+      let version = root["version"]?.string ?? ""
       throw FeedParseError.notAFeed(
         found: version.contains("jsonfeed.org") ? "a JSON Feed without an items array" : "JSON that is not a JSON Feed")
     }
+    guard case .object(let members) = root else { throw FeedParseError.notAFeed(found: "JSON that is not an object") }
+    var feed = Self.feed(members, warnings: &warnings)
+    for (index, element) in items.enumerated() {
+      guard case .object(let members) = element else {
+        warnings.append(FeedWarning(message: "items[\(index)] is not an object; skipped"))
+        continue
+      }
+      var raw = JSONFeedItem(object: members)
+      readDates(&raw, index: index, warnings: &warnings)
+      feed.items.append(item(raw, base: feed.link))
+    }
+    return (feed, warnings)
+  }
+
+  /// Reads a JSON Feed document an item at a time.
+  ///
+  /// `header` gets the feed (without items) first, then `item` each item as it is read, so the items never
+  /// sit in memory together. Nil when the strict reader refuses
+  /// the document, or it is not an object with an `items` array: `parse` then says what is wrong (or reads
+  /// what `JSONDecoder` takes), before anything was handed over.
+  ///
+  /// A first pass checks the whole document (as `JSONReader.read` does) and reads the feed's own members,
+  /// wherever they are; the second reads the items.
+  package static func stream(
+    _ bytes: some Collection<UInt8>, header: (Feed) -> Void, item: (JSONFeedItem) -> Void
+  ) -> [FeedWarning]? {
+    // The first of duplicate keys counts, as in `JSONValue`.
+    var members: [String: JSONValue] = [:]
+    var items: Bool?
+    do {
+      try JSONReader.read(bytes) { json in
+        guard json.peek() == UInt8(ascii: "{") else { throw FeedParseError.empty }
+        try json.object { json, key in
+          if key == "items", items == nil {
+            items = json.peek() == UInt8(ascii: "[")
+            try json.skipValue()
+          } else if ["version", "title", "home_page_url"].contains(key), members[key] == nil {
+            members[key] = try JSONValue.read(&json)
+          } else {
+            try json.skipValue()
+          }
+        }
+      }
+    } catch {
+      return nil
+    }
+    guard items == true else { return nil }
+    var warnings: [FeedWarning] = []
+    header(Self.feed(members, warnings: &warnings))
+    var index = 0
+    var read = false
+    // Checked whole above: this pass cannot fail.
+    try? JSONReader.read(bytes) { json in
+      try json.object { json, key in
+        guard key == "items", !read else { return try json.skipUnchecked() }
+        read = true
+        try json.array { json in
+          defer { index += 1 }
+          guard var element = try JSONFeedItem(reading: &json) else {
+            warnings.append(FeedWarning(message: "items[\(index)] is not an object; skipped"))
+            return
+          }
+          Self.readDates(&element, index: index, warnings: &warnings)
+          item(element)
+        }
+      }
+    }
+    return warnings
+  }
+
+  /// The feed of a JSON Feed document's members (`version`, `title`, `home_page_url`), its format told by
+  /// its version; its link, the home page, is the base of the items' links.
+  private static func feed(_ root: [String: JSONValue], warnings: inout [FeedWarning]) -> Feed {
+    let version = root["version"]?.string ?? ""
     let format: FeedFormat = version.hasSuffix("1.1") || version.hasSuffix("1.1/") ? .json11 : .json10
     if !version.contains("jsonfeed.org/version/") {
       warnings.append(FeedWarning(message: "no jsonfeed.org version; read as JSON Feed 1.0"))
     }
     let home = root["home_page_url"]?.string.flatMap(HTMLText.collapsed)
-    var feed = Feed(title: root["title"]?.string.flatMap(HTMLText.collapsed), link: home, format: format)
-    for (index, element) in items.enumerated() {
-      guard case .object = element else {
-        warnings.append(FeedWarning(message: "items[\(index)] is not an object; skipped"))
-        continue
-      }
-      feed.items.append(item(JSONFeedItem(object: element), index: index, base: home, warnings: &warnings))
-    }
-    return (feed, warnings)
+    return Feed(title: root["title"]?.string.flatMap(HTMLText.collapsed), link: home, format: format)
   }
 
-  /// The adapter from `JSONFeedItem` to `FeedItem` (see `FeedItem` for which key fills which field).
-  private static func item(_ raw: JSONFeedItem, index: Int, base: String?, warnings: inout [FeedWarning])
-    -> FeedItem
-  {
+  /// Reads `raw`'s dates; one that cannot be read is a warning.
+  static func readDates(_ raw: inout JSONFeedItem, index: Int, warnings: inout [FeedWarning]) {
     func date(_ key: String) -> Date? {
       guard let value = raw.string(key).flatMap(HTMLText.collapsed) else { return nil }
       if let date = DateParser.parse(value) { return date }
@@ -73,11 +162,20 @@ package enum JSONFeedParser {
         FeedWarning(message: "items[\(index)].\(key): unparseable date '\(value.prefix(80))'; left empty"))
       return nil
     }
+    raw.published = date("date_published")
+    raw.updated = date("date_modified")
+  }
+
+  /// The adapter from `JSONFeedItem` to `FeedItem` (see `FeedItem` for which key fills which field).
+  ///
+  /// Its dates read already (`readDates`), its links resolved against `base`: the part of reading an item
+  /// that needs no other, so the pipeline's workers do it.
+  static func item(_ raw: JSONFeedItem, base: String?) -> FeedItem {
     let author =
-      (raw.object["authors"]?.elements.first?["name"]?.string ?? raw.object["author"]?["name"]?.string)
+      (raw["authors"]?.elements.first?["name"]?.string ?? raw["author"]?["name"]?.string)
       .flatMap(HTMLText.collapsed)
-    let tags = (raw.object["tags"]?.elements ?? []).compactMap { $0.string.flatMap(HTMLText.collapsed) }
-    let attachments = (raw.object["attachments"]?.elements ?? []).compactMap { a -> Enclosure? in
+    let tags = (raw["tags"]?.elements ?? []).compactMap { $0.string.flatMap(HTMLText.collapsed) }
+    let attachments = (raw["attachments"]?.elements ?? []).compactMap { a -> Enclosure? in
       guard let url = a["url"]?.string.flatMap(HTMLText.collapsed) else { return nil }
       var length: Int?
       if case .number(let size) = a["size_in_bytes"], size >= 0, size < 1e15 { length = Int(size) }
@@ -90,9 +188,9 @@ package enum JSONFeedParser {
     let link = (raw.string("url") ?? raw.string("external_url")).flatMap(HTMLText.collapsed)
     let image = (raw.string("image") ?? raw.string("banner_image")).flatMap(HTMLText.collapsed)
     return FeedNormalizer.item(
-      id: raw.object["id"]?.stringOrNumber, title: raw.string("title").map { TextConstruct(value: $0, isHTML: false) },
+      id: raw["id"]?.stringOrNumber, title: raw.string("title").map { TextConstruct(value: $0, isHTML: false) },
       link: link.map { URLResolver.resolve($0, against: base) }, author: author, categories: tags,
-      published: date("date_published"), updated: date("date_modified"), summary: summary, content: content,
+      published: raw.published, updated: raw.updated, summary: summary, content: content,
       enclosures: attachments, image: image.map { URLResolver.resolve($0, against: base) })
   }
 

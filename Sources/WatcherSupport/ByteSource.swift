@@ -11,9 +11,17 @@ import Glibc
 package protocol ByteSource {
   /// Up to `count` bytes: fewer only at the end, none at the end.
   mutating func read(upTo count: Int) throws -> [UInt8]
+  /// How many bytes there are in all, when that is known (a file's size): room to read them whole into.
+  var expectedSize: Int? { get }
 }
 
-extension ChunkedFile: ByteSource {}
+extension ByteSource {
+  package var expectedSize: Int? { nil }
+}
+
+extension ChunkedFile: ByteSource {
+  package var expectedSize: Int? { size }
+}
 
 /// Bytes from a function that reads the next ones each time it is called (standard input).
 package struct ReadingSource: ByteSource {
@@ -39,6 +47,8 @@ package struct DataPieces: ByteSource {
   package init(_ pieces: [Data]) {
     self.pieces = pieces
   }
+
+  package var expectedSize: Int? { pieces.reduce(0) { $0 + $1.count } }
 
   package mutating func read(upTo count: Int) -> [UInt8] {
     var bytes: [UInt8] = []

@@ -148,17 +148,13 @@ package struct JSONReader: ~Copyable {
     index += 1
     let first = index
     // The common case: no escapes, so the bytes are used where they are.
-    while index < bytes.count {
-      let byte = bytes[index]
-      if byte == UInt8(ascii: "\"") {
-        index += 1
-        guard let value = body(UnsafeBufferPointer(rebasing: bytes[first..<index - 1])) else {
-          throw failure("expected \(what)", at: start)
-        }
-        return value
-      }
-      if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+    index = Self.nextSpecial(in: bytes, from: index)
+    if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
       index += 1
+      guard let value = body(UnsafeBufferPointer(rebasing: bytes[first..<index - 1])) else {
+        throw failure("expected \(what)", at: start)
+      }
+      return value
     }
     var unescaped = Array(bytes[first..<index])
     while true {
@@ -174,7 +170,23 @@ package struct JSONReader: ~Copyable {
       case 0..<0x20: throw failure("a control character must be escaped in a string", at: index - 1)
       default: unescaped.append(byte)
       }
+      // The run up to the next quote, backslash or control character, whole.
+      let next = Self.nextSpecial(in: bytes, from: index)
+      unescaped.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<next]))
+      index = next
     }
+  }
+
+  /// Where the first `"`, `\` or control character at or after `start` is (or the end), sixteen bytes at a
+  /// time.
+  @inline(__always)
+  private static func nextSpecial(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    let quote = ByteScanning.splat(UInt8(ascii: "\""))
+    let backslash = ByteScanning.splat(UInt8(ascii: "\\"))
+    let space = ByteScanning.splat(0x20)
+    return ByteScanning.firstIndex(
+      buffer: bytes, from: start, vector: { ($0 .== quote) .| ($0 .== backslash) .| ($0 .< space) },
+      byte: { $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 < 0x20 })
   }
 
   /// An object: `body` is called with each member's key and must read (or skip) its value.
