@@ -79,6 +79,25 @@ static inline void watcher_capture_cut(struct watcher_capture *c) {
   if (end - (lead - 1) < length) c->count = lead - 1;
 }
 
+/* The index of the first of p[i..<n] that is a, b or c, or n: sixteen bytes tested at once. */
+static inline size_t watcher_find3(const unsigned char *p, size_t i, size_t n, unsigned char a, unsigned char b,
+                                   unsigned char c) {
+#if defined(__SSE2__) && defined(__clang__)
+  /* As in `watcher_move_until`: Clang's vector extensions, not <emmintrin.h>. */
+  typedef char v16 __attribute__((vector_size(16)));
+  const v16 va = (v16){0} + (char)a, vb = (v16){0} + (char)b, vc = (v16){0} + (char)c;
+  while (i + 16 <= n) {
+    v16 v;
+    memcpy(&v, p + i, 16);
+    unsigned mask = (unsigned)__builtin_ia32_pmovmskb128((v16)((v == va) | (v == vb) | (v == vc)));
+    if (mask) return i + (size_t)__builtin_ctz(mask);
+    i += 16;
+  }
+#endif
+  while (i < n && p[i] != a && p[i] != b && p[i] != c) i++;
+  return i;
+}
+
 /* The SAX `characters`, `cdataBlock` and `ignorableWhitespace` callback. */
 static inline void watcher_capture_characters(void *ctx, const xmlChar *ch, int len) {
   struct watcher_capture *c = (struct watcher_capture *)ctx;
@@ -109,8 +128,7 @@ static inline void watcher_capture_characters(void *ctx, const xmlChar *ch, int 
   /* XHTML: the runs between `<`, `&` and `>` are copied whole, each of those three escaped. */
   size_t i = 0;
   while (i < n) {
-    size_t j = i;
-    while (j < n && ch[j] != '<' && ch[j] != '&' && ch[j] != '>') j++;
+    size_t j = watcher_find3(ch, i, n, '<', '&', '>');
     size_t room = c->limit > c->count ? c->limit - c->count : 0;
     watcher_capture_append(c, ch + i, j - i < room ? j - i : room);
     if (j - i > room) {
