@@ -167,17 +167,17 @@ public struct StoryRadar: Sendable {
   public let settings: Settings
   /// The items kept, oldest first (a slice: forgetting the oldest moves its start, not every item).
   public private(set) var entries: ArraySlice<Entry> = []
-  public private(set) var notes: [Int: Note] = [:]
+  public internal(set) var notes: [Int: Note] = [:]
   private(set) var nextStory = 1
   /// What the items kept take, about (`Entry.bytes`).
   private var bytes = 0
 
   /// Rebuilt from `entries`: document frequencies, each story's word weights and feeds, postings.
-  private var documentFrequency: [String: Int] = [:]
-  private var clusters: [Int: Cluster] = [:]
+  var documentFrequency: [String: Int] = [:]
+  var clusters: [Int: Cluster] = [:]
   private var postings: [String: Set<Int>] = [:]
   /// For each section, the feeds of the items kept that have it (and how many items).
-  private var sectionFeeds: [String: [String: Int]] = [:]
+  var sectionFeeds: [String: [String: Int]] = [:]
 
   /// The most stories a word may be in and still propose them as candidates.
   static let maxPostings = 100
@@ -187,7 +187,7 @@ public struct StoryRadar: Sendable {
   /// The most words kept of a headline, and of a summary.
   static let maxWords = 24
 
-  private struct Cluster {
+  struct Cluster {
     var weights: [String: Double] = [:]
     var feeds: [String: Int] = [:]
     /// Its feeds in the order their first item came.
@@ -311,118 +311,12 @@ public struct StoryRadar: Sendable {
     order.filter(shared.contains)
   }
 
-  // MARK: Sections and big stories
-
-  /// Categories as sections: trimmed, lowercased, each once, at most 8 of at most 100 bytes.
-  static func sections(_ categories: [String]) -> [String] {
-    var sections: [String] = []
-    for category in categories where sections.count < 8 {
-      let section = TextBudget.prefix(category.trimming().lowercased(), maxBytes: 100)
-      if !section.isEmpty, !sections.contains(section) { sections.append(section) }
-    }
-    return sections
-  }
-
-  /// Of these sections, those more than one feed uses: a category one feed alone gives says nothing
-  /// about what another feed's item is.
-  private func sharedSections(_ sections: some Sequence<String>) -> Set<String> {
-    Set(sections.filter { (sectionFeeds[$0]?.count ?? 0) >= 2 })
-  }
-
-  /// The story's shared sections when they and `mine` are both known and have none in common.
-  private func differentSections(_ mine: Set<String>, _ cluster: Cluster) -> Set<String>? {
-    guard !mine.isEmpty else { return nil }
-    var theirs = false
-    for section in cluster.sections.keys where (sectionFeeds[section]?.count ?? 0) >= 2 {
-      if mine.contains(section) { return nil }
-      theirs = true
-    }
-    return theirs ? sharedSections(cluster.sections.keys) : nil
-  }
-
-  private static func quoted(_ sections: Set<String>) -> String {
-    sections.sorted().prefix(3).map { "'\(Printable.line($0))'" }.joined(separator: ", ")
-  }
-
-  /// The story `story` turned out to be (itself when none).
-  private func resolved(_ story: Int) -> Int {
-    var story = story
-    for _ in 0..<16 {
-      guard let next = notes[story]?.sameAs, clusters[next] != nil else { break }
-      story = next
-    }
-    return story
-  }
-
-  /// When `entry` makes its story big: marks it so, or, when a big story reads like it, moves the entry
-  /// there and sends the story's later items after it.
-  private mutating func settle(_ entry: inout Entry) {
-    let id = entry.story
-    guard let cluster = clusters[id], cluster.feeds.count >= settings.bigFeeds, notes[id]?.big != true,
-      notes[id]?.sameAs == nil
-    else { return }
-    let start = entry.time.addingTimeInterval(-settings.bigWithin)
-    var feeds = Set<String>()
-    for member in cluster.members where member.time > start && member.time <= entry.time {
-      feeds.insert(member.feed)
-    }
-    guard feeds.count >= settings.bigFeeds else { return }
-    guard let (story, words) = bigStory(like: id, time: entry.time) else {
-      notes[id, default: Note()].big = true
-      return
-    }
-    leave(entry)
-    entry.story = story
-    entry.why.story = story
-    entry.why.via = id
-    entry.why.viaShared = words
-    include(entry)
-    notes[id, default: Note()].sameAs = story
-  }
-
-  /// The big story most like story `id`, and the words they share (the key word first), if one is like
-  /// it enough to be the same story.
-  private func bigStory(like id: Int, time: Date) -> (story: Int, words: [String])? {
-    guard let cluster = clusters[id] else { return nil }
-    let norm = norm(of: cluster)
-    let horizon = time.addingTimeInterval(-settings.window)
-    let mine = sharedSections(cluster.sections.keys)
-    var best: (story: Int, similarity: Double, words: [String])?
-    for (other, note) in notes.sorted(by: { $0.key < $1.key }) where note.big && note.sameAs == nil && other != id {
-      guard let big = clusters[other], big.last >= horizon else { continue }
-      let theirs = sharedSections(big.sections.keys)
-      if !mine.isEmpty, !theirs.isEmpty, mine.isDisjoint(with: theirs) { continue }
-      var dot = 0.0
-      var shared: [(word: String, weight: Double)] = []
-      var key: String?
-      for (word, weight) in cluster.weights {
-        guard let there = big.weights[word] else { continue }
-        let idf = idf(word)
-        dot += idf * weight * idf * there
-        shared.append((word, idf * min(weight / Double(cluster.count), there / Double(big.count))))
-        if key == nil, weight >= settings.keyWordShare * Double(cluster.count),
-          there >= settings.keyWordShare * Double(big.count),
-          weight + there >= settings.keyWordConcentration * Double(documentFrequency[word, default: 0])
-        {
-          key = word
-        }
-      }
-      let similarity = dot / max(norm * self.norm(of: big), .leastNormalMagnitude)
-      guard similarity >= settings.sameStory || (similarity >= settings.sameStoryByWord && key != nil),
-        best.map({ similarity > $0.similarity }) ?? true
-      else { continue }
-      let words = shared.sorted { ($0.weight, $0.word) > ($1.weight, $1.word) }.map(\.word).filter { $0 != key }
-      best = (other, similarity, Array(([key].compactMap { $0 } + words).prefix(8)))
-    }
-    return best.map { ($0.story, $0.words) }
-  }
-
   /// How rare a word is among the items kept (the item being placed counted).
-  private func idf(_ word: String) -> Double {
+  func idf(_ word: String) -> Double {
     log(Double(1 + entries.count + 1) / Double(1 + documentFrequency[word, default: 0])) + 1
   }
 
-  private mutating func include(_ entry: Entry, norm updating: Bool = true) {
+  mutating func include(_ entry: Entry, norm updating: Bool = true) {
     bytes += entry.bytes
     // Taken out while it changes, so that its tables are not copied (they would be, shared with the map).
     var cluster = clusters.removeValue(forKey: entry.story) ?? Cluster()
@@ -442,7 +336,7 @@ public struct StoryRadar: Sendable {
     clusters[entry.story] = cluster
   }
 
-  private func norm(of cluster: Cluster) -> Double {
+  func norm(of cluster: Cluster) -> Double {
     cluster.weights.reduce(0) { sum, pair in
       let weighted = idf(pair.key) * pair.value
       return sum + weighted * weighted
@@ -461,7 +355,7 @@ public struct StoryRadar: Sendable {
   }
 
   /// Takes `entry` out of its story (its words stay counted among the items kept).
-  private mutating func leave(_ entry: Entry) {
+  mutating func leave(_ entry: Entry) {
     bytes -= entry.bytes
     for section in entry.sections {
       Self.decrement(&sectionFeeds[section, default: [:]], entry.feed)
@@ -570,59 +464,5 @@ public struct StoryRadar: Sendable {
   public mutating func note(_ story: Int, _ change: (inout Note) -> Void) {
     guard clusters[story] != nil else { return }
     change(&notes[story, default: Note()])
-  }
-
-  // MARK: Words
-
-  /// Words that say nothing about a story.
-  static let stopWords: Set<String> = Set(
-    """
-    a about above after again against all am an and any are as at be been being before below between both but by \
-    can could did do does doing down during each few for from further had has have having he her here hers him \
-    his how i if in into is it its itself just me more most my no nor not now of off on once only or other our \
-    ours out over own same she should so some such than that the their theirs them then there these they this \
-    those through to too under until up us very was we were what when where which while who whom why will with \
-    would you your yours may might shall go oh ok new says said how what
-    """.split(separator: " ").map(String.init))
-
-  /// A text's words as stories compare them.
-  ///
-  /// Lowercased, `-` and `/` splitting words and other marks dropped (`Icahn's` → `icahns`, `7.1` → `71`),
-  /// without stop words and one-letter words, a plural `s` cut (`nominees` → `nominee`), each once, at most
-  /// `maxWords`. Numbers stay: "Firefox 150" and "iOS 7.1" are what two reports of a release share.
-  public static func words(_ text: String) -> [String] {
-    var words: [String] = []
-    var seen = Set<String>()
-    var current = String.UnicodeScalarView()
-    func flush() {
-      defer { current = String.UnicodeScalarView() }
-      guard current.count > 1, current.count <= 40 else { return }
-      var word = String(current)
-      guard !stopWords.contains(word) else { return }
-      if current.count > 3, word.hasSuffix("s"), !word.hasSuffix("ss") { word.removeLast() }
-      if seen.insert(word).inserted { words.append(word) }
-    }
-    // By scalars, ASCII without a table look-up: this runs on every new item's headline and summary.
-    for scalar in text.unicodeScalars {
-      guard words.count < maxWords else { break }
-      let value = scalar.value
-      if value < 0x80 {
-        switch UInt8(value) {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
-          current.append(scalar)
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): current.append(Unicode.Scalar(UInt8(value + 32)))
-        case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "-"),
-          UInt8(ascii: "/"):
-          flush()
-        default: break
-        }
-      } else if scalar.properties.isAlphabetic || scalar.properties.numericType != nil {
-        current.append(contentsOf: scalar.properties.lowercaseMapping.unicodeScalars)
-      } else if scalar.properties.isWhitespace || scalar == "\u{2013}" || scalar == "\u{2014}" {
-        flush()
-      }
-    }
-    if words.count < maxWords { flush() }
-    return words
   }
 }
