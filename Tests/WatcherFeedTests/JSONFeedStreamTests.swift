@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 import WatcherTestSupport
+import WatcherXML
 
 @testable import WatcherFeed
 
