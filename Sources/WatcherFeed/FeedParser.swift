@@ -223,9 +223,8 @@ public enum FeedParser {
     _ bytes: [UInt8], options: Options, header: (Feed) -> Void, encode: (@Sendable (FeedItem) -> [UInt8])?,
     item: @escaping (FeedItem, [UInt8]?) -> Void
   ) -> Streamed? {
-    var start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-    while start < bytes.count, bytes[start] == 32 || (9...13).contains(bytes[start]) { start += 1 }
-    guard start + 1 < bytes.count, bytes[start] == UInt8(ascii: "{"), bytes[start + 1] != 0 else { return nil }
+    let start = textStart(bytes)
+    guard opensJSON(bytes, at: start) else { return nil }
     var finisher = ItemFinisher(options: options)
     var handed = 0
     // As the XML parse: items normalized, prepared and encoded on the workers, finished here in order.
@@ -293,16 +292,27 @@ public enum FeedParser {
       }
   }
 
+  /// Where a document's text starts: past a UTF-8 byte-order mark and whitespace.
+  private static func textStart<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes) -> Int
+  where Bytes.Index == Int {
+    var i = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    while i < bytes.count, bytes[i] == 32 || (9...13).contains(bytes[i]) { i += 1 }
+    return i
+  }
+
+  /// Whether the text at `i` opens a JSON object or array (in UTF-16 a zero byte would follow).
+  private static func opensJSON<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, at i: Int) -> Bool
+  where Bytes.Index == Int {
+    i + 1 < bytes.count && (bytes[i] == UInt8(ascii: "{") || bytes[i] == UInt8(ascii: "[")) && bytes[i + 1] != 0
+  }
+
   /// JSON Feed and gzip, which are parsed whole; `nil` for XML.
   private static func parseWhole(_ bytes: UnsafeBufferPointer<UInt8>, data: Data, options: Options) throws
     -> ParsedFeed?
   {
-    var i = 0
-    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
-    while i < bytes.count, bytes[i] == 32 || (bytes[i] >= 9 && bytes[i] <= 13) { i += 1 }
+    let i = textStart(bytes)
     guard i < bytes.count else { throw FeedParseError.empty }
-    let first = bytes[i]
-    if (first == UInt8(ascii: "{") || first == UInt8(ascii: "[")) && i + 1 < bytes.count && bytes[i + 1] != 0 {
+    if opensJSON(bytes, at: i) {
       let (feed, warnings) = try JSONFeedParser.parse(i == 0 ? data : Data(bytes[i...]))
       return finished(feed, warnings: warnings, options: options)
     }
