@@ -11,10 +11,11 @@ import WatcherXML
 /// (`article`, `content` and `post` for; `comment`, `sidebar` and `promo` against) and by how much of its
 /// text is links. The best-scoring element is the article; siblings that score near it or read as prose
 /// join it. Within it, lists, tables and boxes that look like link farms, forms or picture galleries are
-/// dropped. Scripts, styles and what the page's own style hides are removed first; then navigation,
-/// buttons, noscript, hidden elements and those whose class or id says menu, share, cookie, sidebar or
-/// dateline. Both steps are size-aware: neither removes an element holding most of the text it works on
-/// (the page's, or the chosen box's), whatever its kind, state or name says.
+/// dropped. Scripts, styles and what the page's own style hides are removed first (what its style hides is
+/// read only when nothing else on the page is an article); then navigation, buttons, noscript, hidden
+/// elements and those whose class or id says menu, share, cookie, sidebar or dateline. These and the
+/// cleaning inside the article are size-aware: none removes an element holding most of the text it works
+/// on (the page's, or the chosen box's), whatever its kind, state or name says.
 public enum ArticleExtractor {
   /// Why a page could not be read.
   public enum Failure: Error, Equatable {
@@ -82,6 +83,15 @@ public enum ArticleExtractor {
       // left to weigh (millions of empty elements) is not read again.
       if pageText == 0 { break }
     }
+    // A page that script reveals once it has loaded (`<div id="page" style="display:none">`, against a flash
+    // of unstyled content) holds nearly all its text in what its style hides: read so when nothing else was
+    // found. A part it hides beside other text (a print copy, a spoiler) stays out.
+    if best?.text.count ?? 0 < minimumText, bytes.count <= retryBytes,
+      let root = HTMLTree.parse(bytes, encoding: encoding)
+    {
+      let (article, _) = extract(root, Attempt(readStyleHidden: true))
+      if article.text.count >= minimumText { best = article }
+    }
     // A page built by script can carry its article only in its linked data (schema.org's `articleBody`).
     if best?.text.count ?? 0 < minimumText, let root = HTMLTree.parse(bytes, encoding: encoding),
       let body = LinkedData.articleBody(in: root), body.count > best?.text.count ?? 0
@@ -102,6 +112,8 @@ public enum ArticleExtractor {
   struct Attempt {
     var weighClasses = true
     var cleanBoxes = true
+    /// What the page's style hides is read when it holds nearly all of the page's text (four fifths).
+    var readStyleHidden = false
 
     /// All on, then each turned off in turn (and stays off).
     static let sequence = [Attempt(), Attempt(weighClasses: false), Attempt(weighClasses: false, cleanBoxes: false)]
@@ -115,10 +127,13 @@ public enum ArticleExtractor {
     // of a broken template can nest the whole article inside a `<button>` or `<nav>`; a server-rendered
     // page can stream its article into a `hidden` container that script reveals; a name can be that of a
     // page-wide wrapper (`Page-ad-margins`, `row site_header`). In each the article is inside.
-    prune(body) { isNeverText($0) || isStyledHidden($0) }
+    prune(body) { isNeverText($0) || !attempt.readStyleHidden && isStyledHidden($0) }
     let page = Scorer()
     let pageTotal = page.paragraphText(body)
-    prune(body) { isHidden($0) && page.paragraphText($0) * 2 <= pageTotal }
+    prune(body) {
+      isHidden($0) && page.paragraphText($0) * 2 <= pageTotal
+        || isStyledHidden($0) && page.paragraphText($0) * 5 < pageTotal * 4
+    }
     wrapTextRuns(body)
     let sizes = Scorer()
     let total = sizes.paragraphText(body)
@@ -236,8 +251,8 @@ public enum ArticleExtractor {
     return attributes["hidden"] != nil || attributes["aria-hidden"] == "true"
   }
 
-  /// Whether the element's own style hides it: a choice of the page's author, not a state script changes
-  /// (as the `hidden` attribute of a streamed server-rendered part is), so it goes whatever it holds.
+  /// Whether the element's own style hides it: mostly a choice of the page's author (a copy for print, a
+  /// menu for small screens), so it goes whatever it holds unless nothing else on the page is an article.
   private static func isStyledHidden(_ element: HTMLElement) -> Bool {
     guard let style = element.attributes["style"]?.lowercased().filter({ $0 != " " }) else { return false }
     return style.contains("display:none") || style.contains("visibility:hidden")
@@ -249,6 +264,13 @@ public enum ArticleExtractor {
     if let role = attributes["role"]?.lowercased(), unlikelyRoles.contains(role) { return true }
     guard element.name != "body", element.name != "a", element.name != "article", element.name != "main"
     else { return false }
+    // Builders whose classes are generated name their parts for scripts and tests instead (Wix's
+    // `data-hook="time-ago"`, Medium's `data-testid="storyPublishDate"`): a short dateline so named goes.
+    if let hook = attributes["data-hook"] ?? attributes["data-testid"], dateline.matches(Self.splitCamelCase(hook)),
+      sizes.text(element).length < 200
+    {
+      return true
+    }
     let names = isHeadingAnchor(element) ? (element.attributes["class"] ?? "").lowercased() : classAndID(element)
     guard !names.isEmpty else { return false }
     // A short dateline, byline or caption goes even when its name also says `content`.
@@ -317,6 +339,16 @@ public enum ArticleExtractor {
       }
       if hasText { element.wrap(0..<end, in: "p") }
     }
+  }
+
+  /// `storyPublishDate` as `story-publish-date`, lower-cased: the words of a camel-case name.
+  static func splitCamelCase(_ name: String) -> String {
+    var out = ""
+    for character in name {
+      if character.isUppercase, !out.isEmpty { out.append("-") }
+      out += character.lowercased()
+    }
+    return out
   }
 
   /// The element's class and id, lower-cased, joined by a space ("" when it has neither).

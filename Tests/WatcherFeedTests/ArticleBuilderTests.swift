@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Testing
+import WatcherFeed
+import WatcherTestSupport
+
+/// The article extractor on the pages site builders make (Tests/Fixtures/Pages/Builders): each holds the
+/// same article among its builder's furniture, and what comes out is the article, whole and in order,
+/// without the furniture.
+@Suite("Article extraction on site builders' pages")
+struct ArticleBuilderTests {
+  /// The article of every builder page.
+  static let builderProse = [
+    "The council voted on Tuesday to open the new library, which had been closed for repairs since spring, "
+      + "and the mayor said the reading rooms would stay open late on weekdays.",
+    "Residents had asked for longer hours for years, and the librarians, who ran a survey in the autumn, "
+      + "found that most visitors came after work, between six and nine in the evening.",
+    "The building, designed in 1931, keeps its oak shelves, its tiled floor and its round reading room, "
+      + "but the roof, the heating and the wiring are new, and the lifts reach every floor.",
+    "A children's corner with picture books in four languages opens on the ground floor, and a room of "
+      + "computers, printers and scanners is free for anyone with a library card.",
+  ]
+
+  /// Words of the furniture around the article on these pages: menus, bylines and dates, subscribe boxes and
+  /// paywalls, other posts, comments, footers.
+  static let furniture = [
+    "Market day moves to Fridays", "Great news", "Powered by", "Subscribe", "Sign in", "Copyright", "©",
+    "Page number", "Recent", "Ann Example", "Share this", "Leave a Reply", "Newer Post", "Blog Archive",
+    "Recommended", "More from", "Previous", "Edit this page", "Skip to main content", "min read", "Mar 4",
+    "March 4", "Made with", "Tip:", "Tags", "Keep reading",
+  ]
+
+  @Test(
+    "the article of a builder's page is read whole, in order, without its furniture",
+    arguments: [
+      "blogger", "docusaurus", "drupal", "ghost", "hugo", "medium", "nextjs", "notion", "nuxt", "squarespace",
+      "substack", "wix", "wordpress",
+    ])
+  func builderPage(_ name: String) throws {
+    let url = Fixtures.url("Pages/Builders/\(name).html")
+    let bytes = try [UInt8](Data(contentsOf: url))
+    let page = String(decoding: bytes, as: UTF8.self)
+    let text = try #require(try ArticleExtractor.extract(bytes)).text
+    var end = text.startIndex
+    for paragraph in Self.builderProse {
+      let found = try #require(text.range(of: paragraph, range: end..<text.endIndex), "\(name): \(text)")
+      end = found.upperBound
+    }
+    let around = Self.furniture.filter(page.contains)
+    #expect(around.count >= 4, "the page has furniture to leave out")
+    #expect(around.filter(text.contains).isEmpty, "\(name): \(text)")
+  }
+
+  @Test("a page its style hides until script reveals it is read; a part its style hides beside the article is not")
+  func revealedByScript() throws {
+    let article = "<h1>Library reopens</h1>" + Self.builderProse.map { "<p>\($0)</p>" }.joined()
+    let revealed = """
+      <!DOCTYPE html><html><head><title>Library reopens</title></head><body>
+      <div id="page" style="display: none">\(article)</div><footer><p>Town News, 1890.</p></footer>
+      <script>document.getElementById("page").style.display = "block"</script></body></html>
+      """
+    let text = try #require(try ArticleExtractor.extract(Array(revealed.utf8))).text
+    #expect(text == Self.builderProse.joined(separator: "\n\n"), "\(text)")
+    // A short visible article beside a longer hidden part: the hidden part stays out.
+    let beside = """
+      <!DOCTYPE html><html><head><title>Library reopens</title></head><body><article>
+      <div style="visibility: hidden">\(Self.builderProse[1...].map { "<p>\($0)</p>" }.joined())</div>
+      <p>\(Self.builderProse[0])</p></article></body></html>
+      """
+    let short = try #require(try ArticleExtractor.extract(Array(beside.utf8))).text
+    #expect(short == Self.builderProse[0], "\(short)")
+  }
+}
