@@ -435,6 +435,12 @@ public enum ArticleExtractor {
     if ["h1", "h2", "h3"].contains(name) {
       return scorer.classWeight(element) < 0 || scorer.linkDensity(element) > 0.33
     }
+    // A page laid out in a table (as many were until about 2010) has its menu in a cell beside the article's:
+    // a cell of three links or more that is mostly links. Cells of a table of data, short as they are, stay.
+    if name == "td" || name == "th" {
+      return scorer.linkDensity(element) > 0.5
+        && element.descendants.lazy.filter { $0.name == "a" }.prefix(3).count == 3
+    }
     guard ["table", "ul", "ol", "div", "section", "fieldset", "figure", "dl", "form"].contains(name) else {
       return name == "figcaption"
     }

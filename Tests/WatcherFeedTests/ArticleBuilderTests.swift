@@ -72,4 +72,25 @@ struct ArticleBuilderTests {
     let short = try #require(try ArticleExtractor.extract(Array(beside.utf8))).text
     #expect(short == Self.builderProse[0], "\(short)")
   }
+
+  @Test("a page laid out in a table: the menu's cell beside the article's is left out, a table of figures in it stays")
+  func tableLayout() throws {
+    let prose = Self.builderProse
+    let figures = """
+      <table><tr><th>Year</th><th>Visitors</th></tr><tr><td>2023</td><td>41,200</td></tr>\
+      <tr><td><a href="/report">2024</a></td><td>12,900</td></tr></table>
+      """
+    let page = """
+      <html><head><title>Town News - Library reopens</title></head><body><table width="780"><tr><td colspan="2">
+      <a href="/">Home</a> | <a href="/news">News</a> | <a href="/sports">Sports</a></td></tr><tr>
+      <td width="160" class="leftnav"><a href="/a">Local news</a><br><a href="/b">National news</a><br>
+      <a href="/c">Opinion and letters to the editor</a><br><a href="/d">Classifieds and jobs</a></td>
+      <td width="620"><font face="Verdana" size="2">\(prose[0])<br><br>\(prose[1])<br><br>\(figures)\(prose[2])<br><br>
+      \(prose[3])</font></td></tr></table></body></html>
+      """
+    let text = try #require(try ArticleExtractor.extract(Array(page.utf8))).text
+    for paragraph in prose { #expect(text.contains(paragraph), "\(text)") }
+    #expect(!text.contains("Local news") && !text.contains("Classifieds"), "\(text)")
+    #expect(text.contains("41,200") && text.contains("2024") && text.contains("12,900"), "\(text)")
+  }
 }
