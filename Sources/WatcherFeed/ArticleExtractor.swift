@@ -425,6 +425,12 @@ public enum ArticleExtractor {
     }
   }
 
+  /// Whether two or more of the element's links are tags (`rel="tag"`).
+  private static func isTagList(_ element: HTMLElement) -> Bool {
+    element.descendants.lazy.filter { $0.name == "a" && ($0.attributes["rel"] ?? "").lowercased().contains("tag") }
+      .prefix(2).count == 2
+  }
+
   /// The elements besides paragraphs that a run of links is made of, or introduced by.
   static let linkRunNames: Set<String> = ["li", "h1", "h2", "h3", "h4", "h5", "h6"]
 
@@ -432,6 +438,8 @@ public enum ArticleExtractor {
   /// divs) that are furniture by name, picture galleries, link lists, or nearly empty.
   private static func isJunk(_ element: HTMLElement, scorer: Scorer) -> Bool {
     let name = element.name
+    // A list of the post's tags (`rel="tag"`, as blog engines write them), whatever holds it.
+    if scorer.linkDensity(element) >= 0.5, isTagList(element) { return true }
     if ["h1", "h2", "h3"].contains(name) {
       return scorer.classWeight(element) < 0 || scorer.linkDensity(element) > 0.33
     }

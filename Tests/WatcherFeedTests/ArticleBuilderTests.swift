@@ -93,4 +93,22 @@ struct ArticleBuilderTests {
     #expect(!text.contains("Local news") && !text.contains("Classifieds"), "\(text)")
     #expect(text.contains("41,200") && text.contains("2024") && text.contains("12,900"), "\(text)")
   }
+
+  @Test("the list of tags a blog engine writes under a post (rel=\"tag\") goes; tags linked in a paragraph stay")
+  func tagList() throws {
+    let prose = Self.builderProse
+    let linked =
+      "The <a href=\"/tag/library\" rel=\"tag\">library</a> and the <a href=\"/tag/council\" rel=\"tag\">"
+      + "council</a> both said the reading rooms would be busy, as they were before the repairs began last spring."
+    let tags = ["library hours", "town council", "reading rooms", "repairs"].map {
+      "<a href=\"/tag/\($0)\" rel=\"tag\">\($0)</a>"
+    }
+    let page = """
+      <html><head><title>Library reopens</title></head><body><div class="entry">\(prose.map { "<p>\($0)</p>" }.joined())
+      <p>\(linked)</p><strong>Tags<br>\(tags.joined(separator: ", "))</strong></div></body></html>
+      """
+    let text = try #require(try ArticleExtractor.extract(Array(page.utf8))).text
+    #expect(text.contains("council both said the reading rooms would be busy"), "\(text)")
+    #expect(!text.contains("library hours") && !text.contains("Tags"), "\(text)")
+  }
 }
