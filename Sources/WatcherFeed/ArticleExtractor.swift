@@ -219,6 +219,10 @@ public enum ArticleExtractor {
   static let otherPosts = NamePattern("related|recommend|popular|trending|read-next|readnext|more-stories")
   /// Class and id words that overrule ``unlikely`` (a `main-header-content` may hold the article).
   static let maybe = NamePattern("and|article|body|column|content|main|shadow|story|entry")
+  /// Class words of a post embedded from a social network (`<blockquote class="twitter-tweet">`): a quotation
+  /// the article shows, whatever its container is named (`social-media-embed`).
+  static let embeddedPost = NamePattern(
+    "twitter-tweet|instagram-media|tiktok-embed|bluesky-embed|mastodon-embed|reddit-embed|text-post-media")
   /// Roles of page furniture.
   static let unlikelyRoles: Set<String> = [
     "menu", "menubar", "complementary", "navigation", "alert", "alertdialog", "dialog", "banner", "contentinfo",
@@ -275,8 +279,9 @@ public enum ArticleExtractor {
     guard !names.isEmpty else { return false }
     // A short dateline, byline or caption goes even when its name also says `content`.
     if dateline.matches(names) && sizes.text(element).length < 200 { return true }
-    // A formula is text, whatever its container is named (MathJax's `CtxtMenu_Attached_0` names a menu).
-    return unlikely.matches(names) && !maybe.matches(names) && !element.descendants.contains { $0.name == "math" }
+    // A formula is text, whatever its container is named (MathJax's `CtxtMenu_Attached_0` names a menu), and
+    // so is a post the article quotes from a social network (in a `social-media-embed`).
+    return unlikely.matches(names) && !maybe.matches(names) && !element.descendants.contains(where: isQuotedContent)
   }
 
   /// Whether the element's first child is a heading named as introducing other posts (``otherPosts``).
@@ -425,6 +430,11 @@ public enum ArticleExtractor {
     }
   }
 
+  /// Whether the element is a formula or a post quoted from a social network: text, whatever holds it.
+  private static func isQuotedContent(_ element: HTMLElement) -> Bool {
+    element.name == "math" || element.name == "blockquote" && embeddedPost.matches(classAndID(element))
+  }
+
   /// Whether two or more of the element's links are tags (`rel="tag"`).
   private static func isTagList(_ element: HTMLElement) -> Bool {
     element.descendants.lazy.filter { $0.name == "a" && ($0.attributes["rel"] ?? "").lowercased().contains("tag") }
@@ -453,7 +463,7 @@ public enum ArticleExtractor {
       return name == "figcaption"
     }
     let weight = scorer.classWeight(element)
-    if weight < 0 { return true }
+    if weight < 0 { return !element.descendants.contains(where: isQuotedContent) }
     let text = scorer.text(element)
     // Prose has commas; a box with many is kept whatever else it holds.
     if text.commas >= 10 { return false }

@@ -191,6 +191,21 @@ struct ArticleExtractorTests {
     #expect(article.text.contains("E = m c 2") || article.text.contains("E=mc2"), "\(article.text)")
   }
 
+  @Test("posts quoted from social networks are text, whatever their container is named; a share bar is not")
+  func embeddedPosts() throws {
+    let tweet = """
+      <div class="social-media-embed"><blockquote class="twitter-tweet"><p lang="en">The reading room is open \
+      again, and it is lovely <a href="https://t.co/x">https://t.co/x</a></p>— Ann (@ann) \
+      <a href="https://twitter.com/ann/status/1">March 4, 2025</a></blockquote></div>
+      """
+    let share =
+      "<div class=\"social-share\"><a href=\"/s/x\">Share on X</a> <a href=\"/s/f\">Share on Facebook</a></div>"
+    let body = "<article>\(Self.proseHTML)\(tweet)<p>The mayor agreed.</p>\(share)</article>"
+    let article = try #require(try ArticleExtractor.extract(Self.page(body)))
+    #expect(article.text.contains("The reading room is open again, and it is lovely"), "\(article.text)")
+    #expect(!article.text.contains("Share on"), "\(article.text)")
+  }
+
   @Test("a sibling of the article's class that is mostly links (a row of popular stories) is not joined")
   func linkRowNotJoined() throws {
     let stories = (1...6).map {
