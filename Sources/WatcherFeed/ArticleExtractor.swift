@@ -415,7 +415,11 @@ public enum ArticleExtractor {
         }
         let facts = scorer.text(inner)
         if facts.length == 0 { continue }
-        if scorer.linkDensity(inner) >= 0.75 && scorer.paragraphText(inner) * 2 <= total {
+        if isReadMore(inner, scorer: scorer) {
+          close()
+          drop.insert(index)
+          lead = nil
+        } else if scorer.linkDensity(inner) >= 0.75 && scorer.paragraphText(inner) * 2 <= total {
           if run.isEmpty { runLead = lead }
           run.append(index)
           lead = nil
@@ -439,6 +443,25 @@ public enum ArticleExtractor {
   private static func isTagList(_ element: HTMLElement) -> Bool {
     element.descendants.lazy.filter { $0.name == "a" && ($0.attributes["rel"] ?? "").lowercased().contains("tag") }
       .prefix(2).count == 2
+  }
+
+  /// Labels of a line that points to another article ("Read more: …", "[Related: …]", "Leggi anche: …").
+  static let readMoreLabels: Set<String> = [
+    "read more", "read also", "also read", "related", "see more", "see also", "more", "also", "don't miss",
+    "dont miss", "recommended", "related article", "related story", "related stories", "read next", "up next",
+    "more on this", "more from", "leggi anche", "lesen sie auch", "mehr zum thema", "lire aussi", "à lire aussi",
+    "a lire aussi", "lea también", "lee también", "leia também", "leia mais", "lees ook", "läs också", "czytaj też",
+  ]
+
+  /// Whether the element is a line pointing to another article: a label of ``readMoreLabels``, a colon, and
+  /// a link that is most of the line.
+  private static func isReadMore(_ element: HTMLElement, scorer: Scorer) -> Bool {
+    let facts = scorer.text(element)
+    guard facts.length <= 300, facts.linkLength * 2 >= facts.length else { return false }
+    let line = Paragraphs.inline(element).lowercased().drop { $0.isWhitespace || $0 == "[" || $0 == "(" }
+    guard let colon = line.prefix(24).firstIndex(of: ":") else { return false }
+    let words = line[..<colon].map { $0 == "\u{2019}" ? "'" : $0 }.split(whereSeparator: \.isWhitespace)
+    return readMoreLabels.contains(words.map { String($0) }.joined(separator: " "))
   }
 
   /// The elements besides paragraphs that a run of links is made of, or introduced by.

@@ -111,4 +111,22 @@ struct ArticleBuilderTests {
     #expect(text.contains("council both said the reading rooms would be busy"), "\(text)")
     #expect(!text.contains("library hours") && !text.contains("Tags"), "\(text)")
   }
+
+  @Test("lines that point to another article (Read more: …, [Related: …], Lire aussi : …) go; a sourced line stays")
+  func readMoreLines() throws {
+    let prose = Self.builderProse
+    let pointers = [
+      "<p><strong>READ MORE:</strong> <a href=\"/a\">Market day moves to Fridays after traders ask</a></p>",
+      "<p>[Related: <a href=\"/b\">The old bridge gets new lights after a century</a>]</p>",
+      "<p>Lire aussi : <a href=\"/c\">Le marché du vendredi, un succès</a></p>",
+    ]
+    let sourced = "<p>Source: <a href=\"/report\">the council's report on the library</a></p>"
+    // Each alone between paragraphs, where a run of links would not take it.
+    let body = zip(prose, pointers + [sourced]).map { "<p>\($0)</p>\($1)" }
+    let page = """
+      <html><head><title>Library reopens</title></head><body><article>\(body.joined())</article></body></html>
+      """
+    let text = try #require(try ArticleExtractor.extract(Array(page.utf8))).text
+    #expect(text == (prose + ["Source: the council's report on the library"]).joined(separator: "\n\n"), "\(text)")
+  }
 }
