@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import WatcherSupport
+import WatcherXML
+
+/// After choosing: what is cleaned out of the chosen box (boxes that look like furniture after all, runs of
+/// links, lines pointing to other articles, tag lists, other posts shown whole).
+extension ArticleExtractor {
+  /// Drops the boxes inside the article that look like furniture after all.
+  ///
+  /// A box holding most of the article's paragraph text (`total`) stays whatever it looks like: it is the
+  /// article (an Elementor page's `elementor-widget-container`, a brief whose names are all links).
+  static func clean(_ article: HTMLElement, scorer: Scorer, total: Int) {
+    article.children.removeAll {
+      guard case .element(let child) = $0 else { return false }
+      return scorer.paragraphText(child) * 2 <= total && isJunk(child, scorer: scorer)
+    }
+    for element in article.elements { clean(element, scorer: scorer, total: total) }
+  }
+
+  /// Removes a box inside the article that a heading opened as other posts ("You may like…"), when the
+  /// article keeps `minimumText` characters without it: a site that shows its related posts whole (quotes,
+  /// poems, short notes) has more of their text than of the article's, so neither the pruning nor `clean`,
+  /// which spare what holds most of the text, take them away.
+  static func dropOtherPosts(
+    _ element: HTMLElement, _ boxes: Set<ObjectIdentifier>, scorer: Scorer, total: Int
+  ) {
+    element.children.removeAll {
+      guard case .element(let child) = $0, boxes.contains(ObjectIdentifier(child)) else { return false }
+      return total - scorer.text(child).length >= minimumText
+    }
+    for child in element.elements { dropOtherPosts(child, boxes, scorer: scorer, total: total) }
+  }
+
+  /// Removes the runs of paragraphs inside the article that are links and little else (a "You may also
+  /// like" list of titles, "DON'T MISS" and its links), with the short line that introduces a run.
+  ///
+  /// A run is two or more such paragraphs in a row, or one after a short line without links; a lone
+  /// linked paragraph may be the article's own (a source, a document), and stays.
+  static func dropLinkRuns(_ article: HTMLElement, scorer: Scorer, total: Int) {
+    for element in [article] + article.descendants where !element.children.isEmpty {
+      var drop: Set<Int> = []
+      var run: [Int] = []
+      var lead: Int?
+      var runLead: Int?
+      func close() {
+        if run.count >= 2 || !run.isEmpty && runLead != nil { drop.formUnion(run + (runLead.map { [$0] } ?? [])) }
+        run = []
+      }
+      for (index, child) in element.children.enumerated() {
+        guard case .element(let inner) = child, Scorer.isParagraph(inner) || linkRunNames.contains(inner.name) else {
+          if case .text(let text) = child, !text.contains(where: { !$0.isWhitespace }) { continue }
+          close()
+          lead = nil
+          continue
+        }
+        let facts = scorer.text(inner)
+        if facts.length == 0 { continue }
+        if isReadMore(inner, scorer: scorer) {
+          close()
+          drop.insert(index)
+          lead = nil
+        } else if scorer.linkDensity(inner) >= 0.75 && scorer.paragraphText(inner) * 2 <= total {
+          if run.isEmpty { runLead = lead }
+          run.append(index)
+          lead = nil
+        } else {
+          close()
+          lead = facts.length <= 40 && facts.linkLength == 0 ? index : nil
+        }
+      }
+      close()
+      guard !drop.isEmpty else { continue }
+      element.children = element.children.enumerated().filter { !drop.contains($0.offset) }.map(\.element)
+    }
+  }
+
+  /// Whether the element is a formula or a post quoted from a social network: text, whatever holds it.
+  static func isQuotedContent(_ element: HTMLElement) -> Bool {
+    element.name == "math" || element.name == "blockquote" && embeddedPost.matches(classAndID(element))
+  }
+
+  /// Whether two or more of the element's links are tags (`rel="tag"`).
+  private static func isTagList(_ element: HTMLElement) -> Bool {
+    element.descendants.lazy.filter { $0.name == "a" && ($0.attributes["rel"] ?? "").lowercased().contains("tag") }
+      .prefix(2).count == 2
+  }
+
+  /// Labels of a line that points to another article ("Read more: …", "[Related: …]", "Leggi anche: …").
+  static let readMoreLabels: Set<String> = [
+    "read more", "read also", "also read", "related", "see more", "see also", "more", "also", "don't miss",
+    "dont miss", "recommended", "related article", "related story", "related stories", "read next", "up next",
+    "more on this", "more from", "leggi anche", "lesen sie auch", "mehr zum thema", "lire aussi", "à lire aussi",
+    "a lire aussi", "lea también", "lee también", "leia também", "leia mais", "lees ook", "läs också", "czytaj też",
+  ]
+
+  /// Whether the element is a line pointing to another article: a label of ``readMoreLabels``, a colon, and
+  /// a link that is most of the line.
+  private static func isReadMore(_ element: HTMLElement, scorer: Scorer) -> Bool {
+    let facts = scorer.text(element)
+    guard facts.length <= 300, facts.linkLength * 2 >= facts.length else { return false }
+    let line = Paragraphs.inline(element).lowercased().drop { $0.isWhitespace || $0 == "[" || $0 == "(" }
+    guard let colon = line.prefix(24).firstIndex(of: ":") else { return false }
+    let words = line[..<colon].map { $0 == "\u{2019}" ? "'" : $0 }.split(whereSeparator: \.isWhitespace)
+    return readMoreLabels.contains(words.map { String($0) }.joined(separator: " "))
+  }
+
+  /// The elements besides paragraphs that a run of links is made of, or introduced by.
+  static let linkRunNames: Set<String> = ["li", "h1", "h2", "h3", "h4", "h5", "h6"]
+
+  /// Readability's conditional cleaning: headings that are links or furniture, and boxes (lists, tables,
+  /// divs) that are furniture by name, picture galleries, link lists, or nearly empty.
+  private static func isJunk(_ element: HTMLElement, scorer: Scorer) -> Bool {
+    let name = element.name
+    // A list of the post's tags (`rel="tag"`, as blog engines write them), whatever holds it.
+    if scorer.linkDensity(element) >= 0.5, isTagList(element) { return true }
+    if ["h1", "h2", "h3"].contains(name) {
+      return scorer.classWeight(element) < 0 || scorer.linkDensity(element) > 0.33
+    }
+    // A page laid out in a table (as many were until about 2010) has its menu in a cell beside the article's:
+    // a cell of three links or more that is mostly links. Cells of a table of data, short as they are, stay.
+    if name == "td" || name == "th" {
+      return scorer.linkDensity(element) > 0.5
+        && element.descendants.lazy.filter { $0.name == "a" }.prefix(3).count == 3
+    }
+    guard ["table", "ul", "ol", "div", "section", "fieldset", "figure", "dl", "form"].contains(name) else {
+      return name == "figcaption"
+    }
+    let weight = scorer.classWeight(element)
+    if weight < 0 { return !element.descendants.contains(where: isQuotedContent) }
+    let text = scorer.text(element)
+    // Prose has commas; a box with many is kept whatever else it holds.
+    if text.commas >= 10 { return false }
+    let all = element.descendants
+    // Readability turns a div without block children into a p before this count; so does this one.
+    let paragraphs = all.reduce(0) { $0 + (Scorer.isParagraph($1) ? 1 : 0) }
+    let images = all.reduce(0) { $0 + ($1.name == "img" ? 1 : 0) }
+    let listItems = all.reduce(0) { $0 + ($1.name == "li" ? 1 : 0) }
+    let density = scorer.linkDensity(element)
+    if images > 1 && Double(paragraphs) / Double(images) < 0.5 { return true }
+    if name != "ul" && name != "ol" && listItems > paragraphs + 100 { return true }
+    if text.length < 25 && (images == 0 || images > 2) { return true }
+    return weight < 25 ? density > 0.2 : density > 0.5
+  }
+}
