@@ -141,6 +141,14 @@ extension ArticleExtractor {
     if images > 1 && Double(paragraphs) / Double(images) < 0.5 { return true }
     if name != "ul" && name != "ol" && listItems > paragraphs + 100 { return true }
     if text.length < 25 && (images == 0 || images > 2) { return true }
+    // A list in the article whose items are text with links in them (changes and who made them, sources) is
+    // read as Readability.js reads it: it goes only when mostly links. A list of headlines (most items
+    // a link and nothing else) goes by the rule below.
+    if name == "ul" || name == "ol" {
+      let items = element.elements.filter { $0.name == "li" }
+      let bare = items.reduce(0) { $0 + (scorer.linkDensity($1) >= 0.8 ? 1 : 0) }
+      if bare * 2 < items.count { return density > 0.5 }
+    }
     return weight < 25 ? density > 0.2 : density > 0.5
   }
 }

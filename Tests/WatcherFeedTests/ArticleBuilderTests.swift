@@ -129,4 +129,25 @@ struct ArticleBuilderTests {
     let text = try #require(try ArticleExtractor.extract(Array(page.utf8))).text
     #expect(text == (prose + ["Source: the council's report on the library"]).joined(separator: "\n\n"), "\(text)")
   }
+
+  @Test("a list of changes with links in each item is part of the post; a list of headlines is not")
+  func changeLists() throws {
+    // About half of each item is its link.
+    let changes = [
+      ("Ann Example", "fixed the opening hours", "on the calendar page"),
+      ("Bob Example", "made the catalogue search", "find books by their old call numbers"),
+      ("Eve Example", "removed the broken link", "to the closed branch from every page"),
+    ].map { "<li>🌟 \($0) <a href=\"/bug/\($1)\">\($1)</a> \($2)</li>" }
+    let headlines = ["Market day moves to Fridays", "The old bridge gets new lights", "A new bus to the station"]
+      .map { "<li><a href=\"/\($0)\">\($0)</a></li>" }
+    let page = """
+      <html><head><title>This week in the library</title></head><body><article>
+      <p>\(Self.builderProse[0])</p><h3>Fixed this week</h3><ul>\(changes.joined())</ul>
+      \(Self.builderProse[1...].map { "<p>\($0)</p>" }.joined())<h3>Elsewhere</h3><ul>\(headlines.joined())</ul></article></body></html>
+      """
+    let text = try #require(try ArticleExtractor.extract(Array(page.utf8))).text
+    #expect(text.contains("made the catalogue search find books by their old call numbers"), "\(text)")
+    #expect(text.contains("removed the broken link to the closed branch"), "\(text)")
+    #expect(!text.contains("Market day moves to Fridays"), "\(text)")
+  }
 }
