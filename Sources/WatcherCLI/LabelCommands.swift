@@ -60,30 +60,7 @@ struct LabelsCommand: Command {
       terminal.error("error: \(error)")
       return .failure
     }
-    if arguments.has(Self.undo) {
-      guard arguments.positionals.count == 2 else {
-        terminal.error("error: 'watcher labels --undo' needs a feed and an item: watcher labels --undo FEED ITEM")
-        return .usage
-      }
-      let (feed, wanted) = (arguments.positionals[0], arguments.positionals[1].lowercased())
-      let matching = labels.indices.filter {
-        labels[$0].feed == feed
-          && (labels[$0].key == arguments.positionals[1] || labels[$0].title.lowercased().contains(wanted))
-      }
-      guard matching.count == 1, let index = matching.first else {
-        terminal.error(
-          "error: \(matching.isEmpty ? "no label of feed '\(Terminal.field(feed))' matches" : "\(matching.count) labels of feed '\(Terminal.field(feed))' match") "
-            + "'\(Terminal.field(arguments.positionals[1]))'")
-        return .failure
-      }
-      let removed = labels.remove(at: index)
-      do { try store.saveLabels(labels) } catch {
-        terminal.error("error: \(error)")
-        return .failure
-      }
-      terminal.print("took back \(removed.up ? "👍" : "👎") \(Terminal.field(removed.title))  [\(removed.feed)]")
-      return .success
-    }
+    if arguments.has(Self.undo) { return Self.undo(arguments.positionals, store: store, terminal: terminal) }
     guard arguments.positionals.isEmpty else {
       terminal.error("error: 'watcher labels' takes arguments only with --undo")
       return .usage
@@ -147,11 +124,8 @@ enum Labels {
     _ wanted: [String], up: Bool, feed: FeedConfig, found: [Found], store: StateStore, terminal: Terminal
   ) -> Bool {
     guard !wanted.isEmpty else { return true }
-    var labels: [Label]
-    do { labels = try store.labels() } catch {
-      terminal.error("error: \(error)")
-      return false
-    }
+    var given: [Label] = []
+    var shown: [String] = []
     var missing = false
     let now = WallClock.now()
     for name in wanted {
@@ -159,13 +133,15 @@ enum Labels {
         missing = true
         continue
       }
-      labels.append(Label(key: item.key, item: Relevance.Item(item.item, feed: feed.name), up: up, time: now))
-      terminal.print("\(up ? "👍" : "👎") \(Terminal.field(item.item.title ?? item.key))  [\(feed.name)]")
+      given.append(Label(key: item.key, item: Relevance.Item(item.item, feed: feed.name), up: up, time: now))
+      shown.append("\(up ? "👍" : "👎") \(Terminal.field(item.item.title ?? item.key))  [\(feed.name)]")
     }
-    do { try store.saveLabels(labels) } catch {
+    guard !given.isEmpty else { return false }
+    do { try store.updateLabels { $0 += given } } catch {
       terminal.error("error: \(error)")
       return false
     }
+    for line in shown { terminal.print(line) }
     return !missing
   }
 
@@ -183,5 +159,47 @@ enum Labels {
       return nil
     }
     return matching[0]
+  }
+}
+
+extension LabelsCommand {
+  /// `--undo FEED ITEM`: takes back the one label of FEED whose key is ITEM or whose title has its words.
+  static func undo(_ positionals: [String], store: StateStore, terminal: Terminal) -> ExitCode {
+    guard positionals.count == 2 else {
+      terminal.error("error: 'watcher labels --undo' needs a feed and an item: watcher labels --undo FEED ITEM")
+      return .usage
+    }
+    let (feed, wanted) = (positionals[0], positionals[1].lowercased())
+    let outcome: Result<Label, Refusal>
+    do {
+      // Under the labels' lock: a label given meanwhile is kept.
+      outcome = try store.updateLabels { labels in
+        let matching = labels.indices.filter {
+          labels[$0].feed == feed
+            && (labels[$0].key == positionals[1] || labels[$0].title.lowercased().contains(wanted))
+        }
+        guard matching.count == 1, let index = matching.first else { return .failure(Refusal(count: matching.count)) }
+        return .success(labels.remove(at: index))
+      }
+    } catch {
+      terminal.error("error: \(error)")
+      return .failure
+    }
+    switch outcome {
+    case .success(let removed):
+      terminal.print("took back \(removed.up ? "👍" : "👎") \(Terminal.field(removed.title))  [\(removed.feed)]")
+      return .success
+    case .failure(let refusal):
+      let labels = refusal.count == 0 ? "no label" : "\(refusal.count) labels"
+      terminal.error(
+        "error: \(labels) of feed '\(Terminal.field(feed))' \(refusal.count == 0 ? "matches" : "match") "
+          + "'\(Terminal.field(positionals[1]))'")
+      return .failure
+    }
+  }
+
+  /// How many labels an `--undo` matched, when not one.
+  struct Refusal: Error {
+    var count: Int
   }
 }

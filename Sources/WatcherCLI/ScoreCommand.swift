@@ -52,8 +52,14 @@ struct ScoreCommand: Command {
     let labels: [Label]
     do {
       let store = try StateStore(directory: directory)
-      labels = try store.labels() + given
-      if !given.isEmpty { try store.saveLabels(labels) }
+      if given.isEmpty {
+        labels = try store.labels()
+      } else {
+        labels = try store.updateLabels { labels in
+          labels += given
+          return labels
+        }
+      }
     } catch {
       terminal.error("error: \(error)")
       return .failure

@@ -102,9 +102,14 @@ extension StateStore {
   /// `readOnly`, such snoozes are saved again as of now, so their length counts from this first look.
   public func snoozes(readOnly: Bool = true, now: Date) -> [String: Date] {
     var rebased = false
-    let snoozes = read(readOnly: readOnly, now: now, rebased: &rebased)
-    if rebased, !readOnly { try? save(snoozes, now: now) }
-    return snoozes
+    guard !readOnly else { return read(readOnly: true, now: now, rebased: &rebased) }
+    // Written back under the file's lock, like every change of it (`snooze`).
+    return
+      (try? changing(snoozesPath) { () throws(StateError) -> [String: Date] in
+        let snoozes = read(readOnly: false, now: now, rebased: &rebased)
+        if rebased { try? save(snoozes, now: now) }
+        return snoozes
+      }) ?? read(readOnly: true, now: now, rebased: &rebased)
   }
 
   private func read(readOnly: Bool, now: Date, rebased: inout Bool) -> [String: Date] {
@@ -131,9 +136,13 @@ extension StateStore {
 
   /// Snoozes `feed` until `until` (nil: wakes it), keeping the other snoozes that have not ended by `now`.
   public func snooze(_ feed: String, until: Date?, now: Date) throws(StateError) {
-    var snoozes = self.snoozes(readOnly: false, now: now).filter { $0.value > now }
-    snoozes[feed] = until
-    try save(snoozes, now: now)
+    // Under the file's lock: a snooze set meanwhile (a bubble's button, another command) is kept.
+    try changing(snoozesPath) { () throws(StateError) in
+      var rebased = false
+      var snoozes = read(readOnly: false, now: now, rebased: &rebased).filter { $0.value > now }
+      snoozes[feed] = until
+      try save(snoozes, now: now)
+    }
   }
 
   private func save(_ snoozes: [String: Date], now: Date) throws(StateError) {

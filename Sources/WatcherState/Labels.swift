@@ -94,9 +94,21 @@ extension StateStore {
     } ?? []
   }
 
+  /// Changes the labels as `change` says, read and written back under their file's lock, so that a label
+  /// given meanwhile by another command or a bubble's button is not lost.
+  @discardableResult
+  public func updateLabels<T>(_ change: (inout [Label]) throws(StateError) -> T) throws(StateError) -> T {
+    try changing(labelsPath) { () throws(StateError) -> T in
+      var labels = try self.labels()
+      let result = try change(&labels)
+      try saveLabels(labels)
+      return result
+    }
+  }
+
   /// Replaces the labels (durably), keeping the newest ``Label/maxCount``; an item labelled twice keeps its
-  /// last label.
-  public func saveLabels(_ labels: [Label]) throws(StateError) {
+  /// last label. (``updateLabels(_:)`` for a change of what is there.)
+  func saveLabels(_ labels: [Label]) throws(StateError) {
     var seen: Set<String> = []
     let kept = labels.reversed().filter { seen.insert($0.feed + "\n" + $0.key).inserted }.prefix(Label.maxCount)
       .reversed()

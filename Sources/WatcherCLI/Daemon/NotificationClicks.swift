@@ -39,8 +39,7 @@ struct StoreClicks: NotificationClicks {
     if read.feed.isEmpty { read.feed = notification.feed ?? "" }
     if read.title.isEmpty { read.title = notification.summary }
     let label = Label(key: key, item: read, up: up, time: WallClock.now())
-    guard let labels = try? store.labels() else { return }
-    try? store.saveLabels(labels + [label])
+    try? store.updateLabels { $0.append(label) }
   }
 
   func press(_ button: String, of notification: DesktopNotification) {
