@@ -194,8 +194,8 @@ public enum ArticleExtractor {
 
   /// Elements whose content is never text a reader sees: removed before anything is measured.
   static let neverText: Set<String> = [
-    "script", "style", "template", "iframe", "object", "embed", "svg", "canvas", "select", "input", "textarea",
-    "head", "link", "meta",
+    "script", "style", "iframe", "object", "embed", "svg", "canvas", "select", "input", "textarea", "head", "link",
+    "meta",
   ]
   /// Elements that do not hold the article's text on a well-formed page, removed unless they hold most of
   /// the page's (where a repaired page nested the article in them).
@@ -239,18 +239,20 @@ public enum ArticleExtractor {
   }
 
   /// Whether the element's content is never shown as text.
-  ///
-  /// A `<template>` is not shown, except the declarative shadow root of a server-rendered web component
-  /// (`shadowrootmode`), which is its content.
   private static func isNeverText(_ element: HTMLElement) -> Bool {
-    guard neverText.contains(element.name) else { return false }
-    return element.name != "template"
-      || element.attributes["shadowrootmode"] == nil && element.attributes["shadowroot"] == nil
+    neverText.contains(element.name)
   }
 
   /// Whether the element is of a kind that does not hold the article, or hidden.
+  ///
+  /// A `<template>` is not shown until script stamps it into the page, which it does with one that holds
+  /// the page's text (and an unclosed one swallows the page); the declarative shadow root of a
+  /// server-rendered web component (`shadowrootmode`) is its content, always read.
   private static func isHidden(_ element: HTMLElement) -> Bool {
     if dropped.contains(element.name) { return true }
+    if element.name == "template" {
+      return element.attributes["shadowrootmode"] == nil && element.attributes["shadowroot"] == nil
+    }
     let attributes = element.attributes
     return attributes["hidden"] != nil || attributes["aria-hidden"] == "true"
   }

@@ -83,6 +83,10 @@ struct ArticleExtractorTests {
       // A web component rendered on the server: its content is a declarative shadow root.
       "<site-nav><a href=\"/\">Home</a></site-nav><blog-post><template shadowrootmode=\"open\">"
         + "\(ArticleExtractorTests.articleHTML)</template></blog-post><template id=\"row\"><p>\(ArticleExtractorTests.prose[0])</p></template>",
+      // An unclosed template in the header swallows the rest of the page; a template script stamps in.
+      "<header><template id=\"icon\"><div class=\"x\"></header><main>\(ArticleExtractorTests.articleHTML)</main>",
+      "<div id=\"app\"></div><template id=\"story\">\(ArticleExtractorTests.articleHTML)</template>"
+        + "<script>app.append(story.content.cloneNode(true))</script>",
       // A modal's library hides the rest of the page from screen readers while the modal is open.
       "<div id=\"root\" aria-hidden=\"true\"><main>\(ArticleExtractorTests.articleHTML)</main></div>"
         + "<div class=\"ReactModal__Overlay\" role=\"dialog\"><p>We use cookies. Accept?</p></div>",
