@@ -12,16 +12,11 @@ import WatcherTestSupport
 @Suite("Article extraction on site builders' pages")
 struct ArticleBuilderTests {
   /// The article of every builder page.
-  static let builderProse = [
-    "The council voted on Tuesday to open the new library, which had been closed for repairs since spring, "
-      + "and the mayor said the reading rooms would stay open late on weekdays.",
-    "Residents had asked for longer hours for years, and the librarians, who ran a survey in the autumn, "
-      + "found that most visitors came after work, between six and nine in the evening.",
-    "The building, designed in 1931, keeps its oak shelves, its tiled floor and its round reading room, "
-      + "but the roof, the heating and the wiring are new, and the lifts reach every floor.",
-    "A children's corner with picture books in four languages opens on the ground floor, and a room of "
-      + "computers, printers and scanners is free for anyone with a library card.",
-  ]
+  static let builderProse =
+    ArticleExtractorTests.prose + [
+      "A children's corner with picture books in four languages opens on the ground floor, and a room of "
+        + "computers, printers and scanners is free for anyone with a library card."
+    ]
 
   /// Words of the furniture around the article on these pages: menus, bylines and dates, subscribe boxes and
   /// paywalls, other posts, comments, footers.
