@@ -99,9 +99,10 @@ extension StateStore {
   @discardableResult
   public func updateLabels<T>(_ change: (inout [Label]) throws(StateError) -> T) throws(StateError) -> T {
     try changing(labelsPath) { () throws(StateError) -> T in
-      var labels = try self.labels()
+      let before = try self.labels()
+      var labels = before
       let result = try change(&labels)
-      try saveLabels(labels)
+      if labels != before { try saveLabels(labels) }
       return result
     }
   }
