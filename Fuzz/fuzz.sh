@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the libFuzzer targets (ASan + coverage) and run each for a given time, seeded from the corpus and
 # the test fixtures. Usage: Fuzz/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
-# Targets: feed date config opml state digests kept journal (default: all, one after the other). Findings land in Fuzz/artifacts/;
+# Targets: feed date config opml state digests kept journal page (default: all, one after the other). Findings land in Fuzz/artifacts/;
 # copy each into Tests/Fixtures/Fuzz/<target>/ as a regression fixture (FuzzRegressionTests
 # runs every file there through the same code).
 set -euo pipefail
@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 mkdir -p .root && ln -sfn ../.. .root/watcher
 seconds=${1:-600}; shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(feed date config opml state digests kept journal)
+[ ${#targets[@]} -gt 0 ] || targets=(feed date config opml state digests kept journal page)
 # SwiftPM's incremental build can keep a target compiled against an older layout of a type from another
 # target (docs/development.md, "Incremental builds"), so the fuzzers are always built clean.
 swift package clean
@@ -34,7 +34,8 @@ for target in "${targets[@]}"; do
     opml) seeds=(seeds/opml) ;;
     state) seeds=(seeds/state) ;;
     digests | kept | journal) seeds=("seeds/$target" ../Tests/Fixtures/State/release-0fd87cd) ;;
-    *) echo "unknown target '$target' (feed date config opml state digests kept journal)" >&2; exit 2 ;;
+    page) seeds=(../Tests/Fixtures/Pages/Builders) ;;
+    *) echo "unknown target '$target' (feed date config opml state digests kept journal page)" >&2; exit 2 ;;
   esac
   seeds+=("../Tests/Fixtures/Fuzz/$target")
   existing=()

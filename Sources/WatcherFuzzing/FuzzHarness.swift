@@ -31,6 +31,9 @@ public enum FuzzHarness: String, CaseIterable, Sendable {
   case kept
   /// The journal's lines, each read, written as the journal writes it, and read again: the same entry.
   case journal
+  /// A web page through the article extractor (`full_text`, `watcher extract`): the tree libxml2 repairs,
+  /// every pruning, scoring and cleaning rule, the retries and the fallbacks.
+  case page
 
   /// Runs the target on `data`; any outcome but a crash, a leak or a hang is fine.
   public func run(_ data: Data) {
@@ -85,6 +88,8 @@ public enum FuzzHarness: String, CaseIterable, Sendable {
         precondition(
           JournalEntry(line: Substring(String(decoding: bytes, as: UTF8.self))) == entry, "a journal line changed")
       }
+    case .page:
+      _ = try? ArticleExtractor.extract([UInt8](data))
     case .opml:
       guard let subscriptions = try? OPML.parse(data) else { return }
       let feeds = subscriptions.map { FeedConfig(url: $0.url, name: $0.title ?? $0.url, tags: $0.tags) }
