@@ -76,6 +76,66 @@ extension ArticleExtractor {
     }
   }
 
+  /// Removes a heading at the end of the article that introduces nothing, with the scraps after it ("Like
+  /// this:" over a likes widget, "Comments" over a comment box script fills, and its "0 comments").
+  ///
+  /// Such a heading is followed, to the article's end, by under 25 characters of text that end no sentence.
+  static func dropTrailingHeading(_ article: HTMLElement) {
+    var text = ""
+    // Where each heading ends in `text`, in UTF-8 bytes (an index kept across appends need not stay valid).
+    var ends: [(heading: HTMLElement, end: Int)] = []
+    func walk(_ element: HTMLElement) {
+      for child in element.children {
+        switch child {
+        case .text(let value): text += value
+        case .element(let inner):
+          walk(inner)
+          if trailingHeadings.contains(inner.name) { ends.append((inner, text.utf8.count)) }
+          text += " "
+        }
+      }
+    }
+    walk(article)
+    // The first heading whose rest is a scrap: it and everything after it go. From the last one back, each
+    // rest read only until it is more than a scrap, so a long article with many headings costs no more.
+    var cut: HTMLElement?
+    for (heading, end) in ends.reversed() {
+      guard isScrap(text[text.utf8.index(text.startIndex, offsetBy: end)...]) else { break }
+      cut = heading
+    }
+    guard let heading = cut else { return }
+    var node = heading
+    var first = true
+    while let parent = node.parent, node !== article {
+      if let index = parent.children.firstIndex(where: { if case .element(let e) = $0 { e === node } else { false } }) {
+        parent.children.removeSubrange((first ? index : index + 1)...)
+      }
+      first = false
+      node = parent
+    }
+  }
+
+  /// Whether `text` is under 25 characters (runs of white space counted as one) and ends no sentence.
+  private static func isScrap(_ text: Substring) -> Bool {
+    var count = 0
+    var space = true
+    for character in text {
+      if character.isWhitespace {
+        if !space { count += 1 }
+        space = true
+        continue
+      }
+      if character == "." || character == "!" || character == "?" { return false }
+      space = false
+      count += 1
+      if count >= 25 { return false }
+    }
+    return true
+  }
+
+  /// The headings ``dropTrailingHeading(_:)`` looks at (a page's `h1` is its title).
+  static let trailingHeadings: Set<String> = ["h2", "h3", "h4", "h5", "h6"]
+
   /// Whether the element is a formula or a post quoted from a social network: text, whatever holds it.
   static func isQuotedContent(_ element: HTMLElement) -> Bool {
     element.name == "math" || element.name == "blockquote" && embeddedPost.matches(classAndID(element))

@@ -146,6 +146,7 @@ public enum ArticleExtractor {
       let total = scorer.paragraphText(article)
       clean(article, scorer: scorer, total: total)
       dropLinkRuns(article, scorer: scorer, total: total)
+      dropTrailingHeading(article)
       if !otherPosts.isEmpty {
         dropOtherPosts(article, otherPosts, scorer: scorer, total: scorer.text(article).length)
       }

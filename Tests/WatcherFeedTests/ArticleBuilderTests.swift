@@ -145,4 +145,21 @@ struct ArticleBuilderTests {
     #expect(text.contains("removed the broken link to the closed branch"), "\(text)")
     #expect(!text.contains("Market day moves to Fridays"), "\(text)")
   }
+
+  @Test("a heading at the end that introduces nothing (Like this:, Comments over a box script fills) goes")
+  func trailingHeadings() throws {
+    let prose = Self.builderProse.map { "<p>\($0)</p>" }
+    let widgets = """
+      <div class="sharedaddy"><h3 class="sd-title">Like this:</h3><div class="likes-widget-placeholder"></div></div>
+      <h3>Comments</h3><p><comments-count href="/x"></comments-count> comments</p><div class="fb-comments"></div>
+      """
+    let ended = "<h2>Hours</h2>" + prose.joined() + "<h2>Update</h2><p>Open on Mondays.</p>"
+    let pages = [prose.joined() + widgets, ended + widgets]
+    let texts = try pages.map { body in
+      try #require(try ArticleExtractor.extract(Array("<html><body><article>\(body)</article></body></html>".utf8)))
+        .text
+    }
+    #expect(texts[0] == Self.builderProse.joined(separator: "\n\n"), "\(texts[0])")
+    #expect(texts[1].hasPrefix("Hours\n\n") && texts[1].hasSuffix("Update\n\nOpen on Mondays."), "\(texts[1])")
+  }
 }
