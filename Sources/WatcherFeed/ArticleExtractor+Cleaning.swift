@@ -141,6 +141,19 @@ extension ArticleExtractor {
     element.name == "math" || element.name == "blockquote" && embeddedPost.matches(classAndID(element))
   }
 
+  /// Class and id words of a box that holds a picture.
+  static let pictureBox = NamePattern("image|img|photo|picture|figure|media", words: "pic|thumb")
+
+  /// Whether the element is a picture with a caption at most: a `figure`, or a box named for pictures,
+  /// holding one picture and under 300 characters of text.
+  private static func isPictureBox(_ element: HTMLElement, scorer: Scorer) -> Bool {
+    guard element.name == "figure" || element.name == "div" && pictureBox.matches(classAndID(element)) else {
+      return false
+    }
+    let pictures = element.descendants.reduce(0) { $0 + ($1.name == "img" ? 1 : 0) }
+    return pictures == 1 && scorer.text(element).length < 300
+  }
+
   /// Whether two or more of the element's links are tags (`rel="tag"`).
   private static func isTagList(_ element: HTMLElement) -> Bool {
     element.descendants.lazy.filter { $0.name == "a" && ($0.attributes["rel"] ?? "").lowercased().contains("tag") }
@@ -187,6 +200,8 @@ extension ArticleExtractor {
     guard ["table", "ul", "ol", "div", "section", "fieldset", "figure", "dl", "form"].contains(name) else {
       return name == "figcaption"
     }
+    // A picture and its caption, in a figure or a box named for pictures (`<div class="image top">`).
+    if isPictureBox(element, scorer: scorer) { return true }
     let weight = scorer.classWeight(element)
     if weight < 0 { return !element.descendants.contains(where: isQuotedContent) }
     let text = scorer.text(element)

@@ -162,4 +162,17 @@ struct ArticleBuilderTests {
     #expect(texts[0] == Self.builderProse.joined(separator: "\n\n"), "\(texts[0])")
     #expect(texts[1].hasPrefix("Hours\n\n") && texts[1].hasSuffix("Update\n\nOpen on Mondays."), "\(texts[1])")
   }
+
+  @Test("a picture with its caption goes, in a figure or a box named for pictures; a figure of code stays")
+  func pictureCaptions() throws {
+    let prose = Self.builderProse.map { "<p>\($0)</p>" }
+    let boxed = "<div class=\"image top\"><img src=\"a.jpg\"><p>In this 2006 file photo, the reading room.</p></div>"
+    let figure = "<figure><img src=\"b.jpg\"><p>The new lifts (Town News)</p></figure>"
+    let code = "<figure><pre><code>library open --late-hours</code></pre><figcaption>The command</figcaption></figure>"
+    let body = prose[0] + boxed + prose[1] + figure + prose[2] + code + prose[3]
+    let page = "<html><body><article>\(body)</article></body></html>"
+    let text = try #require(try ArticleExtractor.extract(Array(page.utf8))).text
+    #expect(!text.contains("file photo") && !text.contains("The new lifts"), "\(text)")
+    #expect(text.contains("library open --late-hours"), "\(text)")
+  }
 }
