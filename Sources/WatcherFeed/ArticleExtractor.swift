@@ -127,6 +127,7 @@ public enum ArticleExtractor {
     // of a broken template can nest the whole article inside a `<button>` or `<nav>`; a server-rendered
     // page can stream its article into a `hidden` container that script reveals; a name can be that of a
     // page-wide wrapper (`Page-ad-margins`, `row site_header`). In each the article is inside.
+    revealStreamed(body)
     prune(body) { isNeverText($0) || !attempt.readStyleHidden && isStyledHidden($0) }
     let page = Scorer()
     let pageTotal = page.paragraphText(body)
@@ -237,6 +238,29 @@ public enum ArticleExtractor {
       if case .element(let child) = $0 { isFurniture(child) } else { false }
     }
     for child in element.elements { prune(child, isFurniture) }
+  }
+
+  /// Puts each part a React page streamed in (`<div hidden id="S:0">`) where its script would, in place of
+  /// its placeholder (`<template id="B:0">`): an article whose first paragraphs came with the page and whose
+  /// rest was streamed reads in order, whole.
+  static func revealStreamed(_ body: HTMLElement) {
+    var placeholders: [Substring: HTMLElement] = [:]
+    var parts: [(id: Substring, part: HTMLElement)] = []
+    for element in body.descendants {
+      guard let id = element.attributes["id"], id.count > 2, id.dropFirst().hasPrefix(":") else { continue }
+      if element.name == "template", id.hasPrefix("B:") {
+        placeholders[id.dropFirst(2)] = element
+      } else if element.attributes["hidden"] != nil, id.hasPrefix("S:") {
+        parts.append((id.dropFirst(2), element))
+      }
+    }
+    for (id, part) in parts {
+      guard let placeholder = placeholders[id], let place = placeholder.parent, let home = part.parent,
+        !placeholder.isInside(part)
+      else { continue }
+      home.remove(part)
+      place.replace(placeholder, with: part.children)
+    }
   }
 
   /// Whether the element's content is never shown as text.

@@ -55,6 +55,24 @@ public final class HTMLElement {
   public func remove(_ child: HTMLElement) {
     children.removeAll { if case .element(let element) = $0 { element === child } else { false } }
   }
+
+  /// Whether this element is below `other`.
+  public func isInside(_ other: HTMLElement) -> Bool {
+    var node = parent
+    while let next = node {
+      if next === other { return true }
+      node = next.parent
+    }
+    return false
+  }
+
+  /// Puts `nodes` where `child` is, in its place (their elements now this one's children).
+  public func replace(_ child: HTMLElement, with nodes: [HTMLNode]) {
+    guard let index = children.firstIndex(where: { if case .element(let e) = $0 { e === child } else { false } })
+    else { return }
+    for case .element(let element) in nodes { element.parent = self }
+    children.replaceSubrange(index...index, with: nodes)
+  }
 }
 
 /// A node of an ``HTMLElement``'s content.

@@ -175,4 +175,16 @@ struct ArticleBuilderTests {
     #expect(!text.contains("file photo") && !text.contains("The new lifts"), "\(text)")
     #expect(text.contains("library open --late-hours"), "\(text)")
   }
+
+  @Test("a React page whose article's rest was streamed in a hidden part reads whole, in order")
+  func streamedRest() throws {
+    let prose = Self.builderProse.map { "<p>\($0)</p>" }
+    let page = """
+      <html><body><div id="__next"><nav><a href="/">Home</a></nav><main><article><h1>Library reopens</h1>
+      \(prose[0])<template id="B:1"></template><div class="skeleton">Loading…</div></article></main></div>
+      <div hidden id="S:1">\(prose[1...].joined())</div><script>$RC("B:1","S:1")</script></body></html>
+      """
+    let text = try #require(try ArticleExtractor.extract(Array(page.utf8))).text
+    #expect(text.hasSuffix(Self.builderProse.joined(separator: "\n\n")), "\(text)")
+  }
 }
