@@ -258,8 +258,8 @@ public enum ArticleExtractor {
       guard let placeholder = placeholders[id], let place = placeholder.parent, let home = part.parent,
         !placeholder.isInside(part)
       else { continue }
-      home.remove(part)
-      place.replace(placeholder, with: part.children)
+      // A part streamed twice, or whose placeholder is gone, stays where it is.
+      if place.replace(placeholder, with: part.children) { home.remove(part) }
     }
   }
 

@@ -66,12 +66,15 @@ public final class HTMLElement {
     return false
   }
 
-  /// Puts `nodes` where `child` is, in its place (their elements now this one's children).
-  public func replace(_ child: HTMLElement, with nodes: [HTMLNode]) {
+  /// Puts `nodes` where `child` is, in its place (their elements now this one's children); false when
+  /// `child` is not one of its children.
+  @discardableResult
+  public func replace(_ child: HTMLElement, with nodes: [HTMLNode]) -> Bool {
     guard let index = children.firstIndex(where: { if case .element(let e) = $0 { e === child } else { false } })
-    else { return }
+    else { return false }
     for case .element(let element) in nodes { element.parent = self }
     children.replaceSubrange(index...index, with: nodes)
+    return true
   }
 }
 
