@@ -144,6 +144,15 @@ extension ArticleExtractor {
   /// Class and id words of a box that holds a picture.
   static let pictureBox = NamePattern("image|img|photo|picture|figure|media", words: "pic|thumb")
 
+  /// Removes the pictures with their captions from the article (a `figure`, or a box named for pictures
+  /// such as `<div class="image top">`, holding one picture and under 300 characters of text), when there
+  /// are one or two: three or more are a photo story, whose text is under its pictures.
+  static func dropCaptions(_ article: HTMLElement, scorer: Scorer) {
+    let boxes = article.descendants.filter { isPictureBox($0, scorer: scorer) }
+    guard boxes.count <= 2 else { return }
+    for box in boxes { box.parent?.remove(box) }
+  }
+
   /// Whether the element is a picture with a caption at most: a `figure`, or a box named for pictures,
   /// holding one picture and under 300 characters of text.
   private static func isPictureBox(_ element: HTMLElement, scorer: Scorer) -> Bool {
@@ -200,8 +209,6 @@ extension ArticleExtractor {
     guard ["table", "ul", "ol", "div", "section", "fieldset", "figure", "dl", "form"].contains(name) else {
       return name == "figcaption"
     }
-    // A picture and its caption, in a figure or a box named for pictures (`<div class="image top">`).
-    if isPictureBox(element, scorer: scorer) { return true }
     let weight = scorer.classWeight(element)
     if weight < 0 { return !element.descendants.contains(where: isQuotedContent) }
     let text = scorer.text(element)

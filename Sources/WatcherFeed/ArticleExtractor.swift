@@ -148,6 +148,7 @@ public enum ArticleExtractor {
       clean(article, scorer: scorer, total: total)
       dropLinkRuns(article, scorer: scorer, total: total)
       dropTrailingHeading(article)
+      dropCaptions(article, scorer: scorer)
       if !otherPosts.isEmpty {
         dropOtherPosts(article, otherPosts, scorer: scorer, total: scorer.text(article).length)
       }

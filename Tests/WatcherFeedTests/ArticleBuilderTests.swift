@@ -174,6 +174,12 @@ struct ArticleBuilderTests {
     let text = try #require(try ArticleExtractor.extract(Array(page.utf8))).text
     #expect(!text.contains("file photo") && !text.contains("The new lifts"), "\(text)")
     #expect(text.contains("library open --late-hours"), "\(text)")
+    // A photo story: its text is under its pictures, one box each, and stays.
+    let story = Self.builderProse.enumerated().map { "<div class=\"photo\"><img src=\"\($0).jpg\"><p>\($1)</p></div>" }
+    let long = "<p>\(Self.builderProse.joined(separator: " "))</p>"
+    let essay = "<html><body><article>\(long)\(story.joined())</article></body></html>"
+    let told = try #require(try ArticleExtractor.extract(Array(essay.utf8))).text
+    #expect(told.hasSuffix(Self.builderProse.joined(separator: "\n\n")), "\(told)")
   }
 
   @Test("a React page whose article's rest was streamed in a hidden part reads whole, in order")
