@@ -107,9 +107,7 @@ extension ArticleExtractor {
     var node = heading
     var first = true
     while let parent = node.parent, node !== article {
-      if let index = parent.children.firstIndex(where: { if case .element(let e) = $0 { e === node } else { false } }) {
-        parent.children.removeSubrange((first ? index : index + 1)...)
-      }
+      if let index = parent.index(of: node) { parent.children.removeSubrange((first ? index : index + 1)...) }
       first = false
       node = parent
     }

@@ -56,6 +56,11 @@ public final class HTMLElement {
     children.removeAll { if case .element(let element) = $0 { element === child } else { false } }
   }
 
+  /// Where `child` is among this element's children.
+  public func index(of child: HTMLElement) -> Int? {
+    children.firstIndex { if case .element(let element) = $0 { element === child } else { false } }
+  }
+
   /// Whether this element is below `other`.
   public func isInside(_ other: HTMLElement) -> Bool {
     var node = parent
@@ -70,8 +75,7 @@ public final class HTMLElement {
   /// `child` is not one of its children.
   @discardableResult
   public func replace(_ child: HTMLElement, with nodes: [HTMLNode]) -> Bool {
-    guard let index = children.firstIndex(where: { if case .element(let e) = $0 { e === child } else { false } })
-    else { return false }
+    guard let index = index(of: child) else { return false }
     for case .element(let element) in nodes { element.parent = self }
     children.replaceSubrange(index...index, with: nodes)
     return true
