@@ -131,6 +131,8 @@ public enum ArticleExtractor {
     prune(body) { isNeverText($0) || !attempt.readStyleHidden && isStyledHidden($0) }
     let page = Scorer()
     let pageTotal = page.paragraphText(body)
+    // Found before their buttons are pruned.
+    let prompts = Set(body.descendants.filter { isSubscriptionPrompt($0, sizes: page) }.map(ObjectIdentifier.init))
     prune(body) {
       isHidden($0) && page.paragraphText($0) * 2 <= pageTotal
         || isStyledHidden($0) && page.paragraphText($0) * 5 < pageTotal * 4
@@ -140,7 +142,9 @@ public enum ArticleExtractor {
     let total = sizes.paragraphText(body)
     // Found before the pruning by name takes their headings away.
     let otherPosts = Set(body.descendants.filter(opensOtherPosts).map(ObjectIdentifier.init))
-    prune(body) { sizes.paragraphText($0) * 2 <= total && isFurniture($0, sizes: sizes) }
+    prune(body) {
+      sizes.paragraphText($0) * 2 <= total && (prompts.contains(ObjectIdentifier($0)) || isFurniture($0, sizes: sizes))
+    }
     let scorer = Scorer(weighClasses: attempt.weighClasses)
     let article = scorer.article(in: body)
     if attempt.cleanBoxes {
@@ -226,6 +230,12 @@ public enum ArticleExtractor {
   /// the article shows, whatever its container is named (`social-media-embed`).
   static let embeddedPost = NamePattern(
     "twitter-tweet|instagram-media|tiktok-embed|bluesky-embed|mastodon-embed|reddit-embed|text-post-media")
+  /// Class and id words of a paywall or registration wall: the box that asks the reader to subscribe or sign
+  /// in, or (on some sites) the part of the article behind it.
+  static let paywall = NamePattern("paywall|regwall|tinypass|poool")
+  /// Words of the links and buttons that ask the reader to subscribe, sign in or register.
+  static let subscribeCalls = NamePattern(
+    "subscri|abonn|login|log-in|log in|signin|sign-in|sign in|register")
   /// Roles of page furniture.
   static let unlikelyRoles: Set<String> = [
     "menu", "menubar", "complementary", "navigation", "alert", "alertdialog", "dialog", "banner", "contentinfo",
@@ -310,6 +320,22 @@ public enum ArticleExtractor {
     // A formula is text, whatever its container is named (MathJax's `CtxtMenu_Attached_0` names a menu), and
     // so is a post the article quotes from a social network (in a `social-media-embed`).
     return unlikely.matches(names) && !maybe.matches(names) && !element.descendants.contains(where: isQuotedContent)
+  }
+
+  /// Whether a box named as a paywall is the prompt (a short box with a button, a form, or a link that asks
+  /// to subscribe or sign in), not the part of the article some sites put behind it under the same name.
+  private static func isSubscriptionPrompt(_ element: HTMLElement, sizes: Scorer) -> Bool {
+    guard element.name != "body", paywall.matches(classAndID(element)), sizes.text(element).length < 1_000 else {
+      return false
+    }
+    return element.descendants.contains { part in
+      switch part.name {
+      case "button", "form": true
+      case "a":
+        subscribeCalls.matches(((part.attributes["href"] ?? "") + " " + Paragraphs.inline(part)).lowercased())
+      default: false
+      }
+    }
   }
 
   /// Whether the element's first child is a heading named as introducing other posts (``otherPosts``).

@@ -194,3 +194,29 @@ struct ArticleBuilderTests {
     #expect(text.hasSuffix(Self.builderProse.joined(separator: "\n\n")), "\(text)")
   }
 }
+
+extension ArticleBuilderTests {
+  @Test("a paywall's prompt to subscribe or sign in goes; an article's part filed under the paywall's name stays")
+  func paywalls() throws {
+    let prose = Self.builderProse.map { "<p>\($0)</p>" }
+    let prompts = [
+      "<div class=\"paywall\" id=\"piano-inline\"><h2>This article is for subscribers</h2><p>Subscribe today for "
+        + "unlimited access on any device, for one dollar a week.</p><a href=\"/subscribe\">Subscribe now</a>"
+        + "<p>Already a subscriber? <a href=\"/account\">Log in</a></p></div>",
+      "<section class=\"regwall-prompt\"><p>Create a free account to keep reading this story and two more each "
+        + "month.</p><button>Continue with email</button></section>",
+    ]
+    for prompt in prompts {
+      let page = "<html><body><article>\(prose[0] + prose[1])\(prompt)</article></body></html>"
+      let text = try #require(try ArticleExtractor.extract(Array(page.utf8))).text
+      #expect(text == Self.builderProse.prefix(2).joined(separator: "\n\n"), "\(text)")
+    }
+    // Sites that send the whole article mark the part behind the wall with the same name: it stays, links and all.
+    let behind =
+      "<div class=\"article-paywall\"><p>\(Self.builderProse[2])</p><p>\(Self.builderProse[3]) "
+      + "<a href=\"/library\">The library's hours</a>.</p></div>"
+    let whole = "<html><body><article>\(prose[0] + prose[1])\(behind)</article></body></html>"
+    let text = try #require(try ArticleExtractor.extract(Array(whole.utf8))).text
+    #expect(text.hasPrefix(Self.builderProse.joined(separator: "\n\n")), "\(text)")
+  }
+}
