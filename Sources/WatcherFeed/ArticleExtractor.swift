@@ -133,6 +133,7 @@ public enum ArticleExtractor {
     let pageTotal = page.paragraphText(body)
     // Found before their buttons are pruned.
     let prompts = Set(body.descendants.filter { isSubscriptionPrompt($0, sizes: page) }.map(ObjectIdentifier.init))
+      .union(replyThreads(in: body, sizes: page))
     prune(body) {
       isHidden($0) && page.paragraphText($0) * 2 <= pageTotal
         || isStyledHidden($0) && page.paragraphText($0) * 5 < pageTotal * 4
@@ -335,6 +336,47 @@ public enum ArticleExtractor {
         subscribeCalls.matches(((part.attributes["href"] ?? "") + " " + Paragraphs.inline(part)).lowercased())
       default: false
       }
+    }
+  }
+
+  /// Labels of the link or button under each reader's comment that answers it, in a dozen languages.
+  static let replyLabels = [
+    "reply", "antworten", "répondre", "repondre", "rispondi", "responder", "responda", "odpowiedz", "beantwoorden",
+    "reageer", "svara", "svar", "vastaa", "odpovědět", "ответить", "返信", "回复", "回覆", "답글",
+  ]
+
+  /// The boxes of reader comments, whatever they are named (`#kommentare`, `#responses`): boxes of two
+  /// entries or more that each have a link or button answering it ("Reply", "Antworten"), where those
+  /// entries are nearly all of the box's text (an article with its comments under it is not one).
+  static func replyThreads(in body: HTMLElement, sizes: Scorer) -> Set<ObjectIdentifier> {
+    var calls: [ObjectIdentifier: Int] = [:]
+    for element in body.descendants where element.name == "a" || element.name == "button" {
+      let label = Paragraphs.inline(element).trimmingASCIIWhitespace.lowercased()
+      guard label.count <= 30, replyLabels.contains(where: label.hasPrefix), !isInSentence(element) else { continue }
+      var box: HTMLElement? = element
+      while let current = box, current !== body {
+        calls[ObjectIdentifier(current), default: 0] += 1
+        box = current.parent
+      }
+    }
+    guard !calls.isEmpty else { return [] }
+    var threads = Set<ObjectIdentifier>()
+    for element in body.descendants where calls[ObjectIdentifier(element), default: 0] >= 2 {
+      let entries = element.elements.filter { calls[ObjectIdentifier($0)] != nil }
+      guard entries.count >= 2, !element.descendants.contains(where: isQuotedContent) else { continue }
+      let entryText = entries.reduce(0) { $0 + sizes.text($1).length }
+      if entryText * 5 >= sizes.text(element).length * 4 { threads.insert(ObjectIdentifier(element)) }
+    }
+    return threads
+  }
+
+  /// Whether text stands right before or after the element among its parent's children: a link in a sentence
+  /// ("Press Reply to answer"), not one under a comment.
+  private static func isInSentence(_ element: HTMLElement) -> Bool {
+    guard let parent = element.parent, let index = parent.index(of: element) else { return false }
+    return [index - 1, index + 1].contains { near in
+      guard parent.children.indices.contains(near), case .text(let text) = parent.children[near] else { return false }
+      return !text.allSatisfy(\.isWhitespace)
     }
   }
 

@@ -220,3 +220,38 @@ extension ArticleBuilderTests {
     #expect(text.hasPrefix(Self.builderProse.joined(separator: "\n\n")), "\(text)")
   }
 }
+
+extension ArticleBuilderTests {
+  @Test(
+    "readers' comments go whatever their box is named, found by the reply link under each; an article naming Reply stays"
+  )
+  func replyThreads() throws {
+    let prose = Self.builderProse.map { "<p>\($0)</p>" }
+    let said = [
+      "I have used this library since I was a child and I am glad the council listened to its readers at last.",
+      "Late opening is good news for those of us who work shifts, but I hope they keep Saturday mornings too.",
+    ]
+    let threads = [
+      "<section id=\"responses\"><h2>2 responses</h2>"
+        + said.map { "<div class=\"entry\"><a href=\"/u\">Reader</a><p>\($0)</p><a href=\"#r\">Reply</a></div>" }
+        .joined() + "</section>",
+      "<section id=\"kommentare\"><h2>2 Kommentare</h2>"
+        + said.map { "<div class=\"entry\"><span>Leserin</span><p>\($0)</p><button>Antworten</button></div>" }
+        .joined() + "</section>",
+    ]
+    for thread in threads {
+      let page = "<html><body><main><article>\(prose.joined())</article>\(thread)</main></body></html>"
+      let text = try #require(try ArticleExtractor.extract(Array(page.utf8))).text
+      #expect(text == Self.builderProse.joined(separator: "\n\n"), "\(text)")
+    }
+    // An article that tells how to answer mail names the Reply button in its sentences, in a box of two steps
+    // that holds less than half the page: it is not a thread.
+    let howTo =
+      "<div class=\"steps\"><p>Press <a href=\"#\">Reply</a> to answer the sender alone.</p>"
+      + "<p>Press <a href=\"#\">Reply all</a> to answer everyone.</p></div>"
+    let page = "<html><body><article>\(prose[0] + howTo + prose[1] + prose[2] + prose[3])</article></body></html>"
+    let text = try #require(try ArticleExtractor.extract(Array(page.utf8))).text
+    #expect(text.contains("Press Reply to answer") && text.contains("Press Reply all"), "\(text)")
+    #expect(text.hasSuffix(Self.builderProse[3]), "\(text)")
+  }
+}
