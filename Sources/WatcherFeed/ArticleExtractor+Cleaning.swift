@@ -11,12 +11,26 @@ extension ArticleExtractor {
   ///
   /// A box holding most of the article's paragraph text (`total`) stays whatever it looks like: it is the
   /// article (an Elementor page's `elementor-widget-container`, a brief whose names are all links).
-  static func clean(_ article: HTMLElement, scorer: Scorer, total: Int) {
+  /// Captions (`figcaption`) go unless `keepsCaptions` (a photo story, `isPhotoStory`).
+  static func clean(_ article: HTMLElement, scorer: Scorer, total: Int, keepsCaptions: Bool = false) {
     article.children.removeAll {
       guard case .element(let child) = $0 else { return false }
-      return scorer.paragraphText(child) * 2 <= total && isJunk(child, scorer: scorer)
+      return scorer.paragraphText(child) * 2 <= total
+        && (child.name == "figcaption" ? !keepsCaptions : isJunk(child, scorer: scorer))
     }
-    for element in article.elements { clean(element, scorer: scorer, total: total) }
+    for element in article.elements { clean(element, scorer: scorer, total: total, keepsCaptions: keepsCaptions) }
+  }
+
+  /// Whether the article is a photo story told in its captions ("In pictures: …"): three pictures or more with
+  /// a `figcaption` each, whose captions hold at least half of its text.
+  static func isPhotoStory(_ article: HTMLElement, scorer: Scorer) -> Bool {
+    let captions = article.descendants.filter { $0.name == "figcaption" }
+    guard captions.count >= 3 else { return false }
+    let captioned = captions.filter { caption in
+      caption.parent.map { $0.name == "figure" && $0.descendants.contains { $0.name == "img" } } ?? false
+    }
+    guard captioned.count >= 3 else { return false }
+    return captioned.reduce(0) { $0 + scorer.text($1).length } * 2 >= scorer.text(article).length
   }
 
   /// Removes a box inside the article that a heading opened as other posts ("You may like…"), when the
@@ -205,7 +219,7 @@ extension ArticleExtractor {
         && element.descendants.lazy.filter { $0.name == "a" }.prefix(3).count == 3
     }
     guard ["table", "ul", "ol", "div", "section", "fieldset", "figure", "dl", "form"].contains(name) else {
-      return name == "figcaption"
+      return false
     }
     let weight = scorer.classWeight(element)
     if weight < 0 { return !element.descendants.contains(where: isQuotedContent) }

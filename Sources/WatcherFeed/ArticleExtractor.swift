@@ -150,7 +150,7 @@ public enum ArticleExtractor {
     let article = scorer.article(in: body)
     if attempt.cleanBoxes {
       let total = scorer.paragraphText(article)
-      clean(article, scorer: scorer, total: total)
+      clean(article, scorer: scorer, total: total, keepsCaptions: isPhotoStory(article, scorer: scorer))
       dropLinkRuns(article, scorer: scorer, total: total)
       dropTrailingHeading(article)
       dropCaptions(article, scorer: scorer)
@@ -316,6 +316,8 @@ public enum ArticleExtractor {
     }
     let names = isHeadingAnchor(element) ? (element.attributes["class"] ?? "").lowercased() : classAndID(element)
     guard !names.isEmpty else { return false }
+    // The text of a `figcaption` is left to the cleaning, which keeps the captions of a photo story.
+    if isCaptionText(element, names) { return false }
     // A short dateline, byline or caption goes even when its name also says `content`.
     if dateline.matches(names) && sizes.text(element).length < 200 { return true }
     // A formula is text, whatever its container is named (MathJax's `CtxtMenu_Attached_0` names a menu), and
@@ -378,6 +380,17 @@ public enum ArticleExtractor {
       guard parent.children.indices.contains(near), case .text(let text) = parent.children[near] else { return false }
       return !text.allSatisfy(\.isWhitespace)
     }
+  }
+
+  /// Whether the element is a `figcaption`'s text named as a caption (not its credit or date).
+  private static func isCaptionText(_ element: HTMLElement, _ names: String) -> Bool {
+    guard names.contains("caption"), !names.contains("credit") else { return false }
+    var box: HTMLElement? = element
+    while let current = box {
+      if current.name == "figcaption" { return true }
+      box = current.parent
+    }
+    return false
   }
 
   /// Whether the element's first child is a heading named as introducing other posts (``otherPosts``).

@@ -255,3 +255,26 @@ extension ArticleBuilderTests {
     #expect(text.hasSuffix(Self.builderProse[3]), "\(text)")
   }
 }
+
+extension ArticleBuilderTests {
+  @Test("a gallery told in its figcaptions keeps them, without their credits; an article's own photo captions go")
+  func galleryCaptions() throws {
+    func figure(_ index: Int, _ caption: String) -> String {
+      "<figure class=\"gallery-item\"><img src=\"\(index).jpg\"><figcaption><span class=\"caption-text\">\(caption)"
+        + "</span> <span class=\"credit\">Photo: Town News</span></figcaption></figure>"
+    }
+    let intro = "<p>The library opened again on Tuesday. Here is a walk through its rooms.</p>"
+    let gallery = Self.builderProse.enumerated().map { figure($0, $1) }.joined()
+    let page = "<html><body><article><h1>In pictures</h1>\(intro)\(gallery)</article></body></html>"
+    let text = try #require(try ArticleExtractor.extract(Array(page.utf8))).text
+    #expect(text.hasSuffix(Self.builderProse.joined(separator: "\n\n")), "\(text)")
+    #expect(!text.contains("Photo: Town News"), "\(text)")
+    // An article with three photos: its captions are short beside its text, and go as before.
+    let photos = ["The reading room", "The new lifts", "The children's corner"].enumerated().map { figure($0, $1) }
+    let prose = Self.builderProse.map { "<p>\($0)</p>" }
+    let body = prose[0] + photos[0] + prose[1] + photos[1] + prose[2] + photos[2] + prose[3]
+    let article = "<html><body><article>\(body)</article></body></html>"
+    let read = try #require(try ArticleExtractor.extract(Array(article.utf8))).text
+    #expect(read == Self.builderProse.joined(separator: "\n\n"), "\(read)")
+  }
+}
