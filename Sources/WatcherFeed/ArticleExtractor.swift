@@ -143,8 +143,10 @@ public enum ArticleExtractor {
     let total = sizes.paragraphText(body)
     // Found before the pruning by name takes their headings away.
     let otherPosts = Set(body.descendants.filter(opensOtherPosts).map(ObjectIdentifier.init))
+    let gallery = isPhotoStory(body, scorer: sizes)
     prune(body) {
-      sizes.paragraphText($0) * 2 <= total && (prompts.contains(ObjectIdentifier($0)) || isFurniture($0, sizes: sizes))
+      sizes.paragraphText($0) * 2 <= total
+        && (prompts.contains(ObjectIdentifier($0)) || isFurniture($0, sizes: sizes, gallery: gallery))
     }
     let scorer = Scorer(weighClasses: attempt.weighClasses)
     let article = scorer.article(in: body)
@@ -213,7 +215,7 @@ public enum ArticleExtractor {
   static let unlikely = NamePattern(
     "-ad-|ai2html|banner|breadcrumb|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends"
       + "|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate"
-      + "|pagination|pager|popup|yom-remote|newsletter|subscribe|cookie|promo|toolbar|signup|login",
+      + "|pagination|pager|popup|yom-remote|newsletter|subscribe|cookie|promo|toolbar|signup|login|copyright",
     words: "share|sharing|byline|author|caption|ad|ads|advert|tags")
   /// Class and id words of the lines around an article that are not its text: when, by whom, a picture's
   /// caption.
@@ -302,7 +304,7 @@ public enum ArticleExtractor {
   }
 
   /// Whether the element's role, class or id says it is page furniture.
-  private static func isFurniture(_ element: HTMLElement, sizes: Scorer) -> Bool {
+  private static func isFurniture(_ element: HTMLElement, sizes: Scorer, gallery: Bool) -> Bool {
     let attributes = element.attributes
     if let role = attributes["role"]?.lowercased(), unlikelyRoles.contains(role) { return true }
     guard element.name != "body", element.name != "a", element.name != "article", element.name != "main"
@@ -316,8 +318,8 @@ public enum ArticleExtractor {
     }
     let names = isHeadingAnchor(element) ? (element.attributes["class"] ?? "").lowercased() : classAndID(element)
     guard !names.isEmpty else { return false }
-    // The text of a `figcaption` is left to the cleaning, which keeps the captions of a photo story.
-    if isCaptionText(element, names) { return false }
+    // On a photo story's page, the text of its captions is left to the cleaning, which keeps it.
+    if gallery, isCaptionText(element, names) { return false }
     // A short dateline, byline or caption goes even when its name also says `content`.
     if dateline.matches(names) && sizes.text(element).length < 200 { return true }
     // A formula is text, whatever its container is named (MathJax's `CtxtMenu_Attached_0` names a menu), and

@@ -278,3 +278,16 @@ extension ArticleBuilderTests {
     #expect(read == Self.builderProse.joined(separator: "\n\n"), "\(read)")
   }
 }
+
+extension ArticleBuilderTests {
+  @Test("a site's copyright lines go with their box when the page keeps them beside the article")
+  func copyrightBox() throws {
+    let copyright =
+      "<div class=\"copyright-wrp\"><p>Town News, 1 Main Street, Springfield | 555-0100 tel | 555-0101 fax</p>"
+      + "<p>The contents of this site are © 2025 Town News Publishing Corp., a subsidiary of Example Media.</p></div>"
+    let prose = Self.builderProse.map { "<p>\($0)</p>" }.joined()
+    let page = "<html><body><div id=\"page\"><h1>Library reopens</h1>\(prose)\(copyright)</div></body></html>"
+    let text = try #require(try ArticleExtractor.extract(Array(page.utf8))).text
+    #expect(text == Self.builderProse.joined(separator: "\n\n"), "\(text)")
+  }
+}
