@@ -175,6 +175,23 @@ extension ArticleExtractor {
     return pictures == 1 && scorer.text(element).length < 300
   }
 
+  /// Removes the cards a page writes inside its sentences, shown when the reader points at a name (The Hill's
+  /// `rollover-people`: a picture, the name again and links to other articles, hidden by its style sheet): a
+  /// box inside a paragraph with a picture and two links or more, nearly all links, 50 characters or more (a
+  /// link with an emoji's picture in a sentence stays).
+  static func dropInlineCards(_ article: HTMLElement, scorer: Scorer) {
+    for paragraph in article.descendants where paragraph.name == "p" {
+      // The innermost first: the card goes, the name it is shown for stays.
+      for box in paragraph.descendants.reversed() where box.name == "span" || box.name == "div" {
+        guard box.descendants.contains(where: { $0.name == "img" }),
+          box.descendants.lazy.filter({ $0.name == "a" }).prefix(2).count == 2, scorer.linkDensity(box) >= 0.8,
+          scorer.text(box).length >= 50
+        else { continue }
+        box.parent?.remove(box)
+      }
+    }
+  }
+
   /// Whether two or more of the element's links are tags (`rel="tag"`).
   private static func isTagList(_ element: HTMLElement) -> Bool {
     element.descendants.lazy.filter { $0.name == "a" && ($0.attributes["rel"] ?? "").lowercased().contains("tag") }

@@ -132,8 +132,7 @@ public enum ArticleExtractor {
     let page = Scorer()
     let pageTotal = page.paragraphText(body)
     // Found before their buttons are pruned.
-    let prompts = Set(body.descendants.filter { isSubscriptionPrompt($0, sizes: page) }.map(ObjectIdentifier.init))
-      .union(replyThreads(in: body, sizes: page))
+    let prompts = callBoxes(in: body, sizes: page)
     prune(body) {
       isHidden($0) && page.paragraphText($0) * 2 <= pageTotal
         || isStyledHidden($0) && page.paragraphText($0) * 5 < pageTotal * 4
@@ -156,6 +155,7 @@ public enum ArticleExtractor {
       dropLinkRuns(article, scorer: scorer, total: total)
       dropTrailingHeading(article)
       dropCaptions(article, scorer: scorer)
+      dropInlineCards(article, scorer: scorer)
       if !otherPosts.isEmpty {
         dropOtherPosts(article, otherPosts, scorer: scorer, total: scorer.text(article).length)
       }
@@ -233,12 +233,6 @@ public enum ArticleExtractor {
   /// the article shows, whatever its container is named (`social-media-embed`).
   static let embeddedPost = NamePattern(
     "twitter-tweet|instagram-media|tiktok-embed|bluesky-embed|mastodon-embed|reddit-embed|text-post-media")
-  /// Class and id words of a paywall or registration wall: the box that asks the reader to subscribe or sign
-  /// in, or (on some sites) the part of the article behind it.
-  static let paywall = NamePattern("paywall|regwall|tinypass|poool")
-  /// Words of the links and buttons that ask the reader to subscribe, sign in or register.
-  static let subscribeCalls = NamePattern(
-    "subscri|abonn|login|log-in|log in|signin|sign-in|sign in|register")
   /// Roles of page furniture.
   static let unlikelyRoles: Set<String> = [
     "menu", "menubar", "complementary", "navigation", "alert", "alertdialog", "dialog", "banner", "contentinfo",
@@ -325,63 +319,6 @@ public enum ArticleExtractor {
     // A formula is text, whatever its container is named (MathJax's `CtxtMenu_Attached_0` names a menu), and
     // so is a post the article quotes from a social network (in a `social-media-embed`).
     return unlikely.matches(names) && !maybe.matches(names) && !element.descendants.contains(where: isQuotedContent)
-  }
-
-  /// Whether a box named as a paywall is the prompt (a short box with a button, a form, or a link that asks
-  /// to subscribe or sign in), not the part of the article some sites put behind it under the same name.
-  private static func isSubscriptionPrompt(_ element: HTMLElement, sizes: Scorer) -> Bool {
-    guard element.name != "body", paywall.matches(classAndID(element)), sizes.text(element).length < 1_000 else {
-      return false
-    }
-    return element.descendants.contains { part in
-      switch part.name {
-      case "button", "form": true
-      case "a":
-        subscribeCalls.matches(((part.attributes["href"] ?? "") + " " + Paragraphs.inline(part)).lowercased())
-      default: false
-      }
-    }
-  }
-
-  /// Labels of the link or button under each reader's comment that answers it, in a dozen languages.
-  static let replyLabels = [
-    "reply", "antworten", "répondre", "repondre", "rispondi", "responder", "responda", "odpowiedz", "beantwoorden",
-    "reageer", "svara", "svar", "vastaa", "odpovědět", "ответить", "返信", "回复", "回覆", "답글",
-  ]
-
-  /// The boxes of reader comments, whatever they are named (`#kommentare`, `#responses`): boxes of two
-  /// entries or more that each have a link or button answering it ("Reply", "Antworten"), where those
-  /// entries are nearly all of the box's text (an article with its comments under it is not one).
-  static func replyThreads(in body: HTMLElement, sizes: Scorer) -> Set<ObjectIdentifier> {
-    var calls: [ObjectIdentifier: Int] = [:]
-    for element in body.descendants where element.name == "a" || element.name == "button" {
-      let label = Paragraphs.inline(element).trimmingASCIIWhitespace.lowercased()
-      guard label.count <= 30, replyLabels.contains(where: label.hasPrefix), !isInSentence(element) else { continue }
-      var box: HTMLElement? = element
-      while let current = box, current !== body {
-        calls[ObjectIdentifier(current), default: 0] += 1
-        box = current.parent
-      }
-    }
-    guard !calls.isEmpty else { return [] }
-    var threads = Set<ObjectIdentifier>()
-    for element in body.descendants where calls[ObjectIdentifier(element), default: 0] >= 2 {
-      let entries = element.elements.filter { calls[ObjectIdentifier($0)] != nil }
-      guard entries.count >= 2, !element.descendants.contains(where: isQuotedContent) else { continue }
-      let entryText = entries.reduce(0) { $0 + sizes.text($1).length }
-      if entryText * 5 >= sizes.text(element).length * 4 { threads.insert(ObjectIdentifier(element)) }
-    }
-    return threads
-  }
-
-  /// Whether text stands right before or after the element among its parent's children: a link in a sentence
-  /// ("Press Reply to answer"), not one under a comment.
-  private static func isInSentence(_ element: HTMLElement) -> Bool {
-    guard let parent = element.parent, let index = parent.index(of: element) else { return false }
-    return [index - 1, index + 1].contains { near in
-      guard parent.children.indices.contains(near), case .text(let text) = parent.children[near] else { return false }
-      return !text.allSatisfy(\.isWhitespace)
-    }
   }
 
   /// Whether the element is a `figcaption`'s text named as a caption (not its credit or date).

@@ -291,3 +291,23 @@ extension ArticleBuilderTests {
     #expect(text == Self.builderProse.joined(separator: "\n\n"), "\(text)")
   }
 }
+
+extension ArticleBuilderTests {
+  @Test("a card written inside a sentence (a name's picture and links to other articles) goes; links in it stay")
+  func inlineCards() throws {
+    let card =
+      "<span class=\"rollover-people\"><a href=\"/people/ann\">Ann Example</a><span class=\"rollover-block\">"
+      + "<img src=\"ann.jpg\"><a href=\"/people/ann\">Ann Example</a><a href=\"/a\">Market day moves to Fridays</a> "
+      + "<a href=\"/b\">The old bridge gets new lights</a></span></span>"
+    let emoji =
+      "<span><a href=\"/c\">the council</a> <img class=\"emoji\" src=\"e.png\"> <a href=\"/v\">voted</a></span>"
+    let body =
+      "<p>Librarian \(card) said the survey settled it.</p><p>Then \(emoji) for it.</p>"
+      + Self.builderProse.map { "<p>\($0)</p>" }.joined()
+    let page = "<html><body><article>\(body)</article></body></html>"
+    let text = try #require(try ArticleExtractor.extract(Array(page.utf8))).text
+    #expect(
+      text.hasPrefix("Librarian Ann Example said the survey settled it.\n\nThen the council voted for it."), "\(text)")
+    #expect(!text.contains("Market day"), "\(text)")
+  }
+}

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import WatcherSupport
+import WatcherXML
+
+/// Before scoring: the boxes that the buttons and links in them show to be furniture, whatever they are
+/// named: a paywall's prompt to subscribe, readers' comments with a Reply under each.
+extension ArticleExtractor {
+  /// Class and id words of a paywall or registration wall: the box that asks the reader to subscribe or sign
+  /// in, or (on some sites) the part of the article behind it.
+  static let paywall = NamePattern("paywall|regwall|tinypass|poool")
+  /// Words of the links and buttons that ask the reader to subscribe, sign in or register.
+  static let subscribeCalls = NamePattern(
+    "subscri|abonn|login|log-in|log in|signin|sign-in|sign in|register")
+
+  /// The boxes that a button or link in them shows to be furniture, found before buttons are pruned: a
+  /// paywall's prompt (`isPaywallPrompt`) and readers' comments (`replyThreads`).
+  static func callBoxes(in body: HTMLElement, sizes: Scorer) -> Set<ObjectIdentifier> {
+    var subscribe: [HTMLElement] = []
+    var replies: [HTMLElement] = []
+    for element in body.descendants where ["a", "button", "form"].contains(element.name) {
+      // Labels are short: the text of longer links is never made.
+      let label =
+        element.name != "form" && sizes.text(element).length <= 30
+        ? Paragraphs.inline(element).trimmingASCIIWhitespace.lowercased() : ""
+      if element.name != "a" || subscribeCalls.matches(label)
+        || subscribeCalls.matches((element.attributes["href"] ?? "").lowercased())
+      {
+        subscribe.append(element)
+      }
+      if element.name != "form", replyLabels.contains(where: label.hasPrefix), !label.isEmpty,
+        !isInSentence(element)
+      {
+        replies.append(element)
+      }
+    }
+    var boxes = Set<ObjectIdentifier>()
+    var seen = Set<ObjectIdentifier>()
+    for call in subscribe {
+      var box = call.parent
+      while let current = box, current !== body, seen.insert(ObjectIdentifier(current)).inserted {
+        if isPaywallPrompt(current, sizes: sizes) { boxes.insert(ObjectIdentifier(current)) }
+        box = current.parent
+      }
+    }
+    return boxes.union(replyThreads(replies, in: body, sizes: sizes))
+  }
+
+  /// Whether a box named as a paywall is the prompt (a short box with a button, a form, or a link that asks
+  /// to subscribe or sign in, which `callBoxes` found in it), not the part of the article some sites put
+  /// behind it under the same name.
+  private static func isPaywallPrompt(_ element: HTMLElement, sizes: Scorer) -> Bool {
+    sizes.text(element).length < 1_000 && paywall.matches(classAndID(element))
+  }
+
+  /// Labels of the link or button under each reader's comment that answers it, in a dozen languages.
+  static let replyLabels = [
+    "reply", "antworten", "répondre", "repondre", "rispondi", "responder", "responda", "odpowiedz", "beantwoorden",
+    "reageer", "svara", "svar", "vastaa", "odpovědět", "ответить", "返信", "回复", "回覆", "답글",
+  ]
+
+  /// The boxes of reader comments, whatever they are named (`#kommentare`, `#responses`): boxes of two
+  /// entries or more that each have a link or button answering it (`calls`: "Reply", "Antworten"), where
+  /// those entries are nearly all of the box's text (an article with its comments under it is not one).
+  static func replyThreads(_ calls: [HTMLElement], in body: HTMLElement, sizes: Scorer) -> Set<ObjectIdentifier> {
+    guard calls.count >= 2 else { return [] }
+    var counts: [ObjectIdentifier: Int] = [:]
+    for call in calls {
+      var box: HTMLElement? = call
+      while let current = box, current !== body {
+        counts[ObjectIdentifier(current), default: 0] += 1
+        box = current.parent
+      }
+    }
+    var threads = Set<ObjectIdentifier>()
+    for element in body.descendants where counts[ObjectIdentifier(element), default: 0] >= 2 {
+      let entries = element.elements.filter { counts[ObjectIdentifier($0)] != nil }
+      guard entries.count >= 2, !element.descendants.contains(where: isQuotedContent) else { continue }
+      let entryText = entries.reduce(0) { $0 + sizes.text($1).length }
+      if entryText * 5 >= sizes.text(element).length * 4 { threads.insert(ObjectIdentifier(element)) }
+    }
+    return threads
+  }
+
+  /// Whether text stands right before or after the element among its parent's children: a link in a sentence
+  /// ("Press Reply to answer"), not one under a comment.
+  private static func isInSentence(_ element: HTMLElement) -> Bool {
+    guard let parent = element.parent, let index = parent.index(of: element) else { return false }
+    return [index - 1, index + 1].contains { near in
+      guard parent.children.indices.contains(near), case .text(let text) = parent.children[near] else { return false }
+      return !text.allSatisfy(\.isWhitespace)
+    }
+  }
+}
