@@ -98,6 +98,13 @@ public enum ArticleExtractor {
     {
       best = Article(title: best?.title ?? title(of: root), text: ControlCharacters.replaced(body))
     }
+    // Or only in the data its framework renders it from (`__NEXT_DATA__`, `window.__INITIAL_STATE__`).
+    if best?.text.count ?? 0 < minimumText, let root = HTMLTree.parse(bytes, encoding: encoding),
+      let title = title(of: root), let body = ScriptState.articleText(in: root, title: title),
+      body.count > best?.text.count ?? 0, ScriptState.agrees(body, with: best?.text ?? "")
+    {
+      best = Article(title: best?.title ?? title, text: ControlCharacters.replaced(body))
+    }
     guard let best, !best.text.isEmpty || best.title != nil else { return nil }
     return best
   }
