@@ -192,6 +192,40 @@ extension ArticleExtractor {
     }
   }
 
+  /// Removes the cards of other articles set between an article's paragraphs.
+  ///
+  /// A card is a picture, a headline that is a link and a line of summary: each box around a linked heading
+  /// under 400 characters goes, when such boxes hold under a quarter of the article's text. A list whose headings link (the ten best apps, each with its
+  /// text) is most of its article, and stays.
+  static func dropStoryCards(_ article: HTMLElement, scorer: Scorer) {
+    var cards: [HTMLElement] = []
+    for heading in article.descendants where ["h2", "h3", "h4"].contains(heading.name) {
+      guard scorer.text(heading).length > 0, scorer.linkDensity(heading) >= 0.9 || isInsideLink(heading, article)
+      else { continue }
+      var card: HTMLElement?
+      var box = heading.parent
+      while let current = box, current !== article, scorer.text(current).length < 400 {
+        card = current
+        box = current.parent
+      }
+      if let card, card.descendants.contains(where: { $0.name == "img" }), !cards.contains(where: { $0 === card }) {
+        cards.append(card)
+      }
+    }
+    guard !cards.isEmpty, cards.reduce(0, { $0 + scorer.text($1).length }) * 4 < scorer.text(article).length
+    else { return }
+    for card in cards { card.parent?.remove(card) }
+  }
+
+  private static func isInsideLink(_ element: HTMLElement, _ article: HTMLElement) -> Bool {
+    var box = element.parent
+    while let current = box, current !== article {
+      if current.name == "a" { return true }
+      box = current.parent
+    }
+    return false
+  }
+
   /// Whether two or more of the element's links are tags (`rel="tag"`).
   private static func isTagList(_ element: HTMLElement) -> Bool {
     element.descendants.lazy.filter { $0.name == "a" && ($0.attributes["rel"] ?? "").lowercased().contains("tag") }

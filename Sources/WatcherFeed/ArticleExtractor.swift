@@ -163,6 +163,7 @@ public enum ArticleExtractor {
       dropTrailingHeading(article)
       dropCaptions(article, scorer: scorer)
       dropInlineCards(article, scorer: scorer)
+      dropStoryCards(article, scorer: scorer)
       if !otherPosts.isEmpty {
         dropOtherPosts(article, otherPosts, scorer: scorer, total: scorer.text(article).length)
       }

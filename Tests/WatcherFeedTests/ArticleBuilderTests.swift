@@ -311,3 +311,25 @@ extension ArticleBuilderTests {
     #expect(!text.contains("Market day"), "\(text)")
   }
 }
+
+extension ArticleBuilderTests {
+  @Test("cards of other articles between the paragraphs go; a list whose linked headings are the article stays")
+  func storyCards() throws {
+    func card(_ title: String, _ summary: String) -> String {
+      "<div class=\"story-card\"><a href=\"/x\"><img src=\"x.jpg\"><h3>\(title)</h3></a><p>\(summary)</p></div>"
+    }
+    let prose = Self.builderProse.map { "<p>\($0)</p>" }
+    let first = card("Market day moves to Fridays", "The weekly market moves to Fridays from next month, traders say.")
+    let second = card("The old bridge gets new lights", "Lamps from 1902 were restored on the river bridge.")
+    let body = prose[0] + first + prose[1] + prose[2] + second + prose[3]
+    let page = "<html><body><main><article><h1>Library reopens</h1>\(body)</article></main></body></html>"
+    let text = try #require(try ArticleExtractor.extract(Array(page.utf8))).text
+    #expect(text == Self.builderProse.joined(separator: "\n\n"), "\(text)")
+    // The four best rooms, each a linked heading over its picture and text: the article itself.
+    let rooms = ["Reading room", "Children's corner", "Map room", "Roof garden"]
+    let list = zip(rooms, Self.builderProse).map { card($0, $1) }.joined()
+    let listicle = "<html><body><article><h1>The four best rooms</h1>\(list)</article></body></html>"
+    let read = try #require(try ArticleExtractor.extract(Array(listicle.utf8))).text
+    #expect(Self.builderProse.allSatisfy(read.contains) && read.contains("Map room"), "\(read)")
+  }
+}
