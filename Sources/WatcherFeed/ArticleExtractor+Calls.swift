@@ -85,7 +85,7 @@ extension ArticleExtractor {
 
   /// Whether text stands right before or after the element among its parent's children: a link in a sentence
   /// ("Press Reply to answer"), not one under a comment.
-  private static func isInSentence(_ element: HTMLElement) -> Bool {
+  static func isInSentence(_ element: HTMLElement) -> Bool {
     guard let parent = element.parent, let index = parent.index(of: element) else { return false }
     return [index - 1, index + 1].contains { near in
       guard parent.children.indices.contains(near), case .text(let text) = parent.children[near] else { return false }

@@ -226,6 +226,24 @@ extension ArticleExtractor {
     return false
   }
 
+  /// Removes the lines that only say when (a `<time>` that is half the line or more: "Published <time>4 March</time>"),
+  /// wherever the article has them; a date in a sentence stays.
+  static func dropTimeLines(_ article: HTMLElement, scorer: Scorer) {
+    for time in article.descendants where time.name == "time" && time.parent != nil {
+      guard scorer.text(time).length > 0 else { continue }
+      var line = time
+      while let parent = line.parent, parent !== article, scorer.text(parent).length < 100 {
+        // Its times ("Published <time>…</time> · Updated <time>…</time>") are half its text or more.
+        let times = parent.descendants.reduce(0) { $0 + ($1.name == "time" ? scorer.text($1).length : 0) }
+        guard times * 2 >= scorer.text(parent).length else { break }
+        line = parent
+      }
+      // A date in a sentence ("open on <time>Saturday</time>, at nine") stays.
+      guard !isInSentence(line) else { continue }
+      line.parent?.remove(line)
+    }
+  }
+
   /// Whether two or more of the element's links are tags (`rel="tag"`).
   private static func isTagList(_ element: HTMLElement) -> Bool {
     element.descendants.lazy.filter { $0.name == "a" && ($0.attributes["rel"] ?? "").lowercased().contains("tag") }

@@ -164,6 +164,7 @@ public enum ArticleExtractor {
       dropCaptions(article, scorer: scorer)
       dropInlineCards(article, scorer: scorer)
       dropStoryCards(article, scorer: scorer)
+      dropTimeLines(article, scorer: scorer)
       if !otherPosts.isEmpty {
         dropOtherPosts(article, otherPosts, scorer: scorer, total: scorer.text(article).length)
       }

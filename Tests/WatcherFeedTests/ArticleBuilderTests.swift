@@ -333,3 +333,22 @@ extension ArticleBuilderTests {
     #expect(Self.builderProse.allSatisfy(read.contains) && read.contains("Map room"), "\(read)")
   }
 }
+
+extension ArticleBuilderTests {
+  @Test("a line that only says when (Published <time>…</time>) goes; a date in a sentence stays")
+  func timeLines() throws {
+    let prose = Self.builderProse.map { "<p>\($0)</p>" }
+    let published =
+      "<p>Published <time datetime=\"2025-03-04\">4 March 2025</time> · Updated <time>5 March 2025</time></p>"
+    let updated = "<div><span>Updated</span> <time datetime=\"2025-03-05\">5 March 2025</time></div>"
+    let sentence =
+      "<p>The doors open on <span><time datetime=\"2025-03-08\">Saturday 8 March</time></span>, at nine in the "
+      + "morning.</p><p>The first reading group meets on <time>Monday</time> in the round room.</p>"
+    let body = published + prose[0] + prose[1] + sentence + prose[2] + prose[3] + updated
+    let page = "<html><body><article><h1>Library reopens</h1>\(body)</article></body></html>"
+    let text = try #require(try ArticleExtractor.extract(Array(page.utf8))).text
+    #expect(!text.contains("Published") && !text.contains("Updated") && !text.contains("2025"), "\(text)")
+    #expect(text.contains("The doors open on Saturday 8 March, at nine in the morning."), "\(text)")
+    #expect(text.contains("The first reading group meets on Monday in the round room."), "\(text)")
+  }
+}
