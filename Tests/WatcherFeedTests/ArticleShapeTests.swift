@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Testing
+import WatcherFeed
+
+/// The article extractor on the shapes of 2024–2025 news and blog templates: what each puts in or around the
+/// article (a paywall's prompt, readers' comments, gallery captions, hover cards, cards of other articles,
+/// lines that only say when), and what of it is the article.
+@Suite("Article extraction on 2025 page shapes")
+struct ArticleShapeTests {
+  static let prose = ArticleBuilderTests.builderProse
+  static let paragraphs = prose.map { "<p>\($0)</p>" }
+  /// The article as the extractor gives it: its paragraphs, a blank line between them.
+  static let whole = prose.joined(separator: "\n\n")
+
+  static func text(_ page: String) throws -> String {
+    try #require(try ArticleExtractor.extract(Array(page.utf8))).text
+  }
+
+  @Test("a paywall's prompt to subscribe or sign in goes; an article's part filed under the paywall's name stays")
+  func paywalls() throws {
+    let prose = Self.paragraphs
+    let prompts = [
+      "<div class=\"paywall\" id=\"piano-inline\"><h2>This article is for subscribers</h2><p>Subscribe today for "
+        + "unlimited access on any device, for one dollar a week.</p><a href=\"/subscribe\">Subscribe now</a>"
+        + "<p>Already a subscriber? <a href=\"/account\">Log in</a></p></div>",
+      "<section class=\"regwall-prompt\"><p>Create a free account to keep reading this story and two more each "
+        + "month.</p><button>Continue with email</button></section>",
+    ]
+    for prompt in prompts {
+      let page = "<html><body><article>\(prose[0] + prose[1])\(prompt)</article></body></html>"
+      let text = try Self.text(page)
+      #expect(text == Self.prose.prefix(2).joined(separator: "\n\n"), "\(text)")
+    }
+    // Sites that send the whole article mark the part behind the wall with the same name: it stays, links and all.
+    let behind =
+      "<div class=\"article-paywall\"><p>\(Self.prose[2])</p><p>\(Self.prose[3]) "
+      + "<a href=\"/library\">The library's hours</a>.</p></div>"
+    let whole = "<html><body><article>\(prose[0] + prose[1])\(behind)</article></body></html>"
+    let text = try Self.text(whole)
+    #expect(text.hasPrefix(Self.whole), "\(text)")
+  }
+
+  @Test(
+    "readers' comments go whatever their box is named, found by the reply link under each; an article naming Reply stays"
+  )
+  func replyThreads() throws {
+    let prose = Self.paragraphs
+    let said = [
+      "I have used this library since I was a child and I am glad the council listened to its readers at last.",
+      "Late opening is good news for those of us who work shifts, but I hope they keep Saturday mornings too.",
+    ]
+    let threads = [
+      "<section id=\"responses\"><h2>2 responses</h2>"
+        + said.map { "<div class=\"entry\"><a href=\"/u\">Reader</a><p>\($0)</p><a href=\"#r\">Reply</a></div>" }
+        .joined() + "</section>",
+      "<section id=\"kommentare\"><h2>2 Kommentare</h2>"
+        + said.map { "<div class=\"entry\"><span>Leserin</span><p>\($0)</p><button>Antworten</button></div>" }
+        .joined() + "</section>",
+    ]
+    for thread in threads {
+      let page = "<html><body><main><article>\(prose.joined())</article>\(thread)</main></body></html>"
+      let text = try Self.text(page)
+      #expect(text == Self.whole, "\(text)")
+    }
+    // An article that tells how to answer mail names the Reply button in its sentences, in a box of two steps
+    // that holds less than half the page: it is not a thread.
+    let howTo =
+      "<div class=\"steps\"><p>Press <a href=\"#\">Reply</a> to answer the sender alone.</p>"
+      + "<p>Press <a href=\"#\">Reply all</a> to answer everyone.</p></div>"
+    let page = "<html><body><article>\(prose[0] + howTo + prose[1] + prose[2] + prose[3])</article></body></html>"
+    let text = try Self.text(page)
+    #expect(text.contains("Press Reply to answer") && text.contains("Press Reply all"), "\(text)")
+    #expect(text.hasSuffix(Self.prose[3]), "\(text)")
+  }
+
+  @Test("a gallery told in its figcaptions keeps them, without their credits; an article's own photo captions go")
+  func galleryCaptions() throws {
+    func figure(_ index: Int, _ caption: String) -> String {
+      "<figure class=\"gallery-item\"><img src=\"\(index).jpg\"><figcaption><span class=\"caption-text\">\(caption)"
+        + "</span> <span class=\"credit\">Photo: Town News</span></figcaption></figure>"
+    }
+    let intro = "<p>The library opened again on Tuesday. Here is a walk through its rooms.</p>"
+    let gallery = Self.prose.enumerated().map { figure($0, $1) }.joined()
+    let page = "<html><body><article><h1>In pictures</h1>\(intro)\(gallery)</article></body></html>"
+    let text = try Self.text(page)
+    #expect(text.hasSuffix(Self.whole), "\(text)")
+    #expect(!text.contains("Photo: Town News"), "\(text)")
+    // An article with three photos: its captions are short beside its text, and go as before.
+    let photos = ["The reading room", "The new lifts", "The children's corner"].enumerated().map { figure($0, $1) }
+    let prose = Self.paragraphs
+    let body = prose[0] + photos[0] + prose[1] + photos[1] + prose[2] + photos[2] + prose[3]
+    let article = "<html><body><article>\(body)</article></body></html>"
+    let read = try Self.text(article)
+    #expect(read == Self.whole, "\(read)")
+  }
+
+  @Test("a site's copyright lines go with their box when the page keeps them beside the article")
+  func copyrightBox() throws {
+    let copyright =
+      "<div class=\"copyright-wrp\"><p>Town News, 1 Main Street, Springfield | 555-0100 tel | 555-0101 fax</p>"
+      + "<p>The contents of this site are © 2025 Town News Publishing Corp., a subsidiary of Example Media.</p></div>"
+    let prose = Self.paragraphs.joined()
+    let page = "<html><body><div id=\"page\"><h1>Library reopens</h1>\(prose)\(copyright)</div></body></html>"
+    let text = try Self.text(page)
+    #expect(text == Self.whole, "\(text)")
+  }
+
+  @Test("a card written inside a sentence (a name's picture and links to other articles) goes; links in it stay")
+  func inlineCards() throws {
+    let card =
+      "<span class=\"rollover-people\"><a href=\"/people/ann\">Ann Example</a><span class=\"rollover-block\">"
+      + "<img src=\"ann.jpg\"><a href=\"/people/ann\">Ann Example</a><a href=\"/a\">Market day moves to Fridays</a> "
+      + "<a href=\"/b\">The old bridge gets new lights</a></span></span>"
+    let emoji =
+      "<span><a href=\"/c\">the council</a> <img class=\"emoji\" src=\"e.png\"> <a href=\"/v\">voted</a></span>"
+    let body =
+      "<p>Librarian \(card) said the survey settled it.</p><p>Then \(emoji) for it.</p>"
+      + Self.prose.map { "<p>\($0)</p>" }.joined()
+    let page = "<html><body><article>\(body)</article></body></html>"
+    let text = try Self.text(page)
+    #expect(
+      text.hasPrefix("Librarian Ann Example said the survey settled it.\n\nThen the council voted for it."), "\(text)")
+    #expect(!text.contains("Market day"), "\(text)")
+  }
+
+  @Test("cards of other articles between the paragraphs go; a list whose linked headings are the article stays")
+  func storyCards() throws {
+    func card(_ title: String, _ summary: String) -> String {
+      "<div class=\"story-card\"><a href=\"/x\"><img src=\"x.jpg\"><h3>\(title)</h3></a><p>\(summary)</p></div>"
+    }
+    let prose = Self.paragraphs
+    let first = card("Market day moves to Fridays", "The weekly market moves to Fridays from next month, traders say.")
+    let second = card("The old bridge gets new lights", "Lamps from 1902 were restored on the river bridge.")
+    let body = prose[0] + first + prose[1] + prose[2] + second + prose[3]
+    let page = "<html><body><main><article><h1>Library reopens</h1>\(body)</article></main></body></html>"
+    let text = try Self.text(page)
+    #expect(text == Self.whole, "\(text)")
+    // The four best rooms, each a linked heading over its picture and text: the article itself.
+    let rooms = ["Reading room", "Children's corner", "Map room", "Roof garden"]
+    let list = zip(rooms, Self.prose).map { card($0, $1) }.joined()
+    let listicle = "<html><body><article><h1>The four best rooms</h1>\(list)</article></body></html>"
+    let read = try Self.text(listicle)
+    #expect(Self.prose.allSatisfy(read.contains) && read.contains("Map room"), "\(read)")
+  }
+
+  @Test("a line that only says when (Published <time>…</time>) goes; a date in a sentence stays")
+  func timeLines() throws {
+    let prose = Self.paragraphs
+    let published =
+      "<p>Published <time datetime=\"2025-03-04\">4 March 2025</time> · Updated <time>5 March 2025</time></p>"
+    let updated = "<div><span>Updated</span> <time datetime=\"2025-03-05\">5 March 2025</time></div>"
+    let sentence =
+      "<p>The doors open on <span><time datetime=\"2025-03-08\">Saturday 8 March</time></span>, at nine in the "
+      + "morning.</p><p>The first reading group meets on <time>Monday</time> in the round room.</p>"
+    let body = published + prose[0] + prose[1] + sentence + prose[2] + prose[3] + updated
+    let page = "<html><body><article><h1>Library reopens</h1>\(body)</article></body></html>"
+    let text = try Self.text(page)
+    #expect(!text.contains("Published") && !text.contains("Updated") && !text.contains("2025"), "\(text)")
+    #expect(text.contains("The doors open on Saturday 8 March, at nine in the morning."), "\(text)")
+    #expect(text.contains("The first reading group meets on Monday in the round room."), "\(text)")
+  }
+}
