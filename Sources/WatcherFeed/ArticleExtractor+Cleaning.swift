@@ -200,7 +200,8 @@ extension ArticleExtractor {
   static func dropStoryCards(_ article: HTMLElement, scorer: Scorer) {
     var cards: [HTMLElement] = []
     for heading in article.descendants where ["h2", "h3", "h4"].contains(heading.name) {
-      guard scorer.text(heading).length > 0, scorer.linkDensity(heading) >= 0.9 || isInsideLink(heading, article)
+      guard scorer.text(heading).length > 0, let link = headingLink(heading, article, scorer: scorer),
+        !(link.attributes["href"] ?? "").hasPrefix("#")
       else { continue }
       var card: HTMLElement?
       var box = heading.parent
@@ -217,13 +218,18 @@ extension ArticleExtractor {
     for card in cards { card.parent?.remove(card) }
   }
 
-  private static func isInsideLink(_ element: HTMLElement, _ article: HTMLElement) -> Bool {
-    var box = element.parent
+  /// The link a heading is (nearly all its text in one), or is inside; nil for a heading that is not a link.
+  private static func headingLink(_ heading: HTMLElement, _ article: HTMLElement, scorer: Scorer) -> HTMLElement? {
+    let length = scorer.text(heading).length
+    if let own = heading.descendants.first(where: { $0.name == "a" && scorer.text($0).length * 10 >= length * 9 }) {
+      return own
+    }
+    var box = heading.parent
     while let current = box, current !== article {
-      if current.name == "a" { return true }
+      if current.name == "a" { return current }
       box = current.parent
     }
-    return false
+    return nil
   }
 
   /// Removes the lines that only say when (a `<time>` that is half the line or more: "Published <time>4 March</time>"),

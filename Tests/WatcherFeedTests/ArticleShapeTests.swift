@@ -144,6 +144,13 @@ struct ArticleShapeTests {
     let listicle = "<html><body><article><h1>The four best rooms</h1>\(list)</article></body></html>"
     let read = try Self.text(listicle)
     #expect(Self.prose.allSatisfy(read.contains) && read.contains("Map room"), "\(read)")
+    // A long read whose sections open with a heading linking to itself (`#s0`) over a picture: its text.
+    let sections = zip(rooms, Self.prose).enumerated().map { index, pair in
+      "<section><h4><a href=\"#s\(index)\">\(pair.0)</a></h4><img src=\"\(index).jpg\"><p>\(pair.1)</p></section>"
+    }
+    let long = String(repeating: Self.paragraphs.joined(), count: 4) + sections.joined()
+    let essay = try Self.text("<html><body><article>\(long)</article></body></html>")
+    #expect(essay.components(separatedBy: Self.prose[3]).count == 6, "the sections' text stays: \(essay)")
   }
 
   @Test("a line that only says when (Published <time>…</time>) goes; a date in a sentence stays")
