@@ -250,6 +250,24 @@ extension ArticleExtractor {
     }
   }
 
+  /// The words that mark an advertisement's place in an article, in a dozen languages.
+  static let adLabels: Set<String> = [
+    "advertisement", "advertisements", "advertising", "ad", "ads", "sponsored", "sponsored content", "anzeige",
+    "werbung", "publicité", "publicite", "publicidad", "pubblicità", "publicidade", "reklama", "advertentie",
+    "annonce", "reklam", "mainos", "story continues below advertisement", "article continues below advertisement",
+    "continue reading below", "scroll to continue with content", "advertisement - scroll to continue",
+  ]
+
+  /// Removes the lines inside the article that only mark an advertisement's place ("ADVERTISEMENT", "Anzeige",
+  /// "Story continues below advertisement").
+  static func dropAdLabels(_ article: HTMLElement, scorer: Scorer) {
+    for line in article.descendants where Scorer.isParagraph(line) && scorer.text(line).length <= 40 {
+      var label = Substring(Paragraphs.inline(line).lowercased().trimmingASCIIWhitespace)
+      while let last = label.last, ":.-– ".contains(last) { label.removeLast() }
+      if adLabels.contains(String(label)) { line.parent?.remove(line) }
+    }
+  }
+
   /// Whether two or more of the element's links are tags (`rel="tag"`).
   private static func isTagList(_ element: HTMLElement) -> Bool {
     element.descendants.lazy.filter { $0.name == "a" && ($0.attributes["rel"] ?? "").lowercased().contains("tag") }

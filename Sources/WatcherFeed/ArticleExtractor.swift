@@ -165,6 +165,7 @@ public enum ArticleExtractor {
       dropInlineCards(article, scorer: scorer)
       dropStoryCards(article, scorer: scorer)
       dropTimeLines(article, scorer: scorer)
+      dropAdLabels(article, scorer: scorer)
       if !otherPosts.isEmpty {
         dropOtherPosts(article, otherPosts, scorer: scorer, total: scorer.text(article).length)
       }

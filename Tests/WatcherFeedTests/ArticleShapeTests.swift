@@ -169,4 +169,14 @@ struct ArticleShapeTests {
     #expect(text.contains("The doors open on Saturday 8 March, at nine in the morning."), "\(text)")
     #expect(text.contains("The first reading group meets on Monday in the round room."), "\(text)")
   }
+
+  @Test("lines that only mark an advertisement's place go, in a dozen languages; a sentence about advertising stays")
+  func adLabels() throws {
+    let labels = ["ADVERTISEMENT", "Anzeige", "Publicité", "Story continues below advertisement", "Reklama:"]
+    let said = "<p>The council said advertising on the new library's walls would pay for the late hours.</p>"
+    let body = zip(Self.paragraphs, labels).map { "\($0)<p>\($1)</p>" }.joined() + said
+    let text = try Self.text("<html><body><article>\(body)</article></body></html>")
+    #expect(
+      text == Self.whole + "\n\nThe council said advertising on the new library's walls would pay for the late hours.")
+  }
 }
