@@ -268,6 +268,34 @@ extension ArticleExtractor {
     }
   }
 
+  /// The sites a share button sends to, as parts of a link's address (and `mailto:`).
+  static let shareTargets = [
+    "facebook.com", "twitter.com", "//x.com", ".x.com", "linkedin.com", "whatsapp", "wa.me", "reddit.com/submit",
+    "pinterest.", "telegram.", "t.me/", "bsky.app/intent", "threads.net", "vk.com/share", "xing.com", "mailto:",
+  ]
+
+  /// Removes the lines of share buttons written as links ("Share this: Facebook Twitter Email", "Teilen: …"):
+  /// under 150 characters, two links or more to where a share goes, those links half the line or more or all
+  /// of it but a label.
+  static func dropShareLines(_ article: HTMLElement, scorer: Scorer) {
+    for line in article.descendants where Scorer.isParagraph(line) || line.name == "li" {
+      guard line.parent != nil, scorer.text(line).length < 150 else { continue }
+      let shares = line.descendants.filter { link in
+        guard link.name == "a", let href = link.attributes["href"]?.lowercased() else { return false }
+        return shareTargets.contains(where: href.contains)
+      }
+      let shared = shares.reduce(0) { $0 + scorer.text($1).length }
+      let length = scorer.text(line).length
+      // The links are most of the line, or all of it but a label ("Teilen:") and separators.
+      // Mail links alone are a way to write to someone ("at ann@… or tips@…"), not share buttons.
+      guard shares.count >= 2,
+        shares.contains(where: { $0.attributes["href"]?.lowercased().hasPrefix("mailto:") == false }),
+        shared * 2 >= length || length - shared <= 25
+      else { continue }
+      line.parent?.remove(line)
+    }
+  }
+
   /// Whether two or more of the element's links are tags (`rel="tag"`).
   private static func isTagList(_ element: HTMLElement) -> Bool {
     element.descendants.lazy.filter { $0.name == "a" && ($0.attributes["rel"] ?? "").lowercased().contains("tag") }

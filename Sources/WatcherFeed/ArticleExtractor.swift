@@ -166,6 +166,7 @@ public enum ArticleExtractor {
       dropStoryCards(article, scorer: scorer)
       dropTimeLines(article, scorer: scorer)
       dropAdLabels(article, scorer: scorer)
+      dropShareLines(article, scorer: scorer)
       if !otherPosts.isEmpty {
         dropOtherPosts(article, otherPosts, scorer: scorer, total: scorer.text(article).length)
       }

@@ -179,4 +179,24 @@ struct ArticleShapeTests {
     #expect(
       text == Self.whole + "\n\nThe council said advertising on the new library's walls would pay for the late hours.")
   }
+
+  @Test("lines of share buttons written as links go, in any language; a sentence naming the networks stays")
+  func shareLines() throws {
+    let share = [
+      "<p>Share this: <a href=\"https://www.facebook.com/sharer.php?u=x\">Facebook</a> "
+        + "<a href=\"https://twitter.com/intent/tweet?url=x\">Twitter</a> <a href=\"mailto:?body=x\">Email</a></p>",
+      "<p>Teilen: <a href=\"https://x.com/intent/post?url=x\">X</a> | <a href=\"https://wa.me/?text=x\">WhatsApp</a></p>",
+    ]
+    let said =
+      "<p>The library will post its new hours on <a href=\"https://facebook.com/townlibrary\">Facebook</a> and "
+      + "<a href=\"https://x.com/townlibrary\">X</a> every Monday, the librarians said.</p>"
+    let mail =
+      "<p>Write to <a href=\"mailto:ann@example.com\">Ann</a> or <a href=\"mailto:tips@example.com\">tips</a>.</p>"
+    let body = Self.paragraphs.joined() + said + mail + share.joined()
+    let text = try Self.text("<html><body><article>\(body)</article></body></html>")
+    #expect(
+      text == Self.whole
+        + "\n\nThe library will post its new hours on Facebook and X every Monday, the librarians said."
+        + "\n\nWrite to Ann or tips.", "\(text)")
+  }
 }
