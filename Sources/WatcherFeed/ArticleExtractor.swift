@@ -162,11 +162,7 @@ public enum ArticleExtractor {
       dropLinkRuns(article, scorer: scorer, total: total)
       dropTrailingHeading(article)
       dropCaptions(article, scorer: scorer)
-      dropInlineCards(article, scorer: scorer)
-      dropStoryCards(article, scorer: scorer)
-      dropTimeLines(article, scorer: scorer)
-      dropAdLabels(article, scorer: scorer)
-      dropShareLines(article, scorer: scorer)
+      dropCardsAndLines(article, scorer: scorer)
       if !otherPosts.isEmpty {
         dropOtherPosts(article, otherPosts, scorer: scorer, total: scorer.text(article).length)
       }

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import WatcherSupport
+import WatcherXML
+
+/// After choosing: the cards and short lines inside the chosen box that are not the article's text (hover
+/// cards, cards of other articles, lines that only say when, mark an advertisement or share the page).
+extension ArticleExtractor {
+  /// Removes them all, in the order each expects (cards before the lines they could be taken for).
+  static func dropCardsAndLines(_ article: HTMLElement, scorer: Scorer) {
+    dropInlineCards(article, scorer: scorer)
+    dropStoryCards(article, scorer: scorer)
+    dropTimeLines(article, scorer: scorer)
+    dropAdLabels(article, scorer: scorer)
+    dropShareLines(article, scorer: scorer)
+  }
+
+  /// Removes the cards a page writes inside its sentences, shown when the reader points at a name (The Hill's
+  /// `rollover-people`: a picture, the name again and links to other articles, hidden by its style sheet): a
+  /// box inside a paragraph with a picture and two links or more, nearly all links, 50 characters or more (a
+  /// link with an emoji's picture in a sentence stays).
+  static func dropInlineCards(_ article: HTMLElement, scorer: Scorer) {
+    for paragraph in article.descendants where paragraph.name == "p" {
+      // The innermost first: the card goes, the name it is shown for stays.
+      for box in paragraph.descendants.reversed() where box.name == "span" || box.name == "div" {
+        guard box.descendants.contains(where: { $0.name == "img" }),
+          box.descendants.lazy.filter({ $0.name == "a" }).prefix(2).count == 2, scorer.linkDensity(box) >= 0.8,
+          scorer.text(box).length >= 50
+        else { continue }
+        box.parent?.remove(box)
+      }
+    }
+  }
+
+  /// Removes the cards of other articles set between an article's paragraphs.
+  ///
+  /// A card is a picture, a headline that is a link and a line of summary: each box around a linked heading
+  /// under 400 characters goes, when such boxes hold under a quarter of the article's text. A list whose headings link (the ten best apps, each with its
+  /// text) is most of its article, and stays.
+  static func dropStoryCards(_ article: HTMLElement, scorer: Scorer) {
+    var cards: [HTMLElement] = []
+    for heading in article.descendants where ["h2", "h3", "h4"].contains(heading.name) {
+      guard scorer.text(heading).length > 0, let link = headingLink(heading, article, scorer: scorer),
+        !(link.attributes["href"] ?? "").hasPrefix("#")
+      else { continue }
+      var card: HTMLElement?
+      var box = heading.parent
+      while let current = box, current !== article, scorer.text(current).length < 400 {
+        card = current
+        box = current.parent
+      }
+      if let card, card.descendants.contains(where: { $0.name == "img" }), !cards.contains(where: { $0 === card }) {
+        cards.append(card)
+      }
+    }
+    guard !cards.isEmpty, cards.reduce(0, { $0 + scorer.text($1).length }) * 4 < scorer.text(article).length
+    else { return }
+    for card in cards { card.parent?.remove(card) }
+  }
+
+  /// The link a heading is (nearly all its text in one), or is inside; nil for a heading that is not a link.
+  private static func headingLink(_ heading: HTMLElement, _ article: HTMLElement, scorer: Scorer) -> HTMLElement? {
+    let length = scorer.text(heading).length
+    if let own = heading.descendants.first(where: { $0.name == "a" && scorer.text($0).length * 10 >= length * 9 }) {
+      return own
+    }
+    var box = heading.parent
+    while let current = box, current !== article {
+      if current.name == "a" { return current }
+      box = current.parent
+    }
+    return nil
+  }
+
+  /// Removes the lines that only say when (a `<time>` that is half the line or more: "Published <time>4 March</time>"),
+  /// wherever the article has them; a date in a sentence stays.
+  static func dropTimeLines(_ article: HTMLElement, scorer: Scorer) {
+    for time in article.descendants where time.name == "time" && time.parent != nil {
+      guard scorer.text(time).length > 0 else { continue }
+      var line = time
+      while let parent = line.parent, parent !== article, scorer.text(parent).length < 100 {
+        // Its times ("Published <time>…</time> · Updated <time>…</time>") are half its text or more.
+        let times = parent.descendants.reduce(0) { $0 + ($1.name == "time" ? scorer.text($1).length : 0) }
+        guard times * 2 >= scorer.text(parent).length else { break }
+        line = parent
+      }
+      // A date in a sentence ("open on <time>Saturday</time>, at nine") stays.
+      guard !isInSentence(line) else { continue }
+      line.parent?.remove(line)
+    }
+  }
+
+  /// The words that mark an advertisement's place in an article, in a dozen languages.
+  static let adLabels: Set<String> = [
+    "advertisement", "advertisements", "advertising", "ad", "ads", "sponsored", "sponsored content", "anzeige",
+    "werbung", "publicité", "publicite", "publicidad", "pubblicità", "publicidade", "reklama", "advertentie",
+    "annonce", "reklam", "mainos", "story continues below advertisement", "article continues below advertisement",
+    "continue reading below", "scroll to continue with content", "advertisement - scroll to continue",
+  ]
+
+  /// Removes the lines inside the article that only mark an advertisement's place ("ADVERTISEMENT", "Anzeige",
+  /// "Story continues below advertisement").
+  static func dropAdLabels(_ article: HTMLElement, scorer: Scorer) {
+    for line in article.descendants where Scorer.isParagraph(line) && scorer.text(line).length <= 40 {
+      var label = Substring(Paragraphs.inline(line).lowercased().trimmingASCIIWhitespace)
+      while let last = label.last, ":.-– ".contains(last) { label.removeLast() }
+      if adLabels.contains(String(label)) { line.parent?.remove(line) }
+    }
+  }
+
+  /// The sites a share button sends to, as parts of a link's address (and `mailto:`).
+  static let shareTargets = [
+    "facebook.com", "twitter.com", "//x.com", ".x.com", "linkedin.com", "whatsapp", "wa.me", "reddit.com/submit",
+    "pinterest.", "telegram.", "t.me/", "bsky.app/intent", "threads.net", "vk.com/share", "xing.com", "mailto:",
+  ]
+
+  /// Removes the lines of share buttons written as links ("Share this: Facebook Twitter Email", "Teilen: …"):
+  /// under 150 characters, two links or more to where a share goes, those links half the line or more or all
+  /// of it but a label.
+  static func dropShareLines(_ article: HTMLElement, scorer: Scorer) {
+    for line in article.descendants where Scorer.isParagraph(line) || line.name == "li" {
+      guard line.parent != nil, scorer.text(line).length < 150 else { continue }
+      let shares = line.descendants.filter { link in
+        guard link.name == "a", let href = link.attributes["href"]?.lowercased() else { return false }
+        return shareTargets.contains(where: href.contains)
+      }
+      let shared = shares.reduce(0) { $0 + scorer.text($1).length }
+      let length = scorer.text(line).length
+      // The links are most of the line, or all of it but a label ("Teilen:") and separators.
+      // Mail links alone are a way to write to someone ("at ann@… or tips@…"), not share buttons.
+      guard shares.count >= 2,
+        shares.contains(where: { $0.attributes["href"]?.lowercased().hasPrefix("mailto:") == false }),
+        shared * 2 >= length || length - shared <= 25
+      else { continue }
+      line.parent?.remove(line)
+    }
+  }
+}
