@@ -29,7 +29,7 @@ extension ArticleExtractor {
       {
         subscribe.append(element)
       }
-      if element.name != "form", replyLabels.contains(where: label.hasPrefix), !label.isEmpty,
+      if element.name != "form", replies.count < maxReplyCalls, replyLabels.contains(where: label.hasPrefix),
         !isInSentence(element)
       {
         replies.append(element)
@@ -54,6 +54,10 @@ extension ArticleExtractor {
     sizes.text(element).length < 1_000 && paywall.matches(classAndID(element))
   }
 
+  /// The most reply links counted on a page (a thread of a thousand comments is found by them; a page of a
+  /// million, built to be costly, costs no more).
+  static let maxReplyCalls = 1_000
+
   /// Labels of the link or button under each reader's comment that answers it, in a dozen languages.
   static let replyLabels = [
     "reply", "antworten", "répondre", "repondre", "rispondi", "responder", "responda", "odpowiedz", "beantwoorden",
@@ -73,10 +77,16 @@ extension ArticleExtractor {
         box = current.parent
       }
     }
+    // The boxes that hold a quoted post or a formula, found once (not searched again for each box).
+    var quoting = Set<ObjectIdentifier>()
+    for quoted in body.descendants where isQuotedContent(quoted) {
+      var box = quoted.parent
+      while let current = box, quoting.insert(ObjectIdentifier(current)).inserted { box = current.parent }
+    }
     var threads = Set<ObjectIdentifier>()
     for element in body.descendants where counts[ObjectIdentifier(element), default: 0] >= 2 {
       let entries = element.elements.filter { counts[ObjectIdentifier($0)] != nil }
-      guard entries.count >= 2, !element.descendants.contains(where: isQuotedContent) else { continue }
+      guard entries.count >= 2, !quoting.contains(ObjectIdentifier(element)) else { continue }
       let entryText = entries.reduce(0) { $0 + sizes.text($1).length }
       if entryText * 5 >= sizes.text(element).length * 4 { threads.insert(ObjectIdentifier(element)) }
     }

@@ -7,6 +7,10 @@ import WatcherXML
 /// After choosing: the cards and short lines inside the chosen box that are not the article's text (hover
 /// cards, cards of other articles, lines that only say when, mark an advertisement or share the page).
 extension ArticleExtractor {
+  /// How many boxes up from a heading or a time a card or a line is looked for (it is within a few: a page
+  /// nesting hundreds costs no more).
+  static let maxLineDepth = 8
+
   /// Removes them all, in the order each expects (cards before the lines they could be taken for).
   static func dropCardsAndLines(_ article: HTMLElement, scorer: Scorer) {
     dropInlineCards(article, scorer: scorer)
@@ -21,14 +25,31 @@ extension ArticleExtractor {
   /// box inside a paragraph with a picture and two links or more, nearly all links, 50 characters or more (a
   /// link with an emoji's picture in a sentence stays).
   static func dropInlineCards(_ article: HTMLElement, scorer: Scorer) {
-    for paragraph in article.descendants where paragraph.name == "p" {
-      // The innermost first: the card goes, the name it is shown for stays.
+    for paragraph in article.descendants where paragraph.name == "p" && scorer.text(paragraph).linkLength >= 40 {
+      // The pictures and links in each box of the paragraph, counted once from each upwards.
+      var pictures = Set<ObjectIdentifier>()
+      var links: [ObjectIdentifier: Int] = [:]
+      for part in paragraph.descendants where part.name == "img" || part.name == "a" {
+        var box = part.parent
+        while let current = box, current !== paragraph {
+          if part.name == "img" {
+            guard pictures.insert(ObjectIdentifier(current)).inserted else { break }
+          } else {
+            links[ObjectIdentifier(current), default: 0] += 1
+          }
+          box = current.parent
+        }
+      }
+      // The innermost first: the card goes, the name it is shown for stays (the boxes around a card gone
+      // keep its counts, and are not taken for one).
+      var gone: [HTMLElement] = []
       for box in paragraph.descendants.reversed() where box.name == "span" || box.name == "div" {
-        guard box.descendants.contains(where: { $0.name == "img" }),
-          box.descendants.lazy.filter({ $0.name == "a" }).prefix(2).count == 2, scorer.linkDensity(box) >= 0.8,
-          scorer.text(box).length >= 50
+        let id = ObjectIdentifier(box)
+        guard pictures.contains(id), links[id, default: 0] >= 2, scorer.text(box).length >= 50,
+          scorer.linkDensity(box) >= 0.8, !gone.contains(where: { $0.isInside(box) })
         else { continue }
         box.parent?.remove(box)
+        gone.append(box)
       }
     }
   }
@@ -36,8 +57,8 @@ extension ArticleExtractor {
   /// Removes the cards of other articles set between an article's paragraphs.
   ///
   /// A card is a picture, a headline that is a link and a line of summary: each box around a linked heading
-  /// under 400 characters goes, when such boxes hold under a quarter of the article's text. A list whose headings link (the ten best apps, each with its
-  /// text) is most of its article, and stays.
+  /// under 400 characters goes, when such boxes hold under a quarter of the article's text. A list whose
+  /// headings link (the ten best apps, each with its text) is most of its article, and stays.
   static func dropStoryCards(_ article: HTMLElement, scorer: Scorer) {
     var cards: [HTMLElement] = []
     for heading in article.descendants where ["h2", "h3", "h4"].contains(heading.name) {
@@ -46,9 +67,11 @@ extension ArticleExtractor {
       else { continue }
       var card: HTMLElement?
       var box = heading.parent
-      while let current = box, current !== article, scorer.text(current).length < 400 {
+      var levels = 0
+      while let current = box, current !== article, scorer.text(current).length < 400, levels < maxLineDepth {
         card = current
         box = current.parent
+        levels += 1
       }
       if let card, card.descendants.contains(where: { $0.name == "img" }), !cards.contains(where: { $0 === card }) {
         cards.append(card)
@@ -66,23 +89,37 @@ extension ArticleExtractor {
       return own
     }
     var box = heading.parent
-    while let current = box, current !== article {
+    for _ in 0..<maxLineDepth {
+      guard let current = box, current !== article else { break }
       if current.name == "a" { return current }
       box = current.parent
     }
     return nil
   }
 
-  /// Removes the lines that only say when (a `<time>` that is half the line or more: "Published <time>4 March</time>"),
+  /// Removes the lines that only say when (times half the line or more: "Published <time>4 March</time>"),
   /// wherever the article has them; a date in a sentence stays.
   static func dropTimeLines(_ article: HTMLElement, scorer: Scorer) {
-    for time in article.descendants where time.name == "time" && time.parent != nil {
-      guard scorer.text(time).length > 0 else { continue }
+    let times = article.descendants.filter { $0.name == "time" && scorer.text($0).length > 0 }
+    guard !times.isEmpty else { return }
+    // The text of the times in each short box above one, counted once for all (each box holds under 100
+    // characters, so under 100 times).
+    var timeText: [ObjectIdentifier: Int] = [:]
+    for time in times {
+      var box = time.parent
+      for _ in 0..<maxLineDepth {
+        guard let current = box, current !== article, scorer.text(current).length < 100 else { break }
+        timeText[ObjectIdentifier(current), default: 0] += scorer.text(time).length
+        box = current.parent
+      }
+    }
+    for time in times where time.parent != nil {
       var line = time
-      while let parent = line.parent, parent !== article, scorer.text(parent).length < 100 {
-        // Its times ("Published <time>…</time> · Updated <time>…</time>") are half its text or more.
-        let times = parent.descendants.reduce(0) { $0 + ($1.name == "time" ? scorer.text($1).length : 0) }
-        guard times * 2 >= scorer.text(parent).length else { break }
+      // Its times ("Published <time>…</time> · Updated <time>…</time>") are half its text or more.
+      for _ in 0..<maxLineDepth {
+        guard let parent = line.parent, parent !== article, scorer.text(parent).length < 100,
+          timeText[ObjectIdentifier(parent), default: 0] * 2 >= scorer.text(parent).length
+        else { break }
         line = parent
       }
       // A date in a sentence ("open on <time>Saturday</time>, at nine") stays.
@@ -102,7 +139,7 @@ extension ArticleExtractor {
   /// Removes the lines inside the article that only mark an advertisement's place ("ADVERTISEMENT", "Anzeige",
   /// "Story continues below advertisement").
   static func dropAdLabels(_ article: HTMLElement, scorer: Scorer) {
-    for line in article.descendants where Scorer.isParagraph(line) && scorer.text(line).length <= 40 {
+    for line in article.descendants where Scorer.isParagraph(line) && (1...40).contains(scorer.text(line).length) {
       var label = Substring(Paragraphs.inline(line).lowercased().trimmingASCIIWhitespace)
       while let last = label.last, ":.-– ".contains(last) { label.removeLast() }
       if adLabels.contains(String(label)) { line.parent?.remove(line) }
@@ -120,7 +157,7 @@ extension ArticleExtractor {
   /// of it but a label.
   static func dropShareLines(_ article: HTMLElement, scorer: Scorer) {
     for line in article.descendants where Scorer.isParagraph(line) || line.name == "li" {
-      guard line.parent != nil, scorer.text(line).length < 150 else { continue }
+      guard line.parent != nil, scorer.text(line).length < 150, scorer.text(line).linkLength > 0 else { continue }
       let shares = line.descendants.filter { link in
         guard link.name == "a", let href = link.attributes["href"]?.lowercased() else { return false }
         return shareTargets.contains(where: href.contains)
