@@ -139,7 +139,9 @@ extension ArticleExtractor {
   /// Removes the lines inside the article that only mark an advertisement's place ("ADVERTISEMENT", "Anzeige",
   /// "Story continues below advertisement").
   static func dropAdLabels(_ article: HTMLElement, scorer: Scorer) {
-    for line in article.descendants where Scorer.isParagraph(line) && (1...40).contains(scorer.text(line).length) {
+    // Labels have no commas: the text of a line with one is not made.
+    for line in article.descendants
+    where Scorer.isParagraph(line) && (1...40).contains(scorer.text(line).length) && scorer.text(line).commas == 0 {
       var label = Substring(Paragraphs.inline(line).lowercased().trimmingASCIIWhitespace)
       while let last = label.last, ":.-– ".contains(last) { label.removeLast() }
       if adLabels.contains(String(label)) { line.parent?.remove(line) }

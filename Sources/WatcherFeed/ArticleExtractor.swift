@@ -92,18 +92,19 @@ public enum ArticleExtractor {
       let (article, _) = extract(root, Attempt(readStyleHidden: true))
       if article.text.count >= minimumText { best = article }
     }
-    // A page built by script can carry its article only in its linked data (schema.org's `articleBody`).
-    if best?.text.count ?? 0 < minimumText, let root = HTMLTree.parse(bytes, encoding: encoding),
-      let body = LinkedData.articleBody(in: root), body.count > best?.text.count ?? 0
-    {
-      best = Article(title: best?.title ?? title(of: root), text: ControlCharacters.replaced(body))
-    }
-    // Or only in the data its framework renders it from (`__NEXT_DATA__`, `window.__INITIAL_STATE__`).
-    if best?.text.count ?? 0 < minimumText, let root = HTMLTree.parse(bytes, encoding: encoding),
-      let title = title(of: root), let body = ScriptState.articleText(in: root, title: title),
-      body.count > best?.text.count ?? 0, ScriptState.agrees(body, with: best?.text ?? "")
-    {
-      best = Article(title: best?.title ?? title, text: ControlCharacters.replaced(body))
+    // A page built by script can carry its article only in its linked data (schema.org's `articleBody`), or
+    // only in the data its framework renders it from (`__NEXT_DATA__`, `window.__INITIAL_STATE__`): one more
+    // reading of the page for both.
+    if best?.text.count ?? 0 < minimumText, let root = HTMLTree.parse(bytes, encoding: encoding) {
+      if let body = LinkedData.articleBody(in: root), body.count > best?.text.count ?? 0 {
+        best = Article(title: best?.title ?? title(of: root), text: ControlCharacters.replaced(body))
+      }
+      if best?.text.count ?? 0 < minimumText, let title = title(of: root),
+        let body = ScriptState.articleText(in: root, title: title), body.count > best?.text.count ?? 0,
+        ScriptState.agrees(body, with: best?.text ?? "")
+      {
+        best = Article(title: best?.title ?? title, text: ControlCharacters.replaced(body))
+      }
     }
     guard let best, !best.text.isEmpty || best.title != nil else { return nil }
     return best
