@@ -35,21 +35,27 @@ extension ArticleExtractor {
           if part.name == "img" {
             guard pictures.insert(ObjectIdentifier(current)).inserted else { break }
           } else {
-            links[ObjectIdentifier(current), default: 0] += 1
+            // Two are enough: a box that has them, and every box above it, has its count.
+            let count = links[ObjectIdentifier(current), default: 0]
+            guard count < 2 else { break }
+            links[ObjectIdentifier(current)] = count + 1
           }
           box = current.parent
         }
       }
       // The innermost first: the card goes, the name it is shown for stays (the boxes around a card gone
       // keep its counts, and are not taken for one).
-      var gone: [HTMLElement] = []
+      var spent = Set<ObjectIdentifier>()
       for box in paragraph.descendants.reversed() where box.name == "span" || box.name == "div" {
         let id = ObjectIdentifier(box)
-        guard pictures.contains(id), links[id, default: 0] >= 2, scorer.text(box).length >= 50,
-          scorer.linkDensity(box) >= 0.8, !gone.contains(where: { $0.isInside(box) })
+        guard pictures.contains(id), links[id, default: 0] >= 2, !spent.contains(id), scorer.text(box).length >= 50,
+          scorer.linkDensity(box) >= 0.8
         else { continue }
+        var above = box.parent
+        while let current = above, current !== paragraph, spent.insert(ObjectIdentifier(current)).inserted {
+          above = current.parent
+        }
         box.parent?.remove(box)
-        gone.append(box)
       }
     }
   }
