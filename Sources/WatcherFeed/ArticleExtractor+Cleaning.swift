@@ -175,12 +175,6 @@ extension ArticleExtractor {
     return pictures == 1 && scorer.text(element).length < 300
   }
 
-  /// Whether two or more of the element's links are tags (`rel="tag"`).
-  private static func isTagList(_ element: HTMLElement) -> Bool {
-    element.descendants.lazy.filter { $0.name == "a" && ($0.attributes["rel"] ?? "").lowercased().contains("tag") }
-      .prefix(2).count == 2
-  }
-
   /// Labels of a line that points to another article ("Read more: …", "[Related: …]", "Leggi anche: …").
   static let readMoreLabels: Set<String> = [
     "read more", "read also", "also read", "related", "see more", "see also", "more", "also", "don't miss",
@@ -208,29 +202,26 @@ extension ArticleExtractor {
   private static func isJunk(_ element: HTMLElement, scorer: Scorer) -> Bool {
     let name = element.name
     // A list of the post's tags (`rel="tag"`, as blog engines write them), whatever holds it.
-    if scorer.linkDensity(element) >= 0.5, isTagList(element) { return true }
+    let parts = scorer.parts(element)
+    if scorer.linkDensity(element) >= 0.5, parts.tagLinks >= 2 { return true }
     if ["h1", "h2", "h3"].contains(name) {
       return scorer.classWeight(element) < 0 || scorer.linkDensity(element) > 0.33
     }
     // A page laid out in a table (as many were until about 2010) has its menu in a cell beside the article's:
     // a cell of three links or more that is mostly links. Cells of a table of data, short as they are, stay.
     if name == "td" || name == "th" {
-      return scorer.linkDensity(element) > 0.5
-        && element.descendants.lazy.filter { $0.name == "a" }.prefix(3).count == 3
+      return scorer.linkDensity(element) > 0.5 && parts.links >= 3
     }
     guard ["table", "ul", "ol", "div", "section", "fieldset", "figure", "dl", "form"].contains(name) else {
       return false
     }
     let weight = scorer.classWeight(element)
-    if weight < 0 { return !element.descendants.contains(where: isQuotedContent) }
+    if weight < 0 { return !parts.quoted }
     let text = scorer.text(element)
     // Prose has commas; a box with many is kept whatever else it holds.
     if text.commas >= 10 { return false }
-    let all = element.descendants
     // Readability turns a div without block children into a p before this count; so does this one.
-    let paragraphs = all.reduce(0) { $0 + (Scorer.isParagraph($1) ? 1 : 0) }
-    let images = all.reduce(0) { $0 + ($1.name == "img" ? 1 : 0) }
-    let listItems = all.reduce(0) { $0 + ($1.name == "li" ? 1 : 0) }
+    let (paragraphs, images, listItems) = (parts.paragraphs, parts.images, parts.listItems)
     let density = scorer.linkDensity(element)
     if images > 1 && Double(paragraphs) / Double(images) < 0.5 { return true }
     if name != "ul" && name != "ol" && listItems > paragraphs + 100 { return true }

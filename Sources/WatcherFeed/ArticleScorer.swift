@@ -93,6 +93,45 @@ final class Scorer {
     return found
   }
 
+  /// What an element holds below it, counted once for each element (a box's parts were searched again for
+  /// each box above them: a page of nested boxes cost the square of its depth).
+  struct Parts {
+    // 32 bits each: a page holds at most `HTMLTree.maxTags` elements, and a page of them keeps one of these
+    // for each element that holds another.
+    var paragraphs: Int32 = 0
+    var images: Int32 = 0
+    var listItems: Int32 = 0
+    var links: Int32 = 0
+    /// Links marked `rel="tag"`.
+    var tagLinks: Int32 = 0
+    /// A formula or a post quoted from a social network (`ArticleExtractor.isQuotedContent`).
+    var quoted = false
+  }
+
+  private var partCounts: [ObjectIdentifier: Parts] = [:]
+
+  /// The parts below the element (not itself), as they were when first asked.
+  func parts(_ element: HTMLElement) -> Parts {
+    if let known = partCounts[ObjectIdentifier(element)] { return known }
+    var found = Parts()
+    // Most elements hold no other: nothing to count, nothing kept.
+    let children = element.elements
+    guard !children.isEmpty else { return found }
+    for child in children {
+      let below = parts(child)
+      found.paragraphs += below.paragraphs + (Self.isParagraph(child) ? 1 : 0)
+      found.images += below.images + (child.name == "img" ? 1 : 0)
+      found.listItems += below.listItems + (child.name == "li" ? 1 : 0)
+      let link = child.name == "a"
+      found.links += below.links + (link ? 1 : 0)
+      let tag = link && (child.attributes["rel"] ?? "").lowercased().contains("tag")
+      found.tagLinks += below.tagLinks + (tag ? 1 : 0)
+      found.quoted = found.quoted || below.quoted || ArticleExtractor.isQuotedContent(child)
+    }
+    partCounts[ObjectIdentifier(element)] = found
+    return found
+  }
+
   private var paragraphTexts: [ObjectIdentifier: Int] = [:]
 
   /// The length of the text in the element's paragraphs (`p`, `pre` and divs that read as one).
