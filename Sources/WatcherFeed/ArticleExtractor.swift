@@ -371,7 +371,7 @@ public enum ArticleExtractor {
   }
 
   /// The lower-case words of `text`: runs of letters and digits.
-  private static func words(_ text: String) -> [Substring] {
+  static func words(_ text: String) -> [Substring] {
     text.lowercased().split { !$0.isLetter && !$0.isNumber }
   }
 

@@ -12,9 +12,7 @@ enum LinkedData {
     var longest: String?
     for script in root.descendants where script.name == "script" {
       guard script.attributes["type"]?.lowercased().contains("ld+json") == true else { continue }
-      let source = script.children.reduce(into: "") { text, child in
-        if case .text(let part) = child { text += part }
-      }
+      let source = script.ownText
       guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(source.utf8)) else { continue }
       for body in bodies(in: value, depth: 0) {
         guard let text = paragraphs(body), text.count > longest?.count ?? 0 else { continue }

@@ -27,9 +27,7 @@ enum PageState {
     var best: (items: [PageItem], source: String)?
     for script in root.descendants where script.name == "script" {
       let type = script.attributes["type"]?.lowercased() ?? ""
-      let source = script.children.reduce(into: "") { text, child in
-        if case .text(let part) = child { text += part }
-      }
+      let source = script.ownText
       guard source.utf8.count <= maxScript else { continue }
       for (value, name) in values(in: source, type: type, id: script.attributes["id"]) {
         let items = longestList(in: value, base: base, depth: 0)

@@ -47,9 +47,7 @@ extension PageList {
         if element.attributes["content"]?.lowercased().hasPrefix("article") == true { return true }
       }
       if element.name == "script", element.attributes["type"]?.lowercased().contains("ld+json") == true {
-        let source = element.children.reduce(into: "") { text, child in
-          if case .text(let part) = child { text += part }
-        }
+        let source = element.ownText
         if let type = firstType(in: source), articleTypes.contains(type) { return true }
       }
     }

@@ -22,7 +22,7 @@ enum ScriptState {
 
   /// The article's text, one paragraph per line and blank lines between them, or nil.
   static func articleText(in root: HTMLElement, title: String) -> String? {
-    let headline = words(title)
+    let headline = ArticleExtractor.words(title)
     guard !headline.isEmpty else { return nil }
     var best: [String] = []
     var bestProse = 0
@@ -30,9 +30,7 @@ enum ScriptState {
       let type = script.attributes["type"]?.lowercased() ?? ""
       guard script.attributes["src"] == nil, !type.contains("ld+json") else { continue }
       let source = Array(
-        script.children.reduce(into: "") { text, child in
-          if case .text(let part) = child { text += part }
-        }.utf8)
+        script.ownText.utf8)
       guard source.count >= 200 else { continue }
       for value in states(in: source, isJSON: type.contains("json")) {
         var finder = Finder(headline: headline)
@@ -47,9 +45,9 @@ enum ScriptState {
   /// Whether the text found in the data agrees with what the page's HTML shows of its article (its first
   /// words): a page that shows a teaser keeps it unless the data has the article it begins.
   static func agrees(_ text: String, with shown: String) -> Bool {
-    let start = words(shown).prefix(8)
+    let start = ArticleExtractor.words(shown).prefix(8)
     guard start.count >= 4 else { return true }
-    let found = words(text)
+    let found = ArticleExtractor.words(text)
     return found.indices.contains { found[$0...].starts(with: start) }
   }
 
@@ -87,11 +85,6 @@ enum ScriptState {
       json.stopReading()
       return value
     }
-  }
-
-  /// A text's words, lowercased, letters and digits only.
-  static func words(_ text: String) -> [Substring] {
-    text.lowercased().split { !$0.isLetter && !$0.isNumber }
   }
 
   /// Searches a value for the headline and, inside what has it, the prose.
@@ -136,7 +129,7 @@ enum ScriptState {
     /// (which may add the site's name).
     private func isHeadline(_ value: JSONValue) -> Bool {
       guard case .string(let text) = value, text.count <= 300 else { return false }
-      let own = ScriptState.words(text)
+      let own = ArticleExtractor.words(text)
       guard own.count >= 3 || own.count * 2 >= headline.count && text.count >= 8 else { return false }
       return own.allSatisfy(headline.contains)
     }

@@ -32,6 +32,13 @@ public final class HTMLElement {
     children.compactMap { if case .element(let element) = $0 { element } else { nil } }
   }
 
+  /// The text directly in this element, its child elements left out (a `<script>`'s or `<style>`'s source).
+  public var ownText: String {
+    children.reduce(into: "") { text, child in
+      if case .text(let part) = child { text += part }
+    }
+  }
+
   /// Every element below this one, depth first, in document order.
   public var descendants: [HTMLElement] {
     var found: [HTMLElement] = []
