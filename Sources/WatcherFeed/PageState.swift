@@ -57,7 +57,33 @@ enum PageState {
       if let value = reader.value() { found.append((value, "\(name) state")) }
       from = max(reader.position, start + 1)
     }
+    // State written as a string the script parses (`JSON.parse("{\"story\":…}")`), as frameworks do for speed.
+    from = bytes.startIndex
+    while let start = parsedString(in: bytes, from: from) {
+      var reader = ScriptLiteral(bytes, at: start)
+      if case .string(let text)? = reader.value() {
+        var inner = ScriptLiteral(Array(text.utf8))
+        if let value = inner.value() { found.append((value, "JSON.parse state")) }
+      }
+      from = max(reader.position, start + 1)
+    }
     return found
+  }
+
+  /// Where the next `JSON.parse("` or `JSON.parse('` in `bytes` has its string.
+  static func parsedString(in bytes: [UInt8], from: Int) -> Int? {
+    let call = Array("JSON.parse(".utf8)
+    var at = from
+    while at + call.count < bytes.count {
+      defer { at += 1 }
+      guard bytes[at..<(at + call.count)].elementsEqual(call) else { continue }
+      var cursor = at + call.count
+      while cursor < bytes.count, bytes[cursor] == 0x20 || bytes[cursor] == 0x09 { cursor += 1 }
+      if cursor < bytes.count, bytes[cursor] == UInt8(ascii: "\"") || bytes[cursor] == UInt8(ascii: "'") {
+        return cursor
+      }
+    }
+    return nil
   }
 
   /// The next `window.NAME = {` or `window["NAME"] = [` in `bytes`: the name and where the value starts.

@@ -14,9 +14,8 @@ import WatcherXML
 /// paragraphs in order. Without the headline nothing is taken: the data of such pages also holds other
 /// articles' summaries, menus and settings.
 enum ScriptState {
-  /// The most scripts read, and the most places in one that a state may start (`= {`).
+  /// The most scripts read (each as `PageState.values` reads a page's data).
   static let maxScripts = 200
-  static let maxStarts = 20
   /// The deepest a value is searched.
   static let maxDepth = 40
 
@@ -29,10 +28,9 @@ enum ScriptState {
     for script in root.descendants.lazy.filter({ $0.name == "script" }).prefix(maxScripts) {
       let type = script.attributes["type"]?.lowercased() ?? ""
       guard script.attributes["src"] == nil, !type.contains("ld+json") else { continue }
-      let source = Array(
-        script.ownText.utf8)
-      guard source.count >= 200 else { continue }
-      for value in states(in: source, isJSON: type.contains("json")) {
+      let source = script.ownText
+      guard (200...PageState.maxScript).contains(source.utf8.count) else { continue }
+      for (value, _) in PageState.values(in: source, type: type, id: script.attributes["id"]) {
         var finder = Finder(headline: headline)
         finder.search(value, depth: 0, anchored: false)
         if finder.bestProse > bestProse { (best, bestProse) = (finder.best, finder.bestProse) }
@@ -49,42 +47,6 @@ enum ScriptState {
     guard start.count >= 4 else { return true }
     let found = ArticleExtractor.words(text)
     return found.indices.contains { found[$0...].starts(with: start) }
-  }
-
-  /// The values a script's source holds: the whole of a JSON script; in code, each object assigned
-  /// (`= {`) and each string `JSON.parse` reads.
-  static func states(in source: [UInt8], isJSON: Bool) -> [JSONValue] {
-    if isJSON { return (try? JSONValue.read(source)).map { [$0] } ?? [] }
-    var values: [JSONValue] = []
-    var starts = 0
-    var index = 0
-    while index < source.count, starts < maxStarts {
-      defer { index += 1 }
-      guard source[index] == UInt8(ascii: "=") || source[index] == UInt8(ascii: "(") else { continue }
-      var next = index + 1
-      while next < source.count, source[next] == 32 || source[next] == 10 || source[next] == 9 { next += 1 }
-      guard next < source.count else { break }
-      if source[index] == UInt8(ascii: "="), source[next] == UInt8(ascii: "{") {
-        starts += 1
-        if let value = prefixValue(source[next...]) { values.append(value) }
-      } else if source[index] == UInt8(ascii: "("), source[next] == UInt8(ascii: "\""),
-        source[..<index].suffix(10).elementsEqual("JSON.parse".utf8)
-      {
-        starts += 1
-        guard case .string(let text)? = prefixValue(source[next...]) else { continue }
-        if let value = try? JSONValue.read(Array(text.utf8)) { values.append(value) }
-      }
-    }
-    return values
-  }
-
-  /// The JSON value at the start of `bytes`, whatever follows it.
-  private static func prefixValue(_ bytes: ArraySlice<UInt8>) -> JSONValue? {
-    try? JSONReader.read(bytes) { json in
-      let value = try JSONValue.read(&json)
-      json.stopReading()
-      return value
-    }
   }
 
   /// Searches a value for the headline and, inside what has it, the prose.
