@@ -156,6 +156,15 @@ struct PageItemsTests {
     #expect(state.items.map(\.title) == ["Nuxt 'quoted' story", "Other story"], "\(state.reason)")
     #expect(state.items.first?.summary == "An excerpt.")
 
+    let parsed = Self.read(
+      """
+      <html><body><script>
+      var data = JSON.parse("{\\"posts\\":[{\\"title\\":\\"Parsed one\\",\\"url\\":\\"/q/1\\"},\
+      {\\"title\\":\\"Parsed two\\",\\"url\\":\\"/q/2\\"}]}");
+      </script></body></html>
+      """)
+    #expect(parsed.items.map(\.title) == ["Parsed one", "Parsed two"], "\(parsed.reason)")
+
     let itemList = Self.read(
       """
       <html><head><script type="application/ld+json">{"@context":"https://schema.org","@graph":[
