@@ -7,8 +7,10 @@ import WatcherSupport
 extension StoryRadar {
   // MARK: Words
 
-  /// Words that say nothing about a story.
-  static let stopWords: Set<String> = Set(
+  /// Words that say nothing about a story: function words, in English and the languages feeds are most often in.
+  static let stopWords: Set<String> = englishStopWords.union(otherStopWords)
+
+  private static let englishStopWords: Set<String> = Set(
     """
     a about above after again against all am an and any are as at be been being before below between both but by \
     can could did do does doing down during each few for from further had has have having he her here hers him \
@@ -16,6 +18,35 @@ extension StoryRadar {
     ours out over own same she should so some such than that the their theirs them then there these they this \
     those through to too under until up us very was we were what when where which while who whom why will with \
     would you your yours may might shall go oh ok new says said how what
+    """.split(separator: " ").map(String.init))
+
+  /// The commonest function words of French, German, Spanish, Portuguese, Italian and Dutch, less those that
+  /// are also English words a story could share ("war", "son", "van", "door", "plus", "als", "hat").
+  private static let otherStopWords: Set<String> = Set(
+    """
+    le la les de des du un une et en au aux ce ces cet cette dans sur pour par pas qui que est sont avec sans \
+    sa ses leur leurs il elle ils elles nous vous je tu ne se qu lui mais ou où comme été être fait tout tous \
+    après avant entre chez vers sous der die das den dem ein eine einer eines einem einen und oder aber nicht \
+    mit von zu zum zur im am auf aus bei für über unter nach vor ist sind wird werden haben sich es er sie wir \
+    ihr ich auch wie wenn noch nur schon mehr sehr vom ins el los las una unos unas del al con por para sobre \
+    su sus fue más mas pero lo ya muy os um uma da dos das em na nos nas ao aos com sem seu sua é são foi \
+    mais gli di della dei delle dal nel nella per che non è sono più ma het een te met voor dat niet zijn \
+    aan bij ook naar uit
+    """.split(separator: " ").map(String.init))
+
+  /// Whether a word only says which day: a day of the month (`10`), a month or a weekday.
+  ///
+  /// Two headlines that share only these ("Opening Bell 10 March", "News in Pictures - 10 March, 2014") are
+  /// not one story. A year stays a word: "SXSW 2014".
+  static func isDateWord(_ word: String) -> Bool {
+    if let number = Int(word), word.utf8.count <= 2 { return number <= 31 }
+    return dateNames.contains(word)
+  }
+
+  private static let dateNames: Set<String> = Set(
+    """
+    january february march april june july august september october november december jan feb mar apr jun jul \
+    aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday today yesterday tomorrow
     """.split(separator: " ").map(String.init))
 
   /// A text's words as stories compare them.

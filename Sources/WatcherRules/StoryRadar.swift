@@ -198,6 +198,8 @@ public struct StoryRadar: Sendable {
     var sections: [String: Int] = [:]
     /// When its items were published, and by which feed.
     var members: [(time: Date, feed: String)] = []
+    /// Each feed's part of `weights`: an item is compared with what the other feeds' items say.
+    var byFeed: [String: [String: Double]] = [:]
   }
 
   public init(settings: Settings = Settings()) {
@@ -280,25 +282,35 @@ public struct StoryRadar: Sendable {
     let horizon = time.addingTimeInterval(-settings.window)
     for id in candidates.sorted() {
       guard let cluster = clusters[id], cluster.last >= horizon, cluster.norm > 0 else { continue }
+      // The story as the other feeds tell it: a feed's own items are never evidence for its next one
+      // (a podcast's "Show 12-07" would otherwise join any story one of its episodes had joined).
+      let alone = cluster.feeds.count == 1 && cluster.feeds[feed] != nil
+      let own = alone ? nil : cluster.byFeed[feed]
+      let othersNorm = own.map { others(cluster, without: $0) } ?? cluster.norm
       var dot = 0.0
       var shared: [String] = []
       for (word, weight) in weights {
-        guard let there = cluster.weights[word], there > 0 else { continue }
+        let there = (cluster.weights[word] ?? 0) - (own?[word] ?? 0)
+        guard there > 1e-9 else { continue }
         dot += weight * idf(word) * there
         shared.append(word)
       }
-      var why = Why(story: id, similarity: dot / (norm * cluster.norm), shared: sharedOrder(shared, words + text))
-      if cluster.feeds.count == 1, cluster.feeds[feed] != nil {
+      var why = Why(
+        story: id, similarity: othersNorm > 0 ? dot / (norm * othersNorm) : 0, shared: sharedOrder(shared, words + text)
+      )
+      if alone {
         why.refused = "only items of this feed"
       } else if let theirs = differentSections(mine, cluster) {
         why.refused = "filed under \(Self.quoted(mine)), the story under \(Self.quoted(theirs))"
       } else if why.similarity < settings.similarity {
         why.refused = "similarity " + Relevance.shown(why.similarity) + " < " + Relevance.shown(settings.similarity)
-      } else if shared.count < settings.sharedWords {
-        why.refused = "\(shared.count) word\(shared.count == 1 ? "" : "s") in common (\(settings.sharedWords) needed)"
+      } else if case let telling = shared.count(where: { !Self.isDateWord($0) }), telling < settings.sharedWords {
+        why.refused =
+          "\(telling) word\(telling == 1 ? "" : "s") in common (\(settings.sharedWords) needed\(telling < shared.count ? ", dates not counted" : ""))"
       }
       if why.refused == nil {
-        let pull = why.similarity * pow(Double(min(cluster.feeds.count, settings.spreadCap)), settings.spreadWeight)
+        let feeds = cluster.feeds.count - (own == nil ? 0 : 1)
+        let pull = why.similarity * pow(Double(min(feeds, settings.spreadCap)), settings.spreadWeight)
         if best.map({ pull > $0.pull }) ?? true { best = (why, pull) }
       } else if closest.map({ why.similarity > $0.similarity }) ?? true {
         closest = why
@@ -325,8 +337,16 @@ public struct StoryRadar: Sendable {
       sectionFeeds[section, default: [:]][entry.feed, default: 0] += 1
     }
     cluster.members.append((entry.time, entry.feed))
-    for word in entry.words { cluster.weights[word, default: 0] += 1 }
-    for word in entry.textWords { cluster.weights[word, default: 0] += Self.textWeight }
+    var own = cluster.byFeed.removeValue(forKey: entry.feed) ?? [:]
+    for word in entry.words {
+      cluster.weights[word, default: 0] += 1
+      own[word, default: 0] += 1
+    }
+    for word in entry.textWords {
+      cluster.weights[word, default: 0] += Self.textWeight
+      own[word, default: 0] += Self.textWeight
+    }
+    cluster.byFeed[entry.feed] = own
     for word in entry.words + entry.textWords { postings[word, default: []].insert(entry.story) }
     if cluster.feeds[entry.feed] == nil { cluster.feedOrder.append(entry.feed) }
     cluster.feeds[entry.feed, default: 0] += 1
@@ -334,6 +354,18 @@ public struct StoryRadar: Sendable {
     cluster.last = max(cluster.last, entry.time)
     if updating { cluster.norm = norm(of: cluster) }
     clusters[entry.story] = cluster
+  }
+
+  /// The norm of `cluster`'s weights without `own` (a feed's part of them).
+  func others(_ cluster: Cluster, without own: [String: Double]) -> Double {
+    var square = cluster.norm * cluster.norm
+    for (word, mine) in own {
+      let idf = idf(word)
+      let all = (cluster.weights[word] ?? 0) * idf
+      let rest = max(0, (cluster.weights[word] ?? 0) - mine) * idf
+      square -= all * all - rest * rest
+    }
+    return max(0, square).squareRoot()
   }
 
   func norm(of cluster: Cluster) -> Double {
@@ -372,6 +404,7 @@ public struct StoryRadar: Sendable {
       for word in entry.words + entry.textWords { postings[word]?.remove(entry.story) }
       return
     }
+    var own = cluster.byFeed.removeValue(forKey: entry.feed) ?? [:]
     for (word, weight) in entry.words.map({ ($0, 1.0) }) + entry.textWords.map({ ($0, Self.textWeight) }) {
       let left = (cluster.weights[word] ?? 0) - weight
       if left > 1e-9 {
@@ -380,7 +413,10 @@ public struct StoryRadar: Sendable {
         cluster.weights[word] = nil
         postings[word]?.remove(entry.story)
       }
+      let mine = (own[word] ?? 0) - weight
+      own[word] = mine > 1e-9 ? mine : nil
     }
+    if !own.isEmpty { cluster.byFeed[entry.feed] = own }
     if let count = cluster.feeds[entry.feed], count > 1 {
       cluster.feeds[entry.feed] = count - 1
     } else {

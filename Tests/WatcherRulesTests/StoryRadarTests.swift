@@ -72,6 +72,56 @@ struct StoryRadarTests {
     #expect(other.joined)
   }
 
+  @Test("a feed's own items are no evidence for its next one: a show's episodes do not pile into a story")
+  func ownFeedNoEvidence() throws {
+    var radar = StoryRadar()
+    Self.background(&radar)
+    // An episode reads like another feed's post by chance; the story then has two feeds.
+    let post = radar.add(Self.item("n1", "News", "Game studio layoffs: five years of growth undone", minutes: 20))
+    let episode = radar.add(Self.item("p1", "Podcast", "The Weekly Show: game studio layoffs", minutes: 21))
+    #expect(episode.joined && episode.story == post.story)
+    // The show's next episodes share "weekly show" with its own item only: they stay alone.
+    for (index, guest) in ["Ada, a violinist", "the mayor of Leeds", "Kim and Sam"].enumerated() {
+      let next = radar.add(
+        Self.item("p\(index + 2)", "Podcast", "The Weekly Show: with \(guest)", minutes: 22 + Double(index)))
+      #expect(!next.joined && next.story != post.story, "\(next.why)")
+    }
+    // Another feed's report of the story still joins it.
+    let more = radar.add(Self.item("m1", "Wire", "Game studio layoffs undo five years of growth", minutes: 30))
+    #expect(more.joined && more.story == post.story)
+    #expect(radar.feeds(of: post.story) == ["News", "Podcast", "Wire"])
+  }
+
+  @Test("headlines that share only a date are not one story; a year still counts")
+  func datesAreNoEvidence() throws {
+    var radar = StoryRadar()
+    Self.background(&radar)
+    let first = radar.add(Self.item("a1", "Markets", "Opening bell 10 March: Asian markets slump", minutes: 20))
+    let second = radar.add(Self.item("b1", "Photos", "News in pictures, Monday 10 March", minutes: 21))
+    #expect(!second.joined && second.story != first.story)
+    #expect(second.why.refused?.contains("dates not counted") == true, "\(second.why)")
+    let festival = radar.add(Self.item("c1", "Austin", "SXSW 2014 opens Friday", minutes: 22))
+    let guide = radar.add(Self.item("d1", "Music", "Your guide to SXSW 2014", minutes: 23))
+    #expect(guide.joined && guide.story == festival.story, "\(guide.why)")
+  }
+
+  @Test("function words of other languages are not shared words: French and German headlines stay apart")
+  func otherLanguagesStopWords() throws {
+    var radar = StoryRadar()
+    Self.background(&radar)
+    let french = radar.add(Self.item("f1", "Le Monde", "La recette magique de la tarte aux pommes", minutes: 20))
+    let other = radar.add(Self.item("f2", "Figaro", "La France et la question de la dette", minutes: 21))
+    #expect(!other.joined && other.story != french.story, "\(other.why)")
+    let german = radar.add(Self.item("g1", "Podcast", "Die mit dem Elefanten und der Giraffe", minutes: 22))
+    let blog = radar.add(Self.item("g2", "Blog", "Event-Handling mit JavaScript und ohne jQuery", minutes: 23))
+    #expect(!blog.joined && blog.story != german.story, "\(blog.why)")
+    // The same story in French still groups.
+    let report = radar.add(Self.item("f3", "Libération", "Fusillade à l'aéroport de Fort Lauderdale", minutes: 24))
+    let again = radar.add(
+      Self.item("f4", "Le Parisien", "Fort Lauderdale : ce que l'on sait de la fusillade à l'aéroport", minutes: 25))
+    #expect(again.joined && again.story == report.story, "\(again.why)")
+  }
+
   @Test("a story takes no item after its window, and what is kept is bounded")
   func bounded() throws {
     var settings = StoryRadar.Settings()
