@@ -212,12 +212,16 @@ public enum ArticleExtractor {
 
   /// Elements whose content is never text a reader sees: removed before anything is measured.
   static let neverText: Set<String> = [
-    "script", "style", "iframe", "object", "embed", "svg", "canvas", "select", "input", "textarea", "head", "link",
-    "meta",
+    "script", "style", "iframe", "embed", "canvas", "select", "input", "textarea", "head", "link", "meta",
   ]
-  /// Elements that do not hold the article's text on a well-formed page, removed unless they hold most of
-  /// the page's (where a repaired page nested the article in them).
-  static let dropped: Set<String> = ["noscript", "nav", "footer", "aside", "button", "label", "dialog", "menu"]
+  /// Elements that do not hold the article's text on a well-formed page.
+  ///
+  /// They are removed unless they hold most of the page's text (where a repaired page nested the article in
+  /// them). An `<object>`'s content is what shows when its plugin does not, and an `<svg>` can hold HTML in a
+  /// `<foreignObject>`: both are read when that is where the prose is.
+  static let dropped: Set<String> = [
+    "noscript", "nav", "footer", "aside", "button", "label", "dialog", "menu", "object", "svg",
+  ]
 
   /// Class and id words of page furniture: parts of names, and (after the `/`) whole words of them.
   static let unlikely = NamePattern(

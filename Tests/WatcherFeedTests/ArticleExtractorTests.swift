@@ -87,6 +87,11 @@ struct ArticleExtractorTests {
       "<header><template id=\"icon\"><div class=\"x\"></header><main>\(ArticleExtractorTests.articleHTML)</main>",
       "<div id=\"app\"></div><template id=\"story\">\(ArticleExtractorTests.articleHTML)</template>"
         + "<script>app.append(story.content.cloneNode(true))</script>",
+      // An <object>'s fallback content, and HTML an <svg> holds in a <foreignObject>, when that is the page.
+      "<object data=\"story.swf\" type=\"application/x-shockwave-flash\"><div class=\"fallback\">"
+        + "\(ArticleExtractorTests.articleHTML)</div></object>",
+      "<svg viewBox=\"0 0 800 2000\"><foreignObject width=\"800\" height=\"2000\"><div>"
+        + "\(ArticleExtractorTests.articleHTML)</div></foreignObject></svg>",
       // A modal's library hides the rest of the page from screen readers while the modal is open.
       "<div id=\"root\" aria-hidden=\"true\"><main>\(ArticleExtractorTests.articleHTML)</main></div>"
         + "<div class=\"ReactModal__Overlay\" role=\"dialog\"><p>We use cookies. Accept?</p></div>",
@@ -113,6 +118,36 @@ struct ArticleExtractorTests {
     let summary = "<script type=\"application/ld+json\">{\"articleBody\": \"A summary, longer than nothing.\"}</script>"
     let shown = try #require(try ArticleExtractor.extract(Self.page(summary + Self.articleHTML)))
     #expect(shown.text == Self.prose.joined(separator: "\n\n"))
+  }
+
+  @Test(
+    "an article wrapped whole in a kind, role or name of page furniture is read",
+    arguments: [
+      // ASP.NET Web Forms wrap the whole page in one form.
+      "<form id=\"aspnetForm\" method=\"post\"><input type=\"hidden\" name=\"__VIEWSTATE\" value=\"x\">"
+        + "<div id=\"content\">\(ArticleExtractorTests.articleHTML)</div></form>",
+      "<main><details><summary>Read the whole story</summary>\(ArticleExtractorTests.articleHTML)</details></main>",
+      "<dialog open><article>\(ArticleExtractorTests.articleHTML)</article></dialog>",
+      "<div inert><article>\(ArticleExtractorTests.articleHTML)</article></div>",
+      "<div role=\"complementary\"><article>\(ArticleExtractorTests.articleHTML)</article></div>",
+      "<aside class=\"layout\"><article>\(ArticleExtractorTests.articleHTML)</article></aside>",
+      "<footer class=\"site\"><article>\(ArticleExtractorTests.articleHTML)</article></footer>",
+      "<menu><li><article>\(ArticleExtractorTests.articleHTML)</article></li></menu>",
+      "<div class=\"modal-content article-modal\">\(ArticleExtractorTests.articleHTML)</div>",
+    ])
+  func articleWrappedInFurniture(_ body: String) throws {
+    let article = try #require(try ArticleExtractor.extract(Self.page(body)))
+    #expect(article.text == Self.prose.joined(separator: "\n\n"), "\(article.text)")
+  }
+
+  @Test("an object's fallback text and an svg's labels beside the article are left out")
+  func objectAndSVGBesideArticle() throws {
+    let body =
+      "<object data=\"player.swf\"><p>Your browser cannot play this video. Install a plugin to watch it here.</p>"
+      + "</object>\(Self.articleHTML)<svg><text x=\"0\" y=\"10\">Share of visitors by year</text>"
+      + "<foreignObject><p>Chart notes: figures for the year are provisional and rounded.</p></foreignObject></svg>"
+    let article = try #require(try ArticleExtractor.extract(Self.page(body)))
+    #expect(article.text == Self.prose.joined(separator: "\n\n"), "\(article.text)")
   }
 
   @Test("hidden parts that hold little of the page, and parts its style hides, are left out")
