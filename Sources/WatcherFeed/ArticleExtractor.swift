@@ -395,7 +395,13 @@ public enum ArticleExtractor {
         case .text(let text):
           inline = true
           if text.contains(where: { !$0.isWhitespace }) { hasText = true }
-        case .element(let child): inline = !Scorer.blockNames.contains(child.name)
+        case .element(let child):
+          inline = !Scorer.blockNames.contains(child.name)
+          // Text inside inline elements counts too: `<span class="postbody">` with `<br>`s is a forum's post.
+          if inline, !hasText, child.name != "a" {
+            var (wanted, looks) = (80, 32)
+            if Self.holdsText(child, wanted: &wanted, looks: &looks) { hasText = true }
+          }
         }
         if !inline {
           if hasText { element.wrap(index + 1..<end, in: "p") }
@@ -404,6 +410,23 @@ public enum ArticleExtractor {
       }
       if hasText { element.wrap(0..<end, in: "p") }
     }
+  }
+
+  /// Whether the element holds `wanted` bytes of text outside links, found within `looks` nodes (both
+  /// counted down: deep nesting of empty inline elements costs a few dozen looks).
+  private static func holdsText(_ element: HTMLElement, wanted: inout Int, looks: inout Int) -> Bool {
+    for child in element.children {
+      looks -= 1
+      guard looks > 0 else { return false }
+      switch child {
+      case .text(let text):
+        wanted -= text.utf8.count
+        if wanted <= 0 { return true }
+      case .element(let inner):
+        if inner.name != "a", holdsText(inner, wanted: &wanted, looks: &looks) { return true }
+      }
+    }
+    return false
   }
 
   /// `storyPublishDate` as `story-publish-date`, lower-cased: the words of a camel-case name.

@@ -199,4 +199,20 @@ struct ArticleShapeTests {
         + "\n\nThe library will post its new hours on Facebook and X every Monday, the librarians said."
         + "\n\nWrite to Ann or tips.", "\(text)")
   }
+
+  @Test("a post written as text and <br>s inside a span or font beside a heading is read")
+  func inlineTextRuns() throws {
+    let lines = Self.prose.joined(separator: "<br><br>")
+    let menu = "<ul class=\"nav\"><li><a href=\"/\">Forum index</a></li><li><a href=\"/faq\">FAQ</a></li></ul>"
+    let pages = [
+      // phpBB's subSilver: the post is a span of text and <br>s beside its subject line.
+      "<div class=\"post\"><h3>Library reopens</h3><span class=\"postbody\">\(lines)</span></div>",
+      // A 2008 CMS: the story in font tags beside its heading.
+      "<div class=\"cell\"><h2>Library reopens</h2><font face=\"Verdana\" size=\"2\">\(lines)</font></div>",
+    ]
+    for post in pages {
+      let text = try Self.text("<html><body>\(menu)\(post)<footer><p>Powered by a forum.</p></footer></body></html>")
+      #expect(text == "Library reopens\n\n" + Self.whole, "\(text)")
+    }
+  }
 }
