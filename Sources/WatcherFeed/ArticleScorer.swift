@@ -165,13 +165,20 @@ final class Scorer {
     element.name == "p" || (element.name == "div" && !element.elements.contains { blockNames.contains($0.name) })
   }
 
+  /// Whether the element is a list item or a definition holding no block: a paragraph when it holds prose
+  /// (an article written as a list of long items, a story in a `<dd>`).
+  static func isProseItem(_ element: HTMLElement) -> Bool {
+    (element.name == "li" || element.name == "dd") && !element.elements.contains { blockNames.contains($0.name) }
+  }
+
   /// The element most likely to be the article, with the siblings that belong to it.
   func article(in body: HTMLElement) -> HTMLElement {
     var candidates: [HTMLElement] = []
     for element in body.descendants {
-      guard Self.scored.contains(element.name) || Self.isParagraph(element) else { continue }
+      let item = Self.isProseItem(element)
+      guard Self.scored.contains(element.name) || Self.isParagraph(element) || item else { continue }
       let facts = text(element)
-      guard facts.length >= 25 else { continue }
+      guard facts.length >= (item ? 150 : 25), !item || facts.linkLength * 2 < facts.length else { continue }
       let score = 1 + Double(facts.commas) + min(Double(facts.length / 100), 3)
       var ancestor = element.parent
       var level = 0

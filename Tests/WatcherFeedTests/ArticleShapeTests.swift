@@ -215,4 +215,20 @@ struct ArticleShapeTests {
       #expect(text == "Library reopens\n\n" + Self.whole, "\(text)")
     }
   }
+
+  @Test(
+    "an article written as a list of long items, or as text in a <dd>, is read; the lists of links beside it are not")
+  func proseItems() throws {
+    let links = (1...8).map { "<li><a href=\"/r\($0)\">Another story from the town, number \($0), this week</a></li>" }
+    let rail = "<div class=\"more\"><h3>More from the town</h3><ul>\(links.joined())</ul></div>"
+    let pages = [
+      "<article><h1>Library reopens</h1><ul class=\"points\">\(Self.prose.map { "<li>\($0)</li>" }.joined())</ul></article>",
+      "<dl><dt>Library reopens</dt><dd>\(Self.prose.joined(separator: "<br><br>"))</dd></dl>",
+    ]
+    for article in pages {
+      let text = try Self.text("<html><body>\(article)\(rail)<footer><p>Town News, 1890.</p></footer></body></html>")
+      // The list's heading may come with it or not; the links and the footer never.
+      #expect([Self.whole, "Library reopens\n\n" + Self.whole].contains(text), "\(text)")
+    }
+  }
 }
