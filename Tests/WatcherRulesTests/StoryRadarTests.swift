@@ -18,6 +18,13 @@ struct StoryRadarTests {
     StoryRadar.Item(key: key, feed: feed, title: title, text: text, time: start.addingTimeInterval(minutes * 60))
   }
 
+  /// A radar that has placed `background`'s posts.
+  static func radar() -> StoryRadar {
+    var radar = StoryRadar()
+    background(&radar)
+    return radar
+  }
+
   /// A background of ordinary posts of unrelated feeds, so that word weights are those of a real stream.
   static func background(_ radar: inout StoryRadar) {
     let posts = [
@@ -33,8 +40,7 @@ struct StoryRadarTests {
 
   @Test("the same story from other feeds joins one story, with the words they share")
   func groups() throws {
-    var radar = StoryRadar()
-    Self.background(&radar)
+    var radar = Self.radar()
     let first = radar.add(Self.item("a1", "Ars", "Mozilla releases Firefox 150 with vertical tabs", minutes: 30))
     let second = radar.add(Self.item("v1", "Verge", "Firefox 150 arrives with vertical tabs built in", minutes: 40))
     let third = radar.add(Self.item("h1", "HN", "Firefox 150 release notes: vertical tabs", minutes: 50))
@@ -48,8 +54,7 @@ struct StoryRadarTests {
 
   @Test("unrelated posts stay alone, and a post sharing one word joins nothing")
   func alone() throws {
-    var radar = StoryRadar()
-    Self.background(&radar)
+    var radar = Self.radar()
     let story = radar.add(Self.item("a1", "Ars", "Mozilla releases Firefox 150 with vertical tabs", minutes: 30))
     let unrelated = radar.add(Self.item("x1", "Cooking", "Mozzarella pizza at home in ten minutes", minutes: 35))
     let oneWord = radar.add(Self.item("x2", "Gardening", "Vertical gardens for small balconies", minutes: 36))
@@ -61,8 +66,7 @@ struct StoryRadarTests {
 
   @Test("two posts of one feed are never one story by their words alone")
   func sameFeed() throws {
-    var radar = StoryRadar()
-    Self.background(&radar)
+    var radar = Self.radar()
     let first = radar.add(Self.item("a1", "Ars", "Firefox 150 released with vertical tabs", minutes: 30))
     let again = radar.add(Self.item("a2", "Ars", "Firefox 150 released with vertical tabs, part two", minutes: 31))
     #expect(!again.joined && again.story != first.story)
@@ -74,8 +78,7 @@ struct StoryRadarTests {
 
   @Test("a feed's own items are no evidence for its next one: a show's episodes do not pile into a story")
   func ownFeedNoEvidence() throws {
-    var radar = StoryRadar()
-    Self.background(&radar)
+    var radar = Self.radar()
     // An episode reads like another feed's post by chance; the story then has two feeds.
     let post = radar.add(Self.item("n1", "News", "Game studio layoffs: five years of growth undone", minutes: 20))
     let episode = radar.add(Self.item("p1", "Podcast", "The Weekly Show: game studio layoffs", minutes: 21))
@@ -94,8 +97,7 @@ struct StoryRadarTests {
 
   @Test("headlines that share only a date are not one story; a year still counts")
   func datesAreNoEvidence() throws {
-    var radar = StoryRadar()
-    Self.background(&radar)
+    var radar = Self.radar()
     let first = radar.add(Self.item("a1", "Markets", "Opening bell 10 March: Asian markets slump", minutes: 20))
     let second = radar.add(Self.item("b1", "Photos", "News in pictures, Monday 10 March", minutes: 21))
     #expect(!second.joined && second.story != first.story)
@@ -107,8 +109,7 @@ struct StoryRadarTests {
 
   @Test("function words of other languages are not shared words: French and German headlines stay apart")
   func otherLanguagesStopWords() throws {
-    var radar = StoryRadar()
-    Self.background(&radar)
+    var radar = Self.radar()
     let french = radar.add(Self.item("f1", "Le Monde", "La recette magique de la tarte aux pommes", minutes: 20))
     let other = radar.add(Self.item("f2", "Figaro", "La France et la question de la dette", minutes: 21))
     #expect(!other.joined && other.story != french.story, "\(other.why)")
@@ -153,8 +154,7 @@ struct StoryRadarTests {
 
   @Test("what is kept reads back to the same stories, and placing goes on from there")
   func roundTrip() throws {
-    var radar = StoryRadar()
-    Self.background(&radar)
+    var radar = Self.radar()
     let first = radar.add(Self.item("a1", "Ars", "Mozilla releases Firefox 150 with vertical tabs", minutes: 30))
     radar.add(Self.item("v1", "Verge", "Firefox 150 arrives with vertical tabs built in", minutes: 40))
     radar.note(first.story) { $0.fired = ["big"] }
@@ -176,8 +176,7 @@ struct StoryRadarTests {
   @Test(
     "items filed under different sections that several feeds use are not one story; a feed's own category says nothing")
   func sections() throws {
-    var radar = StoryRadar()
-    Self.background(&radar)
+    var radar = Self.radar()
     for (index, section) in ["Business", "Technology", "business", " technology "].enumerated() {
       var post = Self.item("s\(index)", "paper \(index)", "Quarterly report number \(index)", minutes: 20)
       post.categories = [section]
@@ -203,8 +202,7 @@ struct StoryRadarTests {
 
   @Test("a story about to become big that reads like a big one is that story: it is big once, its later items follow")
   func bigStories() throws {
-    var radar = StoryRadar()
-    Self.background(&radar)
+    var radar = Self.radar()
     let launch = [
       ("IGN", "Titanfall live-action film teased by Respawn"), ("VG247", "Respawn teases a live-action Titanfall film"),
       ("Kotaku", "A live-action Titanfall film is coming, Respawn says"),
