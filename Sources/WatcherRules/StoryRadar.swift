@@ -295,9 +295,11 @@ public struct StoryRadar: Sendable {
         dot += weight * idf(word) * there
         shared.append(word)
       }
-      var why = Why(
-        story: id, similarity: othersNorm > 0 ? dot / (norm * othersNorm) : 0, shared: sharedOrder(shared, words + text)
-      )
+      var similarity = othersNorm > 0 ? dot / (norm * othersNorm) : 0
+      // The norm without a feed's part is taken from the kept one, which trails the word weights: a cosine
+      // it puts over 1 says no more than "alike".
+      if own != nil { similarity = min(similarity, 1) }
+      var why = Why(story: id, similarity: similarity, shared: sharedOrder(shared, words + text))
       if alone {
         why.refused = "only items of this feed"
       } else if let theirs = differentSections(mine, cluster) {
@@ -356,7 +358,8 @@ public struct StoryRadar: Sendable {
     clusters[entry.story] = cluster
   }
 
-  /// The norm of `cluster`'s weights without `own` (a feed's part of them).
+  /// The norm of `cluster`'s weights without `own` (a feed's part of them): taken from the norm kept, as
+  /// the cosine itself is (summing the story's words again for each item costs half as much again).
   func others(_ cluster: Cluster, without own: [String: Double]) -> Double {
     var square = cluster.norm * cluster.norm
     for (word, mine) in own {
