@@ -12,7 +12,10 @@ extension ArticleExtractor {
   static let paywall = NamePattern("paywall|regwall|tinypass|poool")
   /// Words of the links and buttons that ask the reader to subscribe, sign in or register.
   static let subscribeCalls = NamePattern(
-    "subscri|abonn|login|log-in|log in|signin|sign-in|sign in|register")
+    "subscri|abonn|login|log-in|log in|signin|sign-in|sign in|register|sign up|signup|sign-up|newsletter|anmelden"
+      + "|inscri|suscrib|iscriviti")
+  /// The most text a box around a sign-up form has: its heading and a line or two of pitch.
+  static let maxSignUpBox = 400
 
   /// The boxes that a button or link in them shows to be furniture, found before buttons are pruned: a
   /// paywall's prompt (`isPaywallPrompt`) and readers' comments (`replyThreads`).
@@ -35,7 +38,7 @@ extension ArticleExtractor {
         replies.append(element)
       }
     }
-    var boxes = Set<ObjectIdentifier>()
+    var boxes = signUpBoxes(subscribe.filter { $0.name == "form" }, in: body, sizes: sizes)
     var seen = Set<ObjectIdentifier>()
     for call in subscribe {
       var box = call.parent
@@ -45,6 +48,32 @@ extension ArticleExtractor {
       }
     }
     return boxes.union(replyThreads(replies, in: body, sizes: sizes))
+  }
+
+  /// The boxes around a form that asks the reader to subscribe or sign up, whatever they are named.
+  ///
+  /// A newsletter's box: "Get the daily", its pitch, an address field and a "Sign up" button. The box is the
+  /// form with its heading and pitch, up to the largest box of under `maxSignUpBox` characters. A form is one
+  /// when its button says so, or its address or name does (`/newsletter`, Mailchimp's `list-manage`).
+  static func signUpBoxes(_ forms: [HTMLElement], in body: HTMLElement, sizes: Scorer) -> Set<ObjectIdentifier> {
+    var boxes = Set<ObjectIdentifier>()
+    for form in forms where !boxes.contains(ObjectIdentifier(form)) {
+      let names = ((form.attributes["action"] ?? "") + " " + classAndID(form)).lowercased()
+      let asks =
+        subscribeCalls.matches(names) || names.contains("list-manage")
+        || form.descendants.contains { part in
+          (part.name == "button" || part.name == "a") && sizes.text(part).length <= 30
+            && subscribeCalls.matches(Paragraphs.inline(part).lowercased())
+        }
+      guard asks, sizes.text(form).length < maxSignUpBox else { continue }
+      var box = form
+      for _ in 0..<maxLineDepth {
+        guard let parent = box.parent, parent !== body, sizes.text(parent).length < maxSignUpBox else { break }
+        box = parent
+      }
+      boxes.insert(ObjectIdentifier(box))
+    }
+    return boxes
   }
 
   /// Whether a box named as a paywall is the prompt (a short box with a button, a form, or a link that asks

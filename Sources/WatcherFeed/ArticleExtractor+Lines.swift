@@ -18,6 +18,7 @@ extension ArticleExtractor {
     dropTimeLines(article, scorer: scorer)
     dropAdLabels(article, scorer: scorer)
     dropShareLines(article, scorer: scorer)
+    dropCallLines(article, scorer: scorer)
   }
 
   /// Removes the cards a page writes inside its sentences, shown when the reader points at a name (The Hill's
@@ -179,6 +180,44 @@ extension ArticleExtractor {
         shared * 2 >= length || length - shared <= 25
       else { continue }
       line.parent?.remove(line)
+    }
+  }
+
+  /// Where a "Follow us" link goes: a social network's or a news app's page of the site.
+  static let followTargets = [
+    "news.google.", "google.com/preferences/source", "flipboard.com", "apple.news", "facebook.com", "instagram.com",
+    "twitter.com", "//x.com", ".x.com", "t.me/", "whatsapp.com/channel", "youtube.com", "tiktok.com",
+    "linkedin.com", "threads.net", "bsky.app", "mastodon.", "telegram.",
+  ]
+
+  /// Labels of an article's audio player ("Listen to this article · 5 min"), in a dozen languages.
+  static let listenLabels = [
+    "listen to this article", "listen to this story", "listen to article", "listen to the article", "audio version",
+    "artikel anhören", "diesen artikel anhören", "écouter cet article", "ecouter cet article", "écouter l'article",
+    "escuchar este artículo", "escuchar artículo", "ascolta l'articolo", "ascolta questo articolo",
+    "ouvir este artigo", "ouvir artigo", "luister naar dit artikel", "lyssna på artikeln", "posłuchaj artykułu",
+  ]
+
+  /// Removes the short lines that call the reader elsewhere rather than say anything.
+  ///
+  /// A line that is one link, under 60 characters, to a page to subscribe or sign in ("Continue reading with
+  /// a subscription") or to the site on a social network or news app ("Follow us on Google News"); and an
+  /// audio player's label ("Listen to this article 5 min"). A sentence with such a link in it stays.
+  static func dropCallLines(_ article: HTMLElement, scorer: Scorer) {
+    for line in article.descendants where Scorer.isParagraph(line) {
+      let facts = scorer.text(line)
+      guard line.parent != nil, (1..<60).contains(facts.length) else { continue }
+      let said = Paragraphs.inline(line).lowercased().trimmingASCIIWhitespace
+      if listenLabels.contains(where: said.hasPrefix), facts.length <= 40 {
+        line.parent?.remove(line)
+        continue
+      }
+      guard facts.linkLength * 10 >= facts.length * 9 else { continue }
+      let links = line.descendants.filter { $0.name == "a" }
+      guard links.count == 1, let href = links[0].attributes["href"]?.lowercased() else { continue }
+      if followTargets.contains(where: href.contains) || subscribeCalls.matches(href) {
+        line.parent?.remove(line)
+      }
     }
   }
 }

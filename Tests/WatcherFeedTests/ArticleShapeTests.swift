@@ -231,4 +231,31 @@ struct ArticleShapeTests {
       #expect([Self.whole, "Library reopens\n\n" + Self.whole].contains(text), "\(text)")
     }
   }
+
+  @Test(
+    "calls to go elsewhere go whatever their names: a sign-up box, a follow or subscribe link line, an audio player's label"
+  )
+  func callsElsewhere() throws {
+    let p = Self.paragraphs
+    let signUp =
+      "<div class=\"my-8 rounded bg-gray-100 p-6\"><h3>Get the Town News daily</h3><p>The stories that matter, in "
+      + "your inbox every morning.</p><form action=\"/nl\"><input type=\"email\"><button>Sign up</button></form></div>"
+    let listen =
+      "<div class=\"flex items-center\"><button aria-label=\"Play\"></button><span>Listen to this article</span>"
+      + "<span> · 5 min</span></div>"
+    let follow = "<p><a href=\"https://news.google.com/publications/CAAq\">Follow us on Google News</a></p>"
+    let more =
+      "<p class=\"text-center\"><a href=\"/subscribe?ref=article\">Continue reading with a subscription</a></p>"
+    // What stays: sentences with such links or words in them, and a short line with an ordinary link.
+    let sentence =
+      "<p>The library posted its plans on <a href=\"https://facebook.com/townlibrary\">its Facebook page</a>.</p>"
+    let radio = "<p>Listen to this article's author on the radio at nine.</p>"
+    let report = "<p><a href=\"/report.pdf\">The full report</a></p>"
+    let body = p[0] + listen + p[1] + signUp + p[2] + follow + p[3] + more + sentence + radio + report
+    let text = try Self.text("<html><body><main><article>\(body)</article></main></body></html>")
+    #expect(
+      text == Self.prose.prefix(4).joined(separator: "\n\n")
+        + "\n\nThe library posted its plans on its Facebook page.\n\nListen to this article's author on the radio at "
+        + "nine.\n\nThe full report", "\(text)")
+  }
 }
