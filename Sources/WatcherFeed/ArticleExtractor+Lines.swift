@@ -19,6 +19,7 @@ extension ArticleExtractor {
     dropAdLabels(article, scorer: scorer)
     dropShareLines(article, scorer: scorer)
     dropCallLines(article, scorer: scorer)
+    dropAuthorBoxes(article, scorer: scorer)
   }
 
   /// Removes the cards a page writes inside its sentences, shown when the reader points at a name (The Hill's
@@ -202,21 +203,88 @@ extension ArticleExtractor {
   ///
   /// A line that is one link, under 60 characters, to a page to subscribe or sign in ("Continue reading with
   /// a subscription") or to the site on a social network or news app ("Follow us on Google News"); and an
-  /// audio player's label ("Listen to this article 5 min"). A sentence with such a link in it stays.
+  /// audio player's label ("Listen to this article 5 min"), or a video's length alone ("2:31"). A sentence
+  /// with such a link in it stays.
   static func dropCallLines(_ article: HTMLElement, scorer: Scorer) {
-    for line in article.descendants where Scorer.isParagraph(line) {
+    // A player's label or length is often a span beside its buttons rather than a line of its own.
+    for line in article.descendants where Scorer.isParagraph(line) || line.name == "span" {
       let facts = scorer.text(line)
       guard line.parent != nil, (1..<60).contains(facts.length) else { continue }
+      let span = line.name == "span"
       let said = Paragraphs.inline(line).lowercased().trimmingASCIIWhitespace
-      if listenLabels.contains(where: said.hasPrefix), facts.length <= 40 {
+      if listenLabels.contains(where: said.hasPrefix) && facts.length <= 40 || isDuration(said) {
+        // A span of highlighted code (`::`, `10:00`) or in a sentence stays.
+        if span && (isInSentence(line) || isInCode(line)) {
+          continue
+        }
         line.parent?.remove(line)
         continue
       }
-      guard facts.linkLength * 10 >= facts.length * 9 else { continue }
+      guard !span, facts.linkLength * 10 >= facts.length * 9 else { continue }
       let links = line.descendants.filter { $0.name == "a" }
       guard links.count == 1, let href = links[0].attributes["href"]?.lowercased() else { continue }
       if followTargets.contains(where: href.contains) || subscribeCalls.matches(href) {
         line.parent?.remove(line)
+      }
+    }
+  }
+
+  /// Whether the element is inside a `<pre>` or `<code>` (a few boxes up: highlighted code nests little).
+  static func isInCode(_ element: HTMLElement) -> Bool {
+    var box = element.parent
+    for _ in 0..<maxLineDepth {
+      guard let current = box else { return false }
+      if current.name == "pre" || current.name == "code" { return true }
+      box = current.parent
+    }
+    return false
+  }
+
+  /// Whether a line is only a media player's time or length ("2:31", "1:02:45", "0:00 / 5:32").
+  static func isDuration(_ line: String) -> Bool {
+    guard line.count <= 20, line.contains(":"), line.contains(where: \.isNumber) else { return false }
+    return line.allSatisfy { $0.isASCII && ($0.isNumber || ":/ ".contains($0)) }
+  }
+
+  /// Path parts of the page a site keeps for each of its writers.
+  static let authorPages = [
+    "/author/", "/authors/", "/people/", "/staff/", "/profile/", "/profiles/", "/journalist/", "/journalists/",
+    "/contributor/", "/contributors/", "/writer/", "/writers/", "/columnist/", "/columnists/", "/autor/",
+    "/autoren/", "/auteur/", "/auteurs/", "/redaccion/", "/redazione/", "/by/",
+  ]
+
+  /// Removes the boxes about the writer, whatever they are named.
+  ///
+  /// A box under 300 characters around a link to the writer's page (`/authors/ann-lee`, `rel="author"`), not
+  /// inside a sentence, that begins with the name and holds a picture (the writer's photo and a short bio),
+  /// or is a byline ("By Ann Lee, 2 March"). A paragraph that names someone with a link to their page has no
+  /// picture and is no byline.
+  static func dropAuthorBoxes(_ article: HTMLElement, scorer: Scorer) {
+    let links = article.descendants.filter { link in
+      guard link.name == "a" else { return false }
+      if link.attributes["rel"]?.lowercased().split(separator: " ").contains("author") == true { return true }
+      guard let href = link.attributes["href"]?.lowercased() else { return false }
+      return authorPages.contains(where: href.contains)
+    }
+    for link in links where link.parent != nil && !isInSentence(link) {
+      let name = scorer.text(link).length
+      guard (2...60).contains(name) else { continue }
+      var box = link
+      for _ in 0..<maxLineDepth {
+        guard let parent = box.parent, parent !== article, scorer.text(parent).length < 300 else { break }
+        box = parent
+      }
+      guard box !== link else { continue }
+      let said = Paragraphs.inline(box).trimmingASCIIWhitespace
+      let named = Paragraphs.inline(link).trimmingASCIIWhitespace
+      guard !named.isEmpty, said.hasPrefix(named) || said.lowercased().hasPrefix("by " + named.lowercased()) else {
+        continue
+      }
+      // Without a picture, only a byline ("By Ann Lee, 2 March"): "Ann Lee declined to comment" is a sentence.
+      if box.descendants.contains(where: { $0.name == "img" })
+        || said.lowercased().hasPrefix("by ") && scorer.text(box).length <= name + 40
+      {
+        box.parent?.remove(box)
       }
     }
   }

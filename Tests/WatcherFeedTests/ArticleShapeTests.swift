@@ -258,4 +258,32 @@ struct ArticleShapeTests {
         + "\n\nThe library posted its plans on its Facebook page.\n\nListen to this article's author on the radio at "
         + "nine.\n\nThe full report", "\(text)")
   }
+
+  @Test("a box about the writer goes whatever its name: a photo and bio, a byline; a sentence naming someone stays")
+  func authorBoxes() throws {
+    let p = Self.paragraphs
+    let byline = "<div class=\"text-sm\">By <a href=\"/authors/ann-lee\">Ann Lee</a>, 2 March 2025</div>"
+    let bio =
+      "<div class=\"mt-8 flex gap-3\"><img src=\"/ann.jpg\"><div><a href=\"/authors/ann-lee\">Ann Lee</a>"
+      + "<p class=\"text-sm\">Ann Lee covers the town's libraries and schools.</p></div></div>"
+    let named = "<p><a href=\"/people/bob-reed\">Bob Reed</a> declined to comment.</p>"
+    let body = byline + p[0] + p[1] + named + p[2] + p[3] + bio
+    let text = try Self.text("<html><body><article>\(body)</article></body></html>")
+    let expected = Self.prose.prefix(2) + ["Bob Reed declined to comment."] + Self.prose[2...3]
+    #expect(text == expected.joined(separator: "\n\n"), "\(text)")
+  }
+
+  @Test("a media player's length alone goes; a time in a sentence or in highlighted code stays")
+  func durations() throws {
+    let p = Self.paragraphs
+    let video =
+      "<div class=\"my-4\"><video src=\"/v.mp4\"></video><p>Watch the reading room reopen</p>"
+      + "<span class=\"text-xs\">2:31</span></div>"
+    let code = "<pre><code><span>opens:</span><span>10:00</span></code></pre>"
+    let sentence = "<p>The doors open at <span>10:30</span> every day.</p>"
+    let body = p[0] + video + p[1...].joined() + code + sentence
+    let text = try Self.text("<html><body><article>\(body)</article></body></html>")
+    #expect(!text.contains("2:31"), "\(text)")
+    #expect(text.contains("opens:10:00") && text.contains("The doors open at 10:30 every day."), "\(text)")
+  }
 }
