@@ -183,14 +183,28 @@ extension ArticleExtractor {
     "a lire aussi", "lea también", "lee también", "leia também", "leia mais", "lees ook", "läs också", "czytaj też",
   ]
 
-  /// Whether the element is a line pointing to another article: a label of ``readMoreLabels``, a colon, and
-  /// a link that is most of the line.
+  /// Whether the element is a line pointing to another article: a label of ``readMoreLabels`` (ended by a
+  /// colon, or set apart in bold: "<strong>À lire aussi</strong> …") and a link that is most of the line.
   private static func isReadMore(_ element: HTMLElement, scorer: Scorer) -> Bool {
     let facts = scorer.text(element)
     guard facts.length <= 300, facts.linkLength * 2 >= facts.length else { return false }
     let line = Paragraphs.inline(element).lowercased().drop { $0.isWhitespace || $0 == "[" || $0 == "(" }
-    guard let colon = line.prefix(24).firstIndex(of: ":") else { return false }
-    let words = line[..<colon].map { $0 == "\u{2019}" ? "'" : $0 }.split(whereSeparator: \.isWhitespace)
+    if let colon = line.prefix(24).firstIndex(of: ":") {
+      return isReadMoreLabel(line[..<colon])
+    }
+    let first = element.children.first { node in
+      if case .text(let text) = node { !text.allSatisfy(\.isWhitespace) } else { true }
+    }
+    guard case .element(let label) = first,
+      ["strong", "b", "em", "span"].contains(label.name), scorer.text(label).linkLength == 0
+    else { return false }
+    var said = Substring(Paragraphs.inline(label).lowercased())
+    while let last = said.last, last.isWhitespace || ":.-–—›»".contains(last) { said.removeLast() }
+    return isReadMoreLabel(said.drop(while: \.isWhitespace))
+  }
+
+  private static func isReadMoreLabel(_ label: Substring) -> Bool {
+    let words = label.map { $0 == "\u{2019}" ? "'" : $0 }.split(whereSeparator: \.isWhitespace)
     return readMoreLabels.contains(words.map { String($0) }.joined(separator: " "))
   }
 

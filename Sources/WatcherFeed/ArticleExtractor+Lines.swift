@@ -223,7 +223,7 @@ extension ArticleExtractor {
       guard !span, facts.linkLength * 10 >= facts.length * 9 else { continue }
       let links = line.descendants.filter { $0.name == "a" }
       guard links.count == 1, let href = links[0].attributes["href"]?.lowercased() else { continue }
-      if followTargets.contains(where: href.contains) || subscribeCalls.matches(href) {
+      if followTargets.contains(where: href.contains) || subscribeCalls.matches(href) || subscribeCalls.matches(said) {
         line.parent?.remove(line)
       }
     }

@@ -286,4 +286,23 @@ struct ArticleShapeTests {
     #expect(!text.contains("2:31"), "\(text)")
     #expect(text.contains("opens:10:00") && text.contains("The doors open at 10:30 every day."), "\(text)")
   }
+
+  @Test(
+    "a read-more line whose label is set apart in bold, and a call to subscribe told by its words, go in any language")
+  func boldReadMoreAndSubscribeWords() throws {
+    let p = Self.paragraphs
+    let readMore = [
+      "<p><strong>À lire aussi</strong> <a href=\"/b1\">Une nouvelle ligne de bus dès mars</a></p>",
+      "<p><b>DON'T MISS</b><br><a href=\"/c1\">Bus station to close for repairs</a> [NEWS]<br>"
+        + "<a href=\"/c2\">Cyclists call for a safer route</a> [INSIGHT]</p>",
+    ]
+    let subscribe = "<p><a href=\"/abo\">Jetzt abonnieren und weiterlesen</a></p>"
+    // A sentence that begins in bold stays.
+    let bold = "<p><strong>More</strong> than two hundred people came to the opening, the librarians said.</p>"
+    let body = p[0] + readMore[0] + p[1] + readMore[1] + p[2] + subscribe + bold + p[3]
+    let text = try Self.text("<html><body><article>\(body)</article></body></html>")
+    let expected =
+      Self.prose.prefix(3) + ["More than two hundred people came to the opening, the librarians said.", Self.prose[3]]
+    #expect(text == expected.joined(separator: "\n\n"), "\(text)")
+  }
 }
