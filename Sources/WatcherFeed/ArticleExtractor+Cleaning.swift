@@ -181,6 +181,10 @@ extension ArticleExtractor {
     "dont miss", "recommended", "related article", "related story", "related stories", "read next", "up next",
     "more on this", "more from", "leggi anche", "lesen sie auch", "mehr zum thema", "lire aussi", "à lire aussi",
     "a lire aussi", "lea también", "lee también", "leia também", "leia mais", "lees ook", "läs också", "czytaj też",
+    "te puede interesar", "noticias relacionadas", "relacionado", "relacionada", "potrebbe interessarti",
+    "vedi anche", "veja também", "saiba mais", "читайте также", "также читайте", "смотрите также",
+    "czytaj także", "zobacz też", "zobacz także", "meer over", "ilgili haber", "关联阅读", "相关阅读",
+    "延伸阅读", "関連記事", "あわせて読みたい", "관련기사", "더 읽기", "læs også", "les også", "lue myös",
   ]
 
   /// Whether the element is a line pointing to another article: a label of ``readMoreLabels`` (ended by a
@@ -188,8 +192,8 @@ extension ArticleExtractor {
   private static func isReadMore(_ element: HTMLElement, scorer: Scorer) -> Bool {
     let facts = scorer.text(element)
     guard facts.length <= 300, facts.linkLength * 2 >= facts.length else { return false }
-    let line = Paragraphs.inline(element).lowercased().drop { $0.isWhitespace || $0 == "[" || $0 == "(" }
-    if let colon = line.prefix(24).firstIndex(of: ":") {
+    let line = Paragraphs.inline(element).lowercased().drop { $0.isWhitespace || "[(【".contains($0) }
+    if let colon = line.prefix(24).firstIndex(where: { $0 == ":" || $0 == "：" || $0 == "】" }) {
       return isReadMoreLabel(line[..<colon])
     }
     let first = element.children.first { node in
@@ -199,8 +203,8 @@ extension ArticleExtractor {
       ["strong", "b", "em", "span"].contains(label.name), scorer.text(label).linkLength == 0
     else { return false }
     var said = Substring(Paragraphs.inline(label).lowercased())
-    while let last = said.last, last.isWhitespace || ":.-–—›»".contains(last) { said.removeLast() }
-    return isReadMoreLabel(said.drop(while: \.isWhitespace))
+    while let last = said.last, last.isWhitespace || ":.-–—›»：】".contains(last) { said.removeLast() }
+    return isReadMoreLabel(said.drop { $0.isWhitespace || $0 == "【" })
   }
 
   private static func isReadMoreLabel(_ label: Substring) -> Bool {

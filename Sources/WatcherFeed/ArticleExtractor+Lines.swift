@@ -140,6 +140,7 @@ extension ArticleExtractor {
   static let adLabels: Set<String> = [
     "advertisement", "advertisements", "advertising", "ad", "ads", "sponsored", "sponsored content", "anzeige",
     "werbung", "publicité", "publicite", "publicidad", "pubblicità", "publicidade", "reklama", "advertentie",
+    "реклама", "広告", "广告", "廣告", "광고", "reklame", "διαφήμιση",
     "annonce", "reklam", "mainos", "story continues below advertisement", "article continues below advertisement",
     "continue reading below", "scroll to continue with content", "advertisement - scroll to continue",
   ]

@@ -305,4 +305,19 @@ struct ArticleShapeTests {
       Self.prose.prefix(3) + ["More than two hundred people came to the opening, the librarians said.", Self.prose[3]]
     #expect(text == expected.joined(separator: "\n\n"), "\(text)")
   }
+
+  @Test("read-more lines and ad labels in Russian, Japanese, Chinese and Spanish go")
+  func readMoreInMoreLanguages() throws {
+    let p = Self.paragraphs
+    let lines = [
+      "<p><strong>Читайте также</strong> <a href=\"/z\">Новый автобусный маршрут</a></p>",
+      "<p>【関連記事】<a href=\"/x\">バス路線、3月から新設</a></p>",
+      "<p>相关阅读：<a href=\"/y\">自行车道建设加快</a></p>",
+      "<p>Te puede interesar: <a href=\"/w\">Nueva línea de autobús</a></p>",
+      "<p>広告</p>", "<p>Реклама</p>",
+    ]
+    let body = p[0] + lines[0] + lines[1] + p[1] + lines[2] + lines[3] + p[2] + lines[4] + lines[5] + p[3]
+    let text = try Self.text("<html><body><article>\(body)</article></body></html>")
+    #expect(text == Self.whole, "\(text)")
+  }
 }
