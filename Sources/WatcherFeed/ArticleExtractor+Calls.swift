@@ -122,6 +122,44 @@ extension ArticleExtractor {
     return threads
   }
 
+  /// The least paragraph text left beside a comment box for it to go (a page of comments alone keeps them).
+  static let minimumCommentedText = 100
+
+  /// Words a heading over readers' comments is made of ("3 comments", "Kommentare", "Leave a reply").
+  static let commentHeadings: Set<String> = [
+    "comment", "comments", "kommentar",
+    "kommentare", "commentaire", "commentaires", "comentario", "comentarios", "comentário", "comentários",
+    "commento", "commenti", "reacties", "reactie", "kommentarer", "kommentit", "komentarze", "komentarzy",
+    "комментарии", "комментариев", "комментарий", "コメント", "评论", "評論", "留言", "댓글", "leave a reply",
+    "leave a comment", "post a comment", "add a comment", "join the discussion", "join the conversation",
+    "what do you think?", "laisser un commentaire", "deja un comentario", "kommentar schreiben",
+    "lascia un commento",
+  ]
+  /// Words that head readers' comments only with their count ("3 responses"): alone, a section of an article
+  /// ("Responses", "Reactions") may be headed so.
+  static let countedCommentHeadings: Set<String> = ["response", "responses", "reply", "replies", "reactions"]
+
+  /// The boxes that a heading over readers' comments opens (its first element), whatever they are named.
+  ///
+  /// The heading is only the word and perhaps a count ("3 responses", "12 Kommentare", "Comments (4)", "Leave
+  /// a reply").
+  static func commentBoxes(in body: HTMLElement) -> Set<ObjectIdentifier> {
+    var boxes = Set<ObjectIdentifier>()
+    for heading in body.descendants where headings.contains(heading.name) {
+      guard let box = heading.parent, box !== body, box.name != "main", box.name != "article",
+        box.elements.first === heading
+      else { continue }
+      let said = Paragraphs.inline(heading).lowercased()
+      guard said.count <= 40 else { continue }
+      // The count goes, before or after the word: "3 comments", "comments (3)", "komentarze: 3".
+      let words = said.split { !$0.isLetter && $0 != "?" && $0 != "'" }.joined(separator: " ")
+      if commentHeadings.contains(words) || countedCommentHeadings.contains(words) && said.contains(where: \.isNumber) {
+        boxes.insert(ObjectIdentifier(box))
+      }
+    }
+    return boxes
+  }
+
   /// Whether text stands right before or after the element among its parent's children: a link in a sentence
   /// ("Press Reply to answer"), not one under a comment.
   static func isInSentence(_ element: HTMLElement) -> Bool {

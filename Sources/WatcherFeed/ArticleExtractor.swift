@@ -150,10 +150,13 @@ public enum ArticleExtractor {
     let total = sizes.paragraphText(body)
     // Found before the pruning by name takes their headings away.
     let otherPosts = Set(body.descendants.filter(opensOtherPosts).map(ObjectIdentifier.init))
+    let comments = commentBoxes(in: body)
     let gallery = isPhotoStory(body, scorer: sizes)
+    // Readers' comments under a heading that says so go even when they are most of a short post's page.
     prune(body) {
-      sizes.paragraphText($0) * 2 <= total
-        && (prompts.contains(ObjectIdentifier($0)) || isFurniture($0, sizes: sizes, gallery: gallery))
+      comments.contains(ObjectIdentifier($0)) && total - sizes.paragraphText($0) >= minimumCommentedText
+        || sizes.paragraphText($0) * 2 <= total
+          && (prompts.contains(ObjectIdentifier($0)) || isFurniture($0, sizes: sizes, gallery: gallery))
     }
     let scorer = Scorer(weighClasses: attempt.weighClasses)
     let article = scorer.article(in: body)

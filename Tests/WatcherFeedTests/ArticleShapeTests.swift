@@ -320,4 +320,25 @@ struct ArticleShapeTests {
     let text = try Self.text("<html><body><article>\(body)</article></body></html>")
     #expect(text == Self.whole, "\(text)")
   }
+
+  @Test("readers' comments under a heading that says so go, even under a short post; sections headed Reactions stay")
+  func commentsByHeading() throws {
+    let post =
+      "<p>The reading room will close on Saturday for repairs to its roof, the librarians said.</p>"
+      + "<p>It will open again on Monday morning, weather permitting.</p>"
+    let said =
+      "I read there every week and the roof has leaked for months: about time it was mended, and the lights too."
+    for heading in ["3 responses", "Comments (3)", "12 Kommentare", "Leave a reply"] {
+      let thread =
+        "<div class=\"mt-10\"><h3>\(heading)</h3>"
+        + (0..<3).map { "<div class=\"border-t py-4\"><span>Reader \($0)</span><p>\(said)</p></div>" }.joined()
+        + "</div>"
+      let text = try Self.text("<html><body><main class=\"container\">\(post)\(thread)</main></body></html>")
+      #expect(!text.contains("Reader") && !text.contains("leaked") && text.contains("weather permitting"), "\(text)")
+    }
+    // An article's own sections, headed without a count, stay.
+    let sections = ["Reactions", "Discussion"].map { "<section><h2>\($0)</h2><p>\(said)</p></section>" }.joined()
+    let article = try Self.text("<html><body><article>\(Self.paragraphs.joined())\(sections)</article></body></html>")
+    #expect(article.contains("Reactions") && article.contains("Discussion") && article.contains("leaked"), "\(article)")
+  }
 }
