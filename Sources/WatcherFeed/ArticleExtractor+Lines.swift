@@ -212,19 +212,21 @@ extension ArticleExtractor {
       let facts = scorer.text(line)
       guard line.parent != nil, (1..<60).contains(facts.length) else { continue }
       let span = line.name == "span"
-      let said = Paragraphs.inline(line).lowercased().trimmingASCIIWhitespace
-      if listenLabels.contains(where: said.hasPrefix) && facts.length <= 40 || isDuration(said) {
-        // A span of highlighted code (`::`, `10:00`) or in a sentence stays.
-        if span && (isInSentence(line) || isInCode(line)) {
+      // Labels and lengths have no commas: the text of a line with one is not made.
+      if facts.commas == 0 && facts.length <= 40 {
+        let said = Paragraphs.inline(line).lowercased().trimmingASCIIWhitespace
+        if listenLabels.contains(where: said.hasPrefix) || isDuration(said) {
+          // A span of highlighted code (`::`, `10:00`) or in a sentence stays.
+          if !span || !isInSentence(line) && !isInCode(line) { line.parent?.remove(line) }
           continue
         }
-        line.parent?.remove(line)
-        continue
       }
       guard !span, facts.linkLength * 10 >= facts.length * 9 else { continue }
       let links = line.descendants.filter { $0.name == "a" }
       guard links.count == 1, let href = links[0].attributes["href"]?.lowercased() else { continue }
-      if followTargets.contains(where: href.contains) || subscribeCalls.matches(href) || subscribeCalls.matches(said) {
+      if followTargets.contains(where: href.contains) || subscribeCalls.matches(href)
+        || subscribeCalls.matches(Paragraphs.inline(line).lowercased())
+      {
         line.parent?.remove(line)
       }
     }
