@@ -19,6 +19,11 @@ struct ArticleShapeTests {
     try #require(try ArticleExtractor.extract(Array(page.utf8))).text
   }
 
+  /// The text read from a page whose body is `body` in an `<article>`.
+  static func article(_ body: String) throws -> String {
+    try text("<html><body><article>\(body)</article></body></html>")
+  }
+
   @Test("a paywall's prompt to subscribe or sign in goes; an article's part filed under the paywall's name stays")
   func paywalls() throws {
     let prose = Self.paragraphs
@@ -92,8 +97,7 @@ struct ArticleShapeTests {
     let photos = ["The reading room", "The new lifts", "The children's corner"].enumerated().map { figure($0, $1) }
     let prose = Self.paragraphs
     let body = prose[0] + photos[0] + prose[1] + photos[1] + prose[2] + photos[2] + prose[3]
-    let article = "<html><body><article>\(body)</article></body></html>"
-    let read = try Self.text(article)
+    let read = try Self.article(body)
     #expect(read == Self.whole, "\(read)")
   }
 
@@ -119,8 +123,7 @@ struct ArticleShapeTests {
     let body =
       "<p>Librarian \(card) said the survey settled it.</p><p>Then \(emoji) for it.</p>"
       + Self.prose.map { "<p>\($0)</p>" }.joined()
-    let page = "<html><body><article>\(body)</article></body></html>"
-    let text = try Self.text(page)
+    let text = try Self.article(body)
     #expect(
       text.hasPrefix("Librarian Ann Example said the survey settled it.\n\nThen the council voted for it."), "\(text)")
     #expect(!text.contains("Market day"), "\(text)")
@@ -149,7 +152,7 @@ struct ArticleShapeTests {
       "<section><h4><a href=\"#s\(index)\">\(pair.0)</a></h4><img src=\"\(index).jpg\"><p>\(pair.1)</p></section>"
     }
     let long = String(repeating: Self.paragraphs.joined(), count: 4) + sections.joined()
-    let essay = try Self.text("<html><body><article>\(long)</article></body></html>")
+    let essay = try Self.article(long)
     #expect(essay.components(separatedBy: Self.prose[3]).count == 6, "the sections' text stays: \(essay)")
   }
 
@@ -175,7 +178,7 @@ struct ArticleShapeTests {
     let labels = ["ADVERTISEMENT", "Anzeige", "Publicité", "Story continues below advertisement", "Reklama:"]
     let said = "<p>The council said advertising on the new library's walls would pay for the late hours.</p>"
     let body = zip(Self.paragraphs, labels).map { "\($0)<p>\($1)</p>" }.joined() + said
-    let text = try Self.text("<html><body><article>\(body)</article></body></html>")
+    let text = try Self.article(body)
     #expect(
       text == Self.whole + "\n\nThe council said advertising on the new library's walls would pay for the late hours.")
   }
@@ -193,7 +196,7 @@ struct ArticleShapeTests {
     let mail =
       "<p>Write to <a href=\"mailto:ann@example.com\">Ann</a> or <a href=\"mailto:tips@example.com\">tips</a>.</p>"
     let body = Self.paragraphs.joined() + said + mail + share.joined()
-    let text = try Self.text("<html><body><article>\(body)</article></body></html>")
+    let text = try Self.article(body)
     #expect(
       text == Self.whole
         + "\n\nThe library will post its new hours on Facebook and X every Monday, the librarians said."
@@ -268,7 +271,7 @@ struct ArticleShapeTests {
       + "<p class=\"text-sm\">Ann Lee covers the town's libraries and schools.</p></div></div>"
     let named = "<p><a href=\"/people/bob-reed\">Bob Reed</a> declined to comment.</p>"
     let body = byline + p[0] + p[1] + named + p[2] + p[3] + bio
-    let text = try Self.text("<html><body><article>\(body)</article></body></html>")
+    let text = try Self.article(body)
     let expected = Self.prose.prefix(2) + ["Bob Reed declined to comment."] + Self.prose[2...3]
     #expect(text == expected.joined(separator: "\n\n"), "\(text)")
   }
@@ -282,7 +285,7 @@ struct ArticleShapeTests {
     let code = "<pre><code><span>opens:</span><span>10:00</span></code></pre>"
     let sentence = "<p>The doors open at <span>10:30</span> every day.</p>"
     let body = p[0] + video + p[1...].joined() + code + sentence
-    let text = try Self.text("<html><body><article>\(body)</article></body></html>")
+    let text = try Self.article(body)
     #expect(!text.contains("2:31"), "\(text)")
     #expect(text.contains("opens:10:00") && text.contains("The doors open at 10:30 every day."), "\(text)")
   }
@@ -300,7 +303,7 @@ struct ArticleShapeTests {
     // A sentence that begins in bold stays.
     let bold = "<p><strong>More</strong> than two hundred people came to the opening, the librarians said.</p>"
     let body = p[0] + readMore[0] + p[1] + readMore[1] + p[2] + subscribe + bold + p[3]
-    let text = try Self.text("<html><body><article>\(body)</article></body></html>")
+    let text = try Self.article(body)
     let expected =
       Self.prose.prefix(3) + ["More than two hundred people came to the opening, the librarians said.", Self.prose[3]]
     #expect(text == expected.joined(separator: "\n\n"), "\(text)")
@@ -317,7 +320,7 @@ struct ArticleShapeTests {
       "<p>広告</p>", "<p>Реклама</p>",
     ]
     let body = p[0] + lines[0] + lines[1] + p[1] + lines[2] + lines[3] + p[2] + lines[4] + lines[5] + p[3]
-    let text = try Self.text("<html><body><article>\(body)</article></body></html>")
+    let text = try Self.article(body)
     #expect(text == Self.whole, "\(text)")
   }
 
@@ -338,7 +341,7 @@ struct ArticleShapeTests {
     }
     // An article's own sections, headed without a count, stay.
     let sections = ["Reactions", "Discussion"].map { "<section><h2>\($0)</h2><p>\(said)</p></section>" }.joined()
-    let article = try Self.text("<html><body><article>\(Self.paragraphs.joined())\(sections)</article></body></html>")
+    let article = try Self.article(Self.paragraphs.joined() + sections)
     #expect(article.contains("Reactions") && article.contains("Discussion") && article.contains("leaked"), "\(article)")
   }
 }
