@@ -150,12 +150,7 @@ public enum FeedParser {
     guard isStreamable(head, encoding: encoding, bom: bom) else {
       // JSON, gzip, other encodings: small; parsed whole, then handed over (a JSON Feed's items one by one).
       // In pieces, into room for the whole: never the document twice in memory.
-      head.reserveCapacity(min(options.maxBytes + 1, file.expectedSize ?? 0))
-      while head.count <= options.maxBytes {
-        let piece = try file.read(upTo: min(1 << 20, options.maxBytes + 1 - head.count))
-        if piece.isEmpty { break }
-        head.append(contentsOf: piece)
-      }
+      head = try file.readRest(after: head, limit: options.maxBytes)
       if head.count <= options.maxBytes,
         let streamed = streamJSON(head, options: options, header: header, encode: encode, item: item)
       {
@@ -200,6 +195,8 @@ public enum FeedParser {
     let (feed, xmlWarnings) = try xml.read { (out: inout [UInt8]) throws -> Bool in
       if !headDone {
         headDone = true
+        // The first piece counts too: a reader that needs no more than it must still refuse it.
+        if total > options.maxBytes { throw FeedParseError.tooLarge(limit: options.maxBytes) }
         repairer.process(head.span.extracting(bom...), isLast: false) { out.append(bytes: $0) }
         head = []
         return true

@@ -8,15 +8,110 @@ import WatcherXML
 
 /// A JSON Feed item as read (https://www.jsonfeed.org/version/1.1/), before normalization.
 package struct JSONFeedItem: Sendable {
-  /// Its members in document order, the first of duplicate keys only: an item has a dozen, looked up by
-  /// name, so a list is cheaper to build than a table.
-  package var members: [(key: String, value: JSONValue)]
+  /// The members watcher reads, each in its slot: the first of duplicate keys counts, and the other members
+  /// are passed over unread (an item's fifteen lookups by name took a twentieth of a large feed's parse).
+  private var values = Slots()
   /// Its dates, read where it was read (a date that cannot be read is a warning, in document order).
   var published: Date?
   var updated: Date?
 
+  /// The members read, each the index of its slot.
+  package enum Key: Int, CaseIterable {
+    case id, url, externalURL, title, contentHTML, contentText, summary, image, bannerImage
+    case datePublished, dateModified, author, authors, tags, attachments
+
+    /// The member's name in a document.
+    var name: String {
+      switch self {
+      case .id: "id"
+      case .url: "url"
+      case .externalURL: "external_url"
+      case .title: "title"
+      case .contentHTML: "content_html"
+      case .contentText: "content_text"
+      case .summary: "summary"
+      case .image: "image"
+      case .bannerImage: "banner_image"
+      case .datePublished: "date_published"
+      case .dateModified: "date_modified"
+      case .author: "author"
+      case .authors: "authors"
+      case .tags: "tags"
+      case .attachments: "attachments"
+      }
+    }
+
+    /// The key a member's name is, if it is one watcher reads.
+    static func named(_ name: String) -> Key? {
+      switch name {
+      case "id": .id
+      case "url": .url
+      case "external_url": .externalURL
+      case "title": .title
+      case "content_html": .contentHTML
+      case "content_text": .contentText
+      case "summary": .summary
+      case "image": .image
+      case "banner_image": .bannerImage
+      case "date_published": .datePublished
+      case "date_modified": .dateModified
+      case "author": .author
+      case "authors": .authors
+      case "tags": .tags
+      case "attachments": .attachments
+      default: nil
+      }
+    }
+  }
+
+  /// Fifteen optional values held inline, so an item costs no allocation of its own.
+  private struct Slots {
+    var v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14: JSONValue?
+
+    subscript(slot: Int) -> JSONValue? {
+      get {
+        switch slot {
+        case 0: v0
+        case 1: v1
+        case 2: v2
+        case 3: v3
+        case 4: v4
+        case 5: v5
+        case 6: v6
+        case 7: v7
+        case 8: v8
+        case 9: v9
+        case 10: v10
+        case 11: v11
+        case 12: v12
+        case 13: v13
+        default: v14
+        }
+      }
+      set {
+        switch slot {
+        case 0: v0 = newValue
+        case 1: v1 = newValue
+        case 2: v2 = newValue
+        case 3: v3 = newValue
+        case 4: v4 = newValue
+        case 5: v5 = newValue
+        case 6: v6 = newValue
+        case 7: v7 = newValue
+        case 8: v8 = newValue
+        case 9: v9 = newValue
+        case 10: v10 = newValue
+        case 11: v11 = newValue
+        case 12: v12 = newValue
+        case 13: v13 = newValue
+        default: v14 = newValue
+        }
+      }
+    }
+  }
+
   package init(object: [String: JSONValue]) {
-    members = object.map { ($0.key, $0.value) }
+    for key in Key.allCases { values[key.rawValue] = object[key.name] }
   }
 
   /// Reads an item: nil (the value passed over) when it is not an object.
@@ -25,17 +120,17 @@ package struct JSONFeedItem: Sendable {
       try json.skipValue()
       return nil
     }
-    var members: [(key: String, value: JSONValue)] = []
+    var values = Slots()
     try json.object { json, key in
-      let value = try JSONValue.read(&json)
-      if !members.contains(where: { $0.key == key }) { members.append((key, value)) }
+      guard let slot = Key.named(key)?.rawValue, values[slot] == nil else { return try json.skipValue() }
+      values[slot] = try JSONValue.read(&json)
     }
-    self.members = members
+    self.values = values
   }
 
-  package subscript(key: String) -> JSONValue? { members.first { $0.key == key }?.value }
+  package subscript(key: Key) -> JSONValue? { values[key.rawValue] }
 
-  package func string(_ key: String) -> String? { self[key]?.string }
+  package func string(_ key: Key) -> String? { self[key]?.string }
 }
 
 /// Reads JSON Feed 1.0 and 1.1.
@@ -155,15 +250,15 @@ package enum JSONFeedParser {
 
   /// Reads `raw`'s dates; one that cannot be read is a warning.
   static func readDates(_ raw: inout JSONFeedItem, index: Int, warnings: inout [FeedWarning]) {
-    func date(_ key: String) -> Date? {
+    func date(_ key: JSONFeedItem.Key) -> Date? {
       guard let value = raw.string(key).flatMap(HTMLText.collapsed) else { return nil }
       if let date = DateParser.parse(value) { return date }
       warnings.append(
-        FeedWarning(message: "items[\(index)].\(key): unparseable date '\(value.prefix(80))'; left empty"))
+        FeedWarning(message: "items[\(index)].\(key.name): unparseable date '\(value.prefix(80))'; left empty"))
       return nil
     }
-    raw.published = date("date_published")
-    raw.updated = date("date_modified")
+    raw.published = date(.datePublished)
+    raw.updated = date(.dateModified)
   }
 
   /// The adapter from `JSONFeedItem` to `FeedItem` (see `FeedItem` for which key fills which field).
@@ -172,23 +267,23 @@ package enum JSONFeedParser {
   /// that needs no other, so the pipeline's workers do it.
   static func item(_ raw: JSONFeedItem, base: String?) -> FeedItem {
     let author =
-      (raw["authors"]?.elements.first?["name"]?.string ?? raw["author"]?["name"]?.string)
+      (raw[.authors]?.elements.first?["name"]?.string ?? raw[.author]?["name"]?.string)
       .flatMap(HTMLText.collapsed)
-    let tags = (raw["tags"]?.elements ?? []).compactMap { $0.string.flatMap(HTMLText.collapsed) }
-    let attachments = (raw["attachments"]?.elements ?? []).compactMap { a -> Enclosure? in
+    let tags = (raw[.tags]?.elements ?? []).compactMap { $0.string.flatMap(HTMLText.collapsed) }
+    let attachments = (raw[.attachments]?.elements ?? []).compactMap { a -> Enclosure? in
       guard let url = a["url"]?.string.flatMap(HTMLText.collapsed) else { return nil }
       var length: Int?
       if case .number(let size) = a["size_in_bytes"], size >= 0, size < 1e15 { length = Int(size) }
       return Enclosure(url: URLResolver.resolve(url, against: base), type: a["mime_type"]?.string, length: length)
     }
-    let summary = raw.string("summary").map { TextConstruct(value: $0, isHTML: false) }
+    let summary = raw.string(.summary).map { TextConstruct(value: $0, isHTML: false) }
     let content =
-      raw.string("content_html").map { TextConstruct(value: $0, isHTML: true) }
-      ?? raw.string("content_text").map { TextConstruct(value: $0, isHTML: false) }
-    let link = (raw.string("url") ?? raw.string("external_url")).flatMap(HTMLText.collapsed)
-    let image = (raw.string("image") ?? raw.string("banner_image")).flatMap(HTMLText.collapsed)
+      raw.string(.contentHTML).map { TextConstruct(value: $0, isHTML: true) }
+      ?? raw.string(.contentText).map { TextConstruct(value: $0, isHTML: false) }
+    let link = (raw.string(.url) ?? raw.string(.externalURL)).flatMap(HTMLText.collapsed)
+    let image = (raw.string(.image) ?? raw.string(.bannerImage)).flatMap(HTMLText.collapsed)
     return FeedNormalizer.item(
-      id: raw["id"]?.stringOrNumber, title: raw.string("title").map { TextConstruct(value: $0, isHTML: false) },
+      id: raw[.id]?.stringOrNumber, title: raw.string(.title).map { TextConstruct(value: $0, isHTML: false) },
       link: link.map { URLResolver.resolve($0, against: base) }, author: author, categories: tags,
       published: raw.published, updated: raw.updated, summary: summary, content: content,
       enclosures: attachments, image: image.map { URLResolver.resolve($0, against: base) })

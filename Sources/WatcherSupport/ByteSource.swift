@@ -13,14 +13,50 @@ package protocol ByteSource {
   mutating func read(upTo count: Int) throws -> [UInt8]
   /// How many bytes there are in all, when that is known (a file's size): room to read them whole into.
   var expectedSize: Int? { get }
+  /// `head` (bytes already read) and what follows, up to `limit` bytes in all (one more tells that there
+  /// are more), in room for all of it: the document is never in memory twice.
+  mutating func readRest(after head: [UInt8], limit: Int) throws -> [UInt8]
 }
 
 extension ByteSource {
   package var expectedSize: Int? { nil }
+
+  /// A piece at a time, appended.
+  package mutating func readRest(after head: [UInt8], limit: Int) throws -> [UInt8] {
+    var all = head
+    all.reserveCapacity(min(limit + 1, expectedSize ?? 0))
+    while all.count <= limit {
+      let piece = try read(upTo: min(1 << 20, limit + 1 - all.count))
+      if piece.isEmpty { break }
+      all.append(contentsOf: piece)
+    }
+    return all
+  }
 }
 
 extension ChunkedFile: ByteSource {
   package var expectedSize: Int? { size }
+
+  /// As `ByteSource.readRest`, read straight into the room made for the file's size (reading a piece at a
+  /// time and appending it copied every byte twice).
+  package func readRest(after head: [UInt8], limit: Int) throws -> [UInt8] {
+    let room = min(limit + 1, max(size, head.count) + 1)
+    var all = try [UInt8](unsafeUninitializedCapacity: room) { buffer, initialized in
+      guard let base = buffer.baseAddress else { return }
+      initialized = min(head.count, room)
+      head.withUnsafeBufferPointer { if let from = $0.baseAddress { base.update(from: from, count: initialized) } }
+      initialized += try read(into: base + initialized, count: room - initialized)
+    }
+    // A file that grew since it was opened: the rest as any source reads it.
+    if all.count == room, all.count <= limit {
+      while all.count <= limit {
+        let piece = try read(upTo: min(1 << 20, limit + 1 - all.count))
+        if piece.isEmpty { break }
+        all.append(contentsOf: piece)
+      }
+    }
+    return all
+  }
 }
 
 /// Bytes from a function that reads the next ones each time it is called (standard input).

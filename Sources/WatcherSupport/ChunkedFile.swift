@@ -101,23 +101,26 @@ package final class ChunkedFile {
   /// The corresponding C function is `read`.
   package func read(upTo count: Int) throws -> [UInt8] {
     guard count > 0 else { return [] }
-    var failure: Int32 = 0
     // Read straight into the array's storage: zeroing it first cost as much as a copy of every byte read.
-    let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+    return try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
       guard let base = buffer.baseAddress else { return }
-      while initialized < count {
-        let n = Glibc.read(fd, base + initialized, count - initialized)
-        if n < 0 {
-          if errno == EINTR { continue }
-          failure = errno
-          break
-        }
-        if n == 0 { break }
-        initialized += n
-      }
+      initialized = try read(into: base, count: count)
     }
-    if failure != 0 { throw Self.error(failure, path: path) }
-    return bytes
+  }
+
+  /// Reads up to `count` bytes to `base`: how many, fewer only at the end of the file.
+  package func read(into base: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int {
+    var done = 0
+    while done < count {
+      let n = Glibc.read(fd, base + done, count - done)
+      if n < 0 {
+        if errno == EINTR { continue }
+        throw Self.error(errno, path: path)
+      }
+      if n == 0 { break }
+      done += n
+    }
+    return done
   }
 
   private static func error(_ code: Int32, path: String) -> any Error {
