@@ -35,6 +35,12 @@ package final class XMLStreamParser {
   private var errorCount = 0
   /// Whether `stop()` was called: the pull source then hands libxml2 no more bytes.
   fileprivate private(set) var stopped = false
+  /// The fast reader while it reads (`watcher_fast.h`); nil once libxml2 reads.
+  private var fast: OpaquePointer?
+  /// The start and end callbacks of the prelude libxml2 reads after the fast reader handed over, skipped:
+  /// the handler had them from the fast reader.
+  private var preludeStarts = 0
+  private var preludeEnds = 0
   /// Problems met so far, in document order.
   package private(set) var warnings: [FeedWarning] = []
   /// The most warnings kept; the rest are counted.
@@ -77,6 +83,12 @@ package final class XMLStreamParser {
 
   /// The current position in the document (1-based line and column).
   package var position: (line: Int, column: Int) {
+    if let fast {
+      var line = 0
+      var column = 0
+      watcher_fast_position(fast, &line, &column)
+      return (line, column)
+    }
     guard let ctxt else { return (0, 0) }
     return (Int(xmlSAX2GetLineNumber(ctxt)), columnAsWritten(Int(xmlSAX2GetColumnNumber(ctxt))))
   }
@@ -107,6 +119,7 @@ package final class XMLStreamParser {
   /// Stops parsing after the current callback (the document's feed element has ended, say).
   package func stop() {
     stopped = true
+    capture.pointee.stop = 1
     if let ctxt { xmlStopParser(ctxt) }
   }
 
@@ -130,9 +143,22 @@ package final class XMLStreamParser {
     sax.serror = xmlStructuredError
     sax.getEntity = xmlGetEntity
 
+    // The fast reader first (it reads exactly as libxml2 does, or hands over); only when references are
+    // folded: without, the document is read by libxml2 alone, as written (tests compare the two).
+    var rest: [UInt8] = []
+    var more = true
+    if folder != nil {
+      var done = false
+      (done, more) = try readFast(sax, fill: fill, rest: &rest)
+      if done { return finishWarnings() }
+      folder = nil
+    }
+
     var failure: Failure?
     withoutActuallyEscaping(fill) { fill in
       let source = PullSource(fill: fill)
+      source.bytes = rest
+      source.more = more
       source.parser = Unretained(self)
       // The SAX user data is the capture struct (which points back to this object), not the parser
       // context: libxml2 then never falls back to its own entity table (`xmlSAX2GetEntity` is only
@@ -162,9 +188,49 @@ package final class XMLStreamParser {
       failure = source.failure
     }
     if let failure { throw failure }
+    finishWarnings()
+  }
+
+  private func finishWarnings() {
     if errorCount > maxWarnings {
       warnings.append(FeedWarning(message: "\(errorCount - maxWarnings) more warnings not shown"))
     }
+  }
+
+  /// Reads with the fast reader as far as it goes: whether the parse is over, and whether `fill` has more;
+  /// when it is not over, `rest` is what libxml2 reads first (the prelude and the bytes not yet read).
+  private func readFast<Failure: Error>(
+    _ sax: xmlSAXHandler, fill: (inout [UInt8]) throws(Failure) -> Bool, rest: inout [UInt8]
+  ) throws(Failure) -> (done: Bool, more: Bool) {
+    // Where the reader finds them for as long as it reads.
+    let handlers = UnsafeMutablePointer<xmlSAXHandler>.allocate(capacity: 1)
+    handlers.initialize(to: sax)
+    defer { handlers.deallocate() }
+    guard let reader = watcher_fast_new(handlers, capture, watcher_capture_stop(capture)) else { return (false, true) }
+    fast = reader
+    defer {
+      fast = nil
+      watcher_fast_free(reader)
+    }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(128 * 1_024)
+    var more = true
+    var status = Int32(WATCHER_FAST_MORE)
+    while status == WATCHER_FAST_MORE {
+      bytes.removeAll(keepingCapacity: true)
+      more = try fill(&bytes)
+      status = bytes.withUnsafeBufferPointer { watcher_fast_feed(reader, $0.baseAddress, $0.count, more ? 0 : 1) }
+      if stopped { return (true, more) }
+    }
+    guard status == WATCHER_FAST_HANDOFF else { return (true, more) }
+    var length = 0
+    guard let handed = watcher_fast_handoff(reader, &length) else { return (false, more) }
+    defer { free(handed) }
+    rest = Array(UnsafeBufferPointer(start: handed, count: length))
+    preludeStarts = Int(watcher_fast_prelude_starts(reader))
+    preludeEnds = Int(watcher_fast_prelude_ends(reader))
+    capture.pointee.muted = preludeStarts > 0 ? 1 : 0
+    return (false, more)
   }
 
   private func appendWarning(_ warning: FeedWarning) {
@@ -178,6 +244,11 @@ package final class XMLStreamParser {
     localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?, uri: UnsafePointer<xmlChar>?,
     attributeCount: Int, attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
   ) {
+    if preludeStarts > 0 {
+      preludeStarts -= 1
+      if preludeStarts == 0 { capture.pointee.muted = 0 }
+      return
+    }
     depth += 1
     if captureDepth > 0 {
       appendStartTag(localName: localName, prefix: prefix, attributeCount: attributeCount, attributes: attributes)
@@ -193,17 +264,7 @@ package final class XMLStreamParser {
         bases.append((depth, URLResolver.resolve(value.trimmingASCIIWhitespace, against: currentBase)))
       }
     }
-    let key = NameKey(name: Int(bitPattern: localName), uri: Int(bitPattern: uri), prefix: Int(bitPattern: prefix))
-    let tag: Int
-    if let known = tags.find(key) {
-      tag = known
-    } else {
-      let name = String(cString: cString(localName))
-      let namespace = XMLNamespace(
-        uri: uri.map { String(cString: cString($0)) }, prefix: prefix.map { String(cString: cString($0)) })
-      tag = handler.tag(for: name, namespace: namespace)
-      tags.insert(key, tag)
-    }
+    let tag = tag(localName: localName, prefix: prefix, uri: uri)
     let capture = handler.start(
       tag, attributes: XMLAttributes(base: attributes, count: attributeCount, parser: Unretained(self)))
     if case .none = capture { return }
@@ -217,6 +278,10 @@ package final class XMLStreamParser {
   fileprivate func endElement(
     localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?, uri: UnsafePointer<xmlChar>?
   ) {
+    if preludeEnds > 0 {
+      preludeEnds -= 1
+      return
+    }
     defer {
       if let last = bases.last, last.depth == depth, bases.count > 1 { bases.removeLast() }
       depth -= 1
@@ -225,8 +290,7 @@ package final class XMLStreamParser {
       appendEndTag(localName: localName, prefix: prefix)
       return
     }
-    let key = NameKey(name: Int(bitPattern: localName), uri: Int(bitPattern: uri), prefix: Int(bitPattern: prefix))
-    guard let tag = tags.find(key) else { return }
+    let tag = tag(localName: localName, prefix: prefix, uri: uri)
     if captureDepth > 0 {
       captureDepth = 0
       if capture.pointee.truncated != 0 { warn("content longer than \(ByteCount.format(maxFieldBytes)) was cut") }
@@ -235,6 +299,21 @@ package final class XMLStreamParser {
     } else {
       handler.end(tag, text: nil)
     }
+  }
+
+  /// The handler's tag for a name, looked up by the names' addresses (each reader keeps one copy of each
+  /// name; an element the fast reader started and libxml2 ended has two).
+  private func tag(
+    localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?, uri: UnsafePointer<xmlChar>?
+  ) -> Int {
+    let key = NameKey(name: Int(bitPattern: localName), uri: Int(bitPattern: uri), prefix: Int(bitPattern: prefix))
+    if let known = tags.find(key) { return known }
+    let name = String(cString: cString(localName))
+    let namespace = XMLNamespace(
+      uri: uri.map { String(cString: cString($0)) }, prefix: prefix.map { String(cString: cString($0)) })
+    let tag = handler.tag(for: name, namespace: namespace)
+    tags.insert(key, tag)
+    return tag
   }
 
   /// The captured text as a string, and the capture ended (a large buffer is let go).

@@ -40,6 +40,10 @@ struct watcher_capture {
   int active;
   int xhtml;
   int truncated;
+  /* Set to end the parse: the fast reader looks at it after every callback (`watcher_fast.h`). */
+  int stop;
+  /* Set while libxml2 reads the prelude the fast reader wrote: its line breaks are not the document's. */
+  int muted;
   /* The runs cut out (`TextRuns` keeps them): libxml2 reports each as the character U+E000 where its
    * reference `&#xE000;` ends; the runs before `run_head` are done with. */
   const struct watcher_run *runs;
@@ -47,6 +51,9 @@ struct watcher_capture {
   size_t run_head;
   const unsigned char *run_bytes;
 };
+
+/* Where the capture's `stop` flag is, for the fast reader to look at. */
+static inline const int *watcher_capture_stop(const struct watcher_capture *c) { return &c->stop; }
 
 /* Makes room for `more` bytes; 0 when memory ran out (the text is then cut, as at the limit). */
 static inline int watcher_capture_reserve(struct watcher_capture *c, size_t more) {
@@ -104,7 +111,7 @@ static inline void watcher_capture_characters(void *ctx, const xmlChar *ch, int 
   /* After any error libxml2 stops substituting entity references (it checks `wellFormed`), which would
    * silently drop every later `&lt;` and `&amp;`; the only entities it can reach are the predefined ones
    * and HTML characters, so substituting them stays safe. Every callback resets the flag. */
-  c->ctxt->wellFormed = 1;
+  if (c->ctxt) c->ctxt->wellFormed = 1;
   /* U+E000 (EE 80 80) ending where a run's reference ends is that run; any other is text. A run libxml2
    * never reported (a broken document put its reference in a comment, say) is passed over. */
   if (len == 3 && c->run_head < c->run_count && ch[0] == 0xEE && ch[1] == 0x80 && ch[2] == 0x80) {
@@ -116,7 +123,7 @@ static inline void watcher_capture_characters(void *ctx, const xmlChar *ch, int 
       len = (int)run->count;
     }
   }
-  if (!c->active || c->truncated || len <= 0) return;
+  if (!c->active || c->truncated || c->muted || len <= 0) return;
   size_t n = (size_t)len;
   if (!c->xhtml) {
     /* The text is cut where the limit falls, however libxml2 split it into calls. */
