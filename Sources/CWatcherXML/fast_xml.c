@@ -1,6 +1,8 @@
 /* The fast reader (watcher_fast.h): well-formed XML in one pass, libxml2 for the rest. */
 #include "watcher_fast.h"
 
+#include <libxml/HTMLparser.h>
+
 #include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -266,7 +268,7 @@ static void deliver(struct watcher_fast *f, const unsigned char *p, size_t n) {
 
 /* The reference at p[i] ('&'): its length, and the character it stands for in out (UTF-8, *out_n bytes).
  * 0: not complete in p[..n); -1: not one this reader takes (an error, or an entity only libxml2 knows). */
-static int reference(const unsigned char *p, size_t i, size_t n, unsigned char *out, size_t *out_n) {
+static int reference(const unsigned char *p, size_t i, size_t n, int html, unsigned char *out, size_t *out_n) {
   size_t j = i + 1;
   if (j >= n) return 0;
   uint32_t v = 0;
@@ -291,9 +293,9 @@ static int reference(const unsigned char *p, size_t i, size_t n, unsigned char *
     if (!valid) return -1;
   } else {
     size_t k = j;
-    while (k < n && k - j < 5 && p[k] != ';') k++;
-    if (k >= n) return k - j >= 5 ? -1 : 0;
-    if (p[k] != ';') return -1;
+    while (k < n && k - j < 32 && NAME[p[k]] && p[k] != '.' && p[k] != '-') k++;
+    if (k >= n) return k - j >= 32 ? -1 : 0;
+    if (p[k] != ';' || k == j) return -1;
     size_t len = k - j;
     const char *name = (const char *)p + j;
     if (len == 2 && !memcmp(name, "lt", 2)) v = '<';
@@ -301,7 +303,18 @@ static int reference(const unsigned char *p, size_t i, size_t n, unsigned char *
     else if (len == 3 && !memcmp(name, "amp", 3)) v = '&';
     else if (len == 4 && !memcmp(name, "quot", 4)) v = '"';
     else if (len == 4 && !memcmp(name, "apos", 4)) v = '\'';
-    else return -1;
+    else if (html) {
+      /* In text, an HTML entity is what watcher's getEntity makes of it: a predefined entity whose content
+       * libxml2 hands over whole. (In an attribute value libxml2 keeps only its first byte: left to it.) */
+      char z[33];
+      memcpy(z, name, len);
+      z[len] = 0;
+      const htmlEntityDesc *d = htmlEntityLookup((const xmlChar *)z);
+      if (!d) return -1;
+      v = d->value;
+    } else {
+      return -1;
+    }
     j = k;
   }
   if (v < 0x80) {
@@ -435,13 +448,14 @@ static int text(struct watcher_fast *f) {
     size_t keep = space_back(p, seg, i);
     int r = OK;
     if (i >= n) {
-      r = f->last ? BAIL : NEED;
+      /* Whitespace held back is bounded like a token: a megabyte of it is left to libxml2. */
+      r = f->last || n - keep > FAST_MAX_TOKEN ? BAIL : NEED;
     } else if (p[i] == '<') {
       f->ws_end = i;
     } else if (p[i] == '&') {
       unsigned char out[4];
       size_t out_n = 0;
-      int length = reference(p, i, n, out, &out_n);
+      int length = reference(p, i, n, 1, out, &out_n);
       if (length > 0) {
         /* Collected, and handed over whenever memory runs out or 64 KiB are waiting. */
         if (!collect_written(f, p + seg, i - seg)) {
@@ -591,7 +605,7 @@ static int start_tag(struct watcher_fast *f) {
       } else if (c == '&') {
         unsigned char out[4];
         size_t out_n;
-        int length = reference(p, k, n, out, &out_n);
+        int length = reference(p, k, n, 0, out, &out_n);
         if (length == 0) goto incomplete;
         if (length < 0) return BAIL;
         k += (size_t)length - 1;
@@ -616,7 +630,7 @@ static int start_tag(struct watcher_fast *f) {
         if (c == '&') {
           unsigned char out[4];
           size_t out_n = 0;
-          int r = reference(p, k, end, out, &out_n);
+          int r = reference(p, k, end, 0, out, &out_n);
           if (out_n == 1 && out[0] == '&') {
             memcpy(f->scratch + w, "&#38;", 5);
             w += 5;

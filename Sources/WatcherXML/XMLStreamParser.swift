@@ -48,6 +48,8 @@ package final class XMLStreamParser {
   /// Writes `&gt;`, `&quot;` and `&apos;` in character data as characters before libxml2 reads them; nil
   /// when the parser reads the document exactly as written (tests compare the two).
   fileprivate var folder: ReferenceFolder?
+  /// The shortest run of text the folder decodes itself (`TextRuns`).
+  private let minimumRun: Int
 
   /// The shortest run of text (between two tags) decoded before libxml2 reads the document (`TextRuns`).
   ///
@@ -68,6 +70,7 @@ package final class XMLStreamParser {
     bases = [(0, documentURL)]
     capture = .allocate(capacity: 1)
     capture.initialize(to: watcher_capture())
+    self.minimumRun = minimumRun
     folder = foldsReferences ? ReferenceFolder(minimumRun: minimumRun, capture: capture) : nil
     capture.pointee.limit = maxFieldBytes
     capture.pointee.owner = Unretained(self).opaque
@@ -151,7 +154,9 @@ package final class XMLStreamParser {
       var done = false
       (done, more) = try readFast(sax, fill: fill, rest: &rest)
       if done { return finishWarnings() }
-      folder = nil
+      // libxml2 reads the prelude and the rest folded, as it would have read the whole document.
+      folder = ReferenceFolder(minimumRun: minimumRun, capture: capture)
+      folder?.fold(&rest)
     }
 
     var failure: Failure?
@@ -337,20 +342,6 @@ package final class XMLStreamParser {
     return text
   }
 
-  private func append(_ byte: UInt8) {
-    var byte = byte
-    watcher_capture_append(capture, &byte, 1)
-  }
-
-  private func append(_ bytes: UnsafeBufferPointer<UInt8>) {
-    guard let base = bytes.baseAddress else { return }
-    watcher_capture_append(capture, base, bytes.count)
-  }
-
-  private func append(_ text: StaticString) {
-    text.withUTF8Buffer { append($0) }
-  }
-
   fileprivate func structuredError(_ error: xmlErrorPtr) {
     let e = error.pointee
     guard e.level != XML_ERR_NONE else { return }
@@ -369,45 +360,11 @@ package final class XMLStreamParser {
     localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?, attributeCount: Int,
     attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?
   ) {
-    guard capture.pointee.count < maxFieldBytes, capture.pointee.truncated == 0 else { return }
-    append(UInt8(ascii: "<"))
-    appendName(localName, prefix: prefix)
-    if let attributes {
-      for index in 0..<attributeCount {
-        let entry = attributes + index * 5
-        guard let name = entry[0], let start = entry[3], let end = entry[4] else { continue }
-        append(32)
-        appendName(name, prefix: entry[1])
-        append("=\"")
-        for c in UnsafeBufferPointer(start: start, count: end - start) {
-          if c == UInt8(ascii: "\"") {
-            append("&quot;")
-          } else if c == UInt8(ascii: "&") {
-            append("&amp;")
-          } else {
-            append(c)
-          }
-        }
-        append(UInt8(ascii: "\""))
-      }
-    }
-    append(UInt8(ascii: ">"))
+    watcher_capture_start_tag(capture, localName, prefix, Int32(attributeCount), attributes)
   }
 
   private func appendEndTag(localName: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?) {
-    guard capture.pointee.count < maxFieldBytes, capture.pointee.truncated == 0 else { return }
-    append("</")
-    appendName(localName, prefix: prefix)
-    append(UInt8(ascii: ">"))
-  }
-
-  private func appendName(_ name: UnsafePointer<xmlChar>, prefix: UnsafePointer<xmlChar>?) {
-    // XHTML is written without its prefix, which is what HTML readers expect.
-    if let prefix, strcmp(cString(prefix), "xhtml") != 0, strcmp(cString(prefix), "html") != 0 {
-      append(UnsafeBufferPointer(start: prefix, count: strlen(cString(prefix))))
-      append(UInt8(ascii: ":"))
-    }
-    append(UnsafeBufferPointer(start: name, count: strlen(cString(name))))
+    watcher_capture_end_tag(capture, localName, prefix)
   }
 }
 

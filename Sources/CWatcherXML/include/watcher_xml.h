@@ -154,6 +154,52 @@ static inline void watcher_capture_characters(void *ctx, const xmlChar *ch, int 
   }
 }
 
+/* Appends an element's name as XHTML content writes it: without an `xhtml` or `html` prefix, which is what
+ * HTML readers expect. */
+static inline void watcher_capture_name(struct watcher_capture *c, const xmlChar *name, const xmlChar *prefix) {
+  if (prefix && strcmp((const char *)prefix, "xhtml") != 0 && strcmp((const char *)prefix, "html") != 0) {
+    watcher_capture_append(c, prefix, strlen((const char *)prefix));
+    watcher_capture_append(c, (const unsigned char *)":", 1);
+  }
+  watcher_capture_append(c, name, strlen((const char *)name));
+}
+
+/* Appends a start tag inside captured XHTML: its attributes (libxml2's five pointers each) double-quoted,
+ * `"` and `&` in their values escaped. Nothing once the text reached its limit. */
+static inline void watcher_capture_start_tag(struct watcher_capture *c, const xmlChar *name, const xmlChar *prefix,
+                                             int count, const xmlChar **attributes) {
+  if (c->count >= c->limit || c->truncated) return;
+  watcher_capture_append(c, (const unsigned char *)"<", 1);
+  watcher_capture_name(c, name, prefix);
+  for (int k = 0; attributes && k < count; k++) {
+    const xmlChar **a = attributes + 5 * k;
+    if (!a[0] || !a[3] || !a[4]) continue;
+    watcher_capture_append(c, (const unsigned char *)" ", 1);
+    watcher_capture_name(c, a[0], a[1]);
+    watcher_capture_append(c, (const unsigned char *)"=\"", 2);
+    const xmlChar *v = a[3], *end = a[4];
+    while (v < end) {
+      const xmlChar *run = v;
+      while (v < end && *v != '"' && *v != '&') v++;
+      watcher_capture_append(c, run, (size_t)(v - run));
+      if (v == end) break;
+      if (*v == '"') watcher_capture_append(c, (const unsigned char *)"&quot;", 6);
+      else watcher_capture_append(c, (const unsigned char *)"&amp;", 5);
+      v++;
+    }
+    watcher_capture_append(c, (const unsigned char *)"\"", 1);
+  }
+  watcher_capture_append(c, (const unsigned char *)">", 1);
+}
+
+/* Appends an end tag inside captured XHTML. */
+static inline void watcher_capture_end_tag(struct watcher_capture *c, const xmlChar *name, const xmlChar *prefix) {
+  if (c->count >= c->limit || c->truncated) return;
+  watcher_capture_append(c, (const unsigned char *)"</", 2);
+  watcher_capture_name(c, name, prefix);
+  watcher_capture_append(c, (const unsigned char *)">", 1);
+}
+
 /* Sets libxml2's element depth limit (a C global, which Swift 6 will not assign); called once, before any
  * parser runs. */
 static inline void watcher_set_max_depth(unsigned int depth) { xmlParserMaxDepth = depth; }
@@ -379,13 +425,13 @@ static inline int watcher_decode_run(const unsigned char *p, size_t n, size_t *i
   for (;;) {
 #if defined(__SSE2__) && defined(__clang__)
     typedef char v16 __attribute__((vector_size(16)));
-    const v16 amp = (v16){0} + '&', gt = (v16){0} + '>', cr = (v16){0} + 13;
+    const v16 amp = (v16){0} + '&', gt = (v16){0} + '>', cr = (v16){0} + 13, ef = (v16){0} + (char)0xEF;
     while (i + 16 <= n) {
       v16 v;
       memcpy(&v, p + i, 16);
       /* The sixteen bytes are written whole; those past a special byte are written over next. */
       memcpy(out + o, &v, 16);
-      unsigned mask = (unsigned)__builtin_ia32_pmovmskb128((v16)((v == amp) | (v == gt) | (v == cr)));
+      unsigned mask = (unsigned)__builtin_ia32_pmovmskb128((v16)((v == amp) | (v == gt) | (v == cr) | (v == ef)));
       if (mask) {
         size_t k = (size_t)__builtin_ctz(mask);
         i += k;
@@ -396,7 +442,7 @@ static inline int watcher_decode_run(const unsigned char *p, size_t n, size_t *i
       o += 16;
     }
 #endif
-    while (i < n && p[i] != '&' && p[i] != '>' && p[i] != 13) out[o++] = p[i++];
+    while (i < n && p[i] != '&' && p[i] != '>' && p[i] != 13 && p[i] != 0xEF) out[o++] = p[i++];
     if (i >= n) {
       *ip = i;
       *op = o;
@@ -404,6 +450,12 @@ static inline int watcher_decode_run(const unsigned char *p, size_t n, size_t *i
     }
   special:
     if (p[i] == '>') return -1;
+    if (p[i] == 0xEF) {
+      /* U+FFFE and U+FFFF are not characters XML allows: libxml2 reports and drops them. */
+      if (i + 2 < n && p[i + 1] == 0xBF && (p[i + 2] == 0xBE || p[i + 2] == 0xBF)) return -1;
+      out[o++] = p[i++];
+      continue;
+    }
     if (p[i] == 13) {
       out[o++] = 10;
       i += (i + 1 < n && p[i + 1] == 10) ? 2 : 1;
