@@ -41,26 +41,29 @@ package struct JSONFeedItem: Sendable {
       }
     }
 
-    /// The key a member's name is, if it is one watcher reads.
+    /// The key a member's name is, if it is one watcher reads: by length first, so a name is compared with
+    /// one or two others (a switch over all fifteen compared each in turn, for every member of every item).
     static func named(_ name: String) -> Key? {
-      switch name {
-      case "id": .id
-      case "url": .url
-      case "external_url": .externalURL
-      case "title": .title
-      case "content_html": .contentHTML
-      case "content_text": .contentText
-      case "summary": .summary
-      case "image": .image
-      case "banner_image": .bannerImage
-      case "date_published": .datePublished
-      case "date_modified": .dateModified
-      case "author": .author
-      case "authors": .authors
-      case "tags": .tags
-      case "attachments": .attachments
-      default: nil
-      }
+      let key: Key? =
+        switch name.utf8.count {
+        case 2: .id
+        case 3: .url
+        case 4: .tags
+        case 5: name.utf8.first == UInt8(ascii: "t") ? .title : .image
+        case 6: .author
+        case 7: name.utf8.first == UInt8(ascii: "s") ? .summary : .authors
+        case 11: .attachments
+        case 12:
+          switch name.utf8.first {
+          case UInt8(ascii: "e"): .externalURL
+          case UInt8(ascii: "b"): .bannerImage
+          default: name.utf8.last == UInt8(ascii: "l") ? .contentHTML : .contentText
+          }
+        case 13: .dateModified
+        case 14: .datePublished
+        default: nil
+        }
+      return key.flatMap { $0.name == name ? $0 : nil }
     }
   }
 

@@ -79,4 +79,15 @@ struct JSONFeedStreamTests {
     #expect(decoded.contains(#"<a href="https://example.com/x">link</a> \ <a"#))
     #expect(items.first?.html?.contains(#"<a href="https://example.com/x">link</a>"#) == true, "\(items)")
   }
+
+  @Test("each member watcher reads is told by its name, and no other name is taken for one")
+  func memberNames() {
+    for key in JSONFeedItem.Key.allCases { #expect(JSONFeedItem.Key.named(key.name) == key, "\(key.name)") }
+    for other in [
+      "", "ID", "ur", "urls", "tags2", "timer", "imagE", "banner_imagE", "content_htmx", "external_uri",
+      "date_modifie", "summarY", "authorz", "attachmentss", "_title", "language", "content", "bannerimage1",
+    ] {
+      #expect(JSONFeedItem.Key.named(other) == nil, "\(other)")
+    }
+  }
 }

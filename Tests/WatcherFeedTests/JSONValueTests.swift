@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+import WatcherSupport
 
 @testable import WatcherFeed
 
@@ -32,5 +33,36 @@ struct JSONValueTests {
     let fast = try JSONValue.read(Array(text.utf8))
     let decoded = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
     #expect(Self.same(fast, decoded), "\(text)")
+  }
+}
+
+extension JSONValueTests {
+  /// The outcome of a document: "ok" or the reader's error.
+  static func outcome(_ body: () throws -> Void) -> String {
+    do {
+      try body()
+      return "ok"
+    } catch {
+      return "\(error)"
+    }
+  }
+
+  @Test("checking a string where it is written and reading it agree: valid, or refused with the same error")
+  func checkingAgreesWithReading() {
+    let pieces: [[UInt8]] = [
+      Array("plain".utf8), Array(#"\""#.utf8), Array(#"\\"#.utf8), Array(#"\/\b\f\n\r\t"#.utf8),
+      Array(#"\u00e9"#.utf8), Array(#"\ud83d\ude00"#.utf8), Array(#"\ud83d"#.utf8), Array(#"\ude00"#.utf8),
+      Array(#"\ud83dx"#.utf8), Array(#"\u12"#.utf8), Array(#"\x"#.utf8), [0x01], [0xC3, 0xA9], [0xC3], [0xFF],
+      [0xE2, 0x82], [0xED, 0xA0, 0x80], Array("東京".utf8), Array(String(repeating: "long text ", count: 4).utf8),
+    ]
+    var rng = SystemRandomNumberGenerator()
+    for round in 0..<2_000 {
+      var string: [UInt8] = []
+      for _ in 0..<(1 + round % 5) { string += pieces[Int.random(in: 0..<pieces.count, using: &rng)] }
+      let document = Array(#"{"k": ""#.utf8) + string + Array(#"", "n": 1}"#.utf8)
+      let checked = Self.outcome { try JSONReader.read(document) { try $0.skipValue() } }
+      let read = Self.outcome { _ = try JSONValue.read(document) }
+      #expect(checked == read, "\(document)")
+    }
   }
 }
