@@ -72,6 +72,12 @@ struct FastReaderTests {
       feed(extra: "<?xml version=\"1.0\"?>"), feed(extra: "<!-- a -- b -->"),
       feed(extra: "<x:y:z>v</x:y:z>"), feed(extra: "<caf\u{E9}>v</caf\u{E9}>"), feed(extra: "<![CDATA[a]]>"),
       feed(extra: "<?pi data?><!-- ok --><![CDATA[<b>x</b> & y]]>"),
+      // Handed over inside markup the reader wrote into a captured XHTML content itself.
+      """
+      <feed xmlns="http://www.w3.org/2005/Atom"><title>x</title><entry><id>1</id><content type="xhtml">\
+      <div xmlns="http://www.w3.org/1999/xhtml"><p>a <b>b &bogus; c</b> d<br/></p></div></content>\
+      <title>after</title></entry><entry><id>2</id><title>two</title></entry></feed>
+      """,
       // A declaration the reader does not take, trailing junk, an end that never comes.
       "<?xml version=\"1.1\"?>" + feed(), "<?xml version='1.0' encoding='latin1' standalone='yes' ?>" + feed(),
       feed() + "\njunk after", feed() + "<!-- a comment --><?pi?>",
