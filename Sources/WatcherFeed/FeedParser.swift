@@ -148,13 +148,30 @@ public enum FeedParser {
     let htmlHead = FeedDiscovery.looksLikeHTML(Data(head.prefix(2_048)))
     let (encoding, bom) = InputDecoder.sniff(head.span, charsetHint: options.charset)
     guard isStreamable(head, encoding: encoding, bom: bom) else {
-      // JSON, gzip, other encodings: small; parsed whole, then handed over (a JSON Feed's items one by one).
-      // In pieces, into room for the whole: never the document twice in memory.
-      head = try file.readRest(after: head, limit: options.maxBytes)
-      if head.count <= options.maxBytes,
-        let streamed = streamJSON(head, options: options, header: header, encode: encode, item: item)
-      {
-        return streamed
+      if opensJSON(head, at: textStart(head)), let chunked = file as? ChunkedFile {
+        // A JSON Feed file is read a value at a time from the file itself, never whole in memory.
+        try chunked.rewind()
+        do {
+          var json = try JSONWindow(file: chunked, limit: options.maxBytes)
+          if let streamed = try streamJSON(&json, options: options, header: header, encode: encode, item: item) {
+            return streamed
+          }
+        } catch let error as JSONWindow.TooLarge {
+          throw FeedParseError.tooLarge(limit: error.limit)
+        }
+        // One the strict reader refuses: whole, for `parse` to say what is wrong.
+        try chunked.rewind()
+        head = try chunked.readRest(after: [], limit: options.maxBytes)
+      } else {
+        // JSON, gzip, other encodings from other sources: parsed whole, then handed over (a JSON Feed's
+        // items one by one). In pieces, into room for the whole: never the document twice in memory.
+        head = try file.readRest(after: head, limit: options.maxBytes)
+        var json = JSONWindow(bytes: head)
+        if head.count <= options.maxBytes, opensJSON(head, at: textStart(head)),
+          let streamed = try? streamJSON(&json, options: options, header: header, encode: encode, item: item)
+        {
+          return streamed
+        }
       }
       let parsed = try parse(Data(head), options: options)
       var feed = parsed.feed
@@ -217,11 +234,9 @@ public enum FeedParser {
   /// A JSON Feed document's items finished and handed over one at a time as they are read
   /// (`JSONFeedParser.stream`); nil when it is not one the strict reader takes, for `parse` to read.
   private static func streamJSON(
-    _ bytes: [UInt8], options: Options, header: (Feed) -> Void, encode: (@Sendable (FeedItem) -> [UInt8])?,
+    _ json: inout JSONWindow, options: Options, header: (Feed) -> Void, encode: (@Sendable (FeedItem) -> [UInt8])?,
     item: @escaping (FeedItem, [UInt8]?) -> Void
-  ) -> Streamed? {
-    let start = textStart(bytes)
-    guard opensJSON(bytes, at: start) else { return nil }
+  ) throws(JSONWindow.TooLarge) -> Streamed? {
     var finisher = ItemFinisher(options: options)
     var handed = 0
     // As the XML parse: items normalized, prepared and encoded on the workers, finished here in order.
@@ -232,8 +247,8 @@ public enum FeedParser {
     }
     var pipeline: ItemPipeline<JSONFeedItem>?
     var sent: Feed?
-    let warnings = JSONFeedParser.stream(
-      bytes[start...],
+    let warnings = try JSONFeedParser.stream(
+      &json,
       header: { feed in
         let base = feed.link
         pipeline = ItemPipeline(sink: sink) { JSONFeedParser.item($0, base: base) }

@@ -193,25 +193,27 @@ package enum JSONFeedParser {
   /// A first pass checks the whole document (as `JSONReader.read` does) and reads the feed's own members,
   /// wherever they are; the second reads the items.
   package static func stream(
-    _ bytes: some Collection<UInt8>, header: (Feed) -> Void, item: (JSONFeedItem) -> Void
-  ) -> [FeedWarning]? {
+    _ json: inout JSONWindow, header: (Feed) -> Void, item: (JSONFeedItem) -> Void
+  ) throws(JSONWindow.TooLarge) -> [FeedWarning]? {
     // The first of duplicate keys counts, as in `JSONValue`.
     var members: [String: JSONValue] = [:]
     var items: Bool?
     do {
-      try JSONReader.read(bytes) { json in
-        guard json.peek() == UInt8(ascii: "{") else { throw FeedParseError.empty }
-        try json.object { json, key in
-          if key == "items", items == nil {
-            items = json.peek() == UInt8(ascii: "[")
-            try json.skipValue()
-          } else if ["version", "title", "home_page_url"].contains(key), members[key] == nil {
-            members[key] = try JSONValue.read(&json)
-          } else {
-            try json.skipValue()
-          }
+      guard try json.peek() == UInt8(ascii: "{") else { return nil }
+      try json.object { json, key in
+        if key == "items", items == nil {
+          items = try json.peek() == UInt8(ascii: "[")
+          // Element by element: only one is ever in the window.
+          if items == true { try json.array { json in try json.skipValue() } } else { try json.skipValue() }
+        } else if ["version", "title", "home_page_url"].contains(key), members[key] == nil {
+          members[key] = try json.value { try JSONValue.read(&$0) }
+        } else {
+          try json.skipValue()
         }
       }
+      try json.finish()
+    } catch let error as JSONWindow.TooLarge {
+      throw error
     } catch {
       return nil
     }
@@ -220,14 +222,15 @@ package enum JSONFeedParser {
     header(Self.feed(members, warnings: &warnings))
     var index = 0
     var read = false
-    // Checked whole above: this pass cannot fail.
-    try? JSONReader.read(bytes) { json in
+    do {
+      try json.rewind()
+      // Checked whole above: this pass fails only when a file changed between the two.
       try json.object { json, key in
-        guard key == "items", !read else { return try json.skipUnchecked() }
+        guard key == "items", !read else { return try json.value { try $0.skipUnchecked() } }
         read = true
         try json.array { json in
           defer { index += 1 }
-          guard var element = try JSONFeedItem(reading: &json) else {
+          guard var element = try json.value({ try JSONFeedItem(reading: &$0) }) else {
             warnings.append(FeedWarning(message: "items[\(index)] is not an object; skipped"))
             return
           }
@@ -235,6 +238,9 @@ package enum JSONFeedParser {
           item(element)
         }
       }
+    } catch {
+      warnings.append(
+        FeedWarning(message: "the file changed while it was read: items[\(index)] and those after it are left out"))
     }
     return warnings
   }

@@ -108,6 +108,11 @@ package final class ChunkedFile {
     }
   }
 
+  /// Back to the file's first byte.
+  package func rewind() throws {
+    guard lseek(fd, 0, SEEK_SET) == 0 else { throw Self.error(errno, path: path) }
+  }
+
   /// Reads up to `count` bytes to `base`: how many, fewer only at the end of the file.
   package func read(into base: UnsafeMutablePointer<UInt8>, count: Int) throws -> Int {
     var done = 0

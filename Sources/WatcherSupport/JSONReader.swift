@@ -49,6 +49,27 @@ package struct JSONReader: ~Copyable {
     return value
   }
 
+  /// Reads the value at the start of `bytes`, `depth` levels into a document read in parts (`JSONWindow`):
+  /// what `body` made of it and how many bytes it took, or nil when it may go on past the end of `bytes`
+  /// (it reached the end or failed near it) and `complete` says more bytes may follow.
+  static func readValue<T>(
+    _ bytes: UnsafeBufferPointer<UInt8>, depth: Int, complete: Bool, _ body: (inout JSONReader) throws -> T
+  ) throws -> (T, Int)? {
+    var reader = JSONReader(bytes)
+    reader.depth = depth
+    do {
+      let value = try body(&reader)
+      // A number or a literal that ends where the bytes do may go on.
+      if !complete, reader.index >= bytes.count { return nil }
+      return (value, reader.index)
+    } catch {
+      // What fails near the end may be cut there: a literal, a \u escape and a surrogate pair read a few
+      // bytes ahead before they fail.
+      if !complete, reader.index + 16 >= bytes.count { return nil }
+      throw error
+    }
+  }
+
   /// `read` over the bytes of any contiguous collection (`Data`, `[UInt8]`).
   package static func read<T>(_ data: some Collection<UInt8>, _ body: (inout JSONReader) throws -> T) throws -> T {
     if let value = try data.withContiguousStorageIfAvailable({ try read($0, body) }) { return value }
