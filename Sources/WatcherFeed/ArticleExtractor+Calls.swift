@@ -133,23 +133,32 @@ extension ArticleExtractor {
     "комментарии", "комментариев", "комментарий", "コメント", "评论", "評論", "留言", "댓글", "leave a reply",
     "leave a comment", "post a comment", "add a comment", "join the discussion", "join the conversation",
     "what do you think?", "laisser un commentaire", "deja un comentario", "kommentar schreiben",
-    "lascia un commento",
+    "lascia un commento", "one thought on", "one response to", "one reply to", "one comment on",
   ]
   /// Words that head readers' comments only with their count ("3 responses"): alone, a section of an article
   /// ("Responses", "Reactions") may be headed so.
-  static let countedCommentHeadings: Set<String> = ["response", "responses", "reply", "replies", "reactions"]
+  static let countedCommentHeadings: Set<String> = [
+    "response", "responses", "reply", "replies", "reactions", "thoughts on", "responses to", "replies to",
+    "comments on", "réponses à", "commentaires sur", "kommentare zu", "comentarios en", "commenti su",
+  ]
+  /// Marks that open the post's title quoted after the words ("10 thoughts on “Title”", WordPress's own).
+  static let openingQuotes: Set<Character> = ["\u{201C}", "\"", "\u{AB}", "\u{201E}", "\u{2018}", "'"]
 
   /// The boxes that a heading over readers' comments opens (its first element), whatever they are named.
   ///
   /// The heading is only the word and perhaps a count ("3 responses", "12 Kommentare", "Comments (4)", "Leave
-  /// a reply").
+  /// a reply"), or the words and the post's title quoted ("12 thoughts on “Title”", "One reply to “Title”").
   static func commentBoxes(in body: HTMLElement) -> Set<ObjectIdentifier> {
     var boxes = Set<ObjectIdentifier>()
     for heading in body.descendants where headings.contains(heading.name) {
       guard let box = heading.parent, box !== body, box.name != "main", box.name != "article",
         box.elements.first === heading
       else { continue }
-      let said = Paragraphs.inline(heading).lowercased()
+      var said = Paragraphs.inline(heading).lowercased()
+      // The post's title quoted after the words is not counted ("12 thoughts on “A long title”").
+      if let quote = said.firstIndex(where: openingQuotes.contains), quote > said.startIndex {
+        said = String(said[..<quote])
+      }
       guard said.count <= 40 else { continue }
       // The count goes, before or after the word: "3 comments", "comments (3)", "komentarze: 3".
       let words = said.split { !$0.isLetter && $0 != "?" && $0 != "'" }.joined(separator: " ")

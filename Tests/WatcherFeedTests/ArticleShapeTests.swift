@@ -331,7 +331,13 @@ struct ArticleShapeTests {
       + "<p>It will open again on Monday morning, weather permitting.</p>"
     let said =
       "I read there every week and the roof has leaked for months: about time it was mended, and the lights too."
-    for heading in ["3 responses", "Comments (3)", "12 Kommentare", "Leave a reply"] {
+    let headings = [
+      "3 responses", "Comments (3)", "12 Kommentare", "Leave a reply",
+      "3 thoughts on \u{201C}The reading room closes\u{201D}",
+      "One thought on \u{201C}The reading room closes for its roof, and for good reasons\u{201D}",
+      "3 r\u{E9}ponses \u{E0} \u{AB} La salle de lecture \u{BB}",
+    ]
+    for heading in headings {
       let thread =
         "<div class=\"mt-10\"><h3>\(heading)</h3>"
         + (0..<3).map { "<div class=\"border-t py-4\"><span>Reader \($0)</span><p>\(said)</p></div>" }.joined()
