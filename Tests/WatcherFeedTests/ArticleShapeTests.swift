@@ -350,4 +350,22 @@ struct ArticleShapeTests {
     let article = try Self.article(Self.paragraphs.joined() + sections)
     #expect(article.contains("Reactions") && article.contains("Discussion") && article.contains("leaked"), "\(article)")
   }
+
+  @Test(
+    "a story written as text and double line breaks in a table cell outscores a column of short sponsored paragraphs")
+  func doubleBreaks() throws {
+    let menu = (0..<25).map { "<a href=\"/section/\($0)\">Section \($0)</a><br>" }.joined()
+    let sponsored = (0..<5).map {
+      "<p><a href=\"/ad/\($0)\">Sponsored \($0)</a> Low rates on loans and cards this week only, apply today.</p>"
+    }.joined()
+    let story = Self.prose.map { "\($0)<br><br>" }.joined()
+    let page =
+      "<html><body><table width=\"100%\"><tr><td width=\"150\">\(menu)</td><td><table>"
+      + "<tr><td><font size=\"4\"><b>The reading room closes</b></font></td></tr>"
+      + "<tr><td><font face=\"Arial\" size=\"2\">\(story)</font></td></tr></table></td>"
+      + "<td width=\"160\">\(sponsored)</td></tr></table></body></html>"
+    let text = try Self.text(page)
+    #expect(!text.contains("Sponsored") && !text.contains("Section 3"), "\(text)")
+    #expect(Self.prose.allSatisfy { text.contains($0) }, "\(text)")
+  }
 }
