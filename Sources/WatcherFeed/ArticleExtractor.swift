@@ -352,9 +352,23 @@ public enum ArticleExtractor {
     guard element.name != "body", element.name != "main", let first = element.elements.first,
       headings.contains(first.name)
     else { return false }
-    let names = classAndID(first)
-    return !names.isEmpty && otherPosts.matches(names) && !maybe.matches(names)
+    // The heading's name, the box's own name ("related" over a list of teasers), or the heading's words.
+    for names in [classAndID(first), classAndID(element)] where !names.isEmpty {
+      if otherPosts.matches(names) && !maybe.matches(names) { return true }
+    }
+    let said = words(Paragraphs.inline(first)).joined(separator: " ")
+    return otherPostsHeadings.contains(said)
   }
+
+  /// Headings over other posts than the page's own, whole ("Related stories", "You may also like"); an
+  /// article's own "Related work" is not one.
+  static let otherPostsHeadings: Set<String> = [
+    "related stories", "related articles", "related posts", "related news", "related content", "more stories",
+    "more news", "you may also like", "you might also like", "recommended for you", "recommended stories",
+    "most read", "most popular", "popular stories", "trending now", "read next", "more from us",
+    "lesen sie auch", "das könnte sie auch interessieren", "à lire aussi", "sur le même sujet",
+    "también te puede interesar", "noticias relacionadas", "potrebbe interessarti anche", "leia também",
+  ]
 
   /// Whether the element's id spells its heading (`sharing-with-a-single-developer` on a section headed
   /// "Sharing with a single developer"): an anchor made from the heading, which says nothing of the box.

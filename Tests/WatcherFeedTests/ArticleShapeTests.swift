@@ -368,4 +368,23 @@ struct ArticleShapeTests {
     #expect(!text.contains("Sponsored") && !text.contains("Section 3"), "\(text)")
     #expect(Self.prose.allSatisfy { text.contains($0) }, "\(text)")
   }
+
+  @Test("teasers of other stories with their summaries go under a box or heading that says so, even when longer")
+  func otherStoriesWithSummaries() throws {
+    let teasers = (0..<12).map {
+      "<p><a href=\"/story/\($0)\">Other headline number \($0)</a><br>A summary of that other story, with a comma, "
+        + "long enough to read as a paragraph of its own and to outweigh the article beside it.</p>"
+    }.joined()
+    let story = "<div class=\"story\">" + Self.paragraphs.joined() + "</div>"
+    for box in [
+      "<div class=\"related\"><h3>More</h3>", "<div><h3>Related stories</h3>", "<div><h2>You may also like</h2>",
+    ] {
+      let text = try Self.text("<html><body><div id=\"content\">\(story)\(box)\(teasers)</div></div></body></html>")
+      #expect(!text.contains("Other headline") && text.contains(Self.prose[0]), "\(box): \(text)")
+    }
+    // An article's own section so headed stays.
+    let own = "<div><h3>Related work</h3>" + Self.paragraphs.joined() + "</div>"
+    let text = try Self.text("<html><body><article>\(story)\(own)</article></body></html>")
+    #expect(text.contains("Related work"), "\(text)")
+  }
 }
