@@ -156,8 +156,8 @@ extension ArticleExtractor {
   /// Class and id words of a box that holds a picture.
   static let pictureBox = NamePattern("image|img|photo|picture|figure|media", words: "pic|thumb")
 
-  /// Removes the pictures with their captions from the article (a `figure`, or a box named for pictures
-  /// such as `<div class="image top">`, holding one picture and under 300 characters of text), when there
+  /// Removes the pictures with their captions from the article (a `figure`, a table, or a box named for
+  /// pictures such as `<div class="image top">`, holding one picture and under 300 characters of text), when there
   /// are one or two: three or more are a photo story, whose text is under its pictures.
   static func dropCaptions(_ article: HTMLElement, scorer: Scorer) {
     let boxes = article.descendants.filter { isPictureBox($0, scorer: scorer) }
@@ -165,10 +165,14 @@ extension ArticleExtractor {
     for box in boxes { box.parent?.remove(box) }
   }
 
-  /// Whether the element is a picture with a caption at most: a `figure`, or a box named for pictures,
-  /// holding one picture and under 300 characters of text.
+  /// Whether the element is a picture with a caption at most: a `figure`, a box named for pictures, or a
+  /// table (older templates set a picture and its caption in one beside the text), holding one picture and
+  /// under 300 characters of text.
   private static func isPictureBox(_ element: HTMLElement, scorer: Scorer) -> Bool {
-    guard element.name == "figure" || element.name == "div" && pictureBox.matches(classAndID(element)) else {
+    guard
+      element.name == "figure" || element.name == "table"
+        || element.name == "div" && pictureBox.matches(classAndID(element))
+    else {
       return false
     }
     let pictures = element.descendants.reduce(0) { $0 + ($1.name == "img" ? 1 : 0) }

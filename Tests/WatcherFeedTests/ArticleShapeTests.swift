@@ -387,4 +387,14 @@ struct ArticleShapeTests {
     let text = try Self.text("<html><body><article>\(story)\(own)</article></body></html>")
     #expect(text.contains("Related work"), "\(text)")
   }
+
+  @Test("a picture and its caption set in a table beside the text go, as a figure's do")
+  func pictureTables() throws {
+    let picture =
+      "<table align=\"right\" width=\"200\"><tr><td><img src=\"/river.jpg\" width=\"200\"><br>"
+      + "<small>The river at dawn, photographed by a resident.</small></td></tr></table>"
+    let body = Self.paragraphs[0] + picture + Self.paragraphs.dropFirst().joined()
+    let text = try Self.article(body)
+    #expect(!text.contains("photographed") && Self.prose.allSatisfy { text.contains($0) }, "\(text)")
+  }
 }
