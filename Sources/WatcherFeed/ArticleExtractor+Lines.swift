@@ -17,6 +17,7 @@ extension ArticleExtractor {
     dropStoryCards(article, scorer: scorer)
     dropTimeLines(article, scorer: scorer)
     dropAdLabels(article, scorer: scorer)
+    dropFilingLines(article, scorer: scorer)
     dropShareLines(article, scorer: scorer)
     dropCallLines(article, scorer: scorer)
     dropAuthorBoxes(article, scorer: scorer)
@@ -155,6 +156,51 @@ extension ArticleExtractor {
       while let last = label.last, ":.-– ".contains(last) { label.removeLast() }
       if adLabels.contains(String(label)) { line.parent?.remove(line) }
     }
+  }
+
+  /// The labels of a line that files the article under sections or tags ("Filed under: News").
+  static let filingLabels: Set<String> = [
+    "filed under", "posted in", "posted under", "categories", "category", "tags", "tag", "tagged", "tagged with",
+    "topics", "topic", "kategorien", "kategorie", "schlagwörter", "schlagworte", "themen", "catégories",
+    "catégorie", "mots-clés", "mots clés", "étiquettes", "categorías", "categoría", "etiquetas", "temas",
+    "categorie", "argomenti", "categorias", "categoria", "rubriken", "рубрики", "теги", "метки", "タグ", "カテゴリー",
+  ]
+
+  /// Removes the lines inside the article that file it under sections or tags ("Filed under: News", "Tags:
+  /// river, council"): a label of ``filingLabels`` (then a colon, or "Posted in" and "Filed under" alone)
+  /// and links, nothing else but separators; under 300 characters.
+  static func dropFilingLines(_ article: HTMLElement, scorer: Scorer) {
+    for line in article.descendants where Scorer.isParagraph(line) || line.name == "li" {
+      let facts = scorer.text(line)
+      guard line.parent != nil, facts.length < 300, facts.linkLength > 0 else { continue }
+      var rest = Substring(textOutsideLinks(line).lowercased()).drop(while: \.isWhitespace)
+      if let colon = rest.prefix(30).firstIndex(where: { $0 == ":" || $0 == "：" }),
+        filingLabels.contains(String(rest[..<colon]).trimmingASCIIWhitespace)
+      {
+        rest = rest[rest.index(after: colon)...]
+      } else if let label = ["filed under", "posted in"].first(where: { rest.hasPrefix($0) }) {
+        rest = rest.dropFirst(label.count)
+      } else {
+        continue
+      }
+      let separators = rest.split { $0.isWhitespace || ",|/·•;&".contains($0) }
+      if separators.allSatisfy({ $0 == "and" || $0 == "und" || $0 == "et" || $0 == "y" }) {
+        line.parent?.remove(line)
+      }
+    }
+  }
+
+  /// The element's text outside its links.
+  static func textOutsideLinks(_ element: HTMLElement) -> String {
+    var text = ""
+    for child in element.children {
+      switch child {
+      case .text(let value): text += value
+      case .element(let inner) where inner.name != "a": text += " " + textOutsideLinks(inner) + " "
+      case .element: text += " "
+      }
+    }
+    return text
   }
 
   /// The sites a share button sends to, as parts of a link's address (and `mailto:`).

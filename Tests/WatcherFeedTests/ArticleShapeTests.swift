@@ -397,4 +397,23 @@ struct ArticleShapeTests {
     let text = try Self.article(body)
     #expect(!text.contains("photographed") && Self.prose.allSatisfy { text.contains($0) }, "\(text)")
   }
+
+  @Test("lines that only file the article under sections or tags go; sentences that start alike stay")
+  func filingLines() throws {
+    let lines = [
+      "Filed under: <a href=\"/c/news\">News</a>",
+      "Tags: <a href=\"/t/river\">river</a>, <a href=\"/t/council\">council</a> | <a href=\"/t/flood\">flooding</a>",
+      "Posted in <a href=\"/c/news\">News</a> and <a href=\"/c/politics\">Politics</a>",
+      "Kategorien: <a href=\"/k/lokales\">Lokales</a>",
+    ].map { "<p>\($0)</p>" }.joined()
+    let kept = [
+      "Posted in the town hall on Monday, the notice said the library would open at nine.",
+      "Topics: <a href=\"/t/roof\">the roof</a> and the heating were on the council's agenda.",
+    ].map { "<p>\($0)</p>" }.joined()
+    let text = try Self.article(Self.paragraphs.joined() + kept + lines)
+    for gone in ["Filed under", "Tags:", "Politics", "Lokales"] {
+      #expect(!text.contains(gone), "\(gone): \(text)")
+    }
+    #expect(text.contains("Posted in the town hall") && text.contains("on the council's agenda"), "\(text)")
+  }
 }
