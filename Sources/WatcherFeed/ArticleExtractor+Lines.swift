@@ -18,6 +18,7 @@ extension ArticleExtractor {
     dropTimeLines(article, scorer: scorer)
     dropAdLabels(article, scorer: scorer)
     dropFilingLines(article, scorer: scorer)
+    dropCreditLines(article, scorer: scorer)
     dropShareLines(article, scorer: scorer)
     dropCallLines(article, scorer: scorer)
     dropAuthorBoxes(article, scorer: scorer)
@@ -187,6 +188,34 @@ extension ArticleExtractor {
       if separators.allSatisfy({ $0 == "and" || $0 == "und" || $0 == "et" || $0 == "y" }) {
         line.parent?.remove(line)
       }
+    }
+  }
+
+  /// The labels of a line that credits a picture ("Photo: Jane Doe / Reuters", "Foto: dpa").
+  static let creditLabels: Set<String> = [
+    "photo", "photos", "photograph", "photography", "image", "images", "picture", "pictures", "credit", "credits",
+    "photo credit", "image credit", "foto", "fotos", "bild", "bilder", "fotografía", "crédit photo", "crédit",
+    "crédits", "crédito", "créditos", "фото", "写真",
+  ]
+
+  /// Removes the lines that only credit a picture: under 100 characters, a label of ``creditLabels`` then a
+  /// colon or "by", and a name or agency (no second sentence).
+  static func dropCreditLines(_ article: HTMLElement, scorer: Scorer) {
+    for line in article.descendants where Scorer.isParagraph(line) {
+      let facts = scorer.text(line)
+      guard line.parent != nil, (8..<100).contains(facts.length), facts.commas <= 1 else { continue }
+      let said = Paragraphs.inline(line).lowercased().trimmingASCIIWhitespace
+      let label: Substring
+      if let colon = said.prefix(20).firstIndex(where: { $0 == ":" || $0 == "：" }) {
+        label = said[..<colon]
+      } else if let by = said.prefix(24).firstRange(of: " by ") {
+        label = said[..<by.lowerBound]
+      } else {
+        continue
+      }
+      let credited = said[label.endIndex...].dropFirst(label.endIndex == said.endIndex ? 0 : 1)
+      guard creditLabels.contains(String(label).trimmingASCIIWhitespace), !credited.contains(". ") else { continue }
+      line.parent?.remove(line)
     }
   }
 

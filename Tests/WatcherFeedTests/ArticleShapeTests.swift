@@ -416,4 +416,15 @@ struct ArticleShapeTests {
     }
     #expect(text.contains("Posted in the town hall") && text.contains("on the council's agenda"), "\(text)")
   }
+
+  @Test("lines that only credit a picture go; a sentence about a photograph stays")
+  func creditLines() throws {
+    let credits = ["<em>Photo: Jane Doe / Reuters</em>", "Foto: dpa", "Image by Getty Images"].map { "<p>\($0)</p>" }
+    let kept = "<p>Photo: the council kept one picture of the old roof. It hangs in the hall.</p>"
+    let text = try Self.article(credits[0] + Self.paragraphs.joined() + credits[1] + kept + credits[2])
+    for gone in ["Jane Doe", "dpa", "Getty"] {
+      #expect(!text.contains(gone), "\(gone): \(text)")
+    }
+    #expect(text.contains("It hangs in the hall") && Self.prose.allSatisfy { text.contains($0) }, "\(text)")
+  }
 }
