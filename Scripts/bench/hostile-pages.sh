@@ -2,7 +2,8 @@
 # Hostile pages for full_text (issue #33): wall time, CPU seconds and peak RSS of `watcher extract` on 8 MiB
 # pages built to be costly: 2.8 million empty <p>, 1.15 million <i></i>, 1.2 million "<p>a, b", an
 # ordinary 8 MB article of 33,000 paragraphs, and paragraphs each nesting 250 spans around links (read up to
-# HTMLTree.maxTags). Usage: Scripts/bench/hostile-pages.sh [WATCHER]
+# HTMLTree.maxTags), and shown paragraphs each followed by a hidden part of two (each read as the rest of an
+# article a button shows). Usage: Scripts/bench/hostile-pages.sh [WATCHER]
 # SIZES="1 2 4 8" builds each page at each of those sizes in MiB (default 8), to show the cost is linear.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,6 +20,7 @@ d = sys.argv[1]
 for mib in map(int, sys.argv[2:]):
     limit = mib * 1024 * 1024 - 64
     sentence = '<p>' + ' '.join('word%d' % i for i in range(40)) + ', and more text here.</p>\n'
+    hidden = '<p>' + ' '.join('word%d' % i for i in range(20)) + '.</p><div hidden>' + sentence * 2 + '</div>'
     nested = '<p>' + '<span>' * 250 + '<img src=x><a href=/a>' + 'a' * 60 + '</a><a href=/b>b</a>' + '</span>' * 250 + '</p>'
     pages = {
         'empty-p': '<p>' * (limit // 3),
@@ -26,6 +28,7 @@ for mib in map(int, sys.argv[2:]):
         'comma-p': '<p>a, b' * (limit // 7),
         'article': '<article>' + sentence * (limit // len(sentence) - 1) + '</article>',
         'nested': nested * (limit // len(nested)),
+        'hidden-rest': '<article>' + hidden * (limit // len(hidden) - 1) + '</article>',
     }
     suffix = '' if sys.argv[2:] == ['8'] else '-%dM' % mib
     for name, body in pages.items():
@@ -33,7 +36,7 @@ for mib in map(int, sys.argv[2:]):
 PY
 names=()
 for size in $sizes; do
-  for name in empty-p empty-i comma-p article nested; do
+  for name in empty-p empty-i comma-p article nested hidden-rest; do
     if [ "$sizes" = 8 ]; then names+=("$name"); else names+=("$name-${size}M"); fi
   done
 done

@@ -136,14 +136,19 @@ public enum ArticleExtractor {
     // page can stream its article into a `hidden` container that script reveals; a name can be that of a
     // page-wide wrapper (`Page-ad-margins`, `row site_header`). In each the article is inside.
     revealStreamed(body)
-    prune(body) { isNeverText($0) || !attempt.readStyleHidden && isStyledHidden($0) }
+    // Found before anything is pruned (a box's children cannot be read while they are being removed).
+    let rests = hiddenRests(in: body)
+    prune(body) {
+      isNeverText($0) || !attempt.readStyleHidden && isStyledHidden($0) && !rests.contains(ObjectIdentifier($0))
+    }
     let page = Scorer()
     let pageTotal = page.paragraphText(body)
     // Found before their buttons are pruned.
     let prompts = callBoxes(in: body, sizes: page)
     prune(body) {
-      isHidden($0) && page.paragraphText($0) * 2 <= pageTotal
-        || isStyledHidden($0) && page.paragraphText($0) * 5 < pageTotal * 4
+      (isHidden($0) && page.paragraphText($0) * 2 <= pageTotal
+        || isStyledHidden($0) && page.paragraphText($0) * 5 < pageTotal * 4)
+        && !rests.contains(ObjectIdentifier($0))
     }
     wrapTextRuns(body)
     let sizes = Scorer()
@@ -284,6 +289,42 @@ public enum ArticleExtractor {
       // A part streamed twice, or whose placeholder is gone, stays where it is.
       if place.replace(placeholder, with: part.children) { home.remove(part) }
     }
+  }
+
+  /// The hidden parts that are the rest of an article a "Continue reading" button shows: each holds two
+  /// paragraphs of prose or more, after two shown ones in the same box, and does not say again what they say
+  /// (a copy for print or for another screen).
+  private static func hiddenRests(in body: HTMLElement) -> Set<ObjectIdentifier> {
+    let sizes = Scorer()
+    func isProse(_ paragraph: HTMLElement) -> Bool {
+      paragraph.name == "p" && sizes.text(paragraph).length >= 80 && sizes.linkDensity(paragraph) < 0.3
+    }
+    func isConcealed(_ element: HTMLElement) -> Bool { isHidden(element) || isStyledHidden(element) }
+    var rests = Set<ObjectIdentifier>()
+    // Each box's children once, in order (a page of a million hidden parts costs a walk, not its square).
+    for parent in [body] + body.descendants where parent.elements.contains(where: isConcealed) {
+      var shown = Set<String>()
+      for child in parent.elements {
+        guard isConcealed(child) else {
+          if isProse(child) { shown.insert(Paragraphs.inline(child).trimmingASCIIWhitespace) }
+          continue
+        }
+        guard shown.count >= 2 else { continue }
+        // Its first two paragraphs of prose, within its first 2,000 elements.
+        var found: [HTMLElement] = []
+        var stack = child.elements.reversed() as [HTMLElement]
+        var looks = 2_000
+        while found.count < 2, looks > 0, let next = stack.popLast() {
+          looks -= 1
+          if isProse(next) { found.append(next) } else { stack += next.elements.reversed() }
+        }
+        guard found.count == 2 else { continue }
+        if !shown.contains(Paragraphs.inline(found[0]).trimmingASCIIWhitespace) {
+          rests.insert(ObjectIdentifier(child))
+        }
+      }
+    }
+    return rests
   }
 
   /// Whether the element's content is never shown as text.

@@ -427,4 +427,24 @@ struct ArticleShapeTests {
     }
     #expect(text.contains("It hangs in the hall") && Self.prose.allSatisfy { text.contains($0) }, "\(text)")
   }
+
+  @Test("the rest of an article that a Continue reading button shows is read, however it is hidden; a copy is not")
+  func hiddenRest() throws {
+    let shown = Self.paragraphs.joined()
+    let more = [
+      "The work on the roof took eleven months, twice as long as planned, because the old timbers had rotted under the lead.",
+      "The librarians will mark the opening with a week of readings, and the first guest is a poet who grew up on the street.",
+    ]
+    let rest = more.map { "<p>\($0)</p>" }.joined()
+    for hiding in ["hidden", "style=\"display: none\"", "aria-hidden=\"true\"", "class=\"collapsed\" hidden"] {
+      let text = try Self.article(
+        shown + "<button>Continue reading</button><div class=\"article-rest\" \(hiding)>\(rest)</div>")
+      #expect((Self.prose + more).allSatisfy { text.contains($0) }, "\(hiding): \(text)")
+    }
+    // A hidden copy of what is shown (for print), and a hidden dialog's line, stay out.
+    let copy = "<div class=\"print-copy\" hidden>" + Self.paragraphs.prefix(2).joined() + "</div>"
+    let dialog = "<div hidden><p>Your session is about to expire.</p></div>"
+    let text = try Self.article(shown + rest + copy + dialog)
+    #expect(text.components(separatedBy: Self.prose[0]).count == 2 && !text.contains("expire"), "\(text)")
+  }
 }
