@@ -164,7 +164,7 @@ public enum ArticleExtractor {
           && (prompts.contains(ObjectIdentifier($0)) || isFurniture($0, sizes: sizes, gallery: gallery))
     }
     let scorer = Scorer(weighClasses: attempt.weighClasses)
-    let article = scorer.article(in: body)
+    let article = scorer.article(in: body, title: title)
     if attempt.cleanBoxes {
       let total = scorer.paragraphText(article)
       clean(article, scorer: scorer, total: total, keepsCaptions: isPhotoStory(article, scorer: scorer))

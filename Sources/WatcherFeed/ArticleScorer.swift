@@ -230,7 +230,11 @@ final class Scorer {
   }
 
   /// The element most likely to be the article, with the siblings that belong to it.
-  func article(in body: HTMLElement) -> HTMLElement {
+  ///
+  /// `title` is the page's title: when the page holds several articles each under its own `h1` (the next
+  /// story a site loads under the first), the one whose headline the title names is the article, and the
+  /// others are neither its parts nor its siblings.
+  func article(in body: HTMLElement, title: String? = nil) -> HTMLElement {
     var candidates: [HTMLElement] = []
     for element in body.descendants {
       let item = Self.isProseItem(element)
@@ -261,15 +265,29 @@ final class Scorer {
     }
     let ranked = candidates.sorted { score($0) > score($1) }
     guard var top = ranked.first else { return body }
+    // Of the stories near the top, each under its own headline, the one the page's title names.
+    if let title = title.map(Self.headlineWords), let own = Self.headline(of: top), !Self.names(title, own),
+      let named = ranked.dropFirst().prefix(5).first(where: { candidate in
+        score(candidate) >= score(top) * 0.3 && Self.isOtherStory(candidate, than: top, headed: own)
+          && Self.headline(of: candidate).map { Self.names(title, $0) } == true
+      })
+    {
+      top = named
+    }
+    // Another story under its own headline is neither a part of this one nor a sibling that belongs to it.
+    let headline = Self.headline(of: top)
+    let otherStory = { [top] (box: HTMLElement) in Self.isOtherStory(box, than: top, headed: headline) }
     var topScore = score(top)
     // An article in several parts (a page's chunks, each its own box) leaves several good candidates:
     // boxes of the top one's kind and class, or (as readability has it) three near-equal ones. The
     // nearest ancestor holding them is the article.
     let parts = ranked.dropFirst().filter {
       $0.name == top.name && $0.attributes["class"] == top.attributes["class"] && top.attributes["class"] != nil
-        && score($0) >= topScore * 0.3
+        && score($0) >= topScore * 0.3 && $0 !== top && !otherStory($0)
     }
-    let alternatives = ranked.dropFirst().prefix(5).filter { score($0) >= topScore * 0.75 }
+    let alternatives = ranked.dropFirst().prefix(5).filter {
+      score($0) >= topScore * 0.75 && $0 !== top && !otherStory($0)
+    }
     let (group, needed) = parts.isEmpty ? (alternatives, 3) : (parts, parts.count)
     if group.count >= needed {
       var ancestor = top.parent
@@ -307,11 +325,40 @@ final class Scorer {
     let topClass = top.attributes["class"]
     let article = HTMLElement(name: "div")
     for sibling in parent.elements {
-      if sibling === top || belongs(sibling, threshold: threshold, topClass: topClass, topScore: topScore) {
+      if sibling === top
+        || !otherStory(sibling) && belongs(sibling, threshold: threshold, topClass: topClass, topScore: topScore)
+      {
         article.children.append(.element(sibling))
       }
     }
     return article
+  }
+
+  /// The first `h1` inside the box, or the box itself when it is one.
+  static func headline(of box: HTMLElement) -> HTMLElement? {
+    var stack = [box]
+    while let next = stack.popLast() {
+      if next.name == "h1" { return next }
+      stack += next.elements.reversed()
+    }
+    return nil
+  }
+
+  /// Whether the box is another story than `top`'s (headed by `own`, its `headline`): each has its own
+  /// headline, and neither holds the other.
+  static func isOtherStory(_ box: HTMLElement, than top: HTMLElement, headed own: HTMLElement?) -> Bool {
+    guard let own, !top.isInside(box), !box.isInside(top), let headline = headline(of: box) else { return false }
+    return headline !== own
+  }
+
+  static func headlineWords(_ text: String) -> String {
+    ArticleExtractor.words(text).joined(separator: " ")
+  }
+
+  /// Whether the page's title (its words) names this headline: the one holds the other.
+  static func names(_ title: String, _ headline: HTMLElement) -> Bool {
+    let words = headlineWords(Paragraphs.inline(headline))
+    return !words.isEmpty && (title.contains(words) || words.contains(title))
   }
 
   private func belongs(_ sibling: HTMLElement, threshold: Double, topClass: String?, topScore: Double) -> Bool {

@@ -447,4 +447,26 @@ struct ArticleShapeTests {
     let text = try Self.article(shown + rest + copy + dialog)
     #expect(text.components(separatedBy: Self.prose[0]).count == 2 && !text.contains("expire"), "\(text)")
   }
+
+  @Test("the next story a site puts under the article, under its own headline, is not read with it")
+  func nextStory() throws {
+    let next = [
+      "A new stadium opened in the north of the city on Sunday, with seats for forty thousand fans and a roof.",
+      "The club that plays there said tickets for the first match sold out in an hour, and more will go on sale.",
+    ]
+    let story = "<h1>The reading room closes</h1>" + Self.paragraphs.joined()
+    let nextStory =
+      "<h1>A stadium opens</h1>" + (next + next.map { $0 + " More next week." }).map { "<p>\($0)</p>" }.joined()
+    let layouts = [
+      "<article class=\"post\">\(story)</article><article class=\"post\">\(nextStory)</article>",
+      "<div class=\"article-body\">\(story)</div><div class=\"next-article\"><h2>Next article</h2>"
+        + "<div class=\"article-body\">\(nextStory)</div></div>",
+    ]
+    for layout in layouts {
+      let page =
+        "<html><head><title>The reading room closes | The Daily</title></head><body><main>\(layout)</main></body></html>"
+      let text = try Self.text(page)
+      #expect(!text.contains("stadium") && Self.prose.allSatisfy { text.contains($0) }, "\(text)")
+    }
+  }
 }
