@@ -175,7 +175,7 @@ extension ArticleExtractor {
       let facts = scorer.text(line)
       guard line.parent != nil, facts.length < 300, facts.linkLength > 0 else { continue }
       var rest = Substring(textOutsideLinks(line).lowercased()).drop(while: \.isWhitespace)
-      if let colon = rest.prefix(30).firstIndex(where: { $0 == ":" || $0 == "：" }),
+      if let colon = Self.colon(in: rest, within: 30),
         filingLabels.contains(String(rest[..<colon]).trimmingASCIIWhitespace)
       {
         rest = rest[rest.index(after: colon)...]
@@ -206,7 +206,7 @@ extension ArticleExtractor {
       guard line.parent != nil, (8..<100).contains(facts.length), facts.commas <= 1 else { continue }
       let said = Paragraphs.inline(line).lowercased().trimmingASCIIWhitespace
       let label: Substring
-      if let colon = said.prefix(20).firstIndex(where: { $0 == ":" || $0 == "：" }) {
+      if let colon = Self.colon(in: said, within: 20) {
         label = said[..<colon]
       } else if let by = said.prefix(24).firstRange(of: " by ") {
         label = said[..<by.lowerBound]
@@ -217,6 +217,11 @@ extension ArticleExtractor {
       guard creditLabels.contains(String(label).trimmingASCIIWhitespace), !credited.contains(". ") else { continue }
       line.parent?.remove(line)
     }
+  }
+
+  /// Where the colon (or full-width colon) that ends a line's label is, within its first `count` characters.
+  static func colon<Line: StringProtocol>(in line: Line, within count: Int) -> Line.Index? {
+    line.prefix(count).firstIndex { $0 == ":" || $0 == "：" }
   }
 
   /// The element's text outside its links.

@@ -397,8 +397,7 @@ public enum ArticleExtractor {
     for names in [classAndID(first), classAndID(element)] where !names.isEmpty {
       if otherPosts.matches(names) && !maybe.matches(names) { return true }
     }
-    let said = words(Paragraphs.inline(first)).joined(separator: " ")
-    return otherPostsHeadings.contains(said)
+    return otherPostsHeadings.contains(wordLine(Paragraphs.inline(first)))
   }
 
   /// Headings over other posts than the page's own, whole ("Related stories", "You may also like"); an
@@ -435,6 +434,11 @@ public enum ArticleExtractor {
   /// The lower-case words of `text`: runs of letters and digits.
   static func words(_ text: String) -> [Substring] {
     text.lowercased().split { !$0.isLetter && !$0.isNumber }
+  }
+
+  /// The lower-case words of `text` joined by single spaces ("Related  Stories:" as "related stories").
+  static func wordLine(_ text: String) -> String {
+    words(text).joined(separator: " ")
   }
 
   /// Text beside blocks (a run of words and inline elements in a `div` that also holds paragraphs) becomes

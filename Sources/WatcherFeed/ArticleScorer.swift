@@ -77,9 +77,7 @@ final class Scorer {
             : scalar.properties.isWhitespace
           if !(space && previousSpace) { found.length += 1 }
           previousSpace = space
-          if scalar == "," || scalar == "\u{FF0C}" || scalar == "\u{060C}" || scalar == "\u{3001}" {
-            found.commas += 1
-          }
+          if Self.isComma(scalar) { found.commas += 1 }
         }
       case .element(let inner):
         let innerFacts = text(inner)
@@ -160,6 +158,11 @@ final class Scorer {
   ]
   static let scored: Set<String> = ["p", "pre", "td", "section", "h2", "h3", "h4", "h5", "h6"]
 
+  /// Whether the scalar is a comma of any script (Latin, full-width, Arabic, ideographic).
+  static func isComma(_ scalar: Unicode.Scalar) -> Bool {
+    scalar == "," || scalar == "\u{FF0C}" || scalar == "\u{060C}" || scalar == "\u{3001}"
+  }
+
   /// What paragraphs of these lengths and commas add to the boxes around them, as Readability.js counts:
   /// one each, one for each comma, and one for each 100 characters up to three.
   static func paragraphScore(_ parts: [TextFacts]) -> Double {
@@ -200,9 +203,7 @@ final class Scorer {
             }
             (breaks, space) = (0, false)
             current.length += 1
-            if scalar == "," || scalar == "\u{FF0C}" || scalar == "\u{060C}" || scalar == "\u{3001}" {
-              current.commas += 1
-            }
+            if isComma(scalar) { current.commas += 1 }
           }
         case .element(let inner):
           if inner.name == "br" {
@@ -266,7 +267,7 @@ final class Scorer {
     let ranked = candidates.sorted { score($0) > score($1) }
     guard var top = ranked.first else { return body }
     // Of the stories near the top, each under its own headline, the one the page's title names.
-    if let title = title.map(Self.headlineWords), let own = Self.headline(of: top), !Self.names(title, own),
+    if let title = title.map(ArticleExtractor.wordLine), let own = Self.headline(of: top), !Self.names(title, own),
       let named = ranked.dropFirst().prefix(5).first(where: { candidate in
         score(candidate) >= score(top) * 0.3 && Self.isOtherStory(candidate, than: top, headed: own)
           && Self.headline(of: candidate).map { Self.names(title, $0) } == true
@@ -351,13 +352,9 @@ final class Scorer {
     return headline !== own
   }
 
-  static func headlineWords(_ text: String) -> String {
-    ArticleExtractor.words(text).joined(separator: " ")
-  }
-
   /// Whether the page's title (its words) names this headline: the one holds the other.
   static func names(_ title: String, _ headline: HTMLElement) -> Bool {
-    let words = headlineWords(Paragraphs.inline(headline))
+    let words = ArticleExtractor.wordLine(Paragraphs.inline(headline))
     return !words.isEmpty && (title.contains(words) || words.contains(title))
   }
 
