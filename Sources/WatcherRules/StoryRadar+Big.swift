@@ -23,15 +23,16 @@ extension StoryRadar {
     Set(sections.filter { (sectionFeeds[$0]?.count ?? 0) >= 2 })
   }
 
-  /// The story's shared sections when they and `mine` are both known and have none in common.
-  func differentSections(_ mine: Set<String>, _ cluster: Cluster) -> Set<String>? {
-    guard !mine.isEmpty else { return nil }
+  /// Whether `mine` and the story's shared sections are both known and have none in common.
+  func differentSections(_ mine: Set<String>, _ cluster: Cluster) -> Bool {
+    guard !mine.isEmpty else { return false }
     var theirs = false
-    for section in cluster.sections.keys where (sectionFeeds[section]?.count ?? 0) >= 2 {
-      if mine.contains(section) { return nil }
-      theirs = true
+    for section in cluster.sections.keys {
+      // `mine` holds only sections more than one feed uses.
+      if mine.contains(section) { return false }
+      if !theirs, (sectionFeeds[section]?.count ?? 0) >= 2 { theirs = true }
     }
-    return theirs ? sharedSections(cluster.sections.keys) : nil
+    return theirs
   }
 
   static func quoted(_ sections: Set<String>) -> String {
@@ -89,14 +90,15 @@ extension StoryRadar {
       var dot = 0.0
       var shared: [(word: String, weight: Double)] = []
       var key: String?
-      for (word, weight) in cluster.weights {
-        guard let there = big.weights[word] else { continue }
-        let idf = idf(word)
+      for (number, weight) in cluster.weights {
+        guard let there = big.weights[number] else { continue }
+        let idf = idf(number)
+        let word = vocabulary.words[number]
         dot += idf * weight * idf * there
         shared.append((word, idf * min(weight / Double(cluster.count), there / Double(big.count))))
         if key == nil, weight >= settings.keyWordShare * Double(cluster.count),
           there >= settings.keyWordShare * Double(big.count),
-          weight + there >= settings.keyWordConcentration * Double(documentFrequency[word, default: 0])
+          weight + there >= settings.keyWordConcentration * Double(vocabulary.counts[number])
         {
           key = word
         }

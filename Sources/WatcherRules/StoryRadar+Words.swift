@@ -56,15 +56,21 @@ extension StoryRadar {
   /// `maxWords`. Numbers stay: "Firefox 150" and "iOS 7.1" are what two reports of a release share.
   public static func words(_ text: String) -> [String] {
     var words: [String] = []
-    var seen = Set<String>()
-    var current = String.UnicodeScalarView()
+    // The word read so far, in UTF-8, and how many characters (scalars) it has.
+    var current: [UInt8] = []
+    var length = 0
     func flush() {
-      defer { current = String.UnicodeScalarView() }
-      guard current.count > 1, current.count <= 40 else { return }
-      var word = String(current)
+      defer {
+        current.removeAll(keepingCapacity: true)
+        length = 0
+      }
+      guard length > 1, length <= 40 else { return }
+      var word = String(decoding: current, as: UTF8.self)
       guard !stopWords.contains(word) else { return }
-      if current.count > 3, word.hasSuffix("s"), !word.hasSuffix("ss") { word.removeLast() }
-      if seen.insert(word).inserted { words.append(word) }
+      if length > 3, current.last == UInt8(ascii: "s"), current[current.count - 2] != UInt8(ascii: "s") {
+        word.removeLast()
+      }
+      if !words.contains(word) { words.append(word) }
     }
     // By scalars, ASCII without a table look-up: this runs on every new item's headline and summary.
     for scalar in text.unicodeScalars {
@@ -73,20 +79,76 @@ extension StoryRadar {
       if value < 0x80 {
         switch UInt8(value) {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"):
-          current.append(scalar)
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): current.append(Unicode.Scalar(UInt8(value + 32)))
+          current.append(UInt8(value))
+          length += 1
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+          current.append(UInt8(value + 32))
+          length += 1
         case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "-"),
           UInt8(ascii: "/"):
           flush()
         default: break
         }
       } else if scalar.properties.isAlphabetic || scalar.properties.numericType != nil {
-        current.append(contentsOf: scalar.properties.lowercaseMapping.unicodeScalars)
+        for lower in scalar.properties.lowercaseMapping.unicodeScalars {
+          UTF8.encode(lower) { current.append($0) }
+          length += 1
+        }
       } else if scalar.properties.isWhitespace || scalar == "\u{2013}" || scalar == "\u{2014}" {
         flush()
       }
     }
     if words.count < maxWords { flush() }
     return words
+  }
+
+}
+
+extension StoryRadar {
+  /// The words of the items kept, each with a number, and how many items have each.
+  ///
+  /// The story tables are indexed by the numbers; the counts are the document frequencies. A word no item
+  /// has any more is forgotten and its number used again.
+  struct Vocabulary {
+    private var numbers: [String: Int] = [:]
+    private(set) var words: [String] = []
+    /// How many items kept have each word.
+    private(set) var counts: [Int] = []
+    private var free: [Int] = []
+
+    /// The number of `word`, if an item kept has it.
+    func number(_ word: String) -> Int? { numbers[word] }
+
+    /// Counts one more item with `word`, and returns its number.
+    mutating func count(_ word: String) -> Int {
+      if let number = numbers[word] {
+        counts[number] += 1
+        return number
+      }
+      let number: Int
+      if let reused = free.popLast() {
+        number = reused
+        words[number] = word
+        counts[number] = 1
+      } else {
+        number = words.count
+        words.append(word)
+        counts.append(1)
+      }
+      numbers[word] = number
+      return number
+    }
+
+    /// Counts one item less with word `number`; returns true when no item has it any more (forgotten).
+    @discardableResult
+    mutating func uncount(_ number: Int) -> Bool {
+      counts[number] -= 1
+      guard counts[number] <= 0 else { return false }
+      numbers[words[number]] = nil
+      words[number] = ""
+      counts[number] = 0
+      free.append(number)
+      return true
+    }
   }
 }

@@ -172,10 +172,13 @@ public struct StoryRadar: Sendable {
   /// What the items kept take, about (`Entry.bytes`).
   private var bytes = 0
 
-  /// Rebuilt from `entries`: document frequencies, each story's word weights and feeds, postings.
-  var documentFrequency: [String: Int] = [:]
+  /// Rebuilt from `entries`: the words and their document frequencies, each story's word weights and
+  /// feeds, postings.
+  var vocabulary = Vocabulary()
   var clusters: [Int: Cluster] = [:]
-  private var postings: [String: Set<Int>] = [:]
+  /// For each word's number, the stories that have it and its weight there (`Cluster.weights`, turned
+  /// inside out).
+  var postings: [[Int: Double]] = []
   /// For each section, the feeds of the items kept that have it (and how many items).
   var sectionFeeds: [String: [String: Int]] = [:]
 
@@ -188,7 +191,8 @@ public struct StoryRadar: Sendable {
   static let maxWords = 24
 
   struct Cluster {
-    var weights: [String: Double] = [:]
+    /// Each word's weight, by its number in the vocabulary.
+    var weights: [Int: Double] = [:]
     var feeds: [String: Int] = [:]
     /// Its feeds in the order their first item came.
     var feedOrder: [String] = []
@@ -199,7 +203,7 @@ public struct StoryRadar: Sendable {
     /// When its items were published, and by which feed.
     var members: [(time: Date, feed: String)] = []
     /// Each feed's part of `weights`: an item is compared with what the other feeds' items say.
-    var byFeed: [String: [String: Double]] = [:]
+    var byFeed: [String: [Int: Double]] = [:]
   }
 
   public init(settings: Settings = Settings()) {
@@ -211,7 +215,7 @@ public struct StoryRadar: Sendable {
     self.entries = ArraySlice(entries)
     self.nextStory = nextStory
     for entry in self.entries {
-      for word in entry.words + entry.textWords { documentFrequency[word, default: 0] += 1 }
+      for word in entry.words + entry.textWords { vocabulary.count(word) }
     }
     for entry in self.entries { include(entry, norm: false) }
     for (id, cluster) in clusters {
@@ -229,7 +233,7 @@ public struct StoryRadar: Sendable {
     forget(before: item.time.addingTimeInterval(-settings.window))
     let words = Self.words(item.title)
     let text = Self.words(item.text ?? "").filter { !words.contains($0) }
-    for word in words + text { documentFrequency[word, default: 0] += 1 }
+    for word in words + text { vocabulary.count(word) }
     let sections = Self.sections(item.categories)
     var why = bestStory(words: words, text: text, sections: sections, feed: item.feed, time: item.time)
     let joined = why.refused == nil && why.story != nil
@@ -262,72 +266,15 @@ public struct StoryRadar: Sendable {
     return entry
   }
 
-  /// The story most like these words (joined or, with `refused`, not).
-  private func bestStory(words: [String], text: [String], sections: [String], feed: String, time: Date) -> Why {
-    let mine = sharedSections(sections)
-    let weights = Dictionary(
-      words.map { ($0, idf($0)) } + text.map { ($0, idf($0) * Self.textWeight) }, uniquingKeysWith: { a, _ in a })
-    let norm = weights.values.reduce(0) { $0 + $1 * $1 }.squareRoot()
-    guard norm > 0 else { return Why(refused: "no words to compare") }
-    var candidates = Set<Int>()
-    // The stories sharing a word that few stories have: a word in many stories ("item", "review", a site's
-    // name in every summary) still counts in the cosine, but would make every story a candidate of every
-    // item (a pass of 1,000 new items of one shape took 0.3 s of CPU for it).
-    for word in weights.keys {
-      guard let stories = postings[word], stories.count <= Self.maxPostings else { continue }
-      candidates.formUnion(stories)
-    }
-    var best: (why: Why, pull: Double)?
-    var closest: Why?
-    let horizon = time.addingTimeInterval(-settings.window)
-    for id in candidates.sorted() {
-      guard let cluster = clusters[id], cluster.last >= horizon, cluster.norm > 0 else { continue }
-      // The story as the other feeds tell it: a feed's own items are never evidence for its next one
-      // (a podcast's "Show 12-07" would otherwise join any story one of its episodes had joined).
-      let alone = cluster.feeds.count == 1 && cluster.feeds[feed] != nil
-      let own = alone ? nil : cluster.byFeed[feed]
-      let othersNorm = own.map { others(cluster, without: $0) } ?? cluster.norm
-      var dot = 0.0
-      var shared: [String] = []
-      for (word, weight) in weights {
-        let there = (cluster.weights[word] ?? 0) - (own?[word] ?? 0)
-        guard there > 1e-9 else { continue }
-        dot += weight * idf(word) * there
-        shared.append(word)
-      }
-      var similarity = othersNorm > 0 ? dot / (norm * othersNorm) : 0
-      // The norm without a feed's part is taken from the kept one, which trails the word weights: a cosine
-      // it puts over 1 says no more than "alike".
-      if own != nil { similarity = min(similarity, 1) }
-      var why = Why(story: id, similarity: similarity, shared: sharedOrder(shared, words + text))
-      if alone {
-        why.refused = "only items of this feed"
-      } else if let theirs = differentSections(mine, cluster) {
-        why.refused = "filed under \(Self.quoted(mine)), the story under \(Self.quoted(theirs))"
-      } else if why.similarity < settings.similarity {
-        why.refused = "similarity " + Relevance.shown(why.similarity) + " < " + Relevance.shown(settings.similarity)
-      } else if case let telling = shared.count(where: { !Self.isDateWord($0) }), telling < settings.sharedWords {
-        why.refused =
-          "\(telling) word\(telling == 1 ? "" : "s") in common (\(settings.sharedWords) needed\(telling < shared.count ? ", dates not counted" : ""))"
-      }
-      if why.refused == nil {
-        let feeds = cluster.feeds.count - (own == nil ? 0 : 1)
-        let pull = why.similarity * pow(Double(min(feeds, settings.spreadCap)), settings.spreadWeight)
-        if best.map({ pull > $0.pull }) ?? true { best = (why, pull) }
-      } else if closest.map({ why.similarity > $0.similarity }) ?? true {
-        closest = why
-      }
-    }
-    return best?.why ?? closest ?? Why(refused: "no story shares a word")
+  /// How rare word `number` is among the items kept (the item being placed counted).
+  func idf(_ number: Int) -> Double {
+    log(Double(1 + entries.count + 1) / Double(1 + vocabulary.counts[number])) + 1
   }
 
-  private func sharedOrder(_ shared: [String], _ order: [String]) -> [String] {
-    order.filter(shared.contains)
-  }
-
-  /// How rare a word is among the items kept (the item being placed counted).
-  func idf(_ word: String) -> Double {
-    log(Double(1 + entries.count + 1) / Double(1 + documentFrequency[word, default: 0])) + 1
+  /// The numbers of `entry`'s words with their weights: 1 for the headline's, `textWeight` for the summary's.
+  func weighted(_ entry: Entry) -> [(number: Int, weight: Double)] {
+    entry.words.compactMap { vocabulary.number($0).map { ($0, 1.0) } }
+      + entry.textWords.compactMap { vocabulary.number($0).map { ($0, Self.textWeight) } }
   }
 
   mutating func include(_ entry: Entry, norm updating: Bool = true) {
@@ -340,16 +287,13 @@ public struct StoryRadar: Sendable {
     }
     cluster.members.append((entry.time, entry.feed))
     var own = cluster.byFeed.removeValue(forKey: entry.feed) ?? [:]
-    for word in entry.words {
-      cluster.weights[word, default: 0] += 1
-      own[word, default: 0] += 1
-    }
-    for word in entry.textWords {
-      cluster.weights[word, default: 0] += Self.textWeight
-      own[word, default: 0] += Self.textWeight
+    let words = weighted(entry)
+    for (number, weight) in words {
+      cluster.weights[number, default: 0] += weight
+      own[number, default: 0] += weight
     }
     cluster.byFeed[entry.feed] = own
-    for word in entry.words + entry.textWords { postings[word, default: []].insert(entry.story) }
+    for (number, _) in words { post(number, entry.story, cluster.weights[number]) }
     if cluster.feeds[entry.feed] == nil { cluster.feedOrder.append(entry.feed) }
     cluster.feeds[entry.feed, default: 0] += 1
     cluster.count += 1
@@ -360,12 +304,12 @@ public struct StoryRadar: Sendable {
 
   /// The norm of `cluster`'s weights without `own` (a feed's part of them): taken from the norm kept, as
   /// the cosine itself is (summing the story's words again for each item costs half as much again).
-  func others(_ cluster: Cluster, without own: [String: Double]) -> Double {
+  func others(_ cluster: Cluster, without own: [Int: Double]) -> Double {
     var square = cluster.norm * cluster.norm
-    for (word, mine) in own {
-      let idf = idf(word)
-      let all = (cluster.weights[word] ?? 0) * idf
-      let rest = max(0, (cluster.weights[word] ?? 0) - mine) * idf
+    for (number, mine) in own {
+      let idf = idf(number)
+      let all = (cluster.weights[number] ?? 0) * idf
+      let rest = max(0, (cluster.weights[number] ?? 0) - mine) * idf
       square -= all * all - rest * rest
     }
     return max(0, square).squareRoot()
@@ -379,14 +323,11 @@ public struct StoryRadar: Sendable {
   }
 
   private mutating func exclude(_ entry: Entry) {
-    for word in entry.words + entry.textWords {
-      if let count = documentFrequency[word], count > 1 {
-        documentFrequency[word] = count - 1
-      } else {
-        documentFrequency[word] = nil
-      }
-    }
     leave(entry)
+    for word in entry.words + entry.textWords {
+      guard let number = vocabulary.number(word), vocabulary.uncount(number) else { continue }
+      postings[number] = [:]
+    }
   }
 
   /// Takes `entry` out of its story (its words stay counted among the items kept).
@@ -404,20 +345,16 @@ public struct StoryRadar: Sendable {
     cluster.count -= 1
     guard cluster.count > 0 else {
       notes[entry.story] = nil
-      for word in entry.words + entry.textWords { postings[word]?.remove(entry.story) }
+      for (number, _) in weighted(entry) { post(number, entry.story, nil) }
       return
     }
     var own = cluster.byFeed.removeValue(forKey: entry.feed) ?? [:]
-    for (word, weight) in entry.words.map({ ($0, 1.0) }) + entry.textWords.map({ ($0, Self.textWeight) }) {
-      let left = (cluster.weights[word] ?? 0) - weight
-      if left > 1e-9 {
-        cluster.weights[word] = left
-      } else {
-        cluster.weights[word] = nil
-        postings[word]?.remove(entry.story)
-      }
-      let mine = (own[word] ?? 0) - weight
-      own[word] = mine > 1e-9 ? mine : nil
+    for (number, weight) in weighted(entry) {
+      let left = (cluster.weights[number] ?? 0) - weight
+      cluster.weights[number] = left > 1e-9 ? left : nil
+      post(number, entry.story, cluster.weights[number])
+      let mine = (own[number] ?? 0) - weight
+      own[number] = mine > 1e-9 ? mine : nil
     }
     if !own.isEmpty { cluster.byFeed[entry.feed] = own }
     if let count = cluster.feeds[entry.feed], count > 1 {
@@ -427,6 +364,12 @@ public struct StoryRadar: Sendable {
       cluster.feedOrder.removeAll { $0 == entry.feed }
     }
     clusters[entry.story] = cluster
+  }
+
+  /// Sets word `number`'s weight in `story` among the postings (none: not there).
+  private mutating func post(_ number: Int, _ story: Int, _ weight: Double?) {
+    while postings.count <= number { postings.append([:]) }
+    postings[number][story] = weight
   }
 
   private static func decrement(_ counts: inout [String: Int], _ key: String) {

@@ -260,6 +260,38 @@ struct StoryRadarTests {
         "ebay", "carl", "icahn", "board", "pick", "qualified",
       ])
     #expect(StoryRadar.words("Apple's iOS 7.1 — out now / 2014") == ["apple", "ios", "71", "2014"])
+    #expect(
+      StoryRadar.words("ÉLECTIONS: les résultats à Zürich, Class pass; 東京 news news")
+        == ["élection", "résultat", "zürich", "class", "pass", "東京", "new"])
+    #expect(StoryRadar.words("İstanbul Straße Σοφία").count == 3)
+    #expect(StoryRadar.words(String(repeating: "x", count: 41) + " xy fine") == ["xy", "fine"])
+  }
+
+  @Test("a radar that has forgotten many items places the next ones as a radar rebuilt from what it keeps")
+  func forgettingKeepsTablesRight() throws {
+    var settings = StoryRadar.Settings()
+    settings.maxItems = 40
+    var live = StoryRadar(settings: settings)
+    // Words come and go, so the numbers of forgotten words are given to new ones.
+    for index in 0..<400 {
+      let topic = index / 20
+      live.add(
+        Self.item(
+          "\(index)", "feed \(index % 9)", "Topic\(topic) launch of product\(topic) model\(index % 3) update",
+          minutes: Double(index)))
+    }
+    var rebuilt = try JSONReader.read(live.document) { json in try StoryRadar(reading: &json, settings: settings) }
+    for (offset, title) in [
+      "Topic19 launch of product19 model1", "Topic3 launch of product3 model2", "Unrelated tractor news today",
+      "Topic19 product19 shipped", "model0 model1 model2 update",
+    ].enumerated() {
+      let item = Self.item("p\(offset)", "probe \(offset % 2)", title, minutes: 400 + Double(offset))
+      let a = live.add(item)
+      let b = rebuilt.add(item)
+      #expect(a.story == b.story && a.joined == b.joined && a.why.shared == b.why.shared, "\(title)")
+      // The live radar's norms are those of each story's last item, the rebuilt one's of now.
+      #expect(abs(a.why.similarity - b.why.similarity) < 0.05, "\(title): \(a.why) \(b.why)")
+    }
   }
 }
 
