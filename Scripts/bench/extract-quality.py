@@ -10,8 +10,12 @@
 #   DIR/ground-truth.json + DIR/html/ID.html.gz        the article-extraction-benchmark (truth: articleBody)
 #   DIR/NAME/source.html + DIR/NAME/expected.html      mozilla/readability's test pages (truth: the text of
 #                                                      expected.html, Readability.js's own output)
-# Usage: python3 Scripts/bench/extract-quality.py PATH [WATCHER] [--worst N]
-import gzip, html.parser, json, os, re, resource, statistics, subprocess, sys, time
+#
+# --hash-names reads each page with its class and id names replaced by hashes of them (`class="x3f9a1c"`), as
+# a site built with CSS modules, styled-components or utility classes has them: what the extractor finds
+# without the names' words. Equal names stay equal.
+# Usage: python3 Scripts/bench/extract-quality.py PATH [WATCHER] [--worst N] [--hash-names]
+import gzip, hashlib, html.parser, json, os, re, resource, statistics, subprocess, sys, tempfile, time
 from collections import Counter
 
 TOKEN = re.compile(r"\w+", re.UNICODE)
@@ -68,6 +72,21 @@ def html_text(path):
     return "".join(parser.parts)
 
 
+NAME = re.compile(r"""(\s)(class|id)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)""", re.I)
+
+
+def hashed_names(page, directory):
+    """A copy of the page in `directory` with its class and id names replaced by hashes."""
+    data = open(page, "rb").read()
+    if data[:2] == b"\x1f\x8b":
+        data = gzip.decompress(data)
+    text = data.decode("utf-8", "surrogateescape")
+    text = NAME.sub(lambda m: f'{m.group(1)}{m.group(2)}="x{hashlib.md5(m.group(3).encode("utf-8", "surrogateescape")).hexdigest()[:6]}"', text)
+    copy = os.path.join(directory, "page.html")
+    open(copy, "wb").write(text.encode("utf-8", "surrogateescape"))
+    return copy
+
+
 def pages(root):
     truth_file = os.path.join(root, "ground-truth.json")
     if os.path.exists(truth_file):
@@ -93,7 +112,10 @@ def main():
         startups.append(time.perf_counter() - start)
     startup = statistics.median(startups)
     rows, walls, cpus = [], [], []
+    scratch = tempfile.mkdtemp()
     for name, page, truth, url in pages(root):
+        if "--hash-names" in sys.argv:
+            page = hashed_names(page, scratch)
         command = [watcher, "extract", "--json", page] + (["--base", url] if url else [])
         start, used = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
         done = subprocess.run(command, capture_output=True)
@@ -110,7 +132,7 @@ def main():
     p, r = statistics.mean(precisions), statistics.mean(recalls)
     f1 = 2 * p * r / (p + r) if p + r else 0.0
     empty = [row[0] for row in rows if row[2]]
-    print(f"{root}: {len(rows)} pages: F1 {f1:.3f} (P {p:.3f}, R {r:.3f}); {len(empty)} empty"
+    print(f"{root}{' (names hashed)' if '--hash-names' in sys.argv else ''}: {len(rows)} pages: F1 {f1:.3f} (P {p:.3f}, R {r:.3f}); {len(empty)} empty"
           + (f" ({', '.join(empty[:10])}{', …' if len(empty) > 10 else ''})" if empty else ""))
     print(f"time per page: median {statistics.median(walls) * 1000:.1f} ms wall, "
           f"{max(0.0, statistics.median(walls) - startup) * 1000:.1f} ms beyond start-up "

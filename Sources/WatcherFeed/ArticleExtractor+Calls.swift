@@ -141,6 +141,21 @@ extension ArticleExtractor {
     "response", "responses", "reply", "replies", "reactions", "thoughts on", "responses to", "replies to",
     "comments on", "réponses à", "commentaires sur", "kommentare zu", "comentarios en", "commenti su",
   ]
+  /// Whether a heading's words are readers' comments said with a word or two before them ("Top rated comments",
+  /// "Latest comments", "Reader comments", "Show all comments").
+  static func isQualifiedCommentHeading(_ words: String) -> Bool {
+    let parts = words.split(separator: " ")
+    guard let last = parts.last, parts.count >= 2, parts.count <= 4, ["comment", "comments"].contains(last) else {
+      return false
+    }
+    return parts.dropLast().allSatisfy { commentQualifiers.contains(String($0)) }
+  }
+
+  /// Words said before "comments" in a heading over readers' comments.
+  static let commentQualifiers: Set<String> = [
+    "top", "rated", "latest", "recent", "newest", "oldest", "best", "most", "popular", "liked", "featured",
+    "reader", "readers", "readers'", "user", "users", "show", "view", "all", "hide", "load", "our", "your",
+  ]
   /// Marks that open the post's title quoted after the words ("10 thoughts on “Title”", WordPress's own).
   static let openingQuotes: Set<Character> = ["\u{201C}", "\"", "\u{AB}", "\u{201E}", "\u{2018}", "'"]
 
@@ -162,7 +177,9 @@ extension ArticleExtractor {
       guard said.count <= 40 else { continue }
       // The count goes, before or after the word: "3 comments", "comments (3)", "komentarze: 3".
       let words = said.split { !$0.isLetter && $0 != "?" && $0 != "'" }.joined(separator: " ")
-      if commentHeadings.contains(words) || countedCommentHeadings.contains(words) && said.contains(where: \.isNumber) {
+      if commentHeadings.contains(words) || countedCommentHeadings.contains(words) && said.contains(where: \.isNumber)
+        || isQualifiedCommentHeading(words)
+      {
         boxes.insert(ObjectIdentifier(box))
       }
     }

@@ -408,6 +408,8 @@ public enum ArticleExtractor {
     "most read", "most popular", "popular stories", "trending now", "read next", "more from us",
     "lesen sie auch", "das könnte sie auch interessieren", "à lire aussi", "sur le même sujet",
     "también te puede interesar", "noticias relacionadas", "potrebbe interessarti anche", "leia também",
+    "te puede interesar", "ti potrebbe interessare", "você pode gostar", "você também pode gostar", "veja também",
+    "vous aimerez aussi", "vous aimerez peut être aussi", "das könnte dich auch interessieren",
   ]
 
   /// Whether the element's id spells its heading (`sharing-with-a-single-developer` on a section headed

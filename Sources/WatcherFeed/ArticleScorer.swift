@@ -246,7 +246,9 @@ final class Scorer {
       guard facts.length >= (item ? 150 : 25), !item || facts.linkLength * 2 < facts.length else { continue }
       // Without an array for the one paragraph most are (1.2 million `<p>a, b` took 15 % longer).
       let parts = facts.length >= 50 ? Self.breakParts(element) : nil
-      let score = parts.map(Self.paragraphScore) ?? Self.paragraphScore(facts)
+      var score = parts.map(Self.paragraphScore) ?? Self.paragraphScore(facts)
+      // A picture's caption counts as a line, not by its commas ("Dec. 3, 2024, file photo, … left, and …").
+      if parts == nil, Self.isCaption(element, facts) { score = 1 + min(Double(facts.length / 100), 3) }
       var ancestor = element.parent
       var level = 0
       while let current = ancestor, level < 5 {
@@ -333,6 +335,24 @@ final class Scorer {
       }
     }
     return article
+  }
+
+  /// Whether the paragraph is a picture's caption: the one paragraph beside the one picture of a small box,
+  /// whatever the box is named (a `div` of an image and its `p`).
+  static func isCaption(_ paragraph: HTMLElement, _ facts: TextFacts) -> Bool {
+    guard paragraph.name == "p", facts.length < 300, let box = paragraph.parent, box.name == "div" || box.name == "td",
+      box.elements.count <= 3
+    else { return false }
+    var pictures = 0
+    for element in box.elements where element !== paragraph {
+      switch element.name {
+      case "img", "picture": pictures += 1
+      case "a" where element.elements.count == 1 && ["img", "picture"].contains(element.elements[0].name):
+        pictures += 1
+      default: return false
+      }
+    }
+    return pictures == 1
   }
 
   /// The first `h1` inside the box, or the box itself when it is one.

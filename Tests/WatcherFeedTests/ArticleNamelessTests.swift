@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+// Copyright the watcher authors.
+
+import Foundation
+import Testing
+import WatcherFeed
+
+/// The article extractor on pages whose class and id names say nothing.
+///
+/// Sites built with CSS modules, styled-components or utility classes name their boxes `sc-1x2y3z` or
+/// `mt-4 flex`: what a name told (`caption`, `comments`, `related`) is found in the page's shape and words.
+/// `Scripts/bench/extract-quality.py --hash-names` measures the public sets read so.
+@Suite("Article extraction without telling names")
+struct ArticleNamelessTests {
+  static func text(_ page: String) throws -> String {
+    try #require(try ArticleExtractor.extract(Array(page.utf8))).text
+  }
+
+  static let story = [
+    "A comet discovered last year passed closer to Earth on Monday than any other comet in a century.",
+    "Astronomers said the comet could be seen without a telescope for about two more weeks before it fades.",
+    "The best time to look is just before sunrise, low in the eastern sky and away from city lights.",
+    "The comet will not come back for another six thousand years according to the orbit the team calculated.",
+  ]
+
+  @Test("a picture's caption full of commas does not outscore a short story's paragraphs")
+  func captionCommas() throws {
+    let caption =
+      "In this Nov. 3, 2024, file photo, made available by the observatory, the comet, left, and its tail, right, "
+      + "are seen over the hills near Tucson, Ariz., at dawn. (Observatory via AP, File)"
+    for picture in ["<img src=\"comet.jpg\">", "<a href=\"/photo\"><img src=\"comet.jpg\"></a>"] {
+      let page =
+        "<html><head><title>Comet passes closer than any in a century</title></head><body><div><div>"
+        + "<h1>Comet passes closer than any in a century</h1><div>\(picture)<p>\(caption)</p></div><div><div>"
+        + Self.story.map { "<p>\($0)</p>" }.joined()
+        + "</div><div><ul><li><a href=\"/a\">Rocket launch delayed by the weather again</a></li>"
+        + "<li><a href=\"/b\">The moon's far side gets a new lander next year</a></li></ul></div></div></div></div>"
+        + "</body></html>"
+      let text = try Self.text(page)
+      #expect(text.hasPrefix(Self.story.joined(separator: "\n\n")), "\(text)")
+    }
+    // A story told in paragraphs each beside its own picture is still read whole.
+    let photoEssay =
+      "<html><body><div>"
+      + Self.story.enumerated().map { "<div><img src=\"\($0.offset).jpg\"><p>\($0.element)</p></div>" }.joined()
+      + "</div></body></html>"
+    #expect(try Self.text(photoEssay) == Self.story.joined(separator: "\n\n"))
+  }
+
+  @Test("readers' comments under a heading with a word before 'comments' go; a section on comments stays")
+  func qualifiedCommentHeadings() throws {
+    let article = [
+      "The company plans to bring its new keyboard to the smaller laptop in the first half of next year, according "
+        + "to a report from its suppliers, who are said to be making the parts already.",
+      "The keyboard, which uses a sturdier switch, was first used in the larger model this autumn, and reviewers "
+        + "found it quieter, more reliable and easier to type on than the old one.",
+    ]
+    let said = [
+      "Good to see them finally fixing the keyboard, it took long enough, and I will wait for the new one first.",
+      "I think the smaller model will get the thinner borders, a bigger screen, the speakers and the new cooling.",
+      "Even if it makes the laptop slightly heavier, this is a machine for work, and I like the direction, ports and all.",
+    ]
+    for heading in ["Top Rated Comments", "Latest comments", "Reader comments (3)", "Show all comments"] {
+      let comments = said.enumerated().map {
+        "<div><div><a href=\"/u/\($0.offset)\">reader\($0.offset)</a></div><div>2 days ago</div>"
+          + "<div>\($0.element)</div></div>"
+      }
+      let page =
+        "<html><body><div><div><h1>New keyboard expected</h1><div>"
+        + article.map { "<p>\($0)</p>" }.joined() + "</div><div><h2>\(heading)</h2>"
+        + "<a href=\"/forum\">(View all)</a>" + comments.joined() + "</div></div></div></body></html>"
+      let text = try Self.text(page)
+      #expect(text == article.joined(separator: "\n\n"), "\(heading): \(text)")
+    }
+    // An article's own section headed with other words before "comments" stays.
+    let section =
+      "<html><body><article><h1>Review</h1>" + article.map { "<p>\($0)</p>" }.joined()
+      + "<section><h2>Closing comments</h2><p>\(said[2])</p></section></article></body></html>"
+    #expect(try Self.text(section).hasSuffix(said[2]))
+  }
+
+  @Test("a box of other posts beside the post, of the post's own kind, goes when its heading says so")
+  func otherPostsOfTheSameKind() throws {
+    let post =
+      "Viver uma verdadeira experiência amorosa é um dos maiores prazeres da vida. Gostar é sentir com a alma, mas "
+      + "expressar os sentimentos depende das ideias de cada um, e condicionamos o amor às nossas necessidades. "
+      + "Vivemos uma vida tentando fazer com que os outros se responsabilizem pelas nossas necessidades, enquanto "
+      + "nos abandonamos. Queremos ser amados e não nos amamos, queremos ser compreendidos e não nos compreendemos, "
+      + "e queremos o apoio dos outros. Quando nos abandonamos, queremos achar alguém que venha a preencher o "
+      + "buraco que nós cavamos, e só quem se ama pode encontrar um amor de verdade."
+    let teasers = [
+      "A vida requer da gente otimismo e coragem para esperar o melhor, e fazer o melhor acontecer. O pessimismo "
+        + "só faz engessar o sorriso, travar as articulações, e não deixa ninguém sair do lugar.",
+      "Agradecer é reconhecer, com humildade, que nada se conquista sozinho, e que cada passo, cada conquista e "
+        + "cada vitória tem a mão de alguém que esteve ao nosso lado.",
+      "Recomeçar é dar uma nova chance a si mesmo, renovar as esperanças, acreditar que é possível, e seguir em "
+        + "frente sem olhar para trás, com fé e com coragem.",
+    ]
+    for heading in ["Você pode gostar...", "Vous aimerez aussi", "Ti potrebbe interessare"] {
+      let page =
+        "<html><body><div class=\"c0\"><article class=\"c1\"><h1>Só quem se ama</h1><p>\(post)</p></article>"
+        + "<article class=\"c1\"><h3>\(heading)</h3>"
+        + teasers.map { "<article class=\"c2\"><p>\($0)</p></article>" }.joined() + "</article></div></body></html>"
+      #expect(try Self.text(page) == post, "\(heading)")
+    }
+  }
+}
