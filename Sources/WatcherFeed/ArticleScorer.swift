@@ -460,7 +460,16 @@ enum Paragraphs {
   }
 
   private static func flush(_ current: inout String, into paragraphs: inout [String]) {
-    if let line = HTMLText.collapsed(current) { paragraphs.append(line) }
+    if let line = HTMLText.collapsed(current), !line.unicodeScalars.allSatisfy(isBlank) { paragraphs.append(line) }
     current = ""
+  }
+
+  /// Whether a character shows nothing: a space, or a mark of format that editors leave for spacing (a
+  /// paragraph of one zero-width space, `<p>&#8203;</p>`, is an empty line to a reader).
+  private static func isBlank(_ scalar: Unicode.Scalar) -> Bool {
+    switch scalar.value {
+    case 0x200B...0x200D, 0x2060, 0xFEFF, 0x00AD, 0x180E: true
+    default: scalar.properties.isWhitespace
+    }
   }
 }

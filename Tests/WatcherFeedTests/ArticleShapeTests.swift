@@ -469,4 +469,14 @@ struct ArticleShapeTests {
       #expect(!text.contains("stadium") && Self.prose.allSatisfy { text.contains($0) }, "\(text)")
     }
   }
+
+  @Test("a paragraph of zero-width spaces or other marks that show nothing is not read as an empty paragraph")
+  func invisibleParagraphs() throws {
+    let blanks = ["<p>\u{200B}</p>", "<p>&#8203;</p>", "<p>\u{FEFF} \u{200D}</p>", "<div>\u{2060}&shy;</div>"]
+    let page = Self.paragraphs.enumerated().map { $0.element + blanks[$0.offset % blanks.count] }.joined()
+    #expect(try Self.article(page) == Self.whole)
+    // Within a paragraph they stay: a word joiner between words is the writer's.
+    let joined = "<p>\(Self.prose[0]) Word\u{2060}joined.</p>"
+    #expect(try Self.article(joined + Self.paragraphs[1]).contains("Word\u{2060}joined."))
+  }
 }
