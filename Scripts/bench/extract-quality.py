@@ -72,18 +72,31 @@ def html_text(path):
     return "".join(parser.parts)
 
 
-NAME = re.compile(r"""(\s)(class|id)\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)""", re.I)
+TAG = re.compile(r"""<[a-zA-Z][^\s/>]*((?:\s+[^\s=/>]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+))?)*)\s*/?>""")
+ATTRIBUTE = re.compile(r"""(\s+)([^\s=/>]+)(?:(\s*=\s*)("[^"]*"|'[^']*'|[^\s"'>]+))?""")
 
 
 def hashed_names(page, directory):
-    """A copy of the page in `directory` with its class and id names replaced by hashes."""
+    """A copy of the page in `directory` with its class and id names replaced by hashes (read tag by tag and
+    attribute by attribute, so that a `class=` inside another attribute's value is left alone)."""
     data = open(page, "rb").read()
     if data[:2] == b"\x1f\x8b":
         data = gzip.decompress(data)
     text = data.decode("utf-8", "surrogateescape")
-    text = NAME.sub(lambda m: f'{m.group(1)}{m.group(2)}="x{hashlib.md5(m.group(3).encode("utf-8", "surrogateescape")).hexdigest()[:6]}"', text)
+
+    def attribute(m):
+        if m.group(2).lower() not in ("class", "id") or m.group(4) is None:
+            return m.group(0)
+        value = m.group(4)[1:-1] if m.group(4)[0] in "\"'" else m.group(4)
+        digest = hashlib.md5(value.encode("utf-8", "surrogateescape")).hexdigest()[:6]
+        return f'{m.group(1)}{m.group(2)}{m.group(3)}"x{digest}"'
+
+    def tag(m):
+        start, end = m.span(1)
+        return m.group(0)[:start - m.start()] + ATTRIBUTE.sub(attribute, m.group(1)) + m.group(0)[end - m.start():]
+
     copy = os.path.join(directory, "page.html")
-    open(copy, "wb").write(text.encode("utf-8", "surrogateescape"))
+    open(copy, "wb").write(TAG.sub(tag, text).encode("utf-8", "surrogateescape"))
     return copy
 
 

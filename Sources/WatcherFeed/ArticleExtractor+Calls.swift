@@ -134,6 +134,8 @@ extension ArticleExtractor {
     "leave a comment", "post a comment", "add a comment", "join the discussion", "join the conversation",
     "what do you think?", "laisser un commentaire", "deja un comentario", "kommentar schreiben",
     "lascia un commento", "one thought on", "one response to", "one reply to", "one comment on",
+    "comentar", "comente", "commenter", "kommentieren", "commentare", "reageer", "reageren", "write a comment",
+    "escribe un comentario", "deja tu comentario", "deixe seu comentário", "deixe um comentário",
   ]
   /// Words that head readers' comments only with their count ("3 responses"): alone, a section of an article
   /// ("Responses", "Reactions") may be headed so.

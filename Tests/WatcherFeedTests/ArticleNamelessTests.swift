@@ -104,4 +104,23 @@ struct ArticleNamelessTests {
       #expect(try Self.text(page) == post, "\(heading)")
     }
   }
+
+  @Test("a box headed by the verb to comment (Comentar, Commenter, Kommentieren) goes with its rules and form")
+  func commentVerbHeadings() throws {
+    let rules =
+      "<div><span>Normas de uso</span><ul><li>El contenido de los comentarios es la opinión de los usuarios y no "
+      + "de este diario.</li><li>No está permitido verter comentarios contrarios a las leyes, injuriantes o "
+      + "ilícitos.</li><li>El diario se reserva el derecho de eliminar cualquier comentario inapropiado.</li></ul>"
+      + "</div><div><form><div><label>Nombre:</label><input name=\"n\"></div><div><label>Comentario:</label>"
+      + "<textarea></textarea></div><div><strong>* </strong>Campos obligatorios<div><h6>Advertencia</h6><p>Recuerde "
+      + "que usted es responsable de todo lo que escribe, y que se revelarán a las autoridades los datos que sean "
+      + "requeridos legalmente (nombre, e-mail, IP de su ordenador, así como la información de los sistemas).</p>"
+      + "</div></div><input type=\"submit\" value=\"Comenta\"></form></div>"
+    for heading in ["Comentar", "Commenter", "Kommentieren", "Deixe um comentário"] {
+      let page =
+        "<html><body><div><div><h1>Comet</h1><div>" + Self.story.map { "<p>\($0)</p>" }.joined()
+        + "<div><h2>\(heading)</h2>\(rules)</div></div></div></div></body></html>"
+      #expect(try Self.text(page) == Self.story.joined(separator: "\n\n"), "\(heading)")
+    }
+  }
 }
