@@ -22,6 +22,9 @@ extension ArticleExtractor {
   static func callBoxes(in body: HTMLElement, sizes: Scorer) -> Set<ObjectIdentifier> {
     var subscribe: [HTMLElement] = []
     var replies: [HTMLElement] = []
+    // Forms, and buttons that ask outside a form: a page built by script often sends its address field with
+    // a button and no form (`<div><input type="email"><button>Sign up</button></div>`).
+    var signUps: [HTMLElement] = []
     for element in body.descendants where ["a", "button", "form"].contains(element.name) {
       // Labels are short: the text of longer links is never made.
       let label =
@@ -32,13 +35,16 @@ extension ArticleExtractor {
       {
         subscribe.append(element)
       }
+      if element.name == "form" || element.name == "button" && subscribeCalls.matches(label) && !isInForm(element) {
+        signUps.append(element)
+      }
       if element.name != "form", replies.count < maxReplyCalls, replyLabels.contains(where: label.hasPrefix),
         !isInSentence(element)
       {
         replies.append(element)
       }
     }
-    var boxes = signUpBoxes(subscribe.filter { $0.name == "form" }, in: body, sizes: sizes)
+    var boxes = signUpBoxes(signUps, in: body, sizes: sizes)
     var seen = Set<ObjectIdentifier>()
     for call in subscribe {
       var box = call.parent
@@ -50,17 +56,30 @@ extension ArticleExtractor {
     return boxes.union(replyThreads(replies, in: body, sizes: sizes))
   }
 
-  /// The boxes around a form that asks the reader to subscribe or sign up, whatever they are named.
+  /// Whether a form holds the element, within a few levels (a sign-up button is near its form's top).
+  private static func isInForm(_ element: HTMLElement) -> Bool {
+    var box = element.parent
+    for _ in 0..<maxLineDepth {
+      guard let current = box else { return false }
+      if current.name == "form" { return true }
+      box = current.parent
+    }
+    return false
+  }
+
+  /// The boxes around a form (or a button outside one) that asks the reader to subscribe or sign up, whatever
+  /// they are named.
   ///
   /// A newsletter's box: "Get the daily", its pitch, an address field and a "Sign up" button. The box is the
   /// form with its heading and pitch, up to the largest box of under `maxSignUpBox` characters. A form is one
-  /// when its button says so, or its address or name does (`/newsletter`, Mailchimp's `list-manage`).
+  /// when its button says so, or its address or name does (`/newsletter`, Mailchimp's `list-manage`); a
+  /// button is one when it says so.
   static func signUpBoxes(_ forms: [HTMLElement], in body: HTMLElement, sizes: Scorer) -> Set<ObjectIdentifier> {
     var boxes = Set<ObjectIdentifier>()
     for form in forms where !boxes.contains(ObjectIdentifier(form)) {
       let names = ((form.attributes["action"] ?? "") + " " + classAndID(form)).lowercased()
       let asks =
-        subscribeCalls.matches(names) || names.contains("list-manage")
+        form.name == "button" || subscribeCalls.matches(names) || names.contains("list-manage")
         || form.descendants.contains { part in
           (part.name == "button" || part.name == "a") && sizes.text(part).length <= 30
             && subscribeCalls.matches(Paragraphs.inline(part).lowercased())

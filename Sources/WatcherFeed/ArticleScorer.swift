@@ -340,11 +340,12 @@ final class Scorer {
   /// Whether the paragraph is a picture's caption: the one paragraph beside the one picture of a small box,
   /// whatever the box is named (a `div` of an image and its `p`).
   static func isCaption(_ paragraph: HTMLElement, _ facts: TextFacts) -> Bool {
+    // The children counted first: a box of thousands of paragraphs is not made a list of them for each.
     guard paragraph.name == "p", facts.length < 300, let box = paragraph.parent, box.name == "div" || box.name == "td",
-      box.elements.count <= 3
+      box.children.count <= 7, case let elements = box.elements, elements.count <= 3
     else { return false }
     var pictures = 0
-    for element in box.elements where element !== paragraph {
+    for element in elements where element !== paragraph {
       switch element.name {
       case "img", "picture": pictures += 1
       case "a" where element.elements.count == 1 && ["img", "picture"].contains(element.elements[0].name):

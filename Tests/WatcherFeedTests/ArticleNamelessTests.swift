@@ -123,4 +123,24 @@ struct ArticleNamelessTests {
       #expect(try Self.text(page) == Self.story.joined(separator: "\n\n"), "\(heading)")
     }
   }
+
+  @Test("a sign-up box a script sends without a form (an address field and a button that asks) goes")
+  func formlessSignUp() throws {
+    for button in ["Sign up", "Subscribe", "Jetzt anmelden"] {
+      let promo =
+        "<div><p>Get The Morning Ledger newsletter: the day's business news in your inbox.</p><div>"
+        + "<input type=\"email\" placeholder=\"Email address\"><button>\(button)</button></div></div>"
+      let body =
+        Self.story.prefix(2).map { "<p>\($0)</p>" }.joined() + promo
+        + Self.story.dropFirst(2).map { "<p>\($0)</p>" }.joined()
+      let page = "<html><body><div><div><h1>Comet</h1><div>\(body)</div></div></div></body></html>"
+      #expect(try Self.text(page) == Self.story.joined(separator: "\n\n"), "\(button)")
+    }
+    // A button in a sentence's box that asks nothing stays with it.
+    let page =
+      "<html><body><div>" + Self.story.map { "<p>\($0)</p>" }.joined()
+      + "<div><p>Try the sky map yourself: it shows where to look tonight.</p><button>Open the map</button></div>"
+      + "</div></body></html>"
+    #expect(try Self.text(page).hasSuffix("Try the sky map yourself: it shows where to look tonight."))
+  }
 }
