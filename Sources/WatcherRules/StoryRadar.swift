@@ -325,7 +325,7 @@ public struct StoryRadar: Sendable {
   private mutating func exclude(_ entry: Entry) {
     leave(entry)
     for word in entry.words + entry.textWords {
-      guard let number = vocabulary.number(word), vocabulary.uncount(number) else { continue }
+      guard let number = vocabulary.number(word), vocabulary.uncount(number), number < postings.count else { continue }
       postings[number] = [:]
     }
   }
