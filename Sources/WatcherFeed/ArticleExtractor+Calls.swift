@@ -207,6 +207,30 @@ extension ArticleExtractor {
     return boxes
   }
 
+  /// Whether the element's first child is a heading named as introducing other posts (``otherPosts``).
+  static func opensOtherPosts(_ element: HTMLElement) -> Bool {
+    guard element.name != "body", element.name != "main", let first = element.elements.first,
+      headings.contains(first.name)
+    else { return false }
+    // The heading's name, the box's own name ("related" over a list of teasers), or the heading's words.
+    for names in [classAndID(first), classAndID(element)] where !names.isEmpty {
+      if otherPosts.matches(names) && !maybe.matches(names) { return true }
+    }
+    return otherPostsHeadings.contains(wordLine(Paragraphs.inline(first)))
+  }
+
+  /// Headings over other posts than the page's own, whole ("Related stories", "You may also like"); an
+  /// article's own "Related work" is not one.
+  static let otherPostsHeadings: Set<String> = [
+    "related stories", "related articles", "related posts", "related news", "related content", "more stories",
+    "more news", "you may also like", "you might also like", "recommended for you", "recommended stories",
+    "most read", "most popular", "popular stories", "trending now", "read next", "more from us",
+    "lesen sie auch", "das könnte sie auch interessieren", "à lire aussi", "sur le même sujet",
+    "también te puede interesar", "noticias relacionadas", "potrebbe interessarti anche", "leia também",
+    "te puede interesar", "ti potrebbe interessare", "você pode gostar", "você também pode gostar", "veja também",
+    "vous aimerez aussi", "vous aimerez peut être aussi", "das könnte dich auch interessieren",
+  ]
+
   /// Whether text stands right before or after the element among its parent's children: a link in a sentence
   /// ("Press Reply to answer"), not one under a comment.
   static func isInSentence(_ element: HTMLElement) -> Bool {
