@@ -248,7 +248,7 @@ final class Scorer {
       let parts = facts.length >= 50 ? Self.breakParts(element) : nil
       var score = parts.map(Self.paragraphScore) ?? Self.paragraphScore(facts)
       // A picture's caption counts as a line, not by its commas ("Dec. 3, 2024, file photo, … left, and …").
-      if parts == nil, Self.isCaption(element, facts) { score = 1 + min(Double(facts.length / 100), 3) }
+      if parts == nil, Self.isCaption(element, facts) { score = Self.paragraphScore(TextFacts(length: facts.length)) }
       var ancestor = element.parent
       var level = 0
       while let current = ancestor, level < 5 {
@@ -328,8 +328,9 @@ final class Scorer {
     let topClass = top.attributes["class"]
     let article = HTMLElement(name: "div")
     for sibling in parent.elements {
+      // The cheap test first: whether a sibling is another story walks its boxes for a headline.
       if sibling === top
-        || !otherStory(sibling) && belongs(sibling, threshold: threshold, topClass: topClass, topScore: topScore)
+        || belongs(sibling, threshold: threshold, topClass: topClass, topScore: topScore) && !otherStory(sibling)
       {
         article.children.append(.element(sibling))
       }
