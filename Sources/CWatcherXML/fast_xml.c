@@ -4,6 +4,9 @@
 #include <libxml/HTMLparser.h>
 
 #include <ctype.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +31,8 @@ struct element {
   const xmlChar *local, *prefix, *uri, *qname;
   size_t qlen;
   int bindings; /* namespace bindings this element declared */
-  long line;    /* the line of its `<` */
+  size_t at;    /* the document offset of its `<` */
+  long line;    /* the line of its `<`, once counted (`advance`) */
 };
 
 struct binding {
@@ -57,10 +61,15 @@ struct watcher_fast {
   size_t callback_at;
   struct element *stack;
   size_t depth, stack_cap;
+  /* The open elements whose line is known: the first `lined` of the stack. */
+  size_t lined;
   struct binding *bindings;
   size_t nbindings, bindings_cap;
   struct name_entry *names;
   size_t names_cap, names_count;
+  /* The entry (its index + 1) a qualified name was last found at, by `name_key`: a feed names the same few
+   * elements over and over, and this finds them without hashing or probing. Cleared when the table grows. */
+  uint32_t name_cache[256];
   unsigned char *scratch;
   size_t scratch_cap;
   /* A run of text with references, decoded, handed over in one call. */
@@ -98,10 +107,24 @@ static const xmlChar *intern(struct watcher_fast *f, const unsigned char *p, siz
   return e ? e->s : NULL;
 }
 
+static inline size_t name_key(const unsigned char *p, size_t n) {
+  return (n * 7 + p[0] * 3 + p[n - 1] * 5 + p[n >> 1]) & 255;
+}
+
 /* The entry of a qualified name (its colon at `colon`, 0: none), its parts interned too. */
 static struct name_entry *intern_qname(struct watcher_fast *f, const unsigned char *p, size_t n, size_t colon) {
+  size_t key = name_key(p, n);
+  uint32_t cached = f->name_cache[key];
+  if (cached) {
+    struct name_entry *c = &f->names[cached - 1];
+    if (c->n == n && c->local && !memcmp(c->s, p, n)) return c;
+  }
   struct name_entry *e = intern_entry(f, p, n);
-  if (!e || e->local) return e;
+  if (!e) return e;
+  if (e->local) {
+    f->name_cache[key] = (uint32_t)(e - f->names) + 1;
+    return e;
+  }
   const xmlChar *prefix = NULL, *local = e->s;
   if (colon) {
     prefix = intern(f, p, colon);
@@ -131,6 +154,7 @@ static struct name_entry *intern_entry(struct watcher_fast *f, const unsigned ch
     free(f->names);
     f->names = grown;
     f->names_cap = cap;
+    memset(f->name_cache, 0, sizeof f->name_cache);
   }
   uint32_t h = hash_bytes(p, n);
   size_t j = h & (f->names_cap - 1);
@@ -186,18 +210,44 @@ static size_t count_chars(const unsigned char *p, size_t n) {
   return c;
 }
 
-/* Counts the newlines up to document offset `to` (at or after the first byte still in the buffer). */
-static void advance(struct watcher_fast *f, size_t to) {
-  size_t i = f->counted - f->abs, end = to - f->abs;
-  while (i < end) {
-    const unsigned char *nl = memchr(f->buf + i, '\n', end - i);
-    if (!nl) break;
-    i = (size_t)(nl - f->buf) + 1;
-    f->line++;
-    f->line_chars = 0;
-    f->chars_at = f->abs + i;
+/* Counts the newlines from `counted` up to document offset `to`: sixteen bytes at a time, summed without a
+ * branch per block, then the last one found from the end. */
+static void count_lines(struct watcher_fast *f, size_t to) {
+  if (to <= f->counted) return;
+  const unsigned char *p = f->buf;
+  size_t start = f->counted - f->abs, i = start, end = to - f->abs;
+  long lines = 0;
+#if defined(__SSE2__)
+  const __m128i lf = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+  while (i + 16 <= end) {
+    /* Each byte of the sum counts up to 255 blocks. */
+    size_t stop = end - i > 16 * 255 ? i + 16 * 255 : end;
+    __m128i sum = zero;
+    for (; i + 16 <= stop; i += 16) sum = _mm_sub_epi8(sum, _mm_cmpeq_epi8(_mm_loadu_si128((const void *)(p + i)), lf));
+    __m128i total = _mm_sad_epu8(sum, zero);
+    lines += _mm_cvtsi128_si32(total) + _mm_cvtsi128_si32(_mm_unpackhi_epi64(total, total));
   }
-  if (to > f->counted) f->counted = to;
+#endif
+  for (; i < end; i++) lines += p[i] == '\n';
+  if (lines) {
+    size_t last = end;
+    while (p[--last] != '\n') continue;
+    f->line += lines;
+    f->line_chars = 0;
+    f->chars_at = f->abs + last + 1;
+  }
+  f->counted = to;
+}
+
+/* Counts the newlines up to document offset `to` (at or after the first byte still in the buffer), noting
+ * on the way the line of each open element it passes. An element's line is counted only when something
+ * asks for a position or its bytes are let go: most elements end before either. */
+static void advance(struct watcher_fast *f, size_t to) {
+  while (f->lined < f->depth && f->stack[f->lined].at <= to) {
+    count_lines(f, f->stack[f->lined].at);
+    f->stack[f->lined++].line = f->line;
+  }
+  count_lines(f, to);
 }
 
 static void position_at(struct watcher_fast *f, size_t at, long *line, long *column) {
@@ -494,22 +544,38 @@ static int text(struct watcher_fast *f) {
   }
 }
 
+/* The first index at or after i in p[..n) that cannot be in a name (ASCII letters, digits, `_`, `-`, `.`),
+ * sixteen bytes at a time. */
+static inline size_t name_stop(const unsigned char *p, size_t i, size_t n) {
+#if defined(__SSE2__) && defined(__clang__)
+  typedef unsigned char u16 __attribute__((vector_size(16)));
+  typedef char v16 __attribute__((vector_size(16)));
+  while (i + 16 <= n) {
+    u16 v;
+    memcpy(&v, p + i, 16);
+    u16 lower = v | 0x20;
+    v16 ok = (v16)(((lower >= 'a') & (lower <= 'z')) | ((v >= '0') & (v <= '9')) | (v == '_') | (v == '-') |
+                   (v == '.'));
+    unsigned mask = (unsigned)__builtin_ia32_pmovmskb128(ok) ^ 0xFFFFu;
+    if (mask) return i + (size_t)__builtin_ctz(mask);
+    i += 16;
+  }
+#endif
+  while (i < n && name_char(p[i])) i++;
+  return i;
+}
+
 /* A qualified name at p[i]: its end, and where its colon is (0: none). 0 when it is not one this reader
  * takes (only ASCII names; one colon, inside). */
 static size_t qname(const unsigned char *p, size_t i, size_t n, size_t *colon) {
   *colon = 0;
   if (i >= n || !name_start(p[i])) return 0;
-  size_t j = i + 1;
-  for (; j < n; j++) {
-    if (name_char(p[j])) continue;
-    if (p[j] == ':' && j + 1 >= n) return 0;
-    if (p[j] == ':' && !*colon && name_start(p[j + 1])) {
-      *colon = j;
-      continue;
-    }
-    break;
+  size_t j = name_stop(p, i + 1, n);
+  if (j + 1 < n && p[j] == ':' && name_start(p[j + 1])) {
+    *colon = j;
+    j = name_stop(p, j + 2, n);
   }
-  if (j >= n) return 0;
+  if (j >= n || (p[j] == ':' && j + 1 >= n)) return 0;
   if (j - i > 1000) return 0;
   return j;
 }
@@ -722,9 +788,8 @@ static int start_tag(struct watcher_fast *f) {
       f->ws_end = 0;
       if (*f->stop) return STOPPED;
     }
-    advance(f, f->abs + lt);
     f->stack[f->depth++] = (struct element){local, prefix, uri, qn, name_end - lt - 1,
-                                            (int)(f->nbindings - bindings_before), f->line};
+                                            (int)(f->nbindings - bindings_before), f->abs + lt, 0};
     f->state = 1;
     f->pos = close_at;
     f->callback_at = f->abs + close_at;
@@ -734,6 +799,7 @@ static int start_tag(struct watcher_fast *f) {
     if (*f->stop) return STOPPED;
     if (empty) {
       f->depth--;
+      if (f->lined > f->depth) f->lined = f->depth;
       f->nbindings = bindings_before;
       if (f->depth == 0) f->state = 2;
       f->callback_at = f->abs + f->pos;
@@ -767,6 +833,7 @@ static int end_tag(struct watcher_fast *f) {
     if (*f->stop) return STOPPED;
   }
   f->depth--;
+  if (f->lined > f->depth) f->lined = f->depth;
   f->nbindings -= (size_t)e->bindings;
   if (f->depth == 0) f->state = 2;
   f->pos = i + 1;

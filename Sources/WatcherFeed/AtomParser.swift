@@ -152,15 +152,15 @@ package final class AtomParser: FeedElementParser {
     default:
       switch (tag.vocabulary, tag.name) {
       case (.media, .description):
-        pendingHTML = attributes.value("type")?.lowercased() == "html"
+        pendingHTML = attributes.value("type", isLowercased: "html")
         return .text
       case (.media, .thumbnail):
         if entry.thumbnail == nil, let url = attributes.value("url").flatMap(HTMLText.collapsed) {
           entry.thumbnail = FeedNormalizer.link(url, base: attributes.xmlBase)
         }
       case (.media, .content):
-        let type = attributes.value("type")?.lowercased() ?? ""
-        if entry.mediaImage == nil, attributes.value("medium") == "image" || type.hasPrefix("image/"),
+        if entry.mediaImage == nil,
+          attributes.value("medium", is: "image") || attributes.value("type", startsWithLowercased: "image/"),
           let url = attributes.value("url").flatMap(HTMLText.collapsed)
         {
           entry.mediaImage = FeedNormalizer.link(url, base: attributes.xmlBase)

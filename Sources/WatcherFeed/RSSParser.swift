@@ -173,8 +173,8 @@ package final class RSSParser: FeedElementParser {
         item.thumbnail = FeedNormalizer.link(url, base: attributes.xmlBase)
       }
     case (.media, .content):
-      let type = attributes.value("type")?.lowercased() ?? ""
-      if item.mediaImage == nil, attributes.value("medium") == "image" || type.hasPrefix("image/"),
+      if item.mediaImage == nil,
+        attributes.value("medium", is: "image") || attributes.value("type", startsWithLowercased: "image/"),
         let url = attributes.value("url").flatMap(HTMLText.collapsed)
       {
         item.mediaImage = FeedNormalizer.link(url, base: attributes.xmlBase)

@@ -373,7 +373,8 @@ package final class XMLStreamParser {
 /// Without entity substitution (never `XML_PARSE_NOENT`), libxml2 hands over `&amp;` as `&#38;` and leaves HTML
 /// entities as written, so references are decoded here.
 func attributeString(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-  guard bytes.contains(UInt8(ascii: "&")) else { return String(decoding: bytes, as: UTF8.self) }
+  // Both readers hand over values of input the repairer made valid UTF-8, cut only between characters.
+  guard bytes.contains(UInt8(ascii: "&")) else { return String(validUTF8: bytes.span) }
   var out: [UInt8] = []
   out.reserveCapacity(bytes.count)
   var i = 0
