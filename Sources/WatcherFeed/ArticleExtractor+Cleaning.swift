@@ -179,6 +179,56 @@ extension ArticleExtractor {
     return pictures == 1 && scorer.text(element).length < 300
   }
 
+  /// Removes the lines that repeat a picture's description beside it.
+  ///
+  /// Such a line is a caption set in plain boxes, with no `figcaption` or name to tell it by (a gallery writes
+  /// each caption twice, for its "… more" and "less" toggles). A line of 40 characters or more that begins the `alt` of a picture in the same box (up to three
+  /// levels above the picture, while the box is not much more than the caption) is that picture's caption;
+  /// "more", "less" and an ellipsis at its end are the toggle's. A heading or a link that repeats it is a
+  /// title (a card's), not a caption.
+  static func dropEchoedCaptions(_ article: HTMLElement, scorer: Scorer) {
+    // Linear on any page: each picture looks at most three levels up and at 60 elements.
+    let pictures = article.descendants.lazy.filter { $0.name == "img" }.compactMap { picture in
+      picture.attributes["alt"].flatMap(HTMLText.collapsed).flatMap { $0.count >= 40 ? (picture, $0) : nil }
+    }
+    for (picture, alt) in pictures {
+      var box = picture
+      for _ in 0..<3 {
+        guard let parent = box.parent, parent !== article, scorer.text(parent).length <= alt.count * 3 + 300
+        else { break }
+        box = parent
+      }
+      guard box !== picture, let lines = elements(below: box, atMost: 60) else { continue }
+      for line in lines where !linkRunNames.contains(line.name) && line.name != "a" {
+        guard scorer.linkDensity(line) < 0.5, let text = HTMLText.collapsed(Paragraphs.inline(line)) else { continue }
+        let caption = withoutToggle(text)
+        if caption.count >= 40, alt.hasPrefix(caption) { line.parent?.remove(line) }
+      }
+    }
+  }
+
+  /// The elements below `element`, depth first, or `nil` when there are more than `limit`.
+  private static func elements(below element: HTMLElement, atMost limit: Int) -> [HTMLElement]? {
+    var found: [HTMLElement] = []
+    var pending = Array(element.elements.reversed())
+    while let next = pending.popLast() {
+      guard found.count < limit else { return nil }
+      found.append(next)
+      pending.append(contentsOf: next.elements.reversed())
+    }
+    return found
+  }
+
+  /// A caption's text without the toggle at its end ("… more", "less").
+  private static func withoutToggle(_ text: String) -> Substring {
+    var caption = Substring(text)
+    while let suffix = [" less", " more", "...", "…"].first(where: { caption.hasSuffix($0) }) {
+      caption = caption.dropLast(suffix.count)
+      while caption.last?.isWhitespace == true { caption.removeLast() }
+    }
+    return caption
+  }
+
   /// Labels of a line that points to another article ("Read more: …", "[Related: …]", "Leggi anche: …").
   static let readMoreLabels: Set<String> = [
     "read more", "read also", "also read", "related", "see more", "see also", "more", "also", "don't miss",

@@ -167,7 +167,9 @@ public enum ArticleExtractor {
     let article = scorer.article(in: body, title: title)
     if attempt.cleanBoxes {
       let total = scorer.paragraphText(article)
-      clean(article, scorer: scorer, total: total, keepsCaptions: isPhotoStory(article, scorer: scorer))
+      let keepsCaptions = isPhotoStory(article, scorer: scorer)
+      clean(article, scorer: scorer, total: total, keepsCaptions: keepsCaptions)
+      if !keepsCaptions { dropEchoedCaptions(article, scorer: scorer) }
       dropLinkRuns(article, scorer: scorer, total: total)
       dropTrailingHeading(article)
       dropCaptions(article, scorer: scorer)

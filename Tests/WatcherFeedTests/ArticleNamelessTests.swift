@@ -47,6 +47,39 @@ struct ArticleNamelessTests {
     #expect(try Self.text(photoEssay) == Self.story.joined(separator: "\n\n"))
   }
 
+  @Test("a caption that repeats its picture's description goes, toggles and all; a card's title stays")
+  func echoedCaptions() throws {
+    let described =
+      "The comet, left, over the hills near Tucson, Ariz., at dawn on Monday, Nov. 3, seen by hundreds, without a telescope"
+    // A gallery writes each caption twice: whole with a "less" toggle, cut with a "... more" one. Their commas
+    // would keep the gallery as prose.
+    let gallery =
+      "<ul><li><div><img src=\"comet.jpg\" alt=\"\(described). Photo: J. Doe, AP\"></div><div>"
+      + "<div>\(described).<a> less</a></div><div>\(described.prefix(70))<a> ... more</a></div>"
+      + "<span>Photo: J. Doe, AP</span></div></li></ul>"
+    let story =
+      Self.story + [
+        "The team, which watched from a mountain in Arizona, said the tail, made of dust and gas, was brighter than "
+          + "expected, and that the comet, unlike most, had kept its shape, its colour and its speed.",
+        "Observers in Europe, Asia and Africa reported, in turn, the same bright tail, and several, using ordinary "
+          + "cameras, took pictures that the team, grateful, has asked to see.",
+      ]
+    let page =
+      "<html><head><title>Comet passes closer than any in a century</title></head><body><div>"
+      + "<h1>Comet passes closer than any in a century</h1><div>\(gallery)"
+      + story.map { "<p>\($0)</p>" }.joined() + "</div></div></body></html>"
+    let text = try Self.text(page)
+    #expect(!text.contains("hills near Tucson"), "\(text)")
+    #expect(text.contains(story.joined(separator: "\n\n")), "\(text)")
+    // A line that says more than the description, or a heading that repeats it, is not a caption.
+    let more = "\(described), and then it faded"
+    let card =
+      "<div><img src=\"comet.jpg\" alt=\"\(described)\"><h3>\(described)</h3><p>\(more).</p></div>"
+    let kept = try Self.text(
+      "<html><body><div><div>" + Self.story.map { "<p>\($0)</p>" }.joined() + "</div>\(card)</div></body></html>")
+    #expect(kept.contains(more) && kept.contains("\(described)\n"), "\(kept)")
+  }
+
   @Test("readers' comments under a heading with a word before 'comments' go; a section on comments stays")
   func qualifiedCommentHeadings() throws {
     let article = [
