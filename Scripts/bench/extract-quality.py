@@ -13,7 +13,8 @@
 #
 # --hash-names reads each page with its class and id names replaced by hashes of them (`class="x3f9a1c"`), as
 # a site built with CSS modules, styled-components or utility classes has them: what the extractor finds
-# without the names' words. Equal names stay equal.
+# without the names' words. Equal names stay equal, and an attribute that refers to an id
+# (`aria-describedby`, `aria-labelledby`, `for`, `headers`) names the id's hash, as such a site writes it.
 # Usage: python3 Scripts/bench/extract-quality.py PATH [WATCHER] [--worst N] [--hash-names]
 import gzip, hashlib, html.parser, json, os, re, resource, statistics, subprocess, sys, tempfile, time
 from collections import Counter
@@ -73,6 +74,7 @@ def html_text(path):
 
 
 TAG = re.compile(r"""<[a-zA-Z][^\s/>]*((?:\s+[^\s=/>]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+))?)*)\s*/?>""")
+ID_REFERENCES = ("aria-describedby", "aria-labelledby", "for", "headers")
 ATTRIBUTE = re.compile(r"""(\s+)([^\s=/>]+)(?:(\s*=\s*)("[^"]*"|'[^']*'|[^\s"'>]+))?""")
 
 
@@ -84,12 +86,17 @@ def hashed_names(page, directory):
         data = gzip.decompress(data)
     text = data.decode("utf-8", "surrogateescape")
 
+    def hashed(value):
+        return "x" + hashlib.md5(value.encode("utf-8", "surrogateescape")).hexdigest()[:6]
+
     def attribute(m):
-        if m.group(2).lower() not in ("class", "id") or m.group(4) is None:
+        name = m.group(2).lower()
+        if name not in ("class", "id") + ID_REFERENCES or m.group(4) is None:
             return m.group(0)
         value = m.group(4)[1:-1] if m.group(4)[0] in "\"'" else m.group(4)
-        digest = hashlib.md5(value.encode("utf-8", "surrogateescape")).hexdigest()[:6]
-        return f'{m.group(1)}{m.group(2)}{m.group(3)}"x{digest}"'
+        # A reference names ids, each hashed as the id it names is.
+        value = " ".join(map(hashed, value.split())) if name in ID_REFERENCES else hashed(value)
+        return f'{m.group(1)}{m.group(2)}{m.group(3)}"{value}"'
 
     def tag(m):
         start, end = m.span(1)

@@ -179,19 +179,25 @@ extension ArticleExtractor {
     return pictures == 1 && scorer.text(element).length < 300
   }
 
-  /// Removes the lines that repeat a picture's description beside it.
+  /// Removes the captions that no `figcaption` or name tells: the lines a picture names as what describes it
+  /// (`aria-describedby`, as WordPress writes a caption) and the lines that repeat its description.
   ///
-  /// Such a line is a caption set in plain boxes, with no `figcaption` or name to tell it by (a gallery writes
-  /// each caption twice, for its "… more" and "less" toggles). A line of 40 characters or more that begins the `alt` of a picture in the same box (up to three
-  /// levels above the picture, while the box is not much more than the caption) is that picture's caption;
-  /// "more", "less" and an ellipsis at its end are the toggle's. A heading or a link that repeats it is a
-  /// title (a card's), not a caption.
-  static func dropEchoedCaptions(_ article: HTMLElement, scorer: Scorer) {
+  /// A line that repeats it is one of 40 characters or more that begins the `alt` of a picture in the same
+  /// box (up to three levels above the picture, while the box is not much more than the caption): a gallery
+  /// writes each caption twice, for its "… more" and "less" toggles, which go with it. A heading or a link
+  /// that repeats it is a title (a card's), not a caption; a line that describes it is a caption when under
+  /// 300 characters.
+  static func dropPictureCaptions(_ article: HTMLElement, scorer: Scorer) {
     // Linear on any page: each picture looks at most three levels up and at 60 elements.
-    let pictures = article.descendants.lazy.filter { $0.name == "img" }.compactMap { picture in
-      picture.attributes["alt"].flatMap(HTMLText.collapsed).flatMap { $0.count >= 40 ? (picture, $0) : nil }
+    let pictures = article.descendants.filter { $0.name == "img" }
+    let described = Set(pictures.flatMap { $0.attributes["aria-describedby"]?.split(separator: " ") ?? [] })
+    if !described.isEmpty {
+      for line in article.descendants where line.attributes["id"].map({ described.contains(Substring($0)) }) ?? false {
+        if scorer.text(line).length < 300, !linkRunNames.contains(line.name) { line.parent?.remove(line) }
+      }
     }
-    for (picture, alt) in pictures {
+    for picture in pictures {
+      guard let alt = picture.attributes["alt"].flatMap(HTMLText.collapsed), alt.count >= 40 else { continue }
       var box = picture
       for _ in 0..<3 {
         guard let parent = box.parent, parent !== article, scorer.text(parent).length <= alt.count * 3 + 300

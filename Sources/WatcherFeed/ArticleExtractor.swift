@@ -169,7 +169,7 @@ public enum ArticleExtractor {
       let total = scorer.paragraphText(article)
       let keepsCaptions = isPhotoStory(article, scorer: scorer)
       clean(article, scorer: scorer, total: total, keepsCaptions: keepsCaptions)
-      if !keepsCaptions { dropEchoedCaptions(article, scorer: scorer) }
+      if !keepsCaptions { dropPictureCaptions(article, scorer: scorer) }
       dropLinkRuns(article, scorer: scorer, total: total)
       dropTrailingHeading(article)
       dropCaptions(article, scorer: scorer)

@@ -23,6 +23,16 @@ struct ArticleNamelessTests {
     "The comet will not come back for another six thousand years according to the orbit the team calculated.",
   ]
 
+  /// The story with two paragraphs full of commas: over the 500 characters an article must have for its
+  /// boxes to be cleaned.
+  static let longStory =
+    story + [
+      "The team, which watched from a mountain in Arizona, said the tail, made of dust and gas, was brighter than "
+        + "expected, and that the comet, unlike most, had kept its shape, its colour and its speed.",
+      "Observers in Europe, Asia and Africa reported, in turn, the same bright tail, and several, using ordinary "
+        + "cameras, took pictures that the team, grateful, has asked to see.",
+    ]
+
   @Test("a picture's caption full of commas does not outscore a short story's paragraphs")
   func captionCommas() throws {
     let caption =
@@ -57,13 +67,7 @@ struct ArticleNamelessTests {
       "<ul><li><div><img src=\"comet.jpg\" alt=\"\(described). Photo: J. Doe, AP\"></div><div>"
       + "<div>\(described).<a> less</a></div><div>\(described.prefix(70))<a> ... more</a></div>"
       + "<span>Photo: J. Doe, AP</span></div></li></ul>"
-    let story =
-      Self.story + [
-        "The team, which watched from a mountain in Arizona, said the tail, made of dust and gas, was brighter than "
-          + "expected, and that the comet, unlike most, had kept its shape, its colour and its speed.",
-        "Observers in Europe, Asia and Africa reported, in turn, the same bright tail, and several, using ordinary "
-          + "cameras, took pictures that the team, grateful, has asked to see.",
-      ]
+    let story = Self.longStory
     let page =
       "<html><head><title>Comet passes closer than any in a century</title></head><body><div>"
       + "<h1>Comet passes closer than any in a century</h1><div>\(gallery)"
@@ -78,6 +82,19 @@ struct ArticleNamelessTests {
     let kept = try Self.text(
       "<html><body><div><div>" + Self.story.map { "<p>\($0)</p>" }.joined() + "</div>\(card)</div></body></html>")
     #expect(kept.contains(more) && kept.contains("\(described)\n"), "\(kept)")
+  }
+
+  @Test("a line a picture names as its description (aria-describedby, as WordPress writes captions) goes")
+  func describedCaptions() throws {
+    let caption = "The comet low over the hills at dawn on Monday."
+    let picture =
+      "<div id=\"x1\" class=\"x2\"><img aria-describedby=\"x3\" src=\"comet.jpg\" alt=\"\">"
+      + "<p id=\"x3\" class=\"x4\">\(caption)</p></div>"
+    let page =
+      "<html><body><div><div>" + Self.longStory.prefix(2).map { "<p>\($0)</p>" }.joined() + picture
+      + Self.longStory.dropFirst(2).map { "<p>\($0)</p>" }.joined() + "</div></div></body></html>"
+    let text = try Self.text(page)
+    #expect(text == Self.longStory.joined(separator: "\n\n"), "\(text)")
   }
 
   @Test("readers' comments under a heading with a word before 'comments' go; a section on comments stays")
