@@ -150,7 +150,40 @@ extension ArticleExtractor {
 
   /// Whether the element is a formula or a post quoted from a social network: text, whatever holds it.
   static func isQuotedContent(_ element: HTMLElement) -> Bool {
-    element.name == "math" || element.name == "blockquote" && embeddedPost.matches(classAndID(element))
+    element.name == "math"
+      || element.name == "blockquote"
+        && (embeddedPost.matches(classAndID(element))
+          // The link is in the quotation or in one of its paragraphs: looked for no deeper, so that asking costs
+          // little for any quotation (this is asked of every element more than once).
+          || element.elements.contains { linksToPost($0) || $0.elements.contains(where: linksToPost) })
+  }
+
+  /// The length of the text of the quoted posts and formulas below the element (`isQuotedContent`).
+  private static func quotedText(_ element: HTMLElement, scorer: Scorer) -> Int {
+    element.elements.reduce(0) { total, child in
+      total + (isQuotedContent(child) ? scorer.text(child).length : quotedText(child, scorer: scorer))
+    }
+  }
+
+  /// Whether the element is a link to one post on a social network, as the text an embed shows before its
+  /// script runs links to it ("— Name (@handle) November 18, 2019" to `twitter.com/handle/status/…`): the
+  /// quotation around it is that post, whatever it is named.
+  static func linksToPost(_ element: HTMLElement) -> Bool {
+    guard element.name == "a", let href = element.attributes["href"]?.lowercased(),
+      let scheme = href.firstRange(of: "://")
+    else { return false }
+    let rest = href[scheme.upperBound...]
+    let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+    var host = rest[..<slash]
+    for prefix in ["www.", "mobile.", "m."] where host.hasPrefix(prefix) { host = host.dropFirst(prefix.count) }
+    let path = rest[slash...]
+    switch host {
+    case "twitter.com", "x.com": return path.contains("/status/")
+    case "instagram.com": return path.hasPrefix("/p/") || path.hasPrefix("/reel/")
+    case "tiktok.com": return path.contains("/video/")
+    case "bsky.app", "threads.net", "threads.com": return path.contains("/post/")
+    default: return false
+    }
   }
 
   /// Class and id words of a box that holds a picture.
@@ -296,6 +329,8 @@ extension ArticleExtractor {
     let weight = scorer.classWeight(element)
     if weight < 0 { return !parts.quoted }
     let text = scorer.text(element)
+    // A box around a quoted post (an embed's wrapper) is the post, whose links are its own.
+    if parts.quoted, quotedText(element, scorer: scorer) * 5 >= text.length * 4 { return false }
     // Prose has commas; a box with many is kept whatever else it holds.
     if text.commas >= 10 { return false }
     // Readability turns a div without block children into a p before this count; so does this one.

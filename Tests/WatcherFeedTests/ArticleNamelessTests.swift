@@ -3,7 +3,9 @@
 
 import Foundation
 import Testing
-import WatcherFeed
+import WatcherXML
+
+@testable import WatcherFeed
 
 /// The article extractor on pages whose class and id names say nothing.
 ///
@@ -95,6 +97,24 @@ struct ArticleNamelessTests {
       + Self.longStory.dropFirst(2).map { "<p>\($0)</p>" }.joined() + "</div></div></body></html>"
     let text = try Self.text(page)
     #expect(text == Self.longStory.joined(separator: "\n\n"), "\(text)")
+  }
+
+  @Test("a post quoted from a social network stays, known by its link to the post, whatever its box is named")
+  func quotedPosts() throws {
+    let said = "Yes this is real and yes the state spent nearly half a million dollars on it"
+    let tweet =
+      "<div class=\"x1\"><blockquote class=\"x2\"><p>\(said): <a href=\"https://t.co/abc\">https://t.co/abc</a></p>"
+      + "— Dianna (@dianna) <a href=\"https://twitter.com/dianna/status/1196501054197649413\">November 18, 2019</a>"
+      + "</blockquote></div>"
+    let page =
+      "<html><body><div><div>" + Self.longStory.prefix(2).map { "<p>\($0)</p>" }.joined() + tweet
+      + Self.longStory.dropFirst(2).map { "<p>\($0)</p>" }.joined() + "</div></div></body></html>"
+    let text = try Self.text(page)
+    #expect(text.contains(said) && text.contains("(@dianna) November 18, 2019"), "\(text)")
+    #expect(text.hasSuffix(Self.longStory.last!), "\(text)")
+    // A quotation whose link goes anywhere else is no post.
+    #expect(!ArticleExtractor.linksToPost(HTMLElement(name: "a", attributes: ["href": "https://fox.com/a/status/1"])))
+    #expect(ArticleExtractor.linksToPost(HTMLElement(name: "a", attributes: ["href": "https://x.com/a/status/1"])))
   }
 
   @Test("readers' comments under a heading with a word before 'comments' go; a section on comments stays")
