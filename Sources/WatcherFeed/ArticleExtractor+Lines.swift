@@ -330,11 +330,33 @@ extension ArticleExtractor {
   }
 
   /// Path parts of the page a site keeps for each of its writers.
-  static let authorPages = [
-    "/author/", "/authors/", "/people/", "/staff/", "/profile/", "/profiles/", "/journalist/", "/journalists/",
-    "/contributor/", "/contributors/", "/writer/", "/writers/", "/columnist/", "/columnists/", "/autor/",
-    "/autoren/", "/auteur/", "/auteurs/", "/redaccion/", "/redazione/", "/by/",
+  static let authorPages: Set<String> = [
+    "author", "authors", "people", "staff", "profile", "profiles", "journalist", "journalists", "contributor",
+    "contributors", "writer", "writers", "columnist", "columnists", "autor", "autoren", "auteur", "auteurs",
+    "redaccion", "redazione", "by",
   ]
+
+  /// Whether an address has a directory named in ``authorPages`` (`/authors/ann-lee`), in any case.
+  ///
+  /// Read by bytes, a directory at a time: a page of 90,000 links spent a third of its extraction searching
+  /// each address for each name as strings.
+  static func isAuthorPage(_ href: String) -> Bool {
+    var segment: [UInt8] = []
+    var afterSlash = false
+    for c in href.utf8 {
+      if c == UInt8(ascii: "/") {
+        if afterSlash, (2...12).contains(segment.count), authorPages.contains(String(decoding: segment, as: UTF8.self))
+        {
+          return true
+        }
+        segment.removeAll(keepingCapacity: true)
+        afterSlash = true
+      } else if afterSlash, segment.count <= 12 {
+        segment.append(c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z") ? c | 0x20 : c)
+      }
+    }
+    return false
+  }
 
   /// Removes the boxes about the writer, whatever they are named.
   ///
@@ -346,8 +368,8 @@ extension ArticleExtractor {
     let links = article.descendants.filter { link in
       guard link.name == "a" else { return false }
       if link.attributes["rel"]?.lowercased().split(separator: " ").contains("author") == true { return true }
-      guard let href = link.attributes["href"]?.lowercased() else { return false }
-      return authorPages.contains(where: href.contains)
+      guard let href = link.attributes["href"] else { return false }
+      return isAuthorPage(href)
     }
     for link in links where link.parent != nil && !isInSentence(link) {
       let name = scorer.text(link).length

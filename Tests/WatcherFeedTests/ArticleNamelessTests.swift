@@ -117,6 +117,22 @@ struct ArticleNamelessTests {
     #expect(ArticleExtractor.linksToPost(HTMLElement(name: "a", attributes: ["href": "https://x.com/a/status/1"])))
   }
 
+  @Test("a writer's page is known by a directory of its address, in any case")
+  func authorPages() {
+    for href in [
+      "https://a.example/author/ann-lee", "/Authors/ann", "https://a.example/by/ann/", "//a.example/redazione/x",
+      "/news?u=/staff/x", "https://a.example/PROFILE/ann",
+    ] {
+      #expect(ArticleExtractor.isAuthorPage(href), "\(href)")
+    }
+    for href in [
+      "https://a.example/co-author/x", "https://a.example/author", "/authorship/x", "https://by.example/x",
+      "/news/2024/people-moving", "", "/a/very-long-directory-name-about-authors/x",
+    ] {
+      #expect(!ArticleExtractor.isAuthorPage(href), "\(href)")
+    }
+  }
+
   @Test("readers' comments under a heading with a word before 'comments' go; a section on comments stays")
   func qualifiedCommentHeadings() throws {
     let article = [
