@@ -5,7 +5,8 @@
 # HTMLTree.maxTags), and shown paragraphs each followed by a hidden part of two (each read as the rest of an
 # article a button shows), and one box of 100,000 short paragraphs each beside a box with a "Subscribe" button
 # (each paragraph asks what its box holds), and an article whose paragraphs each have a described picture and
-# its caption beside them (each caption is checked against the description). Usage: Scripts/bench/hostile-pages.sh [WATCHER]
+# its caption beside them (each caption is checked against the description), and 90,000 quotations each
+# linking to a post on a social network (each a quoted post, each link's address read). Usage: Scripts/bench/hostile-pages.sh [WATCHER]
 # SIZES="1 2 4 8" builds each page at each of those sizes in MiB (default 8), to show the cost is linear.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -26,6 +27,7 @@ for mib in map(int, sys.argv[2:]):
     flat = '<p>' + ' '.join('word%d' % i for i in range(8)) + ', more.</p><div><button>Subscribe</button></div>'
     alt = 'A picture of ' + ' '.join('thing%d' % i for i in range(8))
     pictured = sentence + '<div><div><img src=x alt="' + alt + '"></div><div>' + alt + ' less</div></div>'
+    quote = '<blockquote><p>word, word, word <a href="https://twitter.com/a/status/1">d</a></p></blockquote>'
     nested = '<p>' + '<span>' * 250 + '<img src=x><a href=/a>' + 'a' * 60 + '</a><a href=/b>b</a>' + '</span>' * 250 + '</p>'
     pages = {
         'empty-p': '<p>' * (limit // 3),
@@ -36,6 +38,7 @@ for mib in map(int, sys.argv[2:]):
         'hidden-rest': '<article>' + hidden * (limit // len(hidden) - 1) + '</article>',
         'flat-div': '<div>' + flat * (limit // len(flat) - 1) + '</div>',
         'pictured': '<article>' + pictured * (limit // len(pictured) - 1) + '</article>',
+        'quotes': '<article>' + quote * (limit // len(quote) - 1) + '</article>',
     }
     suffix = '' if sys.argv[2:] == ['8'] else '-%dM' % mib
     for name, body in pages.items():
@@ -43,7 +46,7 @@ for mib in map(int, sys.argv[2:]):
 PY
 names=()
 for size in $sizes; do
-  for name in empty-p empty-i comma-p article nested hidden-rest flat-div pictured; do
+  for name in empty-p empty-i comma-p article nested hidden-rest flat-div pictured quotes; do
     if [ "$sizes" = 8 ]; then names+=("$name"); else names+=("$name-${size}M"); fi
   done
 done
