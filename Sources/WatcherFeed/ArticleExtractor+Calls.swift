@@ -35,7 +35,11 @@ extension ArticleExtractor {
       {
         subscribe.append(element)
       }
-      if element.name == "form" || element.name == "button" && subscribeCalls.matches(label) && !isInForm(element) {
+      if element.name == "form"
+        || element.name == "button" && subscribeCalls.matches(label)
+          // A form holds it within a few levels: a sign-up button is near its form's top.
+          && !isInside(["form"], element)
+      {
         signUps.append(element)
       }
       if element.name != "form", replies.count < maxReplyCalls, replyLabels.contains(where: label.hasPrefix),
@@ -54,17 +58,6 @@ extension ArticleExtractor {
       }
     }
     return boxes.union(replyThreads(replies, in: body, sizes: sizes))
-  }
-
-  /// Whether a form holds the element, within a few levels (a sign-up button is near its form's top).
-  private static func isInForm(_ element: HTMLElement) -> Bool {
-    var box = element.parent
-    for _ in 0..<maxLineDepth {
-      guard let current = box else { return false }
-      if current.name == "form" { return true }
-      box = current.parent
-    }
-    return false
   }
 
   /// The boxes around a form (or a button outside one) that asks the reader to subscribe or sign up, whatever

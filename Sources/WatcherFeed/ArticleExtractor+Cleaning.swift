@@ -222,10 +222,11 @@ extension ArticleExtractor {
   /// 300 characters.
   static func dropPictureCaptions(_ article: HTMLElement, scorer: Scorer) {
     // Linear on any page: each picture looks at most three levels up and at 60 elements.
-    let pictures = article.descendants.filter { $0.name == "img" }
+    let all = article.descendants
+    let pictures = all.filter { $0.name == "img" }
     let described = Set(pictures.flatMap { $0.attributes["aria-describedby"]?.split(separator: " ") ?? [] })
     if !described.isEmpty {
-      for line in article.descendants where line.attributes["id"].map({ described.contains(Substring($0)) }) ?? false {
+      for line in all where line.attributes["id"].map({ described.contains(Substring($0)) }) ?? false {
         if scorer.text(line).length < 300, !linkRunNames.contains(line.name) { line.parent?.remove(line) }
       }
     }

@@ -297,7 +297,7 @@ extension ArticleExtractor {
         let said = Paragraphs.inline(line).lowercased().trimmingASCIIWhitespace
         if listenLabels.contains(where: said.hasPrefix) || isDuration(said) {
           // A span of highlighted code (`::`, `10:00`) or in a sentence stays.
-          if !span || !isInSentence(line) && !isInCode(line) { line.parent?.remove(line) }
+          if !span || !isInSentence(line) && !isInside(["pre", "code"], line) { line.parent?.remove(line) }
           continue
         }
       }
@@ -312,12 +312,13 @@ extension ArticleExtractor {
     }
   }
 
-  /// Whether the element is inside a `<pre>` or `<code>` (a few boxes up: highlighted code nests little).
-  static func isInCode(_ element: HTMLElement) -> Bool {
+  /// Whether one of the few boxes above the element (``maxLineDepth``) is named in `names`: code inside a
+  /// `<pre>` or `<code>` (highlighted code nests little), a button inside its form.
+  static func isInside(_ names: Set<String>, _ element: HTMLElement) -> Bool {
     var box = element.parent
     for _ in 0..<maxLineDepth {
       guard let current = box else { return false }
-      if current.name == "pre" || current.name == "code" { return true }
+      if names.contains(current.name) { return true }
       box = current.parent
     }
     return false
