@@ -85,12 +85,13 @@ public enum ArticleExtractor {
     }
     // A page that script reveals once it has loaded (`<div id="page" style="display:none">`, against a flash
     // of unstyled content) holds nearly all its text in what its style hides: read so when nothing else was
-    // found. A part it hides beside other text (a print copy, a spoiler) stays out.
+    // found, taken when it finds more (a short post on such a page is under `minimumText`, and what is
+    // left visible is its footer). A part it hides beside other text (a print copy, a spoiler) stays out.
     if best?.text.count ?? 0 < minimumText, bytes.count <= retryBytes,
       let root = HTMLTree.parse(bytes, encoding: encoding)
     {
       let (article, _) = extract(root, Attempt(readStyleHidden: true))
-      if article.text.count >= minimumText { best = article }
+      if article.text.count > best?.text.count ?? 0 { best = article }
     }
     // A page built by script can carry its article only in its linked data (schema.org's `articleBody`), or
     // only in the data its framework renders it from (`__NEXT_DATA__`, `window.__INITIAL_STATE__`): one more

@@ -58,6 +58,11 @@ struct ArticleBuilderTests {
       """
     let text = try #require(try ArticleExtractor.extract(Array(revealed.utf8))).text
     #expect(text == Self.builderProse.joined(separator: "\n\n"), "\(text)")
+    // A short post (under the 500 characters an attempt must find) on such a page is read too.
+    let post = "<h1>Library reopens</h1><p>\(Self.builderProse[0])</p>"
+    let shortRevealed = revealed.replacingOccurrences(of: article, with: post)
+    let shortText = try #require(try ArticleExtractor.extract(Array(shortRevealed.utf8))).text
+    #expect(shortText == Self.builderProse[0], "\(shortText)")
     // A short visible article beside a longer hidden part: the hidden part stays out.
     let beside = """
       <!DOCTYPE html><html><head><title>Library reopens</title></head><body><article>
