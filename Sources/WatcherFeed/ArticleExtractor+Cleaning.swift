@@ -13,10 +13,12 @@ extension ArticleExtractor {
   /// article (an Elementor page's `elementor-widget-container`, a brief whose names are all links).
   /// Captions (`figcaption`) go unless `keepsCaptions` (a photo story, `isPhotoStory`).
   static func clean(_ article: HTMLElement, scorer: Scorer, total: Int, keepsCaptions: Bool = false) {
+    let chunks = chunkKinds(article.elements, scorer: scorer)
     article.children.removeAll {
       guard case .element(let child) = $0 else { return false }
       return scorer.paragraphText(child) * 2 <= total
-        && (child.name == "figcaption" ? !keepsCaptions : isJunk(child, scorer: scorer))
+        && (child.name == "figcaption"
+          ? !keepsCaptions : isJunk(child, scorer: scorer, chunk: chunks.contains(chunkKind(child))))
     }
     for element in article.elements { clean(element, scorer: scorer, total: total, keepsCaptions: keepsCaptions) }
   }
@@ -309,9 +311,31 @@ extension ArticleExtractor {
   /// The elements besides paragraphs that a run of links is made of, or introduced by.
   static let linkRunNames: Set<String> = ["li", "h1", "h2", "h3", "h4", "h5", "h6"]
 
+  /// The kinds (name and class) of boxes among `elements` that cut an article into chunks: two or more of
+  /// them are prose without links (a page that puts its pictures and advertisements between boxes of its
+  /// text, each box of one class).
+  private static func chunkKinds(_ elements: [HTMLElement], scorer: Scorer) -> Set<String> {
+    var counts: [String: Int] = [:]
+    for element in elements where element.name == "div" || element.name == "section" {
+      guard element.attributes["class"] != nil, scorer.linkDensity(element) < 0.1,
+        scorer.text(element).length >= 200
+      else { continue }
+      counts[chunkKind(element), default: 0] += 1
+    }
+    return Set(counts.filter { $0.value >= 2 }.keys)
+  }
+
+  private static func chunkKind(_ element: HTMLElement) -> String {
+    element.attributes["class"].map { element.name + " " + $0 } ?? ""
+  }
+
   /// Readability's conditional cleaning: headings that are links or furniture, and boxes (lists, tables,
   /// divs) that are furniture by name, picture galleries, link lists, or nearly empty.
-  private static func isJunk(_ element: HTMLElement, scorer: Scorer) -> Bool {
+  ///
+  /// A `chunk` of an article cut into boxes of one class (`chunkKinds`) is not taken for a link list for
+  /// the links it carries under its prose ("DON'T MISS" and three headlines, which `dropLinkRuns` removes),
+  /// while it is less than half links.
+  private static func isJunk(_ element: HTMLElement, scorer: Scorer, chunk: Bool = false) -> Bool {
     let name = element.name
     // A list of the post's tags (`rel="tag"`, as blog engines write them), whatever holds it.
     let parts = scorer.parts(element)
@@ -348,6 +372,6 @@ extension ArticleExtractor {
       let bare = items.reduce(0) { $0 + (scorer.linkDensity($1) >= 0.8 ? 1 : 0) }
       if bare * 2 < items.count { return density > 0.5 }
     }
-    return weight < 25 ? density > 0.2 : density > 0.5
+    return weight < 25 && !chunk ? density > 0.2 : density > 0.5
   }
 }

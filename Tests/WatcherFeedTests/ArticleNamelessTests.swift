@@ -229,4 +229,27 @@ struct ArticleNamelessTests {
       + "</div></body></html>"
     #expect(try Self.text(page).hasSuffix("Try the sky map yourself: it shows where to look tonight."))
   }
+
+  @Test("an article cut into boxes of one class keeps the box that ends in a row of links; the links go")
+  func chunkWithLinks() throws {
+    let links =
+      "<p><strong>DON'T MISS</strong></p><p><a href=\"/1\">Rocket launch delayed by the weather again</a> "
+      + "[VIDEO]<br><a href=\"/2\">The moon's far side gets a new lander next year</a> [INSIGHT]<br>"
+      + "<a href=\"/3\">Why meteor showers peak in August</a> [REACTION]</p>"
+    let chunks = [
+      Array(Self.longStory[0...1]) + [Self.longStory[4]], Array(Self.longStory[2...3]),
+      [Self.longStory[5]] + [
+        "The next comet this bright is expected in about twenty years, the team said, if its orbit holds."
+      ],
+    ]
+    let boxes = chunks.enumerated().map { index, paragraphs in
+      "<div class=\"x8af5a5\">" + paragraphs.map { "<p>\($0)</p>" }.joined() + (index == 1 ? links : "") + "</div>"
+        + "<div class=\"x6d8a8d\"><img src=\"\(index).jpg\"><span>The comet over the hills</span></div>"
+    }
+    let page = "<html><body><div><h1>Comet</h1><div>\(boxes.joined())</div></div></body></html>"
+    let text = try Self.text(page)
+    #expect(text.contains(chunks[1].joined(separator: "\n\n")), "\(text)")
+    #expect(text.hasPrefix(chunks[0].joined(separator: "\n\n")), "\(text)")
+    #expect(!text.contains("Rocket launch") && !text.contains("DON'T MISS"), "\(text)")
+  }
 }
