@@ -120,6 +120,7 @@ extension StoryRadar {
     func number(_ word: String) -> Int? { numbers[word] }
 
     /// Counts one more item with `word`, and returns its number.
+    @discardableResult
     mutating func count(_ word: String) -> Int {
       if let number = numbers[word] {
         counts[number] += 1

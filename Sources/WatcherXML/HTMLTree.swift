@@ -29,7 +29,10 @@ public final class HTMLElement {
 
   /// The child elements, in order.
   public var elements: [HTMLElement] {
-    children.compactMap { if case .element(let element) = $0 { element } else { nil } }
+    var found: [HTMLElement] = []
+    found.reserveCapacity(children.count)
+    for case .element(let element) in children { found.append(element) }
+    return found
   }
 
   /// The text directly in this element, its child elements left out (a `<script>`'s or `<style>`'s source).
@@ -40,14 +43,28 @@ public final class HTMLElement {
   }
 
   /// Every element below this one, depth first, in document order.
+  ///
+  /// Each element is retained once, when it is stacked, and moved from there: an element has a side table
+  /// (its `parent` is weak), which makes each retain and release of it the runtime's slow path, and the
+  /// walks of the extractor and the list finder go through every element of a page many times.
   public var descendants: [HTMLElement] {
     var found: [HTMLElement] = []
-    var stack = elements.reversed() as [HTMLElement]
+    var stack: [HTMLElement] = []
+    Self.stack(children, on: &stack)
     while let element = stack.popLast() {
-      found.append(element)
-      stack += element.elements.reversed()
+      Self.stack(element.children, on: &stack)
+      found.append(consume element)
     }
     return found
+  }
+
+  /// Puts the elements of `nodes` on `stack`, the last first (so the first is taken first).
+  private static func stack(_ nodes: [HTMLNode], on stack: inout [HTMLElement]) {
+    var index = nodes.endIndex
+    while index > nodes.startIndex {
+      index -= 1
+      if case .element(let element) = nodes[index] { stack.append(element) }
+    }
   }
 
   /// Puts the children in `range` into a new element `name` that takes their place.
