@@ -137,6 +137,7 @@ public enum ArticleExtractor {
     // page can stream its article into a `hidden` container that script reveals; a name can be that of a
     // page-wide wrapper (`Page-ad-margins`, `row site_header`). In each the article is inside.
     revealStreamed(body)
+    closeOpenHeadings(body)
     // Found before anything is pruned (a box's children cannot be read while they are being removed).
     let rests = hiddenRests(in: body)
     prune(body) {
@@ -247,6 +248,45 @@ public enum ArticleExtractor {
     words: "date|dates|time|published|publish|updated|caption|credit|credits|author|meta")
   /// The heading elements.
   static let headings: Set<String> = ["h1", "h2", "h3", "h4", "h5", "h6"]
+
+  /// Boxes of prose that no heading holds.
+  private static let proseBoxes: Set<String> = [
+    "p", "div", "section", "article", "main", "table", "ul", "ol", "dl", "blockquote", "form", "h1", "h2", "h3", "h4",
+    "h5", "h6",
+  ]
+
+  /// Ends a heading where a browser would have: before the first paragraph or box of them inside it.
+  ///
+  /// A heading closed by the wrong end tag (`<h2>Site</h3>`) is closed by it in a browser; libxml2 ignores
+  /// the tag and nests the rest of the page in the heading, and an unclosed one does the same. The heading
+  /// keeps what comes before its first child that is (or holds, among its first 500 elements) a paragraph
+  /// or another heading; that child and the rest follow it. A heading whose boxes hold no paragraph (`<h2>
+  /// <div>Title</div></h2>`) stays whole.
+  static func closeOpenHeadings(_ body: HTMLElement) {
+    for heading in body.descendants where headings.contains(heading.name) {
+      guard let parent = heading.parent,
+        let index = heading.children.firstIndex(where: { node in
+          guard case .element(let child) = node, proseBoxes.contains(child.name) else { return false }
+          return holdsProse(child)
+        })
+      else { continue }
+      let rest = Array(heading.children[index...])
+      heading.children.removeSubrange(index...)
+      parent.replace(heading, with: [.element(heading)] + rest)
+    }
+  }
+
+  /// Whether the box is a paragraph or heading, or holds one among its first 500 elements.
+  private static func holdsProse(_ box: HTMLElement) -> Bool {
+    var stack = [box]
+    var looks = 500
+    while looks > 0, let next = stack.popLast() {
+      looks -= 1
+      if next.name == "p" || headings.contains(next.name) { return true }
+      stack += next.elements
+    }
+    return false
+  }
   /// Class and id words of a heading that introduces other posts than the page's own ("You may like…" under
   /// `<h3 class="relatedpoststitle">`): the box it opens is that list, whatever the box is named.
   static let otherPosts = NamePattern("related|recommend|popular|trending|read-next|readnext|more-stories")

@@ -73,6 +73,20 @@ struct ArticleBuilderTests {
     #expect(short == Self.builderProse[0], "\(short)")
   }
 
+  @Test("a heading closed by the wrong end tag (<h2>…</h3>) ends there, as in a browser, not around the page")
+  func headingClosedByWrongTag() throws {
+    // libxml2 ignores `</h3>` and nests the rest of the page in the `h2`; a browser closes the `h2` there.
+    let body = Self.builderProse.map { "<div><div><div><p>\($0)</p></div></div></div>" }.joined()
+    for heading in ["<h2>Town News</h3>", "<h2 class=\"site\">Town News</h3>"] {
+      let page = """
+        <!DOCTYPE html><html><head><title>Library reopens</title></head><body>\(heading)
+        <div><div><main><div><div><article>\(body)</article></div></div></main></div></div></body></html>
+        """
+      let text = try #require(try ArticleExtractor.extract(Array(page.utf8))).text
+      #expect(text == Self.builderProse.joined(separator: "\n\n"), "\(heading): \(text)")
+    }
+  }
+
   @Test("a page laid out in a table: the menu's cell beside the article's is left out, a table of figures in it stays")
   func tableLayout() throws {
     let prose = Self.builderProse
