@@ -18,7 +18,7 @@ extension ArticleExtractor {
       guard case .element(let child) = $0 else { return false }
       return scorer.paragraphText(child) * 2 <= total
         && (child.name == "figcaption"
-          ? !keepsCaptions : isJunk(child, scorer: scorer, chunk: chunks.contains(chunkKind(child))))
+          ? !keepsCaptions : isJunk(child, scorer: scorer, chunk: chunkKind(child).map(chunks.contains) ?? false))
     }
     for element in article.elements { clean(element, scorer: scorer, total: total, keepsCaptions: keepsCaptions) }
   }
@@ -317,16 +317,16 @@ extension ArticleExtractor {
   private static func chunkKinds(_ elements: [HTMLElement], scorer: Scorer) -> Set<String> {
     var counts: [String: Int] = [:]
     for element in elements where element.name == "div" || element.name == "section" {
-      guard element.attributes["class"] != nil, scorer.linkDensity(element) < 0.1,
-        scorer.text(element).length >= 200
+      guard let kind = chunkKind(element), scorer.linkDensity(element) < 0.1, scorer.text(element).length >= 200
       else { continue }
-      counts[chunkKind(element), default: 0] += 1
+      counts[kind, default: 0] += 1
     }
     return Set(counts.filter { $0.value >= 2 }.keys)
   }
 
-  private static func chunkKind(_ element: HTMLElement) -> String {
-    element.attributes["class"].map { element.name + " " + $0 } ?? ""
+  /// A box's name and class, the kind `chunkKinds` counts (none without a class).
+  private static func chunkKind(_ element: HTMLElement) -> String? {
+    element.attributes["class"].map { element.name + " " + $0 }
   }
 
   /// Readability's conditional cleaning: headings that are links or furniture, and boxes (lists, tables,

@@ -287,6 +287,7 @@ public enum ArticleExtractor {
     }
     return false
   }
+
   /// Class and id words of a heading that introduces other posts than the page's own ("You may like…" under
   /// `<h3 class="relatedpoststitle">`): the box it opens is that list, whatever the box is named.
   static let otherPosts = NamePattern("related|recommend|popular|trending|read-next|readnext|more-stories")
