@@ -126,8 +126,9 @@ public enum HTMLTree {
 
   /// The document element (`<html>`) of `bytes`, or `nil` when the page is empty.
   ///
-  /// `encoding` is the charset the server named, if any; without it, the page's `<meta charset>` (or
-  /// `http-equiv` content type) decides, else UTF-8. An encoding libxml2 does not know falls back to UTF-8.
+  /// A byte order mark decides the encoding; else `encoding`, the charset the server named, if any; without
+  /// it, the page's `<meta charset>` (or `http-equiv` content type), else UTF-8. An encoding libxml2 does
+  /// not know falls back to UTF-8.
   public static func parse(_ bytes: [UInt8], encoding: String? = nil) -> HTMLElement? {
     parse(bytes, encoding: encoding, xpath: nil)?.root
   }
@@ -144,8 +145,9 @@ public enum HTMLTree {
     -> (root: HTMLElement, selected: [HTMLElement])?
   {
     guard !bytes.isEmpty, bytes.count < Int(Int32.max) else { return nil }
-    let named = encoding ?? declaredCharset(bytes)
-    let bytes = withinTagBudget(bytes)
+    let named = byteOrderMarked(bytes) ?? encoding ?? declaredCharset(bytes)
+    var bytes = withinTagBudget(bytes)
+    if asciiCompatible(bytes, named: named) { bytes = endTagsAsBrowsersRead(bytes) }
     return read(bytes, encoding: named ?? "UTF-8", xpath: xpath)
       ?? (named == nil ? nil : read(bytes, encoding: "UTF-8", xpath: xpath))
   }
@@ -172,6 +174,21 @@ public enum HTMLTree {
       return nil
     }
     return end.map { Array(bytes[..<$0]) } ?? bytes
+  }
+
+  /// The encoding a byte order mark says: it wins over the server's and the page's word, as in browsers.
+  static func byteOrderMarked(_ bytes: [UInt8]) -> String? {
+    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return "UTF-8" }
+    if bytes.starts(with: [0xFF, 0xFE]) { return "UTF-16LE" }
+    if bytes.starts(with: [0xFE, 0xFF]) { return "UTF-16BE" }
+    return nil
+  }
+
+  /// Whether markup is written in ASCII bytes: not UTF-16 or UTF-32 (by name or byte order mark).
+  static func asciiCompatible(_ bytes: [UInt8], named: String?) -> Bool {
+    if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) { return false }
+    guard let named = named?.lowercased() else { return true }
+    return !(named.contains("16") || named.contains("32") || named.hasPrefix("ucs"))
   }
 
   /// The charset a `<meta>` in the first 4 KB names.
