@@ -43,6 +43,11 @@ KINDS = {
     "object": ("<object>", ""),
     "style-hidden": ('<div style="display:none" id="app">', "</div>"),
     "template": ("<template>", ""),
+    "table-cell": ('<table class="layout"><tr><td class="logo">Site', ""),
+    "font": ('<font face="Arial" size="2">', ""),
+    "center": ("<center>", ""),
+    "nested-link": ('<a href="/" class="logo"><a href="/home">', ""),
+    "definition": ("<dl><dd>", ""),
 }
 QUALITY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "extract-quality.py")
 

@@ -240,8 +240,9 @@ final class Scorer {
     for element in body.descendants {
       let item = Self.isProseItem(element)
       guard Self.scored.contains(element.name) || Self.isParagraph(element) || item else { continue }
-      // A cell that holds a table is a layout's, not a paragraph: its text is scored where it is.
-      if element.name == "td", element.elements.contains(where: { $0.name == "table" }) { continue }
+      // A cell that holds blocks (a table, the page's boxes) is a layout's, not a paragraph: its text is
+      // scored where it is.
+      if element.name == "td", element.elements.contains(where: { Self.blockNames.contains($0.name) }) { continue }
       let facts = text(element)
       guard facts.length >= (item ? 150 : 25), !item || facts.linkLength * 2 < facts.length else { continue }
       // Without an array for the one paragraph most are (1.2 million `<p>a, b` took 15 % longer).

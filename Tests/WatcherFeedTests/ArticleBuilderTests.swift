@@ -108,6 +108,30 @@ struct ArticleBuilderTests {
     #expect(text.contains("41,200") && text.contains("2024") && text.contains("12,900"), "\(text)")
   }
 
+  @Test("a page inside one cell of a layout table reads as the page without the table: the cell is no paragraph")
+  func pageInOneCell() throws {
+    let teasers = (1...8).map { number in
+      "<div class=\"teaser\"><h3><a href=\"/news/\(number)\">Council story number \(number)</a></h3><p>TOWN: The "
+        + "council met again on Monday, and said that item \(number), about the roads, would wait until the spring."
+        + "</p></div>"
+    }
+    let story =
+      "<div class=\"story\"><h1>Library reopens</h1>" + Self.builderProse.map { "<p>\($0)</p>" }.joined() + "</div>"
+    func text(_ start: String, _ end: String) throws -> String {
+      let page = """
+        <html><head><title>Library reopens</title></head><body>\(start)Town News
+        <div class="latest">\(teasers.joined())</div>\(story)\(end)</body></html>
+        """
+      return try #require(try ArticleExtractor.extract(Array(page.utf8))).text
+    }
+    let plain = try text("", "")
+    #expect(plain.hasSuffix(Self.builderProse.joined(separator: "\n\n")), "\(plain)")
+    let cell = "<table class=\"layout\"><tr><td class=\"logo\">"
+    for end in ["", "</td></tr></table>"] {
+      #expect(try text(cell, end) == plain, "\(end.isEmpty ? "unclosed" : "closed")")
+    }
+  }
+
   @Test("the list of tags a blog engine writes under a post (rel=\"tag\") goes; tags linked in a paragraph stay")
   func tagList() throws {
     let prose = Self.builderProse
