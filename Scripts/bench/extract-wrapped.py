@@ -8,7 +8,8 @@ extractor removes before scoring. This writes a copy of an evaluation set (eithe
 extract-quality.py reads) with each page's body opened inside one such element, scores each copy with
 extract-quality.py, and prints one line per kind: the set's F1, the pages that came back empty, and the pages
 under F1 0.5. Compare the lines with the set's own score: a kind whose F1 falls is a pruning rule that removed
-the article.
+the article. It also rewrites pages the old ways (RESHAPED: paragraphs between <br><br> or in divs, tags in
+capitals, windows-1252), scored the same way.
 
     python3 Scripts/bench/extract-wrapped.py SET WATCHER [--hash-names] [KIND ...]
 """
@@ -49,6 +50,26 @@ KINDS = {
     "nested-link": ('<a href="/" class="logo"><a href="/home">', ""),
     "definition": ("<dl><dd>", ""),
 }
+def _tags_upper(data):
+    return re.sub(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)", lambda m: "<" + m.group(1) + m.group(2).upper(), data)
+
+
+def _latin1(data):
+    data = re.sub(r"<meta\b[^>]*charset[^>]*>", "", data, flags=re.I)
+    data = re.sub(r"<head\b[^>]*>", lambda m: m.group(0) + '<meta http-equiv="Content-Type" '
+                  'content="text/html; charset=windows-1252">', data, count=1, flags=re.I)
+    return data.encode("cp1252", "xmlcharrefreplace")
+
+
+# Pages written another way than the set's: each a function of the page's text (its result, text or bytes,
+# is the page). Old pages' ways: paragraphs as text between <br><br>, or as <div>s, tags in capitals, a
+# Western charset.
+RESHAPED = {
+    "br-paragraphs": lambda d: re.sub(r"</p\s*>", "<br><br>", re.sub(r"<p\b[^>]*>", "", d, flags=re.I), flags=re.I),
+    "div-paragraphs": lambda d: re.sub(r"<(/?)p(?=[\s>])", r"<\1div", d, flags=re.I),
+    "upper-tags": _tags_upper,
+    "windows-1252": _latin1,
+}
 QUALITY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "extract-quality.py")
 
 
@@ -62,13 +83,15 @@ def wrapped(data, opening, closing):
     return data
 
 
-def copy(root, target, opening, closing):
-    """`root` copied into `target` with every page wrapped; the truth files as they are."""
+def copy(root, target, change):
+    """`root` copied into `target` with every page changed by `change`; the truth files as they are."""
     def write(source, destination):
         data = open(source, "rb").read()
         packed = data[:2] == b"\x1f\x8b"
         text = (gzip.decompress(data) if packed else data).decode("utf-8", "surrogateescape")
-        out = wrapped(text, opening, closing).encode("utf-8", "surrogateescape")
+        out = change(text)
+        if isinstance(out, str):
+            out = out.encode("utf-8", "surrogateescape")
         open(destination, "wb").write(gzip.compress(out) if packed else out)
 
     if os.path.exists(os.path.join(root, "ground-truth.json")):
@@ -91,12 +114,13 @@ def main():
     flags = [a for a in sys.argv[1:] if a == "--hash-names"]
     if len(args) < 2:
         sys.exit(__doc__)
-    root, watcher, kinds = args[0], args[1], args[2:] or list(KINDS)
+    root, watcher, kinds = args[0], args[1], args[2:] or list(KINDS) + list(RESHAPED)
     scratch = tempfile.mkdtemp()
     try:
         for kind in kinds:
             target = os.path.join(scratch, kind)
-            copy(root, target, *KINDS[kind])
+            change = RESHAPED.get(kind) or (lambda d, k=KINDS[kind]: wrapped(d, *k))
+            copy(root, target, change)
             out = subprocess.run([sys.executable, QUALITY, target, watcher, "--worst", "20"] + flags,
                                  capture_output=True, text=True).stdout.splitlines()
             low = [f"{line.split()[-1][:16]} {line.split()[0]}" for line in out[2:] if float(line.split()[0]) < 0.5]

@@ -329,6 +329,14 @@ extension ArticleExtractor {
     element.attributes["class"].map { element.name + " " + $0 }
   }
 
+  /// Whether the element's text ends with a sentence's last mark (a quotation mark or bracket may close it).
+  static func endsSentence(_ element: HTMLElement) -> Bool {
+    let text = Paragraphs.inline(element).unicodeScalars.reversed().drop {
+      $0.properties.isWhitespace || "\"'”’»)".unicodeScalars.contains($0)
+    }
+    return text.first.map { ".!?。！？…".unicodeScalars.contains($0) } ?? false
+  }
+
   /// Readability's conditional cleaning: headings that are links or furniture, and boxes (lists, tables,
   /// divs) that are furniture by name, picture galleries, link lists, or nearly empty.
   ///
@@ -372,6 +380,10 @@ extension ArticleExtractor {
       let bare = items.reduce(0) { $0 + (scorer.linkDensity($1) >= 0.8 ? 1 : 0) }
       if bare * 2 < items.count { return density > 0.5 }
     }
-    return weight < 25 && !chunk ? density > 0.2 : density > 0.5
+    // A div that holds no block and ends a sentence is a paragraph written as a div, as some sites write
+    // all of them: a link in it (its source, a person's page) makes it no more a link list than it makes a
+    // `p` one. (A dateline with its place names linked ends no sentence.)
+    let paragraph = name == "div" && Scorer.isParagraph(element) && endsSentence(element)
+    return weight < 25 && !chunk && !paragraph ? density > 0.2 : density > 0.5
   }
 }

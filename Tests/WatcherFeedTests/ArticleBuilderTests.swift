@@ -132,6 +132,23 @@ struct ArticleBuilderTests {
     }
   }
 
+  @Test("paragraphs written as divs keep a sentence whose source is a link; a dateline of linked places goes")
+  func divParagraphs() throws {
+    let prose = Self.builderProse
+    let sourced =
+      "The reading rooms will stay open until nine, <a href=\"https://news.example/library-hours\">according "
+      + "to the library's own announcement</a>."
+    let page = """
+      <html><head><title>Library reopens</title></head><body><article><header><h1>Library reopens</h1><div>\
+      <span class="day">June 18, 2024 10:01 <span class="place">Filed from Springfield [ <a href="/place/ohio">Ohio\
+      </a> <a href="/place/usa">United States</a> ]</span></span></div></header>\
+      \(prose.map { "<div>\($0)</div>" }.joined())<div>\(sourced)</div></article></body></html>
+      """
+    let text = try #require(try ArticleExtractor.extract(Array(page.utf8))).text
+    #expect(text.hasSuffix("according to the library's own announcement."), "\(text)")
+    #expect(!text.contains("Filed from"), "\(text)")
+  }
+
   @Test("the list of tags a blog engine writes under a post (rel=\"tag\") goes; tags linked in a paragraph stay")
   func tagList() throws {
     let prose = Self.builderProse
