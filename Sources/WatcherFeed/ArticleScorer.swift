@@ -343,7 +343,9 @@ final class Scorer {
   /// whatever the box is named (a `div` of an image and its `p`).
   static func isCaption(_ paragraph: HTMLElement, _ facts: TextFacts) -> Bool {
     // The children counted first: a box of thousands of paragraphs is not made a list of them for each.
-    guard paragraph.name == "p", facts.length < 300, let box = paragraph.parent, box.name == "div" || box.name == "td",
+    // A `div` here holds no block (`isParagraph`): a caption written as a div, beside its picture.
+    guard paragraph.name == "p" || paragraph.name == "div", facts.length < 300, let box = paragraph.parent,
+      box.name == "div" || box.name == "td",
       box.children.count <= 7, case let elements = box.elements, elements.count <= 3
     else { return false }
     var pictures = 0

@@ -35,21 +35,24 @@ struct ArticleNamelessTests {
         + "cameras, took pictures that the team, grateful, has asked to see.",
     ]
 
-  @Test("a picture's caption full of commas does not outscore a short story's paragraphs")
+  @Test("a picture's caption full of commas does not outscore a short story's paragraphs, written as p or div")
   func captionCommas() throws {
     let caption =
       "In this Nov. 3, 2024, file photo, made available by the observatory, the comet, left, and its tail, right, "
       + "are seen over the hills near Tucson, Ariz., at dawn. (Observatory via AP, File)"
+    // Paragraphs written as `p`, or as `div`s holding no block, as some sites write all of them.
     for picture in ["<img src=\"comet.jpg\">", "<a href=\"/photo\"><img src=\"comet.jpg\"></a>"] {
-      let page =
-        "<html><head><title>Comet passes closer than any in a century</title></head><body><div><div>"
-        + "<h1>Comet passes closer than any in a century</h1><div>\(picture)<p>\(caption)</p></div><div><div>"
-        + Self.story.map { "<p>\($0)</p>" }.joined()
-        + "</div><div><ul><li><a href=\"/a\">Rocket launch delayed by the weather again</a></li>"
-        + "<li><a href=\"/b\">The moon's far side gets a new lander next year</a></li></ul></div></div></div></div>"
-        + "</body></html>"
-      let text = try Self.text(page)
-      #expect(text.hasPrefix(Self.story.joined(separator: "\n\n")), "\(text)")
+      for tag in ["p", "div"] {
+        let page =
+          "<html><head><title>Comet passes closer than any in a century</title></head><body><div><div>"
+          + "<h1>Comet passes closer than any in a century</h1><div>\(picture)<\(tag)>\(caption)</\(tag)></div><div><div>"
+          + Self.story.map { "<\(tag)>\($0)</\(tag)>" }.joined()
+          + "</div><div><ul><li><a href=\"/a\">Rocket launch delayed by the weather again</a></li>"
+          + "<li><a href=\"/b\">The moon's far side gets a new lander next year</a></li></ul></div></div></div></div>"
+          + "</body></html>"
+        let text = try Self.text(page)
+        #expect(text.hasPrefix(Self.story.joined(separator: "\n\n")), "\(tag): \(text)")
+      }
     }
     // A story told in paragraphs each beside its own picture is still read whole.
     let photoEssay =
