@@ -153,6 +153,7 @@ public enum ArticleExtractor {
         && !rests.contains(ObjectIdentifier($0))
     }
     wrapTextRuns(body)
+    splitAtDoubleBreaks(body)
     let sizes = Scorer()
     let total = sizes.paragraphText(body)
     // Found before the pruning by name takes their headings away.
@@ -494,6 +495,65 @@ public enum ArticleExtractor {
       }
       if hasText { element.wrap(0..<end, in: "p") }
     }
+  }
+
+  /// Text in lines two `<br>`s apart becomes a paragraph a line, as Readability.js makes it.
+  ///
+  /// A post written so ends, like one written in `p`s, in lines that `dropLinkRuns` and the cleaning can
+  /// tell apart ("You may also like..." and five headlines). Only paragraphs are split (with the runs of
+  /// text `wrapTextRuns` made paragraphs): a box of such lines and nothing else is scored as one paragraph
+  /// of several parts (`Scorer.breakParts`), and cut into lines it would leave its headings out.
+  static func splitAtDoubleBreaks(_ root: HTMLElement) {
+    // Each box's children made again once, whatever the number of lines: a page of 100,000 `a<br><br>`
+    // costs one pass, not one array move per line.
+    for box in [root] + root.descendants where box.elements.contains(where: { $0.name == "p" }) {
+      var children: [HTMLNode] = []
+      var changed = false
+      for child in box.children {
+        guard case .element(let paragraph) = child, paragraph.name == "p",
+          case let cuts = doubleBreaks(paragraph.children), !cuts.isEmpty
+        else {
+          children.append(child)
+          continue
+        }
+        changed = true
+        var start = 0
+        let end = paragraph.children.count
+        for cut in cuts + [end..<end] {
+          if start < cut.lowerBound {
+            let line = HTMLElement(name: "p", attributes: paragraph.attributes, parent: box)
+            line.adopt(paragraph.children[start..<cut.lowerBound])
+            children.append(.element(line))
+          }
+          start = cut.upperBound
+        }
+      }
+      if changed { box.children = children }
+    }
+  }
+
+  /// The runs of two `<br>`s or more (with only spaces between) among `nodes`, first to last.
+  private static func doubleBreaks(_ nodes: [HTMLNode]) -> [Range<Int>] {
+    var runs: [Range<Int>] = []
+    var start: Int?
+    var (breaks, last) = (0, 0)
+    func close() {
+      if let start, breaks >= 2 { runs.append(start..<last + 1) }
+      (start, breaks) = (nil, 0)
+    }
+    for (index, node) in nodes.enumerated() {
+      switch node {
+      case .element(let element) where element.name == "br":
+        if start == nil { start = index }
+        (breaks, last) = (breaks + 1, index)
+      case .text(let text) where !text.contains(where: { !$0.isWhitespace }):
+        continue
+      default:
+        close()
+      }
+    }
+    close()
+    return runs
   }
 
   /// Whether the element holds `wanted` bytes of text outside links, found within `looks` nodes (both

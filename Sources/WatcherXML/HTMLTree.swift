@@ -75,6 +75,12 @@ public final class HTMLElement {
     children.replaceSubrange(range, with: [.element(wrapper)])
   }
 
+  /// Appends `nodes` (taken from another element) to this element's children, as their parent.
+  public func adopt(_ nodes: ArraySlice<HTMLNode>) {
+    for case .element(let element) in nodes { element.parent = self }
+    children += nodes
+  }
+
   /// Removes `child` from this element's children.
   public func remove(_ child: HTMLElement) {
     children.removeAll { if case .element(let element) = $0 { element === child } else { false } }

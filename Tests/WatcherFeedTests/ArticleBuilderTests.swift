@@ -149,6 +149,21 @@ struct ArticleBuilderTests {
     #expect(!text.contains("Filed from"), "\(text)")
   }
 
+  @Test("a post written in lines two <br>s apart loses its closing \"You may also like...\" and headlines")
+  func doubleBreakLines() throws {
+    let prose = Self.builderProse
+    let headlines = ["Council votes on the new pool", "Five walks along the river", "Market moves to the square"]
+    let page = """
+      <html><head><title>Library reopens</title></head><body><div class="post"><h1>Library reopens</h1>\
+      <div class="entry">\(prose[0])<br><br>\(prose[1])<br><br><div class="ad"></div>\
+      \(prose.dropFirst(2).joined(separator: "<br><br>"))<br><br>You may also like...<br><br>\
+      \(headlines.map { "<a href=\"/news/\($0.count)\">\($0)</a>" }.joined(separator: "<br><br>"))<br><br>\
+      </div></div></body></html>
+      """
+    let text = try #require(try ArticleExtractor.extract(Array(page.utf8))).text
+    #expect(text == prose.joined(separator: "\n\n"), "\(text)")
+  }
+
   @Test("the list of tags a blog engine writes under a post (rel=\"tag\") goes; tags linked in a paragraph stay")
   func tagList() throws {
     let prose = Self.builderProse
