@@ -49,6 +49,9 @@ KINDS = {
     "center": ("<center>", ""),
     "nested-link": ('<a href="/" class="logo"><a href="/home">', ""),
     "definition": ("<dl><dd>", ""),
+    "layout-table": ('<table width="100%"><tr><td width="150" valign="top"><a href="/">Home</a><br><a href="/news">'
+                     'News</a><br><a href="/sport">Sport</a><br><a href="/weather">Weather</a></td><td valign="top">',
+                     "</td></tr></table>"),
 }
 def _tags_upper(data):
     return re.sub(r"<(/?)([a-zA-Z][a-zA-Z0-9]*)", lambda m: "<" + m.group(1) + m.group(2).upper(), data)
