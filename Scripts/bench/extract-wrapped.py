@@ -65,11 +65,14 @@ def _latin1(data):
 
 
 # Pages written another way than the set's: each a function of the page's text (its result, text or bytes,
-# is the page). Old pages' ways: paragraphs as text between <br><br>, or as <div>s, tags in capitals, a
-# Western charset.
+# is the page). Old pages' ways: paragraphs as text between <br><br>, as <div>s or <span>s, left unclosed,
+# tags in capitals, a Western charset.
 RESHAPED = {
     "br-paragraphs": lambda d: re.sub(r"</p\s*>", "<br><br>", re.sub(r"<p\b[^>]*>", "", d, flags=re.I), flags=re.I),
     "div-paragraphs": lambda d: re.sub(r"<(/?)p(?=[\s>])", r"<\1div", d, flags=re.I),
+    "unclosed-p": lambda d: re.sub(r"</p\s*>", "", d, flags=re.I),
+    "span-paragraphs": lambda d: re.sub(r"</p\s*>", "</span><br><br>", re.sub(r"<p(?=[\s>])", "<span", d, flags=re.I),
+                                        flags=re.I),
     "upper-tags": _tags_upper,
     "windows-1252": _latin1,
 }
