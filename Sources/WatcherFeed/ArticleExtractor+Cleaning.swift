@@ -382,8 +382,10 @@ extension ArticleExtractor {
     }
     // A div that holds no block and ends a sentence is a paragraph written as a div, as some sites write
     // all of them: a link in it (its source, a person's page) makes it no more a link list than it makes a
-    // `p` one. (A dateline with its place names linked ends no sentence.)
-    let paragraph = name == "div" && Scorer.isParagraph(element) && endsSentence(element)
-    return weight < 25 && !chunk && !paragraph ? density > 0.2 : density > 0.5
+    // `p` one. (A dateline with its place names linked ends no sentence.) Its text is read only here.
+    if weight < 25, !chunk, !(name == "div" && Scorer.isParagraph(element) && endsSentence(element)) {
+      return density > 0.2
+    }
+    return density > 0.5
   }
 }

@@ -258,11 +258,12 @@ public enum ArticleExtractor {
 
   /// Ends a heading where a browser would have: before the first paragraph or box of them inside it.
   ///
-  /// A heading closed by the wrong end tag (`<h2>Site</h3>`) is closed by it in a browser; libxml2 ignores
-  /// the tag and nests the rest of the page in the heading, and an unclosed one does the same. The heading
-  /// keeps what comes before its first child that is (or holds, among its first 500 elements) a paragraph
-  /// or another heading; that child and the rest follow it. A heading whose boxes hold no paragraph (`<h2>
-  /// <div>Title</div></h2>`) stays whole.
+  /// An unclosed heading (`<h2 class="title">` and no end tag) holds the rest of the page in libxml2's
+  /// tree. (One closed by the wrong end tag, `<h2>Site</h3>`, is closed before libxml2 reads the page, by
+  /// `HTMLTree.endTagsAsBrowsersRead`, except in a page of UTF-16 or UTF-32, which that pass leaves.) The
+  /// heading keeps what comes before its first child that is (or holds, among its first 500 elements) a
+  /// paragraph or another heading; that child and the rest follow it. A heading whose boxes hold no
+  /// paragraph (`<h2><div>Title</div></h2>`) stays whole.
   static func closeOpenHeadings(_ body: HTMLElement) {
     for heading in body.descendants where headings.contains(heading.name) {
       guard let parent = heading.parent,

@@ -70,8 +70,7 @@ public final class HTMLElement {
   /// Puts the children in `range` into a new element `name` that takes their place.
   public func wrap(_ range: Range<Int>, in name: String) {
     let wrapper = HTMLElement(name: name, parent: self)
-    wrapper.children = Array(children[range])
-    for case .element(let element) in wrapper.children { element.parent = wrapper }
+    wrapper.adopt(children[range])
     children.replaceSubrange(range, with: [.element(wrapper)])
   }
 
@@ -153,7 +152,7 @@ public enum HTMLTree {
     guard !bytes.isEmpty, bytes.count < Int(Int32.max) else { return nil }
     let named = byteOrderMarked(bytes) ?? encoding ?? declaredCharset(bytes)
     var bytes = withinTagBudget(bytes)
-    if asciiCompatible(bytes, named: named) { bytes = endTagsAsBrowsersRead(bytes) }
+    if asciiCompatible(named) { bytes = endTagsAsBrowsersRead(bytes) }
     return read(bytes, encoding: named ?? "UTF-8", xpath: xpath)
       ?? (named == nil ? nil : read(bytes, encoding: "UTF-8", xpath: xpath))
   }
@@ -190,9 +189,9 @@ public enum HTMLTree {
     return nil
   }
 
-  /// Whether markup is written in ASCII bytes: not UTF-16 or UTF-32 (by name or byte order mark).
-  static func asciiCompatible(_ bytes: [UInt8], named: String?) -> Bool {
-    if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) { return false }
+  /// Whether markup in encoding `named` (a byte order mark's, the server's or the page's) is written in
+  /// ASCII bytes: not UTF-16 or UTF-32.
+  static func asciiCompatible(_ named: String?) -> Bool {
     guard let named = named?.lowercased() else { return true }
     return !(named.contains("16") || named.contains("32") || named.hasPrefix("ucs"))
   }
